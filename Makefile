@@ -1,0 +1,36 @@
+# Two commands do all the set-up on a fresh Debian/Ubuntu machine: `make demo` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint bench system-deps venv clean
+
+venv: $(STAMP)
+
+# The venv is rebuilt when the dependency list changes.
+$(STAMP): pyproject.toml scripts/system-deps.sh
+	bash scripts/system-deps.sh base
+	$(PYTHON) scripts/check-python.py
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+system-deps:
+	bash scripts/system-deps.sh all
+
+demo: venv
+	bash scripts/demo.sh
+
+lint: venv
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy
+
+test: venv system-deps lint
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

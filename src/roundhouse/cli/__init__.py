@@ -1,0 +1,9 @@
+"""The `roundhouse` command. Each sub-module adds its commands to `app`."""
+
+from __future__ import annotations
+
+from roundhouse.cli.app import app
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,186 @@
+"""One typed settings object, built once at the entry point and passed down.
+
+Sources, later ones winning: defaults < roundhouse.yaml < ROUNDHOUSE_* environment < flags.
+An unknown key or a value of the wrong type is a ConfigError that names the key and where
+it came from. The seeds' upper-case keys (MAX_STEP, SLEEP_TIME, ...) are accepted in the file.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+ENV_PREFIX = "ROUNDHOUSE_"
+DEFAULT_CONFIG_FILE = Path("roundhouse.yaml")
+
+
+class ConfigError(ValueError):
+    """A configuration problem a user can fix; the message says which key and where."""
+
+
+class ShellPolicy(enum.StrEnum):
+    CONFIRM = "confirm"  # destructive commands need a yes
+    ALLOW = "allow"  # run anything
+    DENY = "deny"  # refuse destructive commands outright
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class Price(_Section):
+    """Dollars per million tokens."""
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+
+
+class OpenAISettings(_Section):
+    base_url: str | None = None
+    api_key: str | None = None
+    api_version: str | None = None  # Azure OpenAI
+    timeout: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    vision: bool = True
+    image_max_side: int = Field(default=1280, ge=64)
+    structured_output: bool = True
+
+
+class DesktopSettings(_Section):
+    mode: Literal["auto", "virtual", "current"] = "auto"
+    width: int = Field(default=1280, ge=320)
+    height: int = Field(default=800, ge=240)
+    settle_timeout: float = Field(default=2.0, ge=0)
+
+
+class Settings(_Section):
+    # The seeds' keys.
+    max_step: int = Field(default=30, ge=1)
+    max_round: int = Field(default=10, ge=1)
+    sleep_time: float = Field(default=0.0, ge=0)
+    save_ui_tree: bool = False
+    save_full_screen: bool = False
+    eva_round: bool = False
+    eva_session: bool = False
+
+    # Models: "offline", "replay:FILE", "openai:NAME"; per-agent overrides fall back to `model`.
+    model: str = "offline"
+    model_host: str | None = None
+    model_app: str | None = None
+    model_linux: str | None = None
+    model_eval: str | None = None
+    answer_retries: int = Field(default=3, ge=0)
+    openai: OpenAISettings = Field(default_factory=OpenAISettings)
+    prices: dict[str, Price] = Field(default_factory=dict)
+
+    # Where and how rounds run.
+    agent: Literal["auto", "linux", "host"] = "auto"
+    logs: Path = Path("logs")
+    task: str | None = None
+    workdir: Path | None = None
+
+    # Shell.
+    shell_policy: ShellPolicy = ShellPolicy.CONFIRM
+    shell_timeout: float = Field(default=60.0, gt=0)
+    shell_output_limit: int = Field(default=8000, ge=200)
+    assume_yes: bool = False
+
+    desktop: DesktopSettings = Field(default_factory=DesktopSettings)
+
+    def model_for(self, agent: Literal["host", "app", "linux", "eval"]) -> str:
+        override = {
+            "host": self.model_host,
+            "app": self.model_app,
+            "linux": self.model_linux,
+            "eval": self.model_eval,
+        }[agent]
+        return override or self.model
+
+
+SEED_ALIASES = {name.upper(): name for name in Settings.model_fields}
+
+
+@dataclass(frozen=True)
+class _Layer:
+    source: str  # shown to the user: a file path, "environment" or "command line"
+    values: dict[str, Any]
+
+
+def load_settings(
+    config_file: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Build the settings from file, environment and flags (flags win)."""
+    layers: list[_Layer] = []
+    if config_file is not None and not config_file.is_file():
+        raise ConfigError(f"config file {config_file} does not exist")
+    path = config_file or (DEFAULT_CONFIG_FILE if DEFAULT_CONFIG_FILE.is_file() else None)
+    if path is not None:
+        layers.append(_Layer(str(path), _read_file(path)))
+    layers.append(_Layer("environment", _read_env(os.environ if env is None else env)))
+    flags = {key: value for key, value in (overrides or {}).items() if value is not None}
+    layers.append(_Layer("command line", flags))
+
+    merged: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for layer in layers:
+        for key, value in layer.values.items():
+            _check_key(key, layer.source)
+            if isinstance(value, dict) and isinstance(merged.get(key), dict):
+                merged[key] = {**merged[key], **value}
+            else:
+                merged[key] = value
+            origin[key] = layer.source
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as error:
+        raise ConfigError(_explain(error, origin)) from None
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        raise ConfigError(f"{path}: cannot read it: {error}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of keys to values, got {type(data).__name__}")
+    return {SEED_ALIASES.get(str(key), str(key)): value for key, value in data.items()}
+
+
+def _read_env(env: Mapping[str, str]) -> dict[str, Any]:
+    """ROUNDHOUSE_MAX_STEP=5 sets max_step; ROUNDHOUSE_OPENAI__BASE_URL sets openai.base_url."""
+    values: dict[str, Any] = {}
+    for name, raw in env.items():
+        if not name.startswith(ENV_PREFIX):
+            continue
+        path = name[len(ENV_PREFIX) :].lower().split("__")
+        target = values
+        for part in path[:-1]:
+            target = target.setdefault(part, {})
+        target[path[-1]] = raw
+    return values
+
+
+def _check_key(key: str, source: str) -> None:
+    if key not in Settings.model_fields:
+        known = ", ".join(sorted(Settings.model_fields))
+        raise ConfigError(f"{source}: unknown key '{key}' (known keys: {known})")
+
+
+def _explain(error: ValidationError, origin: Mapping[str, str]) -> str:
+    lines = []
+    for problem in error.errors():
+        loc = [str(part) for part in problem["loc"]]
+        source = origin.get(loc[0], "settings") if loc else "settings"
+        lines.append(f"{source}: key '{'.'.join(loc)}': {problem['msg']}")
+    return "\n".join(lines)

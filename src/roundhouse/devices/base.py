@@ -1,0 +1,209 @@
+"""Commands, results, the tool registry and the dispatcher protocol.
+
+Agents never touch a device: they send Commands to a Dispatcher and read Results.
+A tool is a plain typed function (or bound method, so its dependencies are injected by
+whoever builds it); its JSON schema comes from the signature, its description from the
+docstring. A tool that raises becomes a failure Result, never a crash of the round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import enum
+import inspect
+import logging
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+log = logging.getLogger(__name__)
+
+ToolType = Literal["data_collection", "action"]
+
+
+class ResultStatus(enum.StrEnum):
+    SUCCESS = "success"
+    FAILURE = "failure"
+    SKIPPED = "skipped"
+
+
+def new_call_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class Command(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    tool_name: str
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    tool_type: ToolType = "action"
+    call_id: str = Field(default_factory=new_call_id)
+
+
+class Result(BaseModel):
+    status: ResultStatus
+    result: Any = None
+    error: str | None = None
+    call_id: str = ""
+
+    @classmethod
+    def failure(cls, error: str, call_id: str = "") -> Result:
+        return cls(status=ResultStatus.FAILURE, error=error, call_id=call_id)
+
+    @property
+    def ok(self) -> bool:
+        return self.status is ResultStatus.SUCCESS
+
+
+class ToolSpec(BaseModel):
+    """What a model (or an MCP client) is told about a tool."""
+
+    name: str
+    description: str
+    tool_type: ToolType
+    parameters: dict[str, Any]  # JSON schema of the arguments
+
+
+ToolFunction = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    tool_type: ToolType
+    function: ToolFunction
+    arguments: type[BaseModel]
+    timeout: float | None
+
+    @property
+    def spec(self) -> ToolSpec:
+        schema = self.arguments.model_json_schema()
+        schema.pop("title", None)
+        return ToolSpec(
+            name=self.name,
+            description=self.description,
+            tool_type=self.tool_type,
+            parameters=schema,
+        )
+
+
+def make_tool(
+    function: ToolFunction,
+    tool_type: ToolType,
+    *,
+    name: str | None = None,
+    timeout: float | None = None,
+) -> Tool:
+    """Describe a typed function as a tool: schema from its signature, text from its docstring."""
+    signature = inspect.signature(function)
+    hints = get_type_hints(function)
+    fields: dict[str, Any] = {}
+    for parameter in signature.parameters.values():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise TypeError(f"tool {function.__name__}: *args/**kwargs cannot be described")
+        annotation = hints.get(parameter.name, Any)
+        default = ... if parameter.default is parameter.empty else parameter.default
+        fields[parameter.name] = (annotation, default)
+    tool_name = name or function.__name__
+    arguments = create_model(  # type: ignore[call-overload]
+        f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    description = inspect.cleandoc(function.__doc__ or tool_name)
+    return Tool(tool_name, description, tool_type, function, arguments, timeout)
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"tool {tool.name!r} is registered twice")
+        self._tools[tool.name] = tool
+
+    def register(
+        self, function: ToolFunction, tool_type: ToolType, *, timeout: float | None = None
+    ) -> Tool:
+        tool = make_tool(function, tool_type, timeout=timeout)
+        self.add(tool)
+        return tool
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def specs(self) -> list[ToolSpec]:
+        return [self._tools[name].spec for name in self.names()]
+
+    async def call(self, command: Command, default_timeout: float) -> Result:
+        tool = self._tools.get(command.tool_name)
+        if tool is None:
+            known = ", ".join(self.names()) or "none"
+            return Result.failure(
+                f"unknown tool {command.tool_name!r}; tools: {known}", command.call_id
+            )
+        try:
+            arguments = tool.arguments.model_validate(command.parameters)
+        except ValidationError as error:
+            return Result.failure(f"bad arguments for {tool.name}: {error}", command.call_id)
+        timeout = tool.timeout or default_timeout
+        try:
+            value = await asyncio.wait_for(_invoke(tool, arguments), timeout)
+        except TimeoutError:
+            return Result.failure(f"{tool.name} timed out after {timeout:g} s", command.call_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a tool's failure is the model's to see, not our crash
+            log.info("tool %s failed: %r", tool.name, error)
+            return Result.failure(f"{type(error).__name__}: {error}", command.call_id)
+        return Result(status=ResultStatus.SUCCESS, result=to_jsonable(value), call_id=command.call_id)
+
+
+async def _invoke(tool: Tool, arguments: BaseModel) -> Any:
+    kwargs = {name: getattr(arguments, name) for name in type(arguments).model_fields}
+    value = tool.function(**kwargs)
+    if inspect.isawaitable(value):
+        value = await value
+    return value
+
+
+def to_jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    return value
+
+
+class Dispatcher(Protocol):
+    """Where Commands go: in-process (LocalDispatcher) or to an MCP server."""
+
+    async def execute(self, commands: Sequence[Command]) -> list[Result]: ...
+
+    async def tool_specs(self) -> list[ToolSpec]: ...
+
+
+class LocalDispatcher:
+    """Runs tools in this process, one command after another, in order."""
+
+    def __init__(self, registry: ToolRegistry, default_timeout: float = 120.0) -> None:
+        self.registry = registry
+        self.default_timeout = default_timeout
+
+    async def execute(self, commands: Sequence[Command]) -> list[Result]:
+        return [await self.registry.call(command, self.default_timeout) for command in commands]
+
+    async def tool_specs(self) -> list[ToolSpec]:
+        return self.registry.specs()
+

@@ -1,0 +1,61 @@
+"""The language-model contract every agent talks through.
+
+A model gets a ModelRequest (chat messages, plus the typed observation they were rendered
+from) and returns a Completion: text and Usage. Real models read the messages; the offline
+planner reads the typed observation; the replay model reads neither.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+AgentRole = Literal["host", "app", "linux", "eval"]
+
+
+class ModelError(RuntimeError):
+    """The model cannot answer at all (bad key, unknown model, unreachable, out of answers)."""
+
+
+@dataclass(frozen=True)
+class Usage:
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.requests + other.requests,
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    text: str
+    images: tuple[Path, ...] = ()  # PNG files; a vision model gets them, the log names them
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    agent: AgentRole
+    messages: tuple[Message, ...]
+    observation: object | None = None
+    response_schema: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    usage: Usage
+    model: str  # the name prices are looked up by
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class LanguageModel(Protocol):
+    name: str
+
+    async def complete(self, request: ModelRequest) -> Completion: ...
