@@ -153,7 +153,8 @@ def _read_file(path: Path) -> dict[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of keys to values, got {type(data).__name__}")
+        kind = type(data).__name__
+        raise ConfigError(f"{path}: expected a mapping of keys to values, got {kind}")
     return {SEED_ALIASES.get(str(key), str(key)): value for key, value in data.items()}
 
 

@@ -110,7 +110,7 @@ def make_tool(
         default = ... if parameter.default is parameter.empty else parameter.default
         fields[parameter.name] = (annotation, default)
     tool_name = name or function.__name__
-    arguments = create_model(  # type: ignore[call-overload]
+    arguments = create_model(
         f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
     )
     description = inspect.cleandoc(function.__doc__ or tool_name)
@@ -165,7 +165,9 @@ class ToolRegistry:
         except Exception as error:  # a tool's failure is the model's to see, not our crash
             log.info("tool %s failed: %r", tool.name, error)
             return Result.failure(f"{type(error).__name__}: {error}", command.call_id)
-        return Result(status=ResultStatus.SUCCESS, result=to_jsonable(value), call_id=command.call_id)
+        return Result(
+            status=ResultStatus.SUCCESS, result=to_jsonable(value), call_id=command.call_id
+        )
 
 
 async def _invoke(tool: Tool, arguments: BaseModel) -> Any:
@@ -206,4 +208,3 @@ class LocalDispatcher:
 
     async def tool_specs(self) -> list[ToolSpec]:
         return self.registry.specs()
-
