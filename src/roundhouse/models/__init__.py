@@ -1,0 +1,37 @@
+"""Language models by spec: `offline`, `replay:FILE`, `openai:NAME`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from roundhouse.config import ConfigError, Settings
+from roundhouse.models.base import LanguageModel
+from roundhouse.models.offline import OfflineModel
+from roundhouse.models.replay import ReplayModel
+
+MODEL_FORMS = "offline, replay:FILE or openai:NAME"
+
+
+def make_model(spec: str, settings: Settings) -> LanguageModel:
+    kind, _, argument = spec.partition(":")
+    if spec == "offline":
+        return OfflineModel()
+    if kind == "replay":
+        if not argument:
+            raise ConfigError("--model replay needs a file: replay:answers.yaml")
+        return ReplayModel(Path(argument))
+    raise ConfigError(f"unknown model {spec!r}: use {MODEL_FORMS}")
+
+
+class ModelPool:
+    """One model object per spec for a whole session, so that agents sharing a spec share
+    it (a replay file is read in order across agents and rounds)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._models: dict[str, LanguageModel] = {}
+
+    def get(self, spec: str) -> LanguageModel:
+        if spec not in self._models:
+            self._models[spec] = make_model(spec, self.settings)
+        return self._models[spec]

@@ -1,0 +1,70 @@
+"""Ask a model until it gives a valid answer, sending each invalid one back with the
+reason. Every completion's usage is counted, the rejected ones too."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
+
+from roundhouse.agents.responses import InvalidAnswer
+from roundhouse.context import RoundContext
+from roundhouse.events import AnswerRejected, EventBus, PromptSent
+from roundhouse.models.base import LanguageModel, Message, ModelRequest, Usage
+from roundhouse.models.pricing import ZERO_COST, Cost, PriceTable
+
+T = TypeVar("T")
+
+
+class NoValidAnswer(RuntimeError):
+    """The model kept answering invalidly; the round ends in ERROR with this reason."""
+
+
+@dataclass(frozen=True)
+class Asked(Generic[T]):
+    answer: T
+    raw: str
+    usage: Usage
+    cost: Cost
+    retries: int
+    model_ms: float
+
+
+async def ask_model(
+    model: LanguageModel,
+    request: ModelRequest,
+    parse: Callable[[str], T],
+    *,
+    context: RoundContext,
+    prices: PriceTable,
+    retries: int,
+    events: EventBus,
+    agent_name: str,
+) -> Asked[T]:
+    messages = list(request.messages)
+    usage, cost = Usage(), ZERO_COST
+    started = time.monotonic()
+    reason = ""
+    for attempt in range(retries + 1):
+        events.emit(PromptSent(context.round_id, agent_name, attempt + 1, tuple(messages)))
+        completion = await model.complete(replace(request, messages=tuple(messages)))
+        step_cost = prices.cost(completion.model, completion.usage)
+        usage, cost = usage + completion.usage, cost + step_cost
+        context.add_usage(completion.usage, step_cost)
+        try:
+            answer = parse(completion.text)
+        except InvalidAnswer as error:
+            reason = str(error)
+            events.emit(AnswerRejected(context.round_id, agent_name, attempt + 1, reason))
+            messages += [
+                Message("assistant", completion.text),
+                Message("user", f"That answer is invalid: {reason}\n{RETRY_INSTRUCTION}"),
+            ]
+            continue
+        elapsed = (time.monotonic() - started) * 1000
+        return Asked(answer, completion.text, usage, cost, attempt, elapsed)
+    raise NoValidAnswer(f"the model gave no valid answer in {retries + 1} attempts: {reason}")
+
+
+RETRY_INSTRUCTION = "Answer again with exactly one JSON object in the required format."

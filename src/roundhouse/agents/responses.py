@@ -1,0 +1,101 @@
+"""What each agent must answer, as pydantic models, validated at the boundary.
+
+A parse or validation failure is an InvalidAnswer whose message goes back to the model;
+nothing here falls back to a default status or a guessed function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
+from roundhouse.states import AgentKind, InvalidTransition, Status, transition
+
+
+class InvalidAnswer(ValueError):
+    """The model's answer cannot be used; the message says why, for the model to fix."""
+
+
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class ActionAnswer(_Answer):
+    function: str | None = None
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    status: Status
+
+    @field_validator("status", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("function", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
+
+class LinuxAnswer(_Answer):
+    """{observation, thought, action {function, arguments, status}, plan, result}"""
+
+    observation: str
+    thought: str
+    action: ActionAnswer
+    plan: list[str] = Field(default_factory=list)
+    result: str = ""
+    question: str | None = None  # what to ask the user when status is PENDING
+
+    @field_validator("plan", mode="before")
+    @classmethod
+    def _plan_as_list(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [line.strip("- ").strip() for line in value.splitlines() if line.strip()]
+        return value
+
+
+AnswerT = TypeVar("AnswerT", bound=_Answer)
+
+
+def parse_answer(
+    text: str, answer_type: type[AnswerT], *, agent: AgentKind, functions: Collection[str]
+) -> AnswerT:
+    try:
+        data = extract_json_object(text)
+        answer = answer_type.model_validate(data)
+    except AnswerFormatError as error:
+        raise InvalidAnswer(str(error)) from None
+    except ValidationError as error:
+        raise InvalidAnswer(_describe(error)) from None
+    action = getattr(answer, "action", None)
+    if isinstance(action, ActionAnswer):
+        check_action(action, agent=agent, functions=functions)
+        if action.status is Status.PENDING and not getattr(answer, "question", None):
+            raise InvalidAnswer("status PENDING needs a 'question' for the user")
+    return answer
+
+
+def check_action(action: ActionAnswer, *, agent: AgentKind, functions: Collection[str]) -> None:
+    try:
+        transition(agent, action.status)
+    except InvalidTransition as error:
+        raise InvalidAnswer(str(error)) from None
+    if action.function is not None and action.function not in functions:
+        known = ", ".join(sorted(functions))
+        raise InvalidAnswer(f"unknown function {action.function!r}; the functions are: {known}")
+
+
+def _describe(error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"]) or "answer"
+        problems.append(f"{where}: {item['msg']}")
+    return "the answer does not have the required fields: " + "; ".join(problems)
+
+
+def answer_schema(answer_type: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema sent to endpoints that support structured output."""
+    return answer_type.model_json_schema()

@@ -1,0 +1,80 @@
+"""The person behind the run: asked before destructive actions and for missing facts.
+
+A non-interactive run cannot ask: it approves only with --yes and answers no question,
+and the step says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol, TextIO
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    approved: bool
+    how: str  # "user", "--yes", "non-interactive", "scripted"
+
+
+class UserChannel(Protocol):
+    async def confirm(self, question: str) -> Confirmation: ...
+
+    async def ask(self, question: str) -> str | None: ...
+
+
+class NonInteractiveUser:
+    def __init__(self, assume_yes: bool) -> None:
+        self.assume_yes = assume_yes
+
+    async def confirm(self, question: str) -> Confirmation:
+        if self.assume_yes:
+            return Confirmation(True, "--yes")
+        return Confirmation(False, "non-interactive")
+
+    async def ask(self, question: str) -> str | None:
+        return None
+
+
+class TerminalUser:
+    """Asks on the terminal. --yes still approves without asking."""
+
+    def __init__(self, assume_yes: bool, out: TextIO = sys.stderr) -> None:
+        self.assume_yes = assume_yes
+        self.out = out
+
+    async def confirm(self, question: str) -> Confirmation:
+        if self.assume_yes:
+            return Confirmation(True, "--yes")
+        reply = await self._read(f"{question} [y/N] ")
+        return Confirmation(reply.strip().lower() in {"y", "yes"}, "user")
+
+    async def ask(self, question: str) -> str | None:
+        reply = await self._read(f"{question}\n> ")
+        return reply.strip() or None
+
+    async def _read(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        line: str = await asyncio.to_thread(sys.stdin.readline)
+        return line  # "" at end of input reads as no / no answer
+
+
+class ScriptedUser:
+    """Answers from lists, in order: for tests and demos."""
+
+    def __init__(self, confirms: Iterable[bool] = (), answers: Iterable[str] = ()) -> None:
+        self.confirms = deque(confirms)
+        self.answers = deque(answers)
+        self.questions: list[str] = []
+
+    async def confirm(self, question: str) -> Confirmation:
+        self.questions.append(question)
+        return Confirmation(self.confirms.popleft() if self.confirms else False, "scripted")
+
+    async def ask(self, question: str) -> str | None:
+        self.questions.append(question)
+        return self.answers.popleft() if self.answers else None

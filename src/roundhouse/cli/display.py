@@ -1,0 +1,56 @@
+"""The live step display: an event observer that writes one line per step."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from roundhouse.events import AnswerRejected, Event, RoundStarted, StepTaken, SubtaskEnded
+
+WIDTH = 100
+
+
+def _short(value: Any, width: int = WIDTH) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class StepPrinter:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RoundStarted):
+            self._write(f"round {event.round_id}: {event.request}")
+        elif isinstance(event, StepTaken):
+            step = event.step
+            action = ""
+            if step.action.function:
+                action = f" {step.action.function}({_short(step.action.arguments, 60)})"
+            outcome = ""
+            if step.result is not None:
+                detail = step.result.error or _summary(step.result.result)
+                outcome = f" → {step.result.status}: {_short(detail, 60)}"
+            self._write(
+                f"  step {step.round_step} [{step.agent_name}] {step.status}{action}{outcome}"
+            )
+        elif isinstance(event, AnswerRejected):
+            self._write(
+                f"  invalid answer from {event.agent} (try {event.attempt}): {_short(event.reason)}"
+            )
+        elif isinstance(event, SubtaskEnded) and event.snapshot_files:
+            self._write(
+                f"  subtask {event.sub_round_id} ended; saved {', '.join(event.snapshot_files)}"
+            )
+
+    def _write(self, line: str) -> None:
+        self.out.write(line + "\n")
+        self.out.flush()
+
+
+def _summary(result: Any) -> str:
+    if isinstance(result, dict) and "exit_code" in result:
+        lines = len(str(result.get("stdout", "")).splitlines())
+        return f"exit {result['exit_code']}, {lines} lines of output"
+    return _short(result, 60)

@@ -1,0 +1,77 @@
+"""`replay:FILE`: answers read from a YAML or JSON list, in order, for tests and demos.
+
+Each item is either a string (sent verbatim: handy for invalid answers), an answer object,
+or {answer: <object or string>, usage: {input_tokens, output_tokens}, model: NAME}.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from roundhouse.config import ConfigError
+from roundhouse.models.base import Completion, ModelError, ModelRequest, Usage
+
+
+class _RecordedUsage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class _Recorded(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    answer: dict[str, Any] | str
+    usage: _RecordedUsage = _RecordedUsage()
+    model: str = "replay"
+
+    @property
+    def text(self) -> str:
+        return self.answer if isinstance(self.answer, str) else json.dumps(self.answer)
+
+
+def load_recording(path: Path) -> list[_Recorded]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"replay file {path} does not exist") from None
+    except (OSError, yaml.YAMLError) as error:
+        raise ConfigError(f"replay file {path}: cannot read it: {error}") from None
+    if not isinstance(data, list):
+        raise ConfigError(f"replay file {path}: expected a list of answers")
+    items = []
+    for index, item in enumerate(data):
+        if isinstance(item, dict) and "answer" not in item:
+            item = {"answer": item}
+        elif not isinstance(item, dict):
+            item = {"answer": item if isinstance(item, str) else json.dumps(item)}
+        try:
+            items.append(_Recorded.model_validate(item))
+        except ValidationError as error:
+            raise ConfigError(f"replay file {path}: item {index}: {error}") from None
+    return items
+
+
+class ReplayModel:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.name = f"replay:{path}"
+        self._answers = deque(load_recording(path))
+        self.used = 0
+
+    @property
+    def remaining(self) -> int:
+        return len(self._answers)
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        if not self._answers:
+            raise ModelError(f"replay file {self.path} has no answer left after {self.used}")
+        item = self._answers.popleft()
+        self.used += 1
+        usage = Usage(1, item.usage.input_tokens, item.usage.output_tokens)
+        return Completion(text=item.text, usage=usage, model=item.model)

@@ -1,0 +1,59 @@
+"""The Round record in TaskWeaver's shape: posts between roles, and a board per role.
+
+The host writes the original request and its plan on the board; an AppAgent reads it,
+so it knows the whole request and not only its subtask.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class RecordState(enum.StrEnum):
+    CREATED = "created"
+    RUNNING = "running"
+    FINISHED = "finished"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+class Attachment(BaseModel):
+    type: Literal["thought", "plan", "action", "result", "observation", "screenshot", "question"]
+    content: str
+    id: str = Field(default_factory=lambda: _new_id("atta"))
+
+
+class Post(BaseModel):
+    send_from: str
+    send_to: str
+    message: str
+    attachments: list[Attachment] = Field(default_factory=list)
+    id: str = Field(default_factory=lambda: _new_id("post"))
+
+
+class RoundRecord(BaseModel):
+    id: int
+    user_query: str
+    state: RecordState = RecordState.CREATED
+    post_list: list[Post] = Field(default_factory=list)
+    board: dict[str, str] = Field(default_factory=dict)
+
+    def add_post(self, post: Post) -> None:
+        self.post_list.append(post)
+
+    def write_board(self, role: str, text: str) -> None:
+        self.board[role] = text
+
+    def read_board(self, role: str | None = None) -> str:
+        """One role's board, or every role's, each under its name."""
+        if role is not None:
+            return self.board.get(role, "")
+        return "\n\n".join(f"[{name}]\n{text}" for name, text in self.board.items())

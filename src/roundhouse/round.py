@@ -1,0 +1,247 @@
+"""The Round: one request, run to FINISH, FAIL or ERROR by the transition table.
+
+The loop keeps the shape of UFO's Round.run (docs/design.md). Errors split in two: the
+model's (no valid answer after retries, a model that cannot answer) end the round in
+ERROR with the reason recorded; ours propagate after the round is written down. Ctrl-C
+marks the round cancelled and writes it down before the cancellation goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from roundhouse.agents.asking import NoValidAnswer
+from roundhouse.config import Settings
+from roundhouse.context import RoundContext, SessionContext, SubtaskResult
+from roundhouse.evaluation import Evaluation, Evaluator
+from roundhouse.events import (
+    CostUpdated,
+    EventBus,
+    RoundEnded,
+    RoundStarted,
+    StepTaken,
+    SubtaskEnded,
+)
+from roundhouse.models.base import ModelError, Usage
+from roundhouse.models.pricing import Cost
+from roundhouse.record import RecordState, RoundRecord
+from roundhouse.states import AgentKind, RoundState, Transition, is_round_end, transition
+from roundhouse.store import LogStore
+from roundhouse.trajectory import RoundTrajectory, StepRecord
+
+MAX_STEP_REACHED = "max_step reached"
+
+
+class Agent(Protocol):
+    kind: AgentKind
+    name: str
+
+    async def handle(self, context: RoundContext) -> StepRecord: ...
+
+
+class AgentPool(Protocol):
+    """Which agent acts first, and which acts after a transition."""
+
+    def first(self) -> Agent: ...
+
+    def switch(self, current: Agent, move: Transition, step: StepRecord) -> Agent: ...
+
+
+class Snapshotter(Protocol):
+    """Saves what the round looks like at a subtask end or at round end; returns file names."""
+
+    async def capture(
+        self, store: LogStore, round_id: int, sub_round_id: int | None
+    ) -> list[str]: ...
+
+    async def settle(self) -> None: ...
+
+
+class NoSnapshots:
+    """A shell round has no window to photograph."""
+
+    async def capture(self, store: LogStore, round_id: int, sub_round_id: int | None) -> list[str]:
+        return []
+
+    async def settle(self) -> None:
+        return None
+
+
+@dataclass(frozen=True)
+class RoundOutcome:
+    round_id: int
+    request: str
+    state: RoundState
+    result: str | None
+    error: str | None
+    steps: int
+    usage: Usage
+    cost: Cost
+    log_dir: Path
+    evaluation: Evaluation | None
+
+    @property
+    def finished(self) -> bool:
+        return self.state is RoundState.FINISH
+
+
+class Round:
+    def __init__(
+        self,
+        *,
+        round_id: int,
+        request: str,
+        session: SessionContext,
+        agents: AgentPool,
+        settings: Settings,
+        store: LogStore,
+        events: EventBus,
+        evaluator: Evaluator,
+        snapshots: Snapshotter,
+    ) -> None:
+        self.id = round_id
+        self.request = request
+        self.settings = settings
+        self.store = store
+        self.events = events
+        self.evaluator = evaluator
+        self.snapshots = snapshots
+        self.agents = agents
+        self.agent = agents.first()
+        self.state = RoundState.START
+        self.context = RoundContext(
+            round_id=round_id,
+            request=request,
+            session=session,
+            record=RoundRecord(id=round_id, user_query=request),
+        )
+        self.steps: list[StepRecord] = []
+        self.final_snapshots: list[str] = []
+        self.evaluation_result: Evaluation | None = None
+
+    async def run(self) -> RoundOutcome:
+        self._begin()
+        try:
+            while not self.is_finished():
+                step = await self.agent.handle(self.context)
+                self._log_step(step)
+                move = transition(self.agent.kind, step.status)
+                self.state = move.next_state
+                self.agent = self.agents.switch(self.agent, move, step)
+                if move.subtask_end:
+                    self._archive_subtask(step)
+                    await self.snapshots.settle()
+                    await self.capture_last_snapshot(sub_round_id=self.context.subtask_amount)
+                    self.context.subtask_amount += 1
+        except (NoValidAnswer, ModelError) as error:
+            self.state, self.context.error = RoundState.ERROR, str(error)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            self.state = RoundState.ERROR
+            self._end(RecordState.CANCELLED, error="cancelled by the user")
+            raise
+        except BaseException as error:
+            self.state = RoundState.ERROR
+            self._end(RecordState.FAILED, error=f"internal error: {type(error).__name__}: {error}")
+            raise
+        if not is_round_end(self.state):
+            self.state = RoundState.FAIL
+            self.context.result = self.context.result or MAX_STEP_REACHED
+            self.context.error = MAX_STEP_REACHED
+        self.context.session.blackboard.add_requests({f"request_{self.id}": self.request})
+        await self.capture_last_snapshot()
+        if self.should_evaluate:
+            await self.evaluation()
+        done = RecordState.FINISHED if self.state is RoundState.FINISH else RecordState.FAILED
+        return self._end(done, error=self.context.error)
+
+    def is_finished(self) -> bool:
+        return is_round_end(self.state) or self.context.round_step >= self.settings.max_step
+
+    @property
+    def should_evaluate(self) -> bool:
+        return self.settings.eva_round
+
+    async def capture_last_snapshot(self, sub_round_id: int | None = None) -> None:
+        files = await self.snapshots.capture(self.store, self.id, sub_round_id)
+        for name in files:
+            self.context.session.blackboard.add_screenshot(name)
+        if sub_round_id is None:
+            self.final_snapshots = files
+        else:
+            self.events.emit(SubtaskEnded(self.id, sub_round_id, self.agent.name, tuple(files)))
+
+    async def evaluation(self) -> None:
+        self.evaluation_result = await self.evaluator.evaluate_round(self.trajectory())
+        self.store.write_evaluation(self.evaluation_result)
+
+    def trajectory(self) -> RoundTrajectory:
+        return RoundTrajectory(
+            round_id=self.id,
+            request=self.request,
+            state=self.state,
+            result=self.context.result,
+            error=self.context.error,
+            steps=self.steps,
+            log_dir=self.store.folder,
+            final_screenshots=self.final_snapshots,
+        )
+
+    def _begin(self) -> None:
+        self.context.record.state = RecordState.RUNNING
+        self.store.write_round(self.context.record)
+        self.events.emit(RoundStarted(self.id, self.request))
+
+    def _log_step(self, step: StepRecord) -> None:
+        self.steps.append(step)
+        self.store.write_step(step)
+        self.context.session.blackboard.add_trajectory(
+            {
+                "round": self.id,
+                "step": step.round_step,
+                "agent": step.agent_name,
+                "status": step.status.value,
+                "action": step.action.function,
+                "arguments": step.action.arguments,
+                "answer": step.answer,
+            }
+        )
+        self.store.write_blackboard(self.context.session.blackboard)
+        self.events.emit(StepTaken(step))
+        self.events.emit(CostUpdated(self.id, self.context.cost, self.context.session.cost))
+
+    def _archive_subtask(self, step: StepRecord) -> None:
+        self.context.previous_subtasks.append(
+            SubtaskResult(
+                sub_round_id=self.context.subtask_amount,
+                agent_name=step.agent_name,
+                status=step.status.value,
+                result=step.answer,
+            )
+        )
+
+    def _end(self, record_state: RecordState, error: str | None) -> RoundOutcome:
+        self.context.state = self.state
+        self.context.error = error
+        record = self.context.record
+        record.state = record_state
+        self.store.write_round(record)
+        self.store.write_blackboard(self.context.session.blackboard)
+        outcome = RoundOutcome(
+            round_id=self.id,
+            request=self.request,
+            state=self.state,
+            result=self.context.result,
+            error=error,
+            steps=self.context.round_step,
+            usage=self.context.usage,
+            cost=self.context.cost,
+            log_dir=self.store.folder,
+            evaluation=self.evaluation_result,
+        )
+        self.events.emit(
+            RoundEnded(self.id, self.state, outcome.result, error, outcome.steps, outcome.cost)
+        )
+        return outcome

@@ -1,0 +1,127 @@
+"""The Session: rounds in sequence, sharing a blackboard, with steps and cost per round
+and per session. Every round starts with fresh agents (UFO's Linux session reuses its
+agent, so its second round starts FINISHED)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from roundhouse.agents.linux import AgentServices, LinuxAgent
+from roundhouse.agents.user import UserChannel
+from roundhouse.config import ConfigError, Settings
+from roundhouse.context import SessionContext
+from roundhouse.devices.base import Dispatcher
+from roundhouse.evaluation import Evaluation, Evaluator, NotEvaluated
+from roundhouse.events import Event, EventBus, PromptSent
+from roundhouse.models import ModelPool
+from roundhouse.models.pricing import Cost, PriceTable
+from roundhouse.round import Agent, AgentPool, NoSnapshots, Round, RoundOutcome, Snapshotter
+from roundhouse.states import AgentKind, Transition
+from roundhouse.store import LogStore
+from roundhouse.trajectory import RoundTrajectory, StepRecord
+
+
+class SessionLimit(RuntimeError):
+    pass
+
+
+@dataclass
+class SingleAgent:
+    """The single-tier pool: one agent acts for the whole round."""
+
+    agent: Agent
+
+    def first(self) -> Agent:
+        return self.agent
+
+    def switch(self, current: Agent, move: Transition, step: StepRecord) -> Agent:
+        return current
+
+
+class Session:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: LogStore,
+        dispatcher: Dispatcher,
+        user: UserChannel,
+        events: EventBus | None = None,
+        models: ModelPool | None = None,
+        evaluator: Evaluator | None = None,
+        snapshots: Snapshotter | None = None,
+        agent_kind: AgentKind = AgentKind.LINUX,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.events = events or EventBus()
+        self.models = models or ModelPool(settings)
+        self.evaluator = evaluator or NotEvaluated()
+        self.snapshots = snapshots or NoSnapshots()
+        self.agent_kind = agent_kind
+        self.services = AgentServices(
+            settings=settings,
+            dispatcher=dispatcher,
+            user=user,
+            prices=PriceTable(settings.prices),
+            events=self.events,
+        )
+        self.context = SessionContext()
+        self.outcomes: list[RoundOutcome] = []
+        self.trajectories: list[RoundTrajectory] = []
+        self.events.subscribe(self._log_prompts)
+
+    @property
+    def cost(self) -> Cost:
+        return self.context.cost
+
+    def new_agents(self) -> AgentPool:
+        if self.agent_kind is AgentKind.LINUX:
+            model = self.models.get(self.settings.model_for("linux"))
+            return SingleAgent(LinuxAgent(model=model, services=self.services))
+        raise ConfigError(f"agent {self.agent_kind} is not available in this build")
+
+    async def run_round(self, request: str) -> RoundOutcome:
+        if len(self.outcomes) >= self.settings.max_round:
+            raise SessionLimit(f"max_round ({self.settings.max_round}) rounds already ran")
+        round_ = Round(
+            round_id=len(self.outcomes),
+            request=request,
+            session=self.context,
+            agents=self.new_agents(),
+            settings=self.settings,
+            store=self.store,
+            events=self.events,
+            evaluator=self.evaluator,
+            snapshots=self.snapshots,
+        )
+        outcome = await round_.run()
+        self.outcomes.append(outcome)
+        self.trajectories.append(round_.trajectory())
+        return outcome
+
+    async def run(self, requests: Iterable[str]) -> list[RoundOutcome]:
+        for request in requests:
+            if len(self.outcomes) >= self.settings.max_round:
+                break
+            await self.run_round(request)
+        if self.settings.eva_session:
+            await self.evaluate()
+        return self.outcomes
+
+    async def evaluate(self) -> Evaluation:
+        evaluation = await self.evaluator.evaluate_session(self.trajectories)
+        self.store.write_evaluation(evaluation)
+        return evaluation
+
+    def _log_prompts(self, event: Event) -> None:
+        if isinstance(event, PromptSent):
+            self.store.write_prompt(event.round_id, event.agent, event.attempt, event.messages)
+
+
+def cost_line(cost: Cost, scope: str = "current round") -> str:
+    """UFO's print_cost line; an unknown price is said, never shown as $0.00."""
+    if not cost.known:
+        return f"Request total cost for {scope} is unknown (no price is known for the model)"
+    return f"Request total cost for {scope} is {cost}"

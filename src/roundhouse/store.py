@@ -1,0 +1,131 @@
+"""The session's log folder, laid out as docs/design.md says.
+
+Logs are appended and flushed as they happen (a killed process loses at most the step in
+flight); whole-file states (blackboard.json) are replaced atomically. A task name can
+never lead outside the logs folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from roundhouse.blackboard import Blackboard
+from roundhouse.evaluation import Evaluation
+from roundhouse.models.base import Message
+from roundhouse.record import RoundRecord
+from roundhouse.trajectory import StepRecord
+
+RESPONSE_LOG = "response.log"
+REQUEST_LOG = "request.log"
+EVALUATION_LOG = "evaluation.log"
+ROUNDS_LOG = "rounds.jsonl"
+BLACKBOARD = "blackboard.json"
+UI_TREES = "ui_trees"
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_TASK_NAME = 80
+
+
+def safe_task_name(name: str) -> str:
+    """A single, harmless folder name: "../x" → "x", "/etc" → "etc", "a b" → "a_b"."""
+    cleaned = _UNSAFE.sub("_", name).strip("._-")[:MAX_TASK_NAME]
+    return cleaned or "task"
+
+
+def default_task_name() -> str:
+    return time.strftime("session-%Y%m%d-%H%M%S")
+
+
+class LogStore:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    @classmethod
+    def create(cls, logs_root: Path, task: str | None) -> LogStore:
+        """A new folder for a session; an existing non-empty one is never written over:
+        the name gets a -2, -3, ... suffix instead."""
+        name = safe_task_name(task) if task else default_task_name()
+        root = logs_root.resolve()
+        folder = root / name
+        suffix = 2
+        while folder.exists() and any(folder.iterdir()):
+            folder = root / f"{name}-{suffix}"
+            suffix += 1
+        if folder.resolve().parent != root:  # defence in depth; safe_task_name already ensures it
+            raise ValueError(f"task name {task!r} leads outside {root}")
+        return cls(folder)
+
+    def path(self, name: str) -> Path:
+        """Where a snapshot file of this name goes (a bare file name, or ui_trees/NAME)."""
+        target = (self.folder / name).resolve()
+        if not target.is_relative_to(self.folder.resolve()):
+            raise ValueError(f"{name!r} is not a file name inside the log folder")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return target
+
+    def write_step(self, step: StepRecord) -> None:
+        self._append(RESPONSE_LOG, step.model_dump_json())
+
+    def write_prompt(
+        self, round_id: int, agent: str, attempt: int, messages: tuple[Message, ...]
+    ) -> None:
+        entry = {
+            "time": time.time(),
+            "round_id": round_id,
+            "agent": agent,
+            "attempt": attempt,
+            "messages": [
+                {"role": m.role, "text": m.text, "images": [self._relative(p) for p in m.images]}
+                for m in messages
+            ],
+        }
+        self._append(REQUEST_LOG, json.dumps(entry, ensure_ascii=False))
+
+    def write_round(self, record: RoundRecord) -> None:
+        self._append(ROUNDS_LOG, record.model_dump_json())
+
+    def write_evaluation(self, evaluation: Evaluation) -> None:
+        self._append(EVALUATION_LOG, evaluation.model_dump_json())
+
+    def write_blackboard(self, blackboard: Blackboard) -> None:
+        self._replace(BLACKBOARD, blackboard.to_json())
+
+    def write_json(self, name: str, value: BaseModel | dict[str, Any]) -> Path:
+        text = (
+            value.model_dump_json(indent=1)
+            if isinstance(value, BaseModel)
+            else json.dumps(value, indent=1)
+        )
+        target = self.path(name)
+        self._replace(str(target.relative_to(self.folder)), text)
+        return target
+
+    def read_steps(self) -> list[StepRecord]:
+        log = self.folder / RESPONSE_LOG
+        if not log.exists():
+            return []
+        return [
+            StepRecord.model_validate_json(line) for line in log.read_text().splitlines() if line
+        ]
+
+    def _relative(self, path: Path) -> str:
+        return str(path.relative_to(self.folder)) if path.is_relative_to(self.folder) else str(path)
+
+    def _append(self, name: str, line: str) -> None:
+        with open(self.folder / name, "a", encoding="utf-8") as log:
+            log.write(line + "\n")
+            log.flush()
+
+    def _replace(self, name: str, text: str) -> None:
+        target = self.folder / name
+        temporary = target.with_name(f".{target.name}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, target)
