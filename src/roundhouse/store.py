@@ -35,7 +35,8 @@ MAX_TASK_NAME = 80
 
 def safe_task_name(name: str) -> str:
     """A single, harmless folder name: "../x" → "x", "/etc" → "etc", "a b" → "a_b"."""
-    cleaned = _UNSAFE.sub("_", name).strip("._-")[:MAX_TASK_NAME]
+    parts = [part for part in re.split(r"[/\\]+", name) if part not in ("", ".", "..")]
+    cleaned = _UNSAFE.sub("_", "_".join(parts)).strip("._-")[:MAX_TASK_NAME]
     return cleaned or "task"
 
 

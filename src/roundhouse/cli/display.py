@@ -30,8 +30,10 @@ class StepPrinter:
                 action = f" {step.action.function}({_short(step.action.arguments, 60)})"
             outcome = ""
             if step.result is not None:
+                # An error is what the user must read whole; output only needs a summary.
                 detail = step.result.error or _summary(step.result.result)
-                outcome = f" → {step.result.status}: {_short(detail, 60)}"
+                width = 300 if step.result.error else 60
+                outcome = f" → {step.result.status}: {_short(detail, width)}"
             self._write(
                 f"  step {step.round_step} [{step.agent_name}] {step.status}{action}{outcome}"
             )

@@ -30,6 +30,8 @@ REAL_MODEL_HINT = (
     "(OpenAI, Azure, vLLM, Ollama, LM Studio; see docs/models.md)."
 )
 
+MAX_NAMES = 400  # names listed in an answer; the rest are counted
+
 Answer = Callable[[list[str]], str]  # the commands' stdout, in order → the final answer
 
 
@@ -156,8 +158,8 @@ def _list_files(args: dict[str, str]) -> ShellIntent:
         names = [line for line in out[0].splitlines() if line]
         if not names:
             return f"{path} is empty."
-        shown = ", ".join(names[:60])
-        more = f", and {len(names) - 60} more" if len(names) > 60 else ""
+        shown = ", ".join(names[:MAX_NAMES])
+        more = f", and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else ""
         return f"{len(names)} entries in {path}: {shown}{more}."
 
     return ShellIntent((f"ls -A1 -- {quote_path(path)}",), answer)

@@ -1,0 +1,88 @@
+"""Fixtures for the whole suite. No test may reach a model endpoint off this machine:
+RH_LOOPBACK_ONLY makes the OpenAI client refuse any non-loopback base_url."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from roundhouse.agents.user import NonInteractiveUser, UserChannel
+from roundhouse.config import Settings
+from roundhouse.devices.base import LocalDispatcher, ToolRegistry
+from roundhouse.devices.shell import ShellTools
+from roundhouse.events import Event, EventBus
+from roundhouse.session import Session
+from roundhouse.store import LogStore
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("RH_LOOPBACK_ONLY", "1")
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("ROUNDHOUSE_"):
+            monkeypatch.delenv(name)
+    yield
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+def write_replay(path: Path, answers: list[Any]) -> Path:
+    path.write_text(json.dumps(answers), encoding="utf-8")
+    return path
+
+
+def shell_answer(
+    status: str,
+    command: str | None = None,
+    result: str = "",
+    **extra: Any,
+) -> dict[str, Any]:
+    """A LinuxAgent answer as a model would give it."""
+    return {
+        "observation": "seen",
+        "thought": "thinking",
+        "action": {
+            "function": "run_shell" if command is not None else None,
+            "arguments": {"command": command} if command is not None else {},
+            "status": status,
+        },
+        "plan": ["next"],
+        "result": result,
+        **extra,
+    }
+
+
+SessionFactory = Callable[..., Session]
+
+
+@pytest.fixture
+def make_session(tmp_path: Path) -> SessionFactory:
+    def factory(
+        user: UserChannel | None = None,
+        events: list[Event] | None = None,
+        **settings: Any,
+    ) -> Session:
+        defaults: dict[str, Any] = {"logs": tmp_path / "logs", "workdir": tmp_path}
+        config = Settings.model_validate({**defaults, **settings})
+        bus = EventBus()
+        if events is not None:
+            bus.subscribe(events.append)
+        return Session(
+            config,
+            store=LogStore.create(config.logs, config.task or "test"),
+            dispatcher=LocalDispatcher(ToolRegistry(ShellTools(config).tools())),
+            user=user or NonInteractiveUser(assume_yes=False),
+            events=bus,
+        )
+
+    return factory

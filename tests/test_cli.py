@@ -1,0 +1,137 @@
+"""The command as a user runs it: a real process, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import read_jsonl, shell_answer, write_replay
+
+ROUNDHOUSE = [sys.executable, "-m", "roundhouse"]
+
+
+def roundhouse(
+    *args: str, cwd: Path, stdin: str = "", timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
+    return subprocess.run(
+        [*ROUNDHOUSE, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
+def test_acceptance_list_etc(tmp_path: Path) -> None:
+    done = roundhouse(
+        "run",
+        "list the files in /etc",
+        "--model",
+        "offline",
+        "--logs",
+        "L",
+        "--task",
+        "t",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "FINISH" in done.stdout
+    listed = done.stdout.split(" entries in /etc: ", 1)[1].split("\n", 1)[0].rstrip(".").split(", ")
+    assert listed and all((Path("/etc") / name).exists() for name in listed)
+    lines = (tmp_path / "L" / "t" / "response.log").read_text().splitlines()
+    assert len(lines) == 2 and all(json.loads(line)["round_id"] == 0 for line in lines)
+    assert "Request total cost for current round is $0.00" in done.stdout
+    assert f"Logs: {tmp_path / 'L' / 't'}" in done.stdout
+    # the live display shows each step
+    assert "step 1 [linux] CONTINUE run_shell" in done.stderr
+
+
+def test_a_failed_round_exits_1(tmp_path: Path) -> None:
+    done = roundhouse("run", "paint the house", "--logs", "L", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "FAIL" in done.stdout and "offline model understands" in done.stdout
+
+
+def test_an_errored_round_exits_1(tmp_path: Path) -> None:
+    replay = write_replay(tmp_path / "a.json", ["garbage"] * 4)
+    done = roundhouse("run", "x", "--model", f"replay:{replay}", "--logs", "L", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "ERROR" in done.stdout and "no valid answer" in done.stdout
+    assert "invalid answer from linux (try 4)" in done.stderr
+
+
+def test_usage_errors_exit_2_with_a_clear_message(tmp_path: Path) -> None:
+    unknown_flag = roundhouse("run", "x", "--colour", "red", cwd=tmp_path)
+    assert unknown_flag.returncode == 2
+    missing_replay = roundhouse(
+        "run", "x", "--model", "replay:nope.yaml", "--logs", "L", cwd=tmp_path
+    )
+    assert missing_replay.returncode == 2
+    assert "replay file nope.yaml does not exist" in missing_replay.stderr
+    unknown_model = roundhouse("run", "x", "--model", "gpt5", "--logs", "L", cwd=tmp_path)
+    assert unknown_model.returncode == 2 and "unknown model 'gpt5'" in unknown_model.stderr
+    (tmp_path / "roundhouse.yaml").write_text("max_stepz: 3\n")
+    bad_config = roundhouse("run", "x", cwd=tmp_path)
+    assert bad_config.returncode == 2
+    assert "roundhouse.yaml: unknown key 'max_stepz'" in bad_config.stderr
+
+
+def test_non_interactive_refuses_destructive_and_yes_allows(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    answers = [shell_answer("CONTINUE", f"rm -rf {victim}"), shell_answer("FINISH", result="done")]
+    refused = roundhouse(
+        "run",
+        "delete",
+        "--model",
+        f"replay:{write_replay(tmp_path / 'a.json', answers)}",
+        "--logs",
+        "L",
+        cwd=tmp_path,
+    )
+    assert victim.exists()
+    assert "not interactive" in refused.stderr
+    allowed = roundhouse(
+        "run",
+        "delete",
+        "--yes",
+        "--model",
+        f"replay:{write_replay(tmp_path / 'b.json', answers)}",
+        "--logs",
+        "L",
+        cwd=tmp_path,
+    )
+    assert allowed.returncode == 0
+    assert not victim.exists()
+
+
+def test_chat_runs_a_round_per_line_until_end_of_input(tmp_path: Path) -> None:
+    done = roundhouse(
+        "chat",
+        "--logs",
+        "L",
+        "--task",
+        "c",
+        cwd=tmp_path,
+        stdin="what is the kernel version\n\nwho am i\n",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("FINISH") == 2
+    assert os.uname().release in done.stdout
+    rounds = read_jsonl(tmp_path / "L" / "c" / "rounds.jsonl")
+    assert {r["id"] for r in rounds} == {0, 1}
+    assert "this session is $0.00" in done.stdout
+
+
+def test_help_lists_the_commands(tmp_path: Path) -> None:
+    done = roundhouse("--help", cwd=tmp_path)
+    assert done.returncode == 0
+    assert "run" in done.stdout and "chat" in done.stdout
+    run_help = roundhouse("run", "--help", cwd=tmp_path)
+    assert "--model" in run_help.stdout and "--max-step" in run_help.stdout

@@ -1,0 +1,142 @@
+"""The offline planner against the real shell, its answers checked against the system."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from conftest import SessionFactory
+from roundhouse.models.offline import understand
+from roundhouse.states import RoundState
+
+
+async def ask(make_session: SessionFactory, request: str) -> str:
+    session = make_session(model="offline")
+    outcome = await session.run_round(request)
+    assert outcome.state is RoundState.FINISH, outcome.result
+    assert outcome.result is not None
+    return outcome.result
+
+
+def gib(text: str, label: str) -> float:
+    match = re.search(rf"([\d.]+) (KiB|MiB|GiB|TiB) {label}", text)
+    assert match, text
+    scale = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}[match.group(2)]
+    return float(match.group(1)) * scale
+
+
+async def test_list_files_names_real_files(make_session: SessionFactory, tmp_path: Path) -> None:
+    for name in ("alpha.txt", "beta.log", ".hidden"):
+        (tmp_path / name).write_text("x")
+    answer = await ask(make_session, f"list the files in {tmp_path}")
+    for name in ("alpha.txt", "beta.log", ".hidden"):
+        assert name in answer
+    answer = await ask(make_session, "list the files in /etc")
+    real = set(os.listdir("/etc"))
+    assert answer.startswith(f"{len(real)} entries in /etc: ")
+    listed = answer.split(": ", 1)[1].rstrip(".").split(", ")
+    assert set(listed) == real
+
+
+async def test_disk_free_matches_the_file_system(make_session: SessionFactory) -> None:
+    answer = await ask(make_session, "how much disk space is free?")
+    usage = shutil.disk_usage("/")
+    assert gib(answer, "free") == pytest.approx(usage.free, rel=0.05)
+    assert gib(answer, "on /") == pytest.approx(usage.total, rel=0.05)
+
+
+async def test_memory_free_matches_proc_meminfo(make_session: SessionFactory) -> None:
+    answer = await ask(make_session, "how much memory is free")
+    total_kb = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))  # type: ignore[union-attr]
+    assert f"out of {total_kb * 1024 / 2**30:.1f} GiB" in answer
+
+
+async def test_kernel_version(make_session: SessionFactory) -> None:
+    assert platform.release() in await ask(make_session, "What is the kernel version?")
+
+
+async def test_operating_system(make_session: SessionFactory) -> None:
+    assert platform.freedesktop_os_release()["PRETTY_NAME"] in await ask(
+        make_session, "which operating system is this"
+    )
+
+
+async def test_hostname_user_and_cpus(make_session: SessionFactory) -> None:
+    assert socket.gethostname() in await ask(make_session, "what is the hostname")
+    import getpass
+
+    assert getpass.getuser() in await ask(make_session, "who am i")
+    assert f"There are {os.cpu_count()} CPUs" in await ask(make_session, "how many CPUs are there")
+
+
+async def test_create_a_file(make_session: SessionFactory, tmp_path: Path) -> None:
+    answer = await ask(make_session, "create a file notes.txt containing hello")
+    assert (tmp_path / "notes.txt").read_text() == "hello\n"
+    assert "notes.txt" in answer and "hello" in answer
+
+
+async def test_create_never_overwrites(make_session: SessionFactory, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("keep me\n")
+    session = make_session(model="offline")
+    outcome = await session.run_round("create a file notes.txt containing other")
+    assert outcome.state is RoundState.FAIL
+    assert "cannot overwrite existing file" in (outcome.result or "")
+    assert (tmp_path / "notes.txt").read_text() == "keep me\n"
+
+
+async def test_first_lines_contents_and_line_count(
+    make_session: SessionFactory, tmp_path: Path
+) -> None:
+    lines = [f"line {i}" for i in range(1, 26)]
+    (tmp_path / "data.txt").write_text("\n".join(lines) + "\n")
+    head = await ask(make_session, "show the first lines of /etc/os-release")
+    assert Path("/etc/os-release").read_text().splitlines()[0] in head
+    three = await ask(make_session, "show the first 3 lines of data.txt")
+    assert "line 3" in three and "line 4" not in three
+    assert "data.txt has 25 lines" in await ask(make_session, "count the lines of data.txt")
+    contents = await ask(make_session, "show the contents of data.txt")
+    assert "line 25" in contents
+
+
+async def test_exists_uptime_and_time(make_session: SessionFactory, tmp_path: Path) -> None:
+    assert "Yes" in await ask(make_session, f"does {tmp_path} exist")
+    assert "does not exist" in await ask(make_session, f"does {tmp_path}/nothing exist")
+    uptime = float(Path("/proc/uptime").read_text().split()[0])
+    assert f"{int(uptime // 86400)} days" in await ask(make_session, "what is the uptime")
+    assert re.search(r"It is \d{4}-\d\d-\d\d", await ask(make_session, "what time is it"))
+
+
+async def test_a_failing_command_makes_the_round_fail_with_its_error(
+    make_session: SessionFactory,
+) -> None:
+    session = make_session(model="offline")
+    outcome = await session.run_round("count the lines of /no/such/file")
+    assert outcome.state is RoundState.FAIL
+    assert "No such file" in (outcome.result or "")
+
+
+async def test_what_it_does_not_understand_fails_and_says_what_it_does(
+    make_session: SessionFactory,
+) -> None:
+    session = make_session(model="offline")
+    outcome = await session.run_round("book me a flight to Lisbon")
+    assert outcome.state is RoundState.FAIL
+    assert "list the files in DIR" in (outcome.result or "")
+    assert "--model openai:" in (outcome.result or "")
+    assert outcome.steps == 1
+
+
+def test_quoted_and_home_paths_are_quoted_for_bash() -> None:
+    intent = understand("list the files in '~/my docs'")
+    assert intent is not None
+    assert intent.commands == ("ls -A1 -- \"$HOME\"/'my docs'",)
+    intent = understand("list the files in ~/docs")
+    assert intent is not None and intent.commands == ('ls -A1 -- "$HOME"/docs',)
+    intent = understand("create a file x.txt containing $(reboot)")
+    assert intent is not None and "'$(reboot)'" in intent.commands[0]

@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import pytest
+
+from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
+from roundhouse.agents.responses import InvalidAnswer, LinuxAnswer, parse_answer
+from roundhouse.states import AgentKind, Status
+
+GOOD = (
+    '{"observation": "o", "thought": "t", "plan": "- a\\n- b", "result": "",'
+    ' "action": {"function": "run_shell", "arguments": {"command": "ls"}, "status": "continue"}}'
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1}',
+        'Sure! Here it is:\n```json\n{"a": 1}\n```\nAnything else?',
+        '```\n{"a": 1,}\n```',
+        'The answer is {"a": 1, "b": [1, 2,],} as asked.',
+        'prefix {"a": 1, "s": "a } inside a string"} suffix',
+    ],
+)
+def test_tolerant_extraction(text: str) -> None:
+    assert extract_json_object(text)["a"] == 1
+
+
+@pytest.mark.parametrize("text", ["", "no json here", "[1, 2]", '{"a": 1', "{'a': 1}"])
+def test_what_is_not_an_object_is_an_error(text: str) -> None:
+    with pytest.raises(AnswerFormatError):
+        extract_json_object(text)
+
+
+def parse(text: str) -> LinuxAnswer:
+    return parse_answer(text, LinuxAnswer, agent=AgentKind.LINUX, functions={"run_shell"})
+
+
+def test_a_valid_answer_is_typed() -> None:
+    answer = parse(GOOD)
+    assert answer.action.status is Status.CONTINUE
+    assert answer.action.arguments == {"command": "ls"}
+    assert answer.plan == ["a", "b"]
+
+
+def test_missing_fields_are_named() -> None:
+    with pytest.raises(InvalidAnswer, match="thought"):
+        parse('{"observation": "o", "action": {"status": "FINISH"}}')
+
+
+def test_unknown_function_names_the_known_ones() -> None:
+    with pytest.raises(InvalidAnswer, match="unknown function 'rm_everything'.*run_shell"):
+        parse(GOOD.replace('"run_shell"', '"rm_everything"'))
+
+
+def test_a_status_the_agent_cannot_answer_is_refused() -> None:
+    with pytest.raises(InvalidAnswer, match="cannot answer ASSIGN"):
+        parse(GOOD.replace('"continue"', '"ASSIGN"'))
+    with pytest.raises(InvalidAnswer, match="status"):
+        parse(GOOD.replace('"continue"', '"MAYBE"'))
+
+
+def test_pending_needs_a_question() -> None:
+    with pytest.raises(InvalidAnswer, match="question"):
+        parse(GOOD.replace('"continue"', '"PENDING"'))
+    assert (
+        parse(
+            GOOD.replace('"continue"', '"PENDING"').replace('"result": ""', '"question": "which?"')
+        ).question
+        == "which?"
+    )

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import pytest
+
+from roundhouse.states import (
+    TRANSITIONS,
+    AgentKind,
+    InvalidTransition,
+    RoundState,
+    Status,
+    allowed_statuses,
+    initial_agent,
+    is_round_end,
+    is_subtask_end,
+    next_agent,
+    next_state,
+    transition,
+)
+
+H, A, L = AgentKind.HOST, AgentKind.APP, AgentKind.LINUX
+S, R = Status, RoundState
+
+# The table of docs/design.md, written out again by hand: (agent, status) →
+# (next agent, next state, subtask end, round end).
+EXPECTED = {
+    (H, S.CONTINUE): (H, R.CONTINUE, False, False),
+    (H, S.ASSIGN): (A, R.CONTINUE, True, False),
+    (H, S.PENDING): (H, R.CONTINUE, False, False),
+    (H, S.FINISH): (None, R.FINISH, False, True),
+    (H, S.FAIL): (None, R.FAIL, False, True),
+    (A, S.CONTINUE): (A, R.CONTINUE, False, False),
+    (A, S.SCREENSHOT): (A, R.CONTINUE, False, False),
+    (A, S.PENDING): (A, R.CONTINUE, False, False),
+    (A, S.CONFIRM): (A, R.CONTINUE, False, False),
+    (A, S.FINISH): (H, R.CONTINUE, True, False),
+    (A, S.FAIL): (H, R.CONTINUE, True, False),
+    (L, S.CONTINUE): (L, R.CONTINUE, False, False),
+    (L, S.PENDING): (L, R.CONTINUE, False, False),
+    (L, S.CONFIRM): (L, R.CONTINUE, False, False),
+    (L, S.FINISH): (None, R.FINISH, True, True),
+    (L, S.FAIL): (None, R.FAIL, True, True),
+}
+
+
+@pytest.mark.parametrize(("agent", "status"), list(EXPECTED))
+def test_every_row_of_the_table(agent: AgentKind, status: Status) -> None:
+    agent_after, state, subtask_end, round_end = EXPECTED[(agent, status)]
+    assert next_agent(agent, status) == agent_after
+    assert next_state(agent, status) is state
+    assert is_subtask_end(agent, status) is subtask_end
+    assert transition(agent, status).round_end is round_end
+    assert is_round_end(state) is round_end
+
+
+def test_the_table_has_no_row_the_design_does_not_have() -> None:
+    assert {(t.agent, t.status) for t in TRANSITIONS} == set(EXPECTED)
+
+
+@pytest.mark.parametrize(
+    ("agent", "status"),
+    [(L, S.ASSIGN), (L, S.SCREENSHOT), (H, S.SCREENSHOT), (H, S.CONFIRM), (A, S.ASSIGN)],
+)
+def test_a_status_an_agent_cannot_answer_is_refused_with_the_allowed_ones(
+    agent: AgentKind, status: Status
+) -> None:
+    with pytest.raises(InvalidTransition) as caught:
+        transition(agent, status)
+    for allowed in allowed_statuses(agent):
+        assert allowed.value in str(caught.value)
+
+
+def test_initial_agent_and_round_end_states() -> None:
+    assert initial_agent(gui=True) is H
+    assert initial_agent(gui=False) is L
+    assert {s for s in RoundState if is_round_end(s)} == {R.FINISH, R.FAIL, R.ERROR}

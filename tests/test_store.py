@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import SessionFactory, read_jsonl, shell_answer, write_replay
+from roundhouse.store import LogStore, safe_task_name
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("../x", "x"),
+        ("/etc", "etc"),
+        ("../../../../etc/passwd", "etc_passwd"),
+        ("my task", "my_task"),
+        ("..", "task"),
+        ("", "task"),
+        ("ok-name_1.2", "ok-name_1.2"),
+        ("a/../../b", "a_b"),
+    ],
+)
+def test_task_names_are_sanitised(name: str, expected: str) -> None:
+    assert safe_task_name(name) == expected
+
+
+@pytest.mark.parametrize("hostile", ["../escape", "/etc", "..", "a/../../b", "~root"])
+def test_a_hostile_task_name_stays_inside_the_logs_folder(tmp_path: Path, hostile: str) -> None:
+    logs = tmp_path / "logs"
+    store = LogStore.create(logs, hostile)
+    assert store.folder.resolve().parent == logs.resolve()
+
+
+def test_an_existing_session_folder_is_never_written_over(tmp_path: Path) -> None:
+    first = LogStore.create(tmp_path, "t")
+    (first.folder / "response.log").write_text("old\n")
+    second = LogStore.create(tmp_path, "t")
+    assert second.folder.name == "t-2"
+    assert (first.folder / "response.log").read_text() == "old\n"
+
+
+def test_snapshot_paths_cannot_leave_the_folder(tmp_path: Path) -> None:
+    store = LogStore.create(tmp_path, "t")
+    assert store.path("ui_trees/ui_tree_round_0_final.json").parent.name == "ui_trees"
+    with pytest.raises(ValueError):
+        store.path("../outside.png")
+
+
+async def test_the_log_folder_has_the_files_of_the_design(
+    tmp_path: Path, make_session: SessionFactory
+) -> None:
+    replay = write_replay(
+        tmp_path / "a.json",
+        [shell_answer("CONTINUE", "echo hi"), shell_answer("FINISH", result="hi")],
+    )
+    session = make_session(model=f"replay:{replay}", eva_round=True, task="named")
+    await session.run_round("say hi")
+    folder = session.store.folder
+    assert folder.name == "named"
+    assert {p.name for p in folder.iterdir()} == {
+        "response.log",
+        "request.log",
+        "evaluation.log",
+        "rounds.jsonl",
+        "blackboard.json",
+    }
+    steps = read_jsonl(folder / "response.log")
+    assert len(steps) == 2
+    assert steps[0]["action"] == {"function": "run_shell", "arguments": {"command": "echo hi"}}
+    assert steps[0]["result"]["result"]["stdout"] == "hi\n"
+    assert {"agent", "status", "thought", "usage", "model_ms", "action_ms"} <= set(steps[0])
+    rounds = read_jsonl(folder / "rounds.jsonl")
+    assert [r["state"] for r in rounds] == ["running", "finished"]
+    assert rounds[-1]["user_query"] == "say hi"
+    assert len(rounds[-1]["post_list"]) == 2
+    board = json.loads((folder / "blackboard.json").read_text())
+    assert board["requests"] == {"request_0": "say hi"}
+    assert len(board["trajectories"]) == 2
