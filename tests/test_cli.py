@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from conftest import read_jsonl, shell_answer, write_replay
@@ -135,3 +137,44 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
     assert "run" in done.stdout and "chat" in done.stdout
     run_help = roundhouse("run", "--help", cwd=tmp_path)
     assert "--model" in run_help.stdout and "--max-step" in run_help.stdout
+
+
+def test_ctrl_c_marks_the_round_cancelled_and_keeps_the_logs(tmp_path: Path) -> None:
+    answers = [shell_answer("CONTINUE", "echo started"), shell_answer("CONTINUE", "sleep 61.25")]
+    replay = write_replay(tmp_path / "a.json", answers)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
+    args = [*ROUNDHOUSE, "run", "wait", "--model", f"replay:{replay}", "--logs", "L", "--task", "k"]
+    process = subprocess.Popen(
+        args,
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    log = tmp_path / "L" / "k" / "response.log"
+    deadline = time.monotonic() + 30
+    while not (log.exists() and log.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # now inside `sleep 60`
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "cancelled" in stderr
+    rounds = read_jsonl(tmp_path / "L" / "k" / "rounds.jsonl")
+    assert rounds[-1]["state"] == "cancelled"
+    assert len(read_jsonl(log)) == 1
+    assert not processes_running("sleep\x0061.25"), "the cancelled command outlived the round"
+
+
+def processes_running(cmdline: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if cmdline in (entry / "cmdline").read_text():
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids

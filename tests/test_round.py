@@ -343,3 +343,20 @@ async def test_a_tool_failure_is_shown_to_the_model_not_a_crash(
     assert first.result is not None and "NotADirectoryError" in (first.result.error or "")
     prompts = (session.store.folder / "request.log").read_text().splitlines()
     assert "NotADirectoryError" in prompts[-1]
+
+
+async def test_sleep_time_is_waited_at_each_subtask_end(
+    tmp_path: Path, make_session: SessionFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slept: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recording_sleep(seconds: float) -> None:
+        slept.append(seconds)
+        await real_sleep(0)
+
+    monkeypatch.setattr("roundhouse.round.asyncio.sleep", recording_sleep)
+    replay = write_replay(tmp_path / "a.json", [shell_answer("FINISH", result="ok")])
+    session = make_session(model=f"replay:{replay}", sleep_time=1.5)
+    await session.run_round("x")
+    assert slept == [1.5]

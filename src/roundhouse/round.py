@@ -133,7 +133,7 @@ class Round:
                 self.agent = self.agents.switch(self.agent, move, step)
                 if move.subtask_end:
                     self._archive_subtask(step)
-                    await self.snapshots.settle()
+                    await self.settle()
                     await self.capture_last_snapshot(sub_round_id=self.context.subtask_amount)
                     self.context.subtask_amount += 1
         except (NoValidAnswer, ModelError) as error:
@@ -159,6 +159,12 @@ class Round:
 
     def is_finished(self) -> bool:
         return is_round_end(self.state) or self.context.round_step >= self.settings.max_step
+
+    async def settle(self) -> None:
+        """sleep_time is a floor; then wait until the UI is quiet, if there is one."""
+        if self.settings.sleep_time:
+            await asyncio.sleep(self.settings.sleep_time)
+        await self.snapshots.settle()
 
     @property
     def should_evaluate(self) -> bool:

@@ -172,7 +172,8 @@ def _disk_free(args: dict[str, str]) -> ShellIntent:
         fields = out[0].splitlines()[-1].split()
         size, used, avail = (int(fields[i]) * 1024 for i in (1, 2, 3))
         mount = fields[5]
-        percent = 100 * used / size if size else 0
+        # as df computes Use%: reserved blocks count neither as used nor as available
+        percent = 100 * used / (used + avail) if used + avail else 0
         return (
             f"{human(avail)} free of {human(size)} on {mount} ({human(used)} used, {percent:.0f}%)."
         )
