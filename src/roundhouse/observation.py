@@ -4,7 +4,10 @@ offline planner reads it directly. Pure data, no I/O."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from roundhouse.devices.linux.types import Control, WindowInfo
 
 
 @dataclass(frozen=True)
@@ -17,6 +20,7 @@ class PastStep:
     result_status: str | None  # success | failure | skipped; None when nothing ran
     output: Any  # the tool's result value
     error: str | None
+    comment: str = ""  # what the agent noted about this step (its progress, for itself)
 
 
 @dataclass(frozen=True)
@@ -26,3 +30,37 @@ class ShellObservation:
     blackboard: str = ""
     tools: tuple[str, ...] = field(default=())
     workdir: str = "."
+
+
+@dataclass(frozen=True)
+class SubtaskView:
+    """A subtask an AppAgent ended this round, as the host sees it."""
+
+    application: str
+    subtask: str
+    status: str  # FINISH or FAIL
+    result: str
+
+
+@dataclass(frozen=True)
+class HostObservation:
+    request: str
+    windows: tuple[WindowInfo, ...]
+    applications: tuple[str, ...]  # names launch_application accepts
+    subtasks: tuple[SubtaskView, ...] = ()
+    history: tuple[PastStep, ...] = ()
+    blackboard: str = ""
+    screenshot: Path | None = None
+
+
+@dataclass(frozen=True)
+class AppObservation:
+    request: str  # the whole request, read from the host's board
+    subtask: str  # what the host asked of this application
+    application: str
+    window: WindowInfo  # the window observed: the app's own, or its dialog in front
+    controls: tuple[Control, ...]
+    tree_available: bool = True
+    note: str | None = None
+    history: tuple[PastStep, ...] = ()
+    screenshot: Path | None = None  # the annotated screenshot

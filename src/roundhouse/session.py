@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from roundhouse.agents.linux import AgentServices, LinuxAgent
+from roundhouse.agents.base import AgentServices
+from roundhouse.agents.linux import LinuxAgent
 from roundhouse.agents.user import UserChannel
 from roundhouse.config import ConfigError, Settings
 from roundhouse.context import SessionContext
@@ -66,6 +67,7 @@ class Session:
             user=user,
             prices=PriceTable(settings.prices),
             events=self.events,
+            store=store,
         )
         self.context = SessionContext()
         self.outcomes: list[RoundOutcome] = []

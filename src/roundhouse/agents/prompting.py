@@ -8,8 +8,9 @@ from importlib import resources
 from string import Template
 
 from roundhouse.devices.base import ToolSpec
+from roundhouse.devices.linux.types import Control, WindowInfo
 from roundhouse.models.base import Message
-from roundhouse.observation import PastStep, ShellObservation
+from roundhouse.observation import AppObservation, HostObservation, PastStep, ShellObservation
 
 MAX_OUTPUT_IN_PROMPT = 3000
 
@@ -53,3 +54,57 @@ def linux_messages(observation: ShellObservation, specs: list[ToolSpec]) -> tupl
         history=history or "(none yet)",
     )
     return (Message("system", system), Message("user", user))
+
+
+def describe_window(window: WindowInfo) -> str:
+    state = " (active)" if window.active else ""
+    return f"window_id {window.xid}: {window.title!r} — {window.application}{state}"
+
+
+def describe_control(control: Control) -> str:
+    text = f" — {control.text[:80]!r}" if control.text else ""
+    return f"{control.label}: [{control.role}] {control.name!r}{text}"
+
+
+def _history(steps: tuple[PastStep, ...]) -> str:
+    return "\n".join(describe_step(i, s) for i, s in enumerate(steps, 1)) or "(none yet)"
+
+
+def host_messages(observation: HostObservation, specs: list[ToolSpec]) -> tuple[Message, ...]:
+    board = (
+        f"What this session already knows:\n{observation.blackboard}\n"
+        if observation.blackboard
+        else ""
+    )
+    subtasks = "\n".join(
+        f"- {s.application}: {s.subtask} -> {s.status}: {s.result}" for s in observation.subtasks
+    )
+    system = template("host_system.txt").substitute(tools=describe_tools(specs))
+    user = template("host_user.txt").substitute(
+        request=observation.request,
+        blackboard=board,
+        windows="\n".join(describe_window(w) for w in observation.windows) or "(none)",
+        applications=", ".join(observation.applications) or "(unknown: give a name or a command)",
+        subtasks=subtasks or "(none yet)",
+        history=_history(observation.history),
+    )
+    images = (observation.screenshot,) if observation.screenshot else ()
+    return (Message("system", system), Message("user", user, images))
+
+
+def app_messages(observation: AppObservation, specs: list[ToolSpec]) -> tuple[Message, ...]:
+    controls = "\n".join(describe_control(c) for c in observation.controls)
+    if not observation.tree_available:
+        controls = observation.note or "This application exposes no accessibility tree."
+    system = template("app_system.txt").substitute(
+        application=observation.application, tools=describe_tools(specs)
+    )
+    user = template("app_user.txt").substitute(
+        request=observation.request,
+        subtask=observation.subtask,
+        window=describe_window(observation.window),
+        controls=controls or "(no interactive controls)",
+        history=_history(observation.history),
+    )
+    images = (observation.screenshot,) if observation.screenshot else ()
+    return (Message("system", system), Message("user", user, images))

@@ -39,14 +39,14 @@ class ActionAnswer(_Answer):
         return None if isinstance(value, str) and not value.strip() else value
 
 
-class LinuxAnswer(_Answer):
-    """{observation, thought, action {function, arguments, status}, plan, result}"""
+class StepAnswer(_Answer):
+    """What every acting agent answers each step."""
 
     observation: str
     thought: str
     action: ActionAnswer
     plan: list[str] = Field(default_factory=list)
-    result: str = ""
+    result: str = ""  # the answer so far; the final answer with FINISH, the reason with FAIL
     question: str | None = None  # what to ask the user when status is PENDING
 
     @field_validator("plan", mode="before")
@@ -57,7 +57,11 @@ class LinuxAnswer(_Answer):
         return value
 
 
-AnswerT = TypeVar("AnswerT", bound=_Answer)
+class LinuxAnswer(StepAnswer):
+    """{observation, thought, action {function, arguments, status}, plan, result}"""
+
+
+AnswerT = TypeVar("AnswerT", bound=StepAnswer)
 
 
 def parse_answer(
@@ -70,11 +74,9 @@ def parse_answer(
         raise InvalidAnswer(str(error)) from None
     except ValidationError as error:
         raise InvalidAnswer(_describe(error)) from None
-    action = getattr(answer, "action", None)
-    if isinstance(action, ActionAnswer):
-        check_action(action, agent=agent, functions=functions)
-        if action.status is Status.PENDING and not getattr(answer, "question", None):
-            raise InvalidAnswer("status PENDING needs a 'question' for the user")
+    check_action(answer.action, agent=agent, functions=functions)
+    if answer.action.status is Status.PENDING and not answer.question:
+        raise InvalidAnswer("status PENDING needs a 'question' for the user")
     return answer
 
 
@@ -99,3 +101,53 @@ def _describe(error: ValidationError) -> str:
 def answer_schema(answer_type: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema sent to endpoints that support structured output."""
     return answer_type.model_json_schema()
+
+
+class HostAnswer(StepAnswer):
+    """The host's decision: which application serves the next subtask, or the round's end."""
+
+    current_subtask: str = ""  # with ASSIGN: what the AppAgent is to do
+    comment: str = ""
+
+
+class AppAnswer(StepAnswer):
+    """{observation, thought, action {function, arguments {id, name, ...}, status}, plan,
+    comment, save_screenshot, result}"""
+
+    comment: str = ""
+    save_screenshot: bool = False
+
+
+ASSIGN_FUNCTIONS = ("select_window", "launch_application")
+
+
+def check_host(answer: HostAnswer) -> HostAnswer:
+    if answer.action.status is Status.ASSIGN:
+        if answer.action.function not in ASSIGN_FUNCTIONS:
+            raise InvalidAnswer(
+                "ASSIGN needs the function select_window or launch_application "
+                f"(got {answer.action.function!r})"
+            )
+        if not answer.current_subtask.strip():
+            raise InvalidAnswer("ASSIGN needs 'current_subtask': what the application is to do")
+    return answer
+
+
+def check_control(arguments: dict[str, Any], controls: Collection[tuple[int, str]]) -> None:
+    """The control an answer names by id must exist, and its name must agree with the id."""
+    if "id" not in arguments:
+        return
+    names = dict(controls)
+    try:
+        label = int(arguments["id"])
+    except (TypeError, ValueError):
+        raise InvalidAnswer(f"control id {arguments['id']!r} is not a number") from None
+    if label not in names:
+        available = ", ".join(f"{k} {v!r}" for k, v in sorted(names.items())[:40]) or "none"
+        raise InvalidAnswer(f"there is no control {label}; the controls are: {available}")
+    given = str(arguments.get("name", "")).strip()
+    if given.casefold() != names[label].strip().casefold():
+        raise InvalidAnswer(
+            f"control {label} is named {names[label]!r}, not {given!r}: give the id and name of "
+            "the same control"
+        )

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from roundhouse.models.base import Completion, ModelRequest, Usage
-from roundhouse.observation import PastStep, ShellObservation
+from roundhouse.models.offline_gui import plan_app, plan_host
+from roundhouse.observation import AppObservation, HostObservation, PastStep, ShellObservation
 
 UNDERSTOOD = (
     "list the files in DIR; how much disk space is free; how much memory is free; "
@@ -45,8 +46,13 @@ class OfflineModel:
     name = "offline"
 
     async def complete(self, request: ModelRequest) -> Completion:
-        if isinstance(request.observation, ShellObservation):
-            answer = plan_shell(request.observation)
+        observation = request.observation
+        if isinstance(observation, ShellObservation):
+            answer = plan_shell(observation)
+        elif isinstance(observation, HostObservation):
+            answer = plan_host(observation)
+        elif isinstance(observation, AppObservation):
+            answer = plan_app(observation)
         else:
             answer = fail(
                 "the offline model cannot act on this kind of observation", f"{REAL_MODEL_HINT}"
