@@ -18,6 +18,7 @@ class SubtaskResult:
 
     sub_round_id: int
     agent_name: str
+    subtask: str
     status: str
     result: str
 

@@ -219,10 +219,14 @@ class Round:
         self.events.emit(CostUpdated(self.id, self.context.cost, self.context.session.cost))
 
     def _archive_subtask(self, step: StepRecord) -> None:
+        """What an acting agent's subtask came to; the host's ASSIGN only starts one."""
+        if step.agent is AgentKind.HOST:
+            return
         self.context.previous_subtasks.append(
             SubtaskResult(
                 sub_round_id=self.context.subtask_amount,
                 agent_name=step.agent_name,
+                subtask=step.subtask or self.request,
                 status=step.status.value,
                 result=step.answer,
             )

@@ -7,12 +7,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from roundhouse.agents.app import AppAgent
 from roundhouse.agents.base import AgentServices
+from roundhouse.agents.host import HostAgent
 from roundhouse.agents.linux import LinuxAgent
+from roundhouse.agents.pool import HostAppPool
 from roundhouse.agents.user import UserChannel
 from roundhouse.config import ConfigError, Settings
 from roundhouse.context import SessionContext
 from roundhouse.devices.base import Dispatcher
+from roundhouse.devices.linux.types import WindowInfo
 from roundhouse.evaluation import Evaluation, Evaluator, NotEvaluated
 from roundhouse.events import Event, EventBus, PromptSent
 from roundhouse.models import ModelPool
@@ -82,7 +86,18 @@ class Session:
         if self.agent_kind is AgentKind.LINUX:
             model = self.models.get(self.settings.model_for("linux"))
             return SingleAgent(LinuxAgent(model=model, services=self.services))
-        raise ConfigError(f"agent {self.agent_kind} is not available in this build")
+        if self.agent_kind is AgentKind.HOST:
+            host = HostAgent(
+                model=self.models.get(self.settings.model_for("host")), services=self.services
+            )
+            app_model = self.models.get(self.settings.model_for("app"))
+
+            def make_app(window: WindowInfo) -> AppAgent:
+                name = window.application or f"window {window.xid}"
+                return AppAgent(model=app_model, services=self.services, window=window, name=name)
+
+            return HostAppPool(host, make_app)
+        raise ConfigError(f"a round cannot start with the {self.agent_kind} agent")
 
     async def run_round(self, request: str) -> RoundOutcome:
         if len(self.outcomes) >= self.settings.max_round:

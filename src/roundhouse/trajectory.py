@@ -42,6 +42,7 @@ class StepRecord(BaseModel):
     action: ActionRecord = Field(default_factory=ActionRecord)
     result: Result | None = None
     answer: str = ""  # the agent's "result" field: its answer so far or its final answer
+    subtask: str | None = None  # the host's ASSIGN, or the subtask an AppAgent works on
     question: str | None = None
     user_reply: str | None = None
     retries: int = 0  # invalid answers sent back to the model in this step

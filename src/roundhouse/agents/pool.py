@@ -1,0 +1,39 @@
+"""Which agent acts next: the host, or the AppAgent of the application it assigned.
+One AppAgent per application, reused when the host comes back to it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from roundhouse.agents.app import AppAgent
+from roundhouse.agents.host import HostAgent
+from roundhouse.devices.linux.types import WindowInfo
+from roundhouse.round import Agent
+from roundhouse.states import AgentKind, Transition
+from roundhouse.trajectory import StepRecord
+
+
+@dataclass
+class HostAppPool:
+    host: HostAgent
+    make_app: Callable[[WindowInfo], AppAgent]
+    apps: dict[str, AppAgent] = field(default_factory=dict)
+
+    def first(self) -> Agent:
+        return self.host
+
+    def switch(self, current: Agent, move: Transition, step: StepRecord) -> Agent:
+        if move.next_agent is None or move.next_agent is current.kind:
+            return current
+        if move.next_agent is AgentKind.HOST:
+            return self.host
+        assignment = self.host.assignment
+        if assignment is None:  # the table only leads here after a successful ASSIGN
+            raise RuntimeError("the host assigned no application")
+        key = assignment.window.application or str(assignment.window.xid)
+        app = self.apps.get(key)
+        if app is None:
+            app = self.apps[key] = self.make_app(assignment.window)
+        app.assign(assignment.window, assignment.subtask)
+        return app

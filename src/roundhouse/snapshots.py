@@ -1,0 +1,53 @@
+"""Snapshots at each subtask end and at round end, with the seeds' file names:
+
+    action_round_{id}[_sub_round_{k}]_final.png           the window (the desktop if none is active)
+    ui_trees/ui_tree_round_{id}[_sub_round_{k}]_final.json  when save_ui_tree is on
+    desktop_round_{id}[_sub_round_{k}]_final.png          when save_full_screen is on
+
+(UFO writes "sub_round_None" in the final desktop shot's name and never writes its round
+UI trees; we write neither mistake.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from roundhouse.config import Settings
+from roundhouse.devices.base import Command, Dispatcher, Result
+from roundhouse.store import LogStore
+
+
+class DesktopSnapshots:
+    def __init__(self, dispatcher: Dispatcher, settings: Settings) -> None:
+        self.dispatcher = dispatcher
+        self.settings = settings
+
+    async def capture(self, store: LogStore, round_id: int, sub_round_id: int | None) -> list[str]:
+        suffix = "" if sub_round_id is None else f"_sub_round_{sub_round_id}"
+        files = []
+        window_png = store.path(f"action_round_{round_id}{suffix}_final.png")
+        shot = await self._call("capture_window_screenshot", path=str(window_png))
+        if not shot.ok:  # no active window: the desktop stands in for it
+            shot = await self._call("capture_desktop_screenshot", path=str(window_png))
+        if shot.ok:
+            files.append(window_png.name)
+        if self.settings.save_ui_tree:
+            name = f"ui_trees/ui_tree_round_{round_id}{suffix}_final.json"
+            tree = await self._call("get_ui_tree")
+            store.write_json(name, tree.result if tree.ok else {"error": tree.error})
+            files.append(name)
+        if self.settings.save_full_screen:
+            desktop_png = store.path(f"desktop_round_{round_id}{suffix}_final.png")
+            if (await self._call("capture_desktop_screenshot", path=str(desktop_png))).ok:
+                files.append(desktop_png.name)
+        return files
+
+    async def settle(self) -> None:
+        """Nothing more to wait for: every desktop action already waits for the screen
+        to settle before it returns."""
+
+    async def _call(self, tool: str, **parameters: Any) -> Result:
+        [result] = await self.dispatcher.execute(
+            [Command(tool_name=tool, parameters=parameters, tool_type="data_collection")]
+        )
+        return result
