@@ -365,3 +365,14 @@ async def test_azure_is_used_when_api_version_is_set(fake: FakeOpenAI, sleeps: S
         request.path == "/openai/deployments/my-deployment/chat/completions?api-version=2024-10-21"
     )
     assert request.headers["api-key"] == "k"
+
+
+def test_azure_takes_its_endpoint_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", "http://127.0.0.1:9/")
+    model = OpenAIModel("dep", OpenAISettings(api_key="k", api_version="2024-10-21"))
+    assert model.base_url == "http://127.0.0.1:9"
+
+
+def test_azure_without_an_endpoint_is_a_clear_error() -> None:
+    with pytest.raises(ModelError, match="Azure OpenAI .* needs openai.base_url"):
+        OpenAIModel("dep", OpenAISettings(api_key="k", api_version="2024-10-21"))

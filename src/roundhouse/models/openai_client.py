@@ -115,6 +115,21 @@ def response_format(schema: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def endpoint(settings: OpenAISettings, env: Mapping[str, str]) -> str:
+    """The base URL: the settings, else the standard environment, else OpenAI itself."""
+    if settings.base_url:
+        return settings.base_url.rstrip("/")
+    if settings.api_version:  # Azure has no default endpoint: each resource has its own
+        found = env.get("AZURE_OPENAI_ENDPOINT") or env.get("OPENAI_BASE_URL")
+        if not found:
+            raise ModelError(
+                "Azure OpenAI (openai.api_version is set) needs openai.base_url "
+                "(https://<resource>.openai.azure.com) or AZURE_OPENAI_ENDPOINT"
+            )
+        return found.rstrip("/")
+    return (env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+
+
 # ---------------------------------------------------------------- the model
 
 
@@ -151,9 +166,7 @@ class OpenAIModel:
         self.name = f"openai:{model}"
         self.model = model
         self.settings = settings
-        self.base_url = (
-            settings.base_url or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        ).rstrip("/")
+        self.base_url = endpoint(settings, env)
         if env.get(LOOPBACK_ENV) == "1" and not is_loopback(self.base_url):
             raise ModelError(
                 f"{LOOPBACK_ENV}=1: refusing the non-loopback endpoint {self.base_url} "
