@@ -85,6 +85,18 @@ def backoff_seconds(attempt: int, retry_after: float | None) -> float:
     return min(BACKOFF_BASE * float(2**attempt), BACKOFF_CAP)
 
 
+def root_cause(error: BaseException) -> str:
+    """The innermost cause ("connection refused"), not the SDK's "Connection error."."""
+    for _ in range(20):  # a bound: exception chains can loop
+        inner = error.__cause__ or error.__context__
+        if inner is None:
+            break
+        error = inner
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    return str(error) or type(error).__name__
+
+
 def mentions_response_format(error: openai.APIStatusError) -> bool:
     text = f"{error.message} {json.dumps(error.body, default=str)}".lower()
     return "response_format" in text or "json_schema" in text
@@ -258,8 +270,7 @@ class OpenAIModel:
         except openai.APITimeoutError:
             raise _Retry(f"{self.base_url}: no answer within {self.settings.timeout:g} s") from None
         except openai.APIConnectionError as error:
-            cause = error.__cause__ or error
-            raise _Retry(f"cannot connect to {self.base_url}: {cause}") from None
+            raise _Retry(f"cannot connect to {self.base_url}: {root_cause(error)}") from None
         except openai.APIStatusError as error:
             if structured and error.status_code in (400, 422) and mentions_response_format(error):
                 log.warning(
