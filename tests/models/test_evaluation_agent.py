@@ -150,6 +150,7 @@ async def test_an_unreachable_judge_is_unsure_not_a_crash(
 
     assert evaluation.complete == "unsure"
     assert "evaluator could not be asked" in evaluation.reason and "401" in evaluation.reason
+    assert evaluation.usage.requests == 1 and evaluation.usage.cost == 0
 
 
 async def test_a_round_without_any_step_is_judged(

@@ -118,9 +118,10 @@ async def test_server_errors_past_max_retries_give_a_model_error(
 ) -> None:
     fake.push(Reply.error(500, "boom"), Reply.error(500, "boom"))
 
-    with pytest.raises(ModelError, match=r"answered 500: boom \(gave up after 2 attempts\)"):
+    with pytest.raises(ModelError, match=r"answered 500: boom \(gave up after 2 attempts\)") as e:
         await make_model(max_retries=1).complete(ask())
     assert len(fake.requests) == 2
+    assert e.value.usage == Usage(requests=2)  # failed attempts are still counted
 
 
 async def test_malformed_json_body_is_retried(fake: FakeOpenAI, make_model: MakeModel) -> None:
@@ -170,9 +171,10 @@ async def test_wrong_key_is_a_clear_error_and_not_retried(
 ) -> None:
     fake.push(Reply.error(401, "Incorrect API key provided"))
 
-    with pytest.raises(ModelError, match="refused the API key \\(401\\).*OPENAI_API_KEY"):
+    with pytest.raises(ModelError, match="refused the API key \\(401\\).*OPENAI_API_KEY") as e:
         await make_model().complete(ask())
     assert len(fake.requests) == 1
+    assert e.value.usage == Usage(requests=1)
 
 
 async def test_unknown_model_is_a_clear_error(fake: FakeOpenAI, make_model: MakeModel) -> None:
@@ -378,3 +380,22 @@ def test_azure_takes_its_endpoint_from_the_environment(monkeypatch: pytest.Monke
 def test_azure_without_an_endpoint_is_a_clear_error() -> None:
     with pytest.raises(ModelError, match="Azure OpenAI .* needs openai.base_url"):
         OpenAIModel("dep", OpenAISettings(api_key="k", api_version="2024-10-21"))
+
+
+async def test_a_known_model_through_the_fake_has_a_known_non_zero_cost(
+    fake: FakeOpenAI, make_model: MakeModel
+) -> None:
+    # What the acceptance step shows: gpt-4o-mini priced by genai-prices, no override.
+    fake.push(Reply.completion('{"status": "FINISH"}', prompt_tokens=1200, completion_tokens=80))
+
+    completion = await make_model("gpt-4o-mini").complete(ask())
+
+    cost = PriceTable().cost(completion.model, completion.usage)
+    assert cost.known and cost.dollars is not None and cost.dollars > 0
+
+
+async def test_the_model_closes_as_an_async_context_manager(fake: FakeOpenAI) -> None:
+    fake.push(Reply.completion("ok"))
+    settings = OpenAISettings(base_url=fake.base_url, api_key="k")
+    async with OpenAIModel("gpt-4o-mini", settings) as model:
+        assert (await model.complete(ask())).text == "ok"

@@ -233,6 +233,8 @@ class EvaluationAgent:
                     )
                 )
             except ModelError as error:
+                spent.usage += error.usage  # its failed attempts were requests all the same
+                spent.cost += self.prices.cost(self.model.name, error.usage)
                 log.warning("the evaluation model could not be asked: %s", error)
                 return self._verdict(
                     round_id, None, f"evaluator could not be asked: {error}", spent

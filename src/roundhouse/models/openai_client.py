@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 import openai
@@ -215,6 +215,12 @@ class OpenAIModel:
     async def aclose(self) -> None:
         await self._client.close()
 
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
     async def complete(self, request: ModelRequest) -> Completion:
         messages, images = await asyncio.to_thread(self._messages, request.messages)
         attempts = _Attempts()
@@ -224,7 +230,8 @@ class OpenAIModel:
             except _Retry as problem:
                 if attempts.retries >= self.settings.max_retries:
                     tries = attempts.retries + 1
-                    raise ModelError(f"{problem} (gave up after {tries} attempts)") from None
+                    message = f"{problem} (gave up after {tries} attempts)"
+                    raise ModelError(message, attempts.usage) from None
                 delay = backoff_seconds(attempts.retries, problem.retry_after)
                 log.warning("%s: %s; retrying in %.1f s", self.name, problem, delay)
                 await self._sleep(delay)
@@ -278,7 +285,7 @@ class OpenAIModel:
                 )
                 self._structured = False
                 return await self._attempt(messages, None, attempts)
-            raise self._status_problem(error) from None
+            raise self._status_problem(error, attempts.usage) from None
         try:
             completion = raw.parse()
         except (json.JSONDecodeError, ValidationError, openai.APIResponseValidationError):
@@ -291,7 +298,7 @@ class OpenAIModel:
         attempts.usage += tokens_of(completion)
         return completion
 
-    def _status_problem(self, error: openai.APIStatusError) -> Exception:
+    def _status_problem(self, error: openai.APIStatusError, usage: Usage) -> Exception:
         status, detail = error.status_code, _detail(error)
         if status == 429 or status >= 500:
             wait = retry_after_seconds(error.response.headers, self._clock())
@@ -299,13 +306,14 @@ class OpenAIModel:
         if status == 401:
             return ModelError(
                 f"{self.base_url} refused the API key (401): {detail}. "
-                "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml."
+                "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml.",
+                usage,
             )
         if status == 404:
             return ModelError(
-                f"{self.base_url} does not know the model '{self.model}' (404): {detail}"
+                f"{self.base_url} does not know the model '{self.model}' (404): {detail}", usage
             )
-        return ModelError(f"{self.base_url} refused the request ({status}): {detail}")
+        return ModelError(f"{self.base_url} refused the request ({status}): {detail}", usage)
 
     def _completion(
         self,
