@@ -76,7 +76,7 @@ def _prompt(name: str) -> str:
     return resources.files("roundhouse.agents").joinpath("prompts", name).read_text("utf-8")
 
 
-# ---------------------------------------------------------------- pure rendering
+# ------------------------------------ the evidence (pure but for checking files exist)
 
 
 @dataclass(frozen=True)
