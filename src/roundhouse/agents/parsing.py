@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
@@ -22,25 +23,40 @@ class AnswerFormatError(ValueError):
 def extract_json_object(text: str) -> dict[str, Any]:
     candidates = [match.group(1) for match in _FENCE.finditer(text)] + [text]
     for candidate in candidates:
-        span = _outer_object(candidate)
-        if span is None:
-            continue
-        for attempt in (span, _TRAILING_COMMA.sub(r"\1", span)):
-            try:
-                value = json.loads(attempt)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(value, dict):
+        for span in _balanced_objects(candidate):
+            value = _loads_object(span)
+            if value is not None:
                 return value
     preview = text.strip().replace("\n", " ")[:200]
     raise AnswerFormatError(f"the answer is not a JSON object: {preview!r}")
 
 
-def _outer_object(text: str) -> str | None:
-    """The first balanced {...} in text, string literals respected."""
+def _loads_object(span: str) -> dict[str, Any] | None:
+    for attempt in (span, _TRAILING_COMMA.sub(r"\1", span)):
+        try:
+            value = json.loads(attempt)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def _balanced_objects(text: str) -> Iterator[str]:
+    """The top-level balanced {...} spans of text, in order: prose before the answer may
+    hold braces of its own ("Here is {the plan}: {...}"). Never a piece nested inside
+    another span: a broken answer must not pass for one of its parts."""
     start = text.find("{")
-    if start < 0:
-        return None
+    while start >= 0:
+        span = _outer_object(text, start)
+        if span is None:
+            return  # never closed: every later brace is inside it
+        yield span
+        start = text.find("{", start + len(span))
+
+
+def _outer_object(text: str, start: int) -> str | None:
+    """The balanced {...} opening at text[start], string literals respected."""
     depth = 0
     in_string = escaped = False
     for index in range(start, len(text)):

@@ -15,7 +15,15 @@ AgentRole = Literal["host", "app", "linux", "eval"]
 
 
 class ModelError(RuntimeError):
-    """The model cannot answer at all (bad key, unknown model, unreachable, out of answers)."""
+    """The model cannot answer at all (bad key, unknown model, unreachable, out of answers).
+
+    usage: what the failed attempts cost all the same (requests are counted even when
+    they fail), so that a step that ends in this error still records them.
+    """
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage if usage is not None else Usage()
 
 
 @dataclass(frozen=True)

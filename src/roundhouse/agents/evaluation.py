@@ -1,0 +1,292 @@
+"""The EvaluationAgent: a model judges a round (or a session) from its evidence.
+
+It reads the request, every step's thought, action and result, the annotated screenshots
+of the steps (capped) and the final screenshots. The round's own FINISH is never taken as
+proof; the prompt says so.
+
+An invalid answer goes back to the model with the error, up to `retries` times. If the
+model still gives none (or cannot be reached), the verdict is "unsure" with the reason
+why: judging is advice about a round that has already ended, so it never fails the round,
+and "unsure" is never mistaken for success. Every call is counted in the usage, with cost.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
+from roundhouse.evaluation import Evaluation, SubScore, Verdict
+from roundhouse.models.base import (
+    Completion,
+    LanguageModel,
+    Message,
+    ModelError,
+    ModelRequest,
+    Usage,
+)
+from roundhouse.models.pricing import ZERO_COST, Cost, PriceTable
+from roundhouse.trajectory import RoundTrajectory, StepRecord, UsageRecord
+
+log = logging.getLogger(__name__)
+
+FIELD_LIMIT = 1000  # characters of one step field shown to the judge (shell output is long)
+
+
+class EvaluationAnswer(BaseModel):
+    """What the judge must answer."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    reason: str
+    sub_scores: list[SubScore] = []
+    complete: Verdict
+
+    # "Yes" and "YES " mean yes: not worth a retry.
+    @field_validator("complete", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return _lower(value)
+
+    @field_validator("sub_scores", mode="before")
+    @classmethod
+    def _lower_sub_scores(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            return value
+        return [
+            {**item, "evaluation": _lower(item.get("evaluation"))}
+            if isinstance(item, dict)
+            else item
+            for item in value
+        ]
+
+
+def _lower(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+def _prompt(name: str) -> str:
+    return resources.files("roundhouse.agents").joinpath("prompts", name).read_text("utf-8")
+
+
+# ------------------------------------ the evidence (pure but for checking files exist)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    text: str
+    images: tuple[Path, ...]
+
+
+def _clip(text: str, limit: int = FIELD_LIMIT) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else f"{text[:limit]} … [{len(text) - limit} more characters]"
+
+
+def render_step(step: StepRecord) -> str:
+    lines = [f"Step {step.round_step} — {step.agent_name} ({step.agent}), status {step.status}"]
+    if step.thought:
+        lines.append(f"  thought: {_clip(step.thought)}")
+    if step.action.function:
+        arguments = json.dumps(step.action.arguments, ensure_ascii=False)
+        lines.append(f"  action: {step.action.function}({_clip(arguments)})")
+    if step.result is not None:
+        outcome = step.result.error if step.result.error else step.result.result
+        shown = outcome if isinstance(outcome, str) else json.dumps(outcome, default=str)
+        lines.append(f"  result: {step.result.status}: {_clip(shown)}")
+    if step.answer:
+        lines.append(f"  answer: {_clip(step.answer)}")
+    if step.question:
+        lines.append(f"  asked the user: {_clip(step.question)} — reply: {step.user_reply}")
+    return "\n".join(lines)
+
+
+def render_round(trajectory: RoundTrajectory) -> str:
+    outcome = f"{trajectory.state}"
+    if trajectory.result:
+        outcome += f", result: {_clip(trajectory.result)}"
+    if trajectory.error:
+        outcome += f", error: {_clip(trajectory.error)}"
+    steps = "\n".join(render_step(step) for step in trajectory.steps) or (
+        "(no steps: no agent acted on the desktop or the shell in this round)"
+    )
+    return (
+        f"Round {trajectory.round_id}\n"
+        f"Request: {trajectory.request}\n"
+        f"How the round ended (the agents' own account, not proof): {outcome}\n"
+        f"Steps ({len(trajectory.steps)}):\n{steps}"
+    )
+
+
+def step_screenshots(step: StepRecord) -> list[str]:
+    """The annotated screenshots of a step when it has any (they show the chosen control)."""
+    annotated = [name for name in step.screenshots if name.endswith("_annotated.png")]
+    return annotated or list(step.screenshots)
+
+
+def choose_images(trajectories: list[RoundTrajectory], max_images: int) -> list[tuple[str, Path]]:
+    """(label, path) of the screenshots to show: the final ones first, then the latest steps'.
+
+    Files that are not on disk are left out (a round that crashed may not have them).
+    """
+    finals = [
+        (f"round {t.round_id} final: {name}", t.log_dir / name)
+        for t in trajectories
+        for name in t.final_screenshots
+    ]
+    steps = [
+        (f"round {t.round_id} step {step.round_step}: {name}", t.log_dir / name)
+        for t in trajectories
+        for step in t.steps
+        for name in step_screenshots(step)
+    ]
+    finals = _latest([item for item in finals if item[1].is_file()], max_images)
+    steps = _latest([item for item in steps if item[1].is_file()], max_images - len(finals))
+    return steps + finals  # in time order: the steps, then the end
+
+
+def _latest(items: list[tuple[str, Path]], count: int) -> list[tuple[str, Path]]:
+    return items[max(0, len(items) - count) :] if count > 0 else []
+
+
+def gather_evidence(trajectories: list[RoundTrajectory], max_images: int, scope: str) -> Evidence:
+    chosen = choose_images(trajectories, max_images)
+    images = "\n".join(f"{n}. {label}" for n, (label, _) in enumerate(chosen, 1)) or "(none)"
+    text = Template(_prompt("evaluation_user.txt")).substitute(
+        scope=scope,
+        rounds="\n\n".join(render_round(t) for t in trajectories),
+        images=images,
+    )
+    return Evidence(text, tuple(path for _, path in chosen))
+
+
+def answer_problem(error: AnswerFormatError | ValidationError) -> str:
+    if isinstance(error, AnswerFormatError):
+        return str(error)
+    problems = [
+        f"{'.'.join(str(part) for part in problem['loc']) or 'answer'}: {problem['msg']}"
+        for problem in error.errors()
+    ]
+    return "; ".join(problems)
+
+
+def parse_answer(text: str) -> EvaluationAnswer:
+    """The judge's answer, or AnswerFormatError / ValidationError saying what is wrong."""
+    return EvaluationAnswer.model_validate(extract_json_object(text))
+
+
+# ---------------------------------------------------------------- the agent
+
+
+ROUND_SCOPE = "Judge whether this round fulfilled its request."
+SESSION_SCOPE = "Judge whether the session as a whole fulfilled every request below, in order."
+
+
+class EvaluationAgent:
+    """An Evaluator (see roundhouse.evaluation) backed by a language model."""
+
+    def __init__(
+        self, model: LanguageModel, prices: PriceTable, max_images: int = 6, retries: int = 3
+    ) -> None:
+        self.model = model
+        self.prices = prices
+        self.max_images = max_images
+        self.retries = retries
+
+    async def evaluate_round(self, trajectory: RoundTrajectory) -> Evaluation:
+        evidence = gather_evidence([trajectory], self.max_images, ROUND_SCOPE)
+        return await self._judge(evidence, round_id=trajectory.round_id)
+
+    async def evaluate_session(self, trajectories: list[RoundTrajectory]) -> Evaluation:
+        if not trajectories:
+            return Evaluation(
+                evaluator=self.model.name, complete="unsure", reason="the session has no rounds"
+            )
+        # Only the final screenshots of each round: the steps were judged round by round.
+        finals_only = [
+            t.model_copy(update={"steps": _without_screenshots(t)}) for t in trajectories
+        ]
+        evidence = gather_evidence(finals_only, self.max_images, SESSION_SCOPE)
+        return await self._judge(evidence, round_id=None)
+
+    async def _judge(self, evidence: Evidence, round_id: int | None) -> Evaluation:
+        messages = [
+            Message("system", _prompt("evaluation_system.txt")),
+            Message("user", evidence.text, evidence.images),
+        ]
+        spent = _Spent()
+        problem = ""
+        for _attempt in range(self.retries + 1):
+            try:
+                completion = await self.model.complete(
+                    ModelRequest(
+                        agent="eval",
+                        messages=tuple(messages),
+                        response_schema=EvaluationAnswer.model_json_schema(),
+                    )
+                )
+            except ModelError as error:
+                spent.usage += error.usage  # its failed attempts were requests all the same
+                spent.cost += self.prices.cost(self.model.name, error.usage)
+                log.warning("the evaluation model could not be asked: %s", error)
+                return self._verdict(
+                    round_id, None, f"evaluator could not be asked: {error}", spent
+                )
+            spent.add(completion, self.prices)
+            try:
+                answer = parse_answer(completion.text)
+            except (AnswerFormatError, ValidationError) as error:
+                problem = answer_problem(error)
+                messages += [
+                    Message("assistant", completion.text),
+                    Message(
+                        "user",
+                        f"Your answer could not be used: {problem}\n"
+                        "Answer again with the JSON object only.",
+                    ),
+                ]
+                continue
+            return self._verdict(round_id, answer, answer.reason, spent)
+        reason = f"evaluator gave no valid answer after {self.retries + 1} attempts: {problem}"
+        return self._verdict(round_id, None, reason, spent)
+
+    def _verdict(
+        self, round_id: int | None, answer: EvaluationAnswer | None, reason: str, spent: _Spent
+    ) -> Evaluation:
+        return Evaluation(
+            round_id=round_id,
+            evaluator=self.model.name,
+            complete=answer.complete if answer else "unsure",
+            reason=reason,
+            sub_scores=answer.sub_scores if answer else [],
+            usage=spent.record(),
+        )
+
+
+def _without_screenshots(trajectory: RoundTrajectory) -> list[StepRecord]:
+    return [step.model_copy(update={"screenshots": []}) for step in trajectory.steps]
+
+
+@dataclass
+class _Spent:
+    usage: Usage = Usage()
+    cost: Cost = ZERO_COST
+
+    def add(self, completion: Completion, prices: PriceTable) -> None:
+        self.usage += completion.usage
+        self.cost += prices.cost(completion.model, completion.usage)
+
+    def record(self) -> UsageRecord:
+        return UsageRecord(
+            requests=self.usage.requests,
+            input_tokens=self.usage.input_tokens,
+            output_tokens=self.usage.output_tokens,
+            cost=self.cost.dollars,
+        )
