@@ -3,8 +3,7 @@ RH_LOOPBACK_ONLY makes the OpenAI client refuse any non-loopback base_url."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from roundhouse.devices.shell import ShellTools
 from roundhouse.events import Event, EventBus
 from roundhouse.session import Session
 from roundhouse.store import LogStore
+from tests.helpers import SessionFactory
 
 
 @pytest.fixture(autouse=True)
@@ -30,39 +30,6 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if name.startswith("ROUNDHOUSE_"):
             monkeypatch.delenv(name)
     yield
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line]
-
-
-def write_replay(path: Path, answers: list[Any]) -> Path:
-    path.write_text(json.dumps(answers), encoding="utf-8")
-    return path
-
-
-def shell_answer(
-    status: str,
-    command: str | None = None,
-    result: str = "",
-    **extra: Any,
-) -> dict[str, Any]:
-    """A LinuxAgent answer as a model would give it."""
-    return {
-        "observation": "seen",
-        "thought": "thinking",
-        "action": {
-            "function": "run_shell" if command is not None else None,
-            "arguments": {"command": command} if command is not None else {},
-            "status": status,
-        },
-        "plan": ["next"],
-        "result": result,
-        **extra,
-    }
-
-
-SessionFactory = Callable[..., Session]
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import read_jsonl, shell_answer, write_replay
+from tests.helpers import read_jsonl, shell_answer, write_replay
 
 ROUNDHOUSE = [sys.executable, "-m", "roundhouse"]
 

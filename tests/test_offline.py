@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SessionFactory
 from roundhouse.models.offline import understand
 from roundhouse.states import RoundState
+from tests.helpers import SessionFactory
 
 
 async def ask(make_session: SessionFactory, request: str) -> str:

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SessionFactory, read_jsonl, shell_answer, write_replay
 from roundhouse.agents.user import NonInteractiveUser, ScriptedUser
 from roundhouse.config import Price
 from roundhouse.events import AnswerRejected, Event, RoundEnded, StepTaken
 from roundhouse.record import RecordState
 from roundhouse.round import MAX_STEP_REACHED
 from roundhouse.states import RoundState, Status
+from tests.helpers import SessionFactory, read_jsonl, shell_answer, write_replay
 
 
 def rounds_logged(folder: Path) -> list[dict[str, object]]:
@@ -308,7 +308,9 @@ async def test_the_evaluation_hook_records_not_evaluated_never_a_verdict(
     tmp_path: Path, make_session: SessionFactory
 ) -> None:
     replay = write_replay(tmp_path / "a.json", [shell_answer("FINISH", result="done")])
-    session = make_session(model=f"replay:{replay}", eva_round=True, eva_session=True)
+    session = make_session(
+        model=f"replay:{replay}", model_eval="offline", eva_round=True, eva_session=True
+    )
     await session.run(["x"])
     lines = read_jsonl(session.store.folder / "evaluation.log")
     assert [entry["complete"] for entry in lines] == ["not evaluated", "not evaluated"]
@@ -360,3 +362,24 @@ async def test_sleep_time_is_waited_at_each_subtask_end(
     session = make_session(model=f"replay:{replay}", sleep_time=1.5)
     await session.run_round("x")
     assert slept == [1.5]
+
+
+async def test_a_judge_model_gives_the_verdict_and_its_usage_is_counted(
+    tmp_path: Path, make_session: SessionFactory
+) -> None:
+    verdict = {
+        "reason": "the listing was printed",
+        "sub_scores": [{"name": "listed", "evaluation": "yes"}],
+        "complete": "yes",
+    }
+    replay = write_replay(
+        tmp_path / "a.json",
+        [shell_answer("FINISH", result="done"), {"answer": verdict, "usage": {"input_tokens": 5}}],
+    )
+    session = make_session(model=f"replay:{replay}", eva_round=True)
+    outcome = await session.run_round("x")
+    assert outcome.evaluation is not None and outcome.evaluation.complete == "yes"
+    [logged] = read_jsonl(session.store.folder / "evaluation.log")
+    assert logged["complete"] == "yes" and logged["sub_scores"][0]["name"] == "listed"
+    assert logged["usage"]["input_tokens"] == 5
+    assert outcome.usage.requests == 2  # the step and the judge

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SessionFactory, read_jsonl, shell_answer, write_replay
 from roundhouse.store import LogStore, safe_task_name
+from tests.helpers import SessionFactory, read_jsonl, shell_answer, write_replay
 
 
 @pytest.mark.parametrize(

@@ -182,6 +182,10 @@ class Round:
     async def evaluation(self) -> None:
         self.evaluation_result = await self.evaluator.evaluate_round(self.trajectory())
         self.store.write_evaluation(self.evaluation_result)
+        spent = self.evaluation_result.usage  # judging is paid for like any other call
+        self.context.add_usage(
+            Usage(spent.requests, spent.input_tokens, spent.output_tokens), Cost(spent.cost)
+        )
 
     def trajectory(self) -> RoundTrajectory:
         return RoundTrajectory(

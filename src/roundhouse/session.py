@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from roundhouse.agents.app import AppAgent
 from roundhouse.agents.base import AgentServices
+from roundhouse.agents.evaluation import EvaluationAgent
 from roundhouse.agents.host import HostAgent
 from roundhouse.agents.linux import LinuxAgent
 from roundhouse.agents.pool import HostAppPool
@@ -20,6 +21,7 @@ from roundhouse.devices.linux.types import WindowInfo
 from roundhouse.evaluation import Evaluation, Evaluator, NotEvaluated
 from roundhouse.events import Event, EventBus, PromptSent
 from roundhouse.models import ModelPool
+from roundhouse.models.base import Usage
 from roundhouse.models.pricing import Cost, PriceTable
 from roundhouse.round import Agent, AgentPool, NoSnapshots, Round, RoundOutcome, Snapshotter
 from roundhouse.states import AgentKind, Transition
@@ -62,21 +64,32 @@ class Session:
         self.store = store
         self.events = events or EventBus()
         self.models = models or ModelPool(settings)
-        self.evaluator = evaluator or NotEvaluated()
         self.snapshots = snapshots or NoSnapshots()
         self.agent_kind = agent_kind
         self.services = AgentServices(
             settings=settings,
             dispatcher=dispatcher,
             user=user,
-            prices=PriceTable(settings.prices),
+            prices=PriceTable(settings.prices),  # one table for every agent and the judge
             events=self.events,
             store=store,
         )
+        self.evaluator = evaluator or self._evaluator()
         self.context = SessionContext()
         self.outcomes: list[RoundOutcome] = []
         self.trajectories: list[RoundTrajectory] = []
         self.events.subscribe(self._log_prompts)
+
+    def _evaluator(self) -> Evaluator:
+        """A judge model when one can judge; the offline planner cannot, so it gives none."""
+        spec = self.settings.model_for("eval")
+        if not (self.settings.eva_round or self.settings.eva_session) or spec == "offline":
+            return NotEvaluated()
+        return EvaluationAgent(
+            self.models.get(spec),
+            self.services.prices,
+            retries=self.settings.answer_retries,
+        )
 
     @property
     def cost(self) -> Cost:
@@ -130,6 +143,9 @@ class Session:
     async def evaluate(self) -> Evaluation:
         evaluation = await self.evaluator.evaluate_session(self.trajectories)
         self.store.write_evaluation(evaluation)
+        spent = evaluation.usage
+        self.context.usage += Usage(spent.requests, spent.input_tokens, spent.output_tokens)
+        self.context.cost += Cost(spent.cost)
         return evaluation
 
     def _log_prompts(self, event: Event) -> None:

@@ -11,7 +11,7 @@ from typing import Generic, TypeVar
 from roundhouse.agents.responses import InvalidAnswer
 from roundhouse.context import RoundContext
 from roundhouse.events import AnswerRejected, EventBus, PromptSent
-from roundhouse.models.base import LanguageModel, Message, ModelRequest, Usage
+from roundhouse.models.base import LanguageModel, Message, ModelError, ModelRequest, Usage
 from roundhouse.models.pricing import ZERO_COST, Cost, PriceTable
 
 T = TypeVar("T")
@@ -48,7 +48,12 @@ async def ask_model(
     reason = ""
     for attempt in range(retries + 1):
         events.emit(PromptSent(context.round_id, agent_name, attempt + 1, tuple(messages)))
-        completion = await model.complete(replace(request, messages=tuple(messages)))
+        try:
+            completion = await model.complete(replace(request, messages=tuple(messages)))
+        except ModelError as error:  # the failed attempts were requests all the same
+            failed_cost = prices.cost(getattr(model, "model", model.name), error.usage)
+            context.add_usage(error.usage, failed_cost)
+            raise
         step_cost = prices.cost(completion.model, completion.usage)
         usage, cost = usage + completion.usage, cost + step_cost
         context.add_usage(completion.usage, step_cost)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from roundhouse.config import ConfigError, Settings
-from roundhouse.models.base import LanguageModel
+from roundhouse.models.base import LanguageModel, ModelError
 from roundhouse.models.offline import OfflineModel
+from roundhouse.models.openai_client import OpenAIModel
 from roundhouse.models.replay import ReplayModel
 
 MODEL_FORMS = "offline, replay:FILE or openai:NAME"
@@ -20,6 +21,13 @@ def make_model(spec: str, settings: Settings) -> LanguageModel:
         if not argument:
             raise ConfigError("--model replay needs a file: replay:answers.yaml")
         return ReplayModel(Path(argument))
+    if kind == "openai":
+        if not argument:
+            raise ConfigError("--model openai needs a model name: openai:gpt-4o-mini")
+        try:
+            return OpenAIModel(argument, settings.openai)
+        except ModelError as error:
+            raise ConfigError(str(error)) from None
     raise ConfigError(f"unknown model {spec!r}: use {MODEL_FORMS}")
 
 
@@ -35,3 +43,10 @@ class ModelPool:
         if spec not in self._models:
             self._models[spec] = make_model(spec, self.settings)
         return self._models[spec]
+
+    async def close(self) -> None:
+        """Close the HTTP clients of the models that have them."""
+        for model in self._models.values():
+            closer = getattr(model, "aclose", None)
+            if closer is not None:
+                await closer()

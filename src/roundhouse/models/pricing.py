@@ -41,7 +41,11 @@ class Cost:
         return Cost(self.dollars + other.dollars)
 
     def __str__(self) -> str:
-        return "unknown" if self.dollars is None else f"${self.dollars:.2f}"
+        if self.dollars is None:
+            return "unknown"
+        if 0 < self.dollars < 0.01:  # a cheap model's step is not free: show its digits
+            return f"${self.dollars:.6f}".rstrip("0")
+        return f"${self.dollars:.2f}"
 
 
 ZERO_COST = Cost(0.0)

@@ -1,0 +1,43 @@
+"""Plain helpers the tests share (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from roundhouse.session import Session
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+
+def write_replay(path: Path, answers: list[Any]) -> Path:
+    path.write_text(json.dumps(answers), encoding="utf-8")
+    return path
+
+
+def shell_answer(
+    status: str,
+    command: str | None = None,
+    result: str = "",
+    **extra: Any,
+) -> dict[str, Any]:
+    """A LinuxAgent answer as a model would give it."""
+    return {
+        "observation": "seen",
+        "thought": "thinking",
+        "action": {
+            "function": "run_shell" if command is not None else None,
+            "arguments": {"command": command} if command is not None else {},
+            "status": status,
+        },
+        "plan": ["next"],
+        "result": result,
+        **extra,
+    }
+
+
+SessionFactory = Callable[..., Session]

@@ -1,0 +1,109 @@
+"""Rounds through the real OpenAI client against the fake server over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roundhouse.config import Price
+from roundhouse.models.fake_openai import FakeOpenAI, Reply
+from roundhouse.states import RoundState
+from tests.helpers import SessionFactory, read_jsonl, shell_answer
+
+
+def completion(answer: dict[str, object], prompt: int, output: int) -> Reply:
+    return Reply.completion(json.dumps(answer), prompt_tokens=prompt, completion_tokens=output)
+
+
+async def test_a_shell_round_through_the_fake_server_counts_retries_and_errors(
+    tmp_path: Path, make_session: SessionFactory
+) -> None:
+    replies = [
+        Reply.error(429, "slow down", {"Retry-After": "0"}),
+        completion(shell_answer("CONTINUE", "echo from-model"), 1000, 100),
+        Reply.malformed(),
+        Reply.completion("this is not the JSON you asked for", 400, 10),
+        completion(shell_answer("FINISH", result="the model said from-model"), 2000, 50),
+    ]
+    with FakeOpenAI(replies) as server:
+        session = make_session(
+            model="openai:gpt-4o-mini",
+            openai={"base_url": server.base_url, "api_key": "test", "max_retries": 3},
+            prices={"gpt-4o-mini": Price(input_per_mtok=1.0, output_per_mtok=10.0)},
+        )
+        outcome = await session.run_round("say from-model")
+        received = server.requests
+    await session.models.close()
+    assert outcome.state is RoundState.FINISH
+    assert outcome.result == "the model said from-model"
+    steps = session.store.read_steps()
+    assert steps[0].result is not None and steps[0].result.result["stdout"] == "from-model\n"
+    # Every HTTP attempt is a request; the invalid answer was sent back and paid for.
+    assert len(received) == 5
+    assert outcome.usage.requests == 5
+    assert (outcome.usage.input_tokens, outcome.usage.output_tokens) == (3400, 160)
+    assert steps[1].retries == 1
+    step_costs = [s.usage.cost for s in steps]
+    assert all(cost is not None and cost > 0 for cost in step_costs)
+    assert outcome.cost.dollars == pytest.approx(sum(c for c in step_costs if c))
+    assert outcome.cost.dollars == pytest.approx((3400 * 1.0 + 160 * 10.0) / 1e6)
+    # The re-ask carried the validation error to the model.
+    last_messages = received[-1].body["messages"]
+    assert "That answer is invalid" in last_messages[-1]["content"]
+
+
+async def test_an_unreachable_endpoint_ends_the_round_in_error_with_the_reason(
+    tmp_path: Path, make_session: SessionFactory
+) -> None:
+    with FakeOpenAI() as server:
+        dead_url = server.base_url  # closed when the block ends
+    session = make_session(
+        model="openai:gpt-4o-mini",
+        openai={"base_url": dead_url, "api_key": "test", "max_retries": 0, "timeout": 2},
+    )
+    outcome = await session.run_round("anything")
+    await session.models.close()
+    assert outcome.state is RoundState.ERROR
+    assert "cannot connect" in (outcome.error or "")
+    assert outcome.usage.requests == 1
+
+
+def test_acceptance_cli_cost_line_matches_the_steps(tmp_path: Path) -> None:
+    replies = [
+        completion(shell_answer("CONTINUE", "uname -r"), 1200, 80),
+        completion(shell_answer("FINISH", result="kernel read"), 1500, 40),
+    ]
+    with FakeOpenAI(replies) as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
+        env |= {"ROUNDHOUSE_OPENAI__BASE_URL": server.base_url, "OPENAI_API_KEY": "test"}
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "roundhouse",
+                "run",
+                "what is the kernel version",
+                "--model",
+                "openai:gpt-4o-mini",
+                "--logs",
+                "L",
+                "--task",
+                "oa",
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    steps = read_jsonl(tmp_path / "L" / "oa" / "response.log")
+    costs = [step["usage"]["cost"] for step in steps]
+    assert all(cost > 0 for cost in costs)  # gpt-4o-mini has a known price
+    expected = f"Request total cost for current round is ${sum(costs):.6f}".rstrip("0")
+    assert expected in done.stdout
