@@ -117,3 +117,31 @@ def wait_for_window(
         return None
 
     return wait_until(find, timeout, f"a window (pid={pid}, title={title!r})")
+
+
+# --- screenshots/input/windows fixtures ---
+# Connections to the session desktop for the screenshot, input and window tests. Apps
+# these tests start through WindowManager.launch are killed when the test ends.
+
+from roundhouse.devices.linux.input import XInput  # noqa: E402
+from roundhouse.devices.linux.screenshot import Screen  # noqa: E402
+from roundhouse.devices.linux.windows import WindowManager  # noqa: E402
+
+
+@pytest.fixture
+def screen(desktop: Desktop) -> Iterator[Screen]:
+    with Screen(desktop.display) as opened:
+        yield opened
+
+
+@pytest.fixture
+def xinput(desktop: Desktop) -> Iterator[XInput]:
+    with XInput(desktop.display) as opened:
+        yield opened
+
+
+@pytest.fixture
+def windows(desktop: Desktop) -> Iterator[WindowManager]:
+    with WindowManager(desktop.display, desktop.env) as manager:
+        yield manager
+        manager.kill_launched()

@@ -34,6 +34,9 @@ APPLICATION_DIRS = (
 _FIELD_CODES = {"%f", "%F", "%u", "%U", "%i", "%c", "%k", "%d", "%D", "%n", "%N", "%v", "%m"}
 
 
+_still_running: list[subprocess.Popen[bytes]] = []
+
+
 class WindowError(RuntimeError):
     """A window or application problem the model (or user) can act on; the text says what."""
 
@@ -44,6 +47,7 @@ class DesktopEntry:
     name: str
     argv: list[str]
     path: Path
+    generic_name: str = ""  # "Text Editor": what people often call the app
 
 
 class WindowManager:
@@ -59,8 +63,18 @@ class WindowManager:
 
     def close(self) -> None:
         self._display.close()
+        # Launched apps belong to the desktop and outlive this manager. Keep their Popen
+        # objects referenced, so they are reaped later instead of warning when collected.
+        _still_running.extend(child for child in self._children if child.poll() is None)
+        self._children.clear()
+
+    def kill_launched(self) -> None:
+        """Kill the applications this manager launched (tests and one-shot commands)."""
         for child in self._children:
-            child.poll()  # reap the ones that have exited; the rest belong to the desktop
+            if child.poll() is None:
+                child.kill()
+            child.wait()
+        self._children.clear()
 
     def __enter__(self) -> WindowManager:
         return self
@@ -129,6 +143,7 @@ class WindowManager:
         except OSError as err:
             raise WindowError(f"cannot start {shlex.join(argv)}: {err}") from err
         self._children.append(child)
+        _still_running[:] = [old for old in _still_running if old.poll() is None]
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             new = [w for w in self.list_windows() if w.xid not in before]
@@ -275,7 +290,8 @@ def _read_entry(path: Path) -> DesktopEntry | None:
         return None
     if not argv:
         return None
-    return DesktopEntry(path.stem, values.get("Name", path.stem), argv, path)
+    name = values.get("Name", path.stem)
+    return DesktopEntry(path.stem, name, argv, path, values.get("GenericName", ""))
 
 
 def resolve_command(
@@ -283,8 +299,9 @@ def resolve_command(
     env: Mapping[str, str],
     entries: Iterable[DesktopEntry] | None = None,
 ) -> list[str]:
-    """The argv for an application name ('Text Editor', 'gedit', 'org.gnome.gedit')
-    or a command line ('mousepad /tmp/a.txt')."""
+    """The argv for an application: its .desktop entry by name ('Mousepad', 'gedit'), id
+    ('org.gnome.gedit') or generic name ('Text Editor'); else a command line
+    ('mousepad /tmp/a.txt'); else an entry whose program has that name."""
     wanted = name_or_command.strip()
     if not wanted:
         raise WindowError("no application given")
@@ -293,6 +310,9 @@ def resolve_command(
     for entry in known:
         stem = entry.id.lower()
         if lowered in (stem, entry.name.lower()) or stem.endswith("." + lowered):
+            return entry.argv
+    for entry in known:  # "Text Editor": the generic name, when no entry is called that
+        if entry.generic_name.lower() == lowered:
             return entry.argv
     argv = shlex.split(wanted)
     if shutil.which(argv[0], path=env.get("PATH")):
