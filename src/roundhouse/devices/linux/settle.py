@@ -3,7 +3,8 @@
 UFO sleeps a fixed second after every action and OSWorld two. Here we watch the screen:
 a raw grab costs ~1.5 ms and comparing two is a memcmp (X pixels do not flicker, so
 exact equality is the right test; no scaling or thresholds needed). Once the picture has
-changed and then held still for `quiet` seconds, the UI has settled. An action that
+changed and then held still for `quiet` seconds, the UI has settled. `quiet` outlasts a
+Qt button's ~100 ms press animation, which runs before the click takes effect. An action that
 changes nothing on screen returns after `grace`. `timeout` caps the wait (an animation
 that never stops); `floor` is the configured sleep_time.
 
@@ -40,8 +41,8 @@ async def wait_quiet(
     region: Rect | None = None,
     timeout: float = 2.0,
     floor: float = 0.0,
-    quiet: float = 0.06,
-    grace: float = 0.12,
+    quiet: float = 0.12,
+    grace: float = 0.15,
     interval: float = 0.015,
 ) -> Settled:
     """Wait until the screen has been still for `quiet` seconds (see the module docstring)."""
