@@ -123,8 +123,12 @@ def wait_for_window(
 # Connections to the session desktop for the screenshot, input and window tests. Apps
 # these tests start through WindowManager.launch are killed when the test ends.
 
+from collections.abc import AsyncIterator  # noqa: E402
+
+from roundhouse.config import Settings  # noqa: E402
 from roundhouse.devices.linux.input import XInput  # noqa: E402
 from roundhouse.devices.linux.screenshot import Screen  # noqa: E402
+from roundhouse.devices.linux.tools import DesktopTools  # noqa: E402
 from roundhouse.devices.linux.windows import WindowManager  # noqa: E402
 
 
@@ -145,3 +149,12 @@ def windows(desktop: Desktop) -> Iterator[WindowManager]:
     with WindowManager(desktop.display, desktop.env) as manager:
         yield manager
         manager.kill_launched()
+
+
+@pytest.fixture
+async def tools(desktop: Desktop) -> AsyncIterator[DesktopTools]:
+    """The device tools on the session desktop; apps they launch are killed afterwards."""
+    opened = await DesktopTools.open(desktop, Settings())
+    async with opened:
+        yield opened
+        opened.windows.kill_launched()
