@@ -48,9 +48,12 @@ def test_window_screenshot_is_the_window(
     assert shot.method == "composite"
     assert image.size == (window.rect.width, window.rect.height)
     assert _colours(image) > 20
-    # The window's own pixels are what the screen shows where the window is.
+    # The window's own pixels are what the screen shows where the window is (but for a
+    # blinking text cursor, which may have toggled between the two grabs).
     region = screen.region(window.rect)
-    assert ImageChops.difference(image, region).getbbox() is None
+    difference = ImageChops.difference(image, region).convert("L")
+    changed = sum(difference.point(lambda v: 1 if v else 0).histogram()[1:])
+    assert changed < 0.01 * window.rect.width * window.rect.height
 
 
 def test_annotation_boxes_only_the_controls(
