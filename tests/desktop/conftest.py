@@ -17,8 +17,9 @@ from typing import Protocol, TypeVar
 import pytest
 
 from roundhouse.config import DesktopSettings
-from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop, client_windows
+from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.types import WindowInfo
+from roundhouse.devices.linux.windows import list_windows
 
 T = TypeVar("T")
 QT_APP = Path(__file__).with_name("qt_app.py")
@@ -108,7 +109,7 @@ def wait_for_window(
     """The first top-level window of `pid` whose title contains `title`."""
 
     def find() -> WindowInfo | None:
-        for window in client_windows(desktop):
+        for window in list_windows(desktop.display):
             if pid is not None and window.pid != pid:
                 continue
             if title is not None and title not in window.title:

@@ -37,7 +37,6 @@ from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-igno
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.config import DesktopSettings
-from roundhouse.devices.linux.types import Rect, WindowInfo
 
 log = logging.getLogger(__name__)
 
@@ -91,13 +90,22 @@ def _is_chromium_like(program: str) -> bool:
 
 
 def desktop_env(
-    display: str, bus_address: str | None, base: Mapping[str, str] | None = None
+    display: str,
+    bus_address: str | None,
+    base: Mapping[str, str] | None = None,
+    runtime_dir: str | None = None,
 ) -> dict[str, str]:
-    """The environment for processes on a desktop: X11 only, accessibility switched on."""
+    """The environment for processes on a desktop: X11 only, accessibility switched on.
+
+    A virtual desktop has its own XDG_RUNTIME_DIR: the AT-SPI bus launcher puts its socket
+    there, so desktops (and the user's session) never share or delete each other's.
+    """
     env = dict(os.environ if base is None else base)
     env["DISPLAY"] = display
     if bus_address is not None:
         env["DBUS_SESSION_BUS_ADDRESS"] = bus_address
+    if runtime_dir is not None:
+        env["XDG_RUNTIME_DIR"] = runtime_dir
     # A Wayland session around us must not pull toolkits away from this X display.
     for name in ("WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "NO_AT_BRIDGE", "GTK_A11Y", "AT_SPI_BUS"):
         env.pop(name, None)
@@ -129,6 +137,20 @@ def _proc_start(pid: int) -> int | None:
     if fields[0] in ("Z", "X"):  # a zombie nobody reaped (PID 1 in a container may not)
         return None
     return int(fields[19])
+
+
+def process_alive(pid: int) -> bool:
+    """Whether the process runs (a zombie does not)."""
+    return _proc_start(pid) is not None
+
+
+def process_age(pid: int) -> float | None:
+    """Seconds since the process started; None when it is not running."""
+    start = _proc_start(pid)
+    if start is None:
+        return None
+    uptime = float(Path("/proc/uptime").read_text().split()[0])
+    return uptime - start / os.sysconf("SC_CLK_TCK")
 
 
 def _record(name: str, pid: int) -> ProcessRecord | None:
@@ -394,14 +416,16 @@ class VirtualDesktop:
             os.environ,
         )
         display = f":{number}"
-        bus_path = os.path.join(self._runtime_dir, "bus")
+        bus = f"unix:path={os.path.join(self._runtime_dir, 'bus')}"
+        # Services the bus activates (the AT-SPI launcher) inherit this environment: they
+        # must see this display, this bus and this runtime directory, not the caller's.
         self._bus_address = self._spawn_reading(
             "dbus-daemon",
-            ["dbus-daemon", "--session", "--nofork", f"--address=unix:path={bus_path}"],
+            ["dbus-daemon", "--session", "--nofork", f"--address={bus}"],
             "--print-address=",
-            os.environ,
+            desktop_env(display, bus, runtime_dir=self._runtime_dir),
         )
-        env = desktop_env(display, self._bus_address)
+        env = desktop_env(display, self._bus_address, runtime_dir=self._runtime_dir)
         self._spawn("openbox", ["openbox", "--sm-disable"], env)
         # The AT-SPI bus comes up while openbox starts.
         self._a11y_address = _run_async(lambda: _bring_up_atspi(self._bus_address or ""))
@@ -610,57 +634,5 @@ def stop_detached(state: DesktopState, path: Path) -> None:
 
 def detached_desktop(state: DesktopState) -> Desktop:
     """The Desktop of a detached virtual desktop, to run commands on it."""
-    env = desktop_env(state.display, state.bus_address)
+    env = desktop_env(state.display, state.bus_address, runtime_dir=state.runtime_dir)
     return Desktop(state.display, env, state.width, state.height, virtual=True)
-
-
-# ---------------------------------------------------------------- top-level windows
-
-
-def client_windows(desktop: Desktop) -> list[WindowInfo]:
-    """The window manager's top-level windows (_NET_CLIENT_LIST), oldest first.
-
-    A minimal reader for the control tree and its tests; devices/linux/windows.py is the
-    window tool set (activation, launching, closing).
-    """
-    connection = xdisplay.Display(desktop.display)
-    try:
-        root = connection.screen().root
-
-        def atom(name: str) -> int:
-            return int(connection.intern_atom(name))
-
-        clients = root.get_full_property(atom("_NET_CLIENT_LIST"), X.AnyPropertyType)
-        active = root.get_full_property(atom("_NET_ACTIVE_WINDOW"), X.AnyPropertyType)
-        active_xid = int(active.value[0]) if active is not None and len(active.value) else 0
-        windows = []
-        for xid in clients.value if clients is not None else []:
-            with contextlib.suppress(xerror.XError):  # closed while we read it
-                windows.append(_window_info(connection, atom, int(xid), active_xid))
-        return windows
-    finally:
-        connection.close()
-
-
-def _window_info(
-    connection: xdisplay.Display, atom: Callable[[str], int], xid: int, active_xid: int
-) -> WindowInfo:
-    window = connection.create_resource_object("window", xid)
-    name = window.get_full_property(atom("_NET_WM_NAME"), atom("UTF8_STRING"))
-    title = name.value.decode("utf-8", "replace") if name is not None else ""
-    if not title:
-        title = str(window.get_wm_name() or "")
-    wm_class = window.get_wm_class()
-    pid_property = window.get_full_property(atom("_NET_WM_PID"), X.AnyPropertyType)
-    pid = int(pid_property.value[0]) if pid_property is not None else None
-    geometry = window.get_geometry()
-    origin = window.translate_coords(connection.screen().root, 0, 0)
-    left, top = -int(origin.x), -int(origin.y)
-    return WindowInfo(
-        xid=xid,
-        title=title,
-        application=wm_class[1] if wm_class else _comm(pid) if pid else "",
-        pid=pid,
-        rect=Rect(left=left, top=top, right=left + geometry.width, bottom=top + geometry.height),
-        active=xid == active_xid,
-    )
