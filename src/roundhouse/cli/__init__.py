@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from roundhouse.cli import desktop as _desktop  # noqa: F401  (registers its commands)
 from roundhouse.cli.app import app
 
 
