@@ -117,8 +117,11 @@ def encode_png(image: Image.Image, level: int = PNG_LEVEL) -> bytes:
     return buffer.getvalue()
 
 
-def capture_desktop_png(screen: Screen) -> Screenshot:
+def capture_desktop_png(screen: Screen, controls: Sequence[Control] = ()) -> Screenshot:
+    """The whole screen; with `controls`, numbered boxes are drawn on them."""
     image = screen.desktop()
+    if controls:
+        image = annotate(image, controls)
     width, height = image.size
     rect = Rect(left=0, top=0, right=width, bottom=height)
     return Screenshot(encode_png(image), width, height, rect, "screen")

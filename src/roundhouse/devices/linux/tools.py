@@ -114,12 +114,20 @@ class DesktopTools:
 
     # ------------------------------------------------------------ data collection
 
-    async def capture_desktop_screenshot(self, path: str | None = None) -> dict[str, Any]:
+    async def capture_desktop_screenshot(
+        self, path: str | None = None, annotate: bool = False
+    ) -> dict[str, Any]:
         """Take a PNG screenshot of the whole desktop.
 
+        annotate: draw a numbered box on each control of the active window (the labels
+        of get_controls, which this reads afresh).
         path: file to write the PNG to; without it the PNG is returned as base64.
         """
-        return _shot_result(capture_desktop_png(self.screen), path)
+        controls = (await self._read_controls(self._window(None))).controls if annotate else []
+        result = _shot_result(capture_desktop_png(self.screen, controls), path)
+        if annotate:
+            result["annotated_controls"] = len(controls)
+        return result
 
     async def capture_window_screenshot(
         self, window_id: int | None = None, path: str | None = None, annotate: bool = False
