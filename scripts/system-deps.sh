@@ -5,11 +5,24 @@ set -euo pipefail
 group="${1:-all}"
 
 base=(python3-venv)
-desktop=()
+# The virtual desktop (display, buses, AT-SPI, window manager), the two real applications
+# the tests drive (gedit: GTK 3; the Qt 6 test app: PySide6 from PyPI, whose xcb platform
+# plugin needs the libxcb/libxkbcommon/GL libraries below), and a font for the apps.
+desktop=(
+  xvfb xauth x11-utils dbus dbus-x11 at-spi2-core libatk-adaptor libatk-bridge2.0-0 openbox
+  gedit
+  libdbus-1-3 libglib2.0-0 libfontconfig1 libfreetype6 libegl1 libgl1 libx11-xcb1
+  libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
+  libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0
+  fonts-dejavu-core
+)
+# Only for `make bench`: OSWorld's way of reading the tree, with the system Python.
+bench=(python3-pyatspi)
 case "$group" in
   base) wanted=("${base[@]}") ;;
   all) wanted=("${base[@]}" "${desktop[@]}") ;;
-  *) echo "usage: $0 base|all" >&2; exit 2 ;;
+  bench) wanted=("${bench[@]}") ;;
+  *) echo "usage: $0 base|all|bench" >&2; exit 2 ;;
 esac
 
 missing=()

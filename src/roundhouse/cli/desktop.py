@@ -1,0 +1,259 @@
+"""`roundhouse desktop start|stop|status` and `roundhouse tree`.
+
+`desktop start` leaves a virtual desktop running and prints the shell lines that point
+programs at it; `stop` and `status` find it again through its state file. `--desktop`
+(for `tree`, and for any command that uses `open_cli_desktop`) takes "current", "virtual"
+or the display of a started desktop (":3"); without it the current display is used when
+there is one, else a virtual desktop is started for the command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from roundhouse.cli.app import app
+from roundhouse.config import ConfigError, DesktopSettings, load_settings
+from roundhouse.devices.linux.atspi import AtspiClient, AtspiError, TreeLimits, ui_tree_json
+from roundhouse.devices.linux.desktop import (
+    Desktop,
+    DesktopState,
+    DesktopUnavailable,
+    detached_desktop,
+    detached_states,
+    open_desktop,
+    start_detached,
+    state_alive,
+    stop_detached,
+)
+from roundhouse.devices.linux.types import UiNode, UiSnapshot, WindowInfo
+from roundhouse.devices.linux.windows import list_windows
+
+desktop_app = typer.Typer(help="Virtual desktops: start one, see which run, stop them.")
+app.add_typer(desktop_app, name="desktop")
+
+EXIT_FAILED = 1
+
+DesktopOption = Annotated[
+    str | None,
+    typer.Option(
+        "--desktop",
+        help="current, virtual, or the display of a started desktop (:3) "
+        "[default: the current display, else a virtual one]",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON")]
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"roundhouse: {message}", err=True)
+    return typer.Exit(EXIT_FAILED)
+
+
+def _settings() -> DesktopSettings:
+    try:
+        return load_settings().desktop
+    except ConfigError as error:
+        raise _fail(str(error)) from None
+
+
+@contextlib.contextmanager
+def open_cli_desktop(
+    spec: str | None, settings: DesktopSettings | None = None
+) -> Iterator[Desktop]:
+    """The desktop a command's --desktop option names (see the module docstring)."""
+    base = settings or _settings()
+    if spec is not None and spec.startswith(":"):
+        for _path, state in detached_states():
+            if state.display == spec and state_alive(state):
+                yield detached_desktop(state)
+                return
+        raise _fail(f"no started desktop on {spec}; `roundhouse desktop status` lists them")
+    if spec not in (None, "current", "virtual", "auto"):
+        raise _fail(f"--desktop {spec!r}: expected current, virtual or a display like :3")
+    mode = spec or "auto"
+    try:
+        with open_desktop(base.model_copy(update={"mode": mode})) as desktop:
+            yield desktop
+    except DesktopUnavailable as error:
+        raise _fail(str(error)) from None
+
+
+# ---------------------------------------------------------------- desktop start|stop|status
+
+
+@desktop_app.command("start")
+def start(
+    width: Annotated[int | None, typer.Option(help="Screen width [default: 1280]")] = None,
+    height: Annotated[int | None, typer.Option(help="Screen height [default: 800]")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Start a virtual desktop that keeps running; print how to use it.
+
+    eval "$(roundhouse desktop start)" points this shell's programs at it.
+    """
+    settings = _settings()
+    updates = {key: value for key, value in (("width", width), ("height", height)) if value}
+    try:
+        desktop, path = start_detached(settings.model_copy(update=updates))
+    except DesktopUnavailable as error:
+        raise _fail(str(error)) from None
+    if as_json:
+        typer.echo(json.dumps({"display": desktop.display, "state_file": str(path)}))
+        return
+    typer.echo(f"export DISPLAY={desktop.display}")
+    typer.echo(f"export DBUS_SESSION_BUS_ADDRESS={shlex.quote(desktop.bus_address or '')}")
+    typer.echo(
+        f"# virtual desktop {desktop.display} ({desktop.width}x{desktop.height}) started; "
+        f"stop it with: roundhouse desktop stop {desktop.display}",
+        err=True,
+    )
+
+
+@desktop_app.command("stop")
+def stop(
+    display: Annotated[str | None, typer.Argument(help="Which desktop, e.g. :3")] = None,
+    stop_all: Annotated[bool, typer.Option("--all", help="Stop every started desktop")] = False,
+) -> None:
+    """Stop a desktop started with `roundhouse desktop start` (only its own processes)."""
+    states = detached_states()
+    if stop_all:
+        chosen = states
+    elif display is not None:
+        chosen = [(path, state) for path, state in states if state.display == display]
+        if not chosen:
+            raise _fail(f"no started desktop on {display}; running: {_displays(states)}")
+    elif len(states) == 1:
+        chosen = states
+    else:
+        raise _fail(f"which desktop? name one of: {_displays(states)} (or --all)")
+    for path, state in chosen:
+        stop_detached(state, path)
+        typer.echo(f"stopped {state.display}")
+
+
+@desktop_app.command("status")
+def status(as_json: JsonOption = False) -> None:
+    """List the desktops started with `roundhouse desktop start`."""
+    rows = [_status_row(path, state) for path, state in detached_states()]
+    if as_json:
+        typer.echo(json.dumps({"desktops": rows}, indent=2))
+        return
+    if not rows:
+        typer.echo("no started desktops")
+    for row in rows:
+        pids = " ".join(f"{name}={pid}" for name, pid in row["processes"])
+        typer.echo(f"{row['display']}  {row['status']}  {row['width']}x{row['height']}  {pids}")
+
+
+def _status_row(path: Path, state: DesktopState) -> dict[str, Any]:
+    return {
+        "display": state.display,
+        "status": "running" if state_alive(state) else "gone (stale state file)",
+        "width": state.width,
+        "height": state.height,
+        "bus_address": state.bus_address,
+        "processes": [(record.name, record.pid) for record in state.processes],
+        "state_file": str(path),
+    }
+
+
+def _displays(states: list[tuple[Path, DesktopState]]) -> str:
+    return ", ".join(state.display for _, state in states) or "none"
+
+
+# ---------------------------------------------------------------- tree
+
+
+@app.command("tree")
+def tree(
+    app_name: Annotated[
+        str | None, typer.Option("--app", help="A window of this application")
+    ] = None,
+    title: Annotated[
+        str | None, typer.Option("--window", help="The window whose title contains this")
+    ] = None,
+    controls: Annotated[
+        bool, typer.Option("--controls", help="Only the numbered controls the agent sees")
+    ] = False,
+    max_nodes: Annotated[int, typer.Option(help="Cut the tree after this many nodes")] = 5000,
+    as_json: JsonOption = False,
+    desktop: DesktopOption = None,
+) -> None:
+    """Print a window's accessibility tree (default: the active window)."""
+    with open_cli_desktop(desktop) as opened:
+        windows = list_windows(opened.display)
+        window = pick_window(windows, app_name, title)
+        if window is None:
+            known = "; ".join(f"{w.application}: {w.title!r}" for w in windows) or "none"
+            raise _fail(f"no such window (windows: {known})")
+        try:
+            output = asyncio.run(_read(opened, window, controls, max_nodes, as_json))
+        except AtspiError as error:
+            raise _fail(str(error)) from None
+    typer.echo(output)
+
+
+def pick_window(
+    windows: list[WindowInfo], app_name: str | None, title: str | None
+) -> WindowInfo | None:
+    """The first window matching both filters (case-insensitive), the active one first."""
+    ordered = sorted(windows, key=lambda window: not window.active)
+    for window in ordered:
+        if app_name is not None and app_name.lower() not in window.application.lower():
+            continue
+        if title is not None and title.lower() not in window.title.lower():
+            continue
+        return window
+    return None
+
+
+async def _read(
+    desktop: Desktop, window: WindowInfo, controls: bool, max_nodes: int, as_json: bool
+) -> str:
+    async with AtspiClient() as client:
+        await client.connect(desktop)
+        if controls:
+            listed = await client.controls(window, TreeLimits(max_nodes=max_nodes))
+            if as_json:
+                return listed.model_dump_json(indent=2)
+            lines = [f"{window.application}: {window.title!r}"]
+            if listed.note:
+                lines.append(listed.note)
+            lines += [
+                f"{c.label:>3}  {c.role} {c.name!r} {c.rect.as_list()}" for c in listed.controls
+            ]
+            return "\n".join(lines)
+        snapshot = await client.ui_tree(window, TreeLimits(max_nodes=max_nodes))
+        if as_json:
+            return json.dumps(ui_tree_json(snapshot), indent=2, ensure_ascii=False)
+        return render_tree(snapshot)
+
+
+def render_tree(snapshot: UiSnapshot) -> str:
+    window = snapshot.window
+    lines = [f"{window.application}: {window.title!r}" if window else "(no window)"]
+    if snapshot.root is None:
+        lines.append("no accessibility tree: use screenshots and coordinates")
+        return "\n".join(lines)
+
+    def add(node: UiNode, depth: int) -> None:
+        rect = f" {node.rect.as_list()}" if node.rect is not None else ""
+        text = f" text={node.text[:40]!r}" if node.text else ""
+        lines.append(f"{'  ' * depth}{node.role} {node.name!r}{rect}{text}")
+        for child in node.children:
+            add(child, depth + 1)
+
+    add(snapshot.root, 0)
+    footer = f"{snapshot.node_count} nodes in {snapshot.elapsed_ms:.0f} ms"
+    if snapshot.truncated:
+        footer += f"; cut: {snapshot.truncated_reason}"
+    lines.append(footer)
+    return "\n".join(lines)

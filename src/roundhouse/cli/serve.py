@@ -1,0 +1,91 @@
+"""`roundhouse serve`: the desktop's tools as an MCP server (stdio or streamable HTTP)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Annotated
+
+import typer
+
+from roundhouse.cli.app import app
+from roundhouse.cli.desktop import DesktopOption, open_cli_desktop
+from roundhouse.config import ConfigError, Settings, load_settings
+from roundhouse.devices.base import Tool
+from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
+from roundhouse.devices.mcp import TOKEN_ENV, is_loopback, serve_http, serve_stdio
+
+EXIT_FAILED = 1
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"roundhouse: {message}", err=True)
+    return typer.Exit(EXIT_FAILED)
+
+
+def parse_address(value: str) -> tuple[str, int]:
+    """'127.0.0.1:8765', '[::1]:8765' or ':8765' (loopback) -> (host, port)."""
+    host, separator, port = value.rpartition(":")
+    if not separator or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--http {value!r}: expected HOST:PORT, e.g. 127.0.0.1:8765")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def engine_tools(settings: Settings) -> list[Tool]:
+    """The engine's tools served next to the desktop's (run_shell, get_system_info from
+    devices/shell.py belong here once the engine provides them)."""
+    return []
+
+
+@app.command("serve")
+def serve(
+    stdio: Annotated[bool, typer.Option("--stdio", help="Serve on stdin/stdout [default]")] = False,
+    http: Annotated[
+        str | None,
+        typer.Option(
+            "--http",
+            metavar="HOST:PORT",
+            help=f"Serve streamable HTTP at http://HOST:PORT/mcp; off loopback {TOKEN_ENV} "
+            "must hold the bearer token clients send",
+        ),
+    ] = None,
+    desktop: DesktopOption = None,
+    timeout: Annotated[float, typer.Option(help="Seconds a tool call may take")] = 120.0,
+) -> None:
+    """Serve the desktop tools (screenshots, control tree, input, windows) over MCP."""
+    if stdio and http is not None:
+        raise _fail("give --stdio or --http, not both")
+    try:
+        settings = load_settings()
+        address = parse_address(http) if http is not None else None
+    except (ConfigError, ValueError) as error:
+        raise _fail(str(error)) from None
+    token = os.environ.get(TOKEN_ENV) or None
+    if address is not None and not is_loopback(address[0]) and token is None:
+        raise _fail(
+            f"refusing to serve on {address[0]} without a bearer token: set {TOKEN_ENV}, "
+            "or bind 127.0.0.1"
+        )
+    # stdout is the MCP channel under --stdio: everything else goes to stderr.
+    logging.basicConfig(level=logging.WARNING, format="roundhouse: %(message)s")
+    with open_cli_desktop(desktop) as opened:
+        asyncio.run(_serve(opened, settings, address, token, timeout))
+
+
+async def _serve(
+    desktop: Desktop,
+    settings: Settings,
+    address: tuple[str, int] | None,
+    token: str | None,
+    timeout: float,
+) -> None:
+    async with await DesktopTools.open(desktop, settings) as tools:
+        registry = desktop_registry(tools, extra=engine_tools(settings))
+        if address is None:
+            await serve_stdio(registry, timeout)
+        else:
+            host, port = address
+            typer.echo(f"roundhouse: serving MCP on http://{host}:{port}/mcp", err=True)
+            await serve_http(registry, host, port, token, timeout)

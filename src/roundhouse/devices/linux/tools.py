@@ -1,0 +1,424 @@
+"""The desktop device's tools: what an agent (or an MCP client) can observe and do.
+
+    async with await DesktopTools.open(desktop, settings) as tools:
+        registry = desktop_registry(tools)                  # add the shell tools to it too
+        result = await registry.call(Command(tool_name="list_windows"), 30)
+
+Every tool is a typed method whose docstring is what the model reads. Windows are named
+by `window_id` (the X window id from list_windows; omitted = the active window);
+controls by their `label` from the latest get_controls of that window (the numbers on
+the annotated screenshot) or by their node id. A bad id raises an error naming what
+exists: the registry turns it into a failure Result the model can read and correct.
+Actions wait for the screen to settle (settle.wait_quiet) before they return.
+
+Screenshots are written to the `path` given (best for logs); without one, the PNG comes
+back inline as base64 (for MCP clients on another machine).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from roundhouse.config import Settings
+from roundhouse.devices.base import Tool, ToolRegistry, make_tool
+from roundhouse.devices.linux.atspi import AtspiClient, AtspiError, TreeLimits, ui_tree_json
+from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.input import Button, XInput
+from roundhouse.devices.linux.screenshot import (
+    Screen,
+    Screenshot,
+    capture_desktop_png,
+    capture_window_png,
+)
+from roundhouse.devices.linux.settle import Settled, frame, wait_quiet
+from roundhouse.devices.linux.types import Control, ControlList, WindowInfo
+from roundhouse.devices.linux.windows import WindowError, WindowManager, describe
+
+log = logging.getLogger(__name__)
+
+Direction = Literal["up", "down", "left", "right"]
+
+# Actions that mean "what a left click does" on the roles that have them.
+_CLICK_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "select")
+# Text fields: a click places the caret; their "activate" action would press Enter.
+_TEXT_ROLES = {"text", "entry", "password text", "terminal", "document text", "paragraph"}
+_MAX_LISTED = 60  # controls named in an error message
+
+
+class ToolError(RuntimeError):
+    """A bad request from the model; the message says what exists instead."""
+
+
+class DesktopTools:
+    """The tools on one desktop. Build with `await DesktopTools.open(desktop, settings)`."""
+
+    def __init__(
+        self,
+        desktop: Desktop,
+        settings: Settings,
+        *,
+        screen: Screen,
+        xinput: XInput,
+        windows: WindowManager,
+        tree: AtspiClient | None,
+    ) -> None:
+        self.desktop = desktop
+        self.settings = settings
+        self.screen = screen
+        self.xinput = xinput
+        self.windows = windows
+        self.tree = tree  # None: no AT-SPI bus; screenshots and coordinates still work
+        self._controls: dict[int, ControlList] = {}  # the latest get_controls per window
+
+    @classmethod
+    async def open(cls, desktop: Desktop, settings: Settings) -> DesktopTools:
+        client = AtspiClient()
+        tree: AtspiClient | None = client
+        try:
+            await client.connect(desktop)
+        except AtspiError as error:
+            log.warning("no control tree on %s: %s", desktop.display, error)
+            tree = None
+        return cls(
+            desktop,
+            settings,
+            screen=Screen(desktop.display),
+            xinput=XInput(desktop.display),
+            windows=WindowManager(desktop.display, desktop.env),
+            tree=tree,
+        )
+
+    async def close(self) -> None:
+        if self.tree is not None:
+            await self.tree.close()
+        self.xinput.close()
+        self.screen.close()
+        self.windows.close()
+
+    async def __aenter__(self) -> DesktopTools:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # ------------------------------------------------------------ data collection
+
+    async def capture_desktop_screenshot(
+        self, path: str | None = None, annotate: bool = False
+    ) -> dict[str, Any]:
+        """Take a PNG screenshot of the whole desktop.
+
+        annotate: draw a numbered box on each control of the active window (the labels
+        of get_controls, which this reads afresh).
+        path: file to write the PNG to; without it the PNG is returned as base64.
+        """
+        controls = (await self._read_controls(self._window(None))).controls if annotate else []
+        result = _shot_result(capture_desktop_png(self.screen, controls), path)
+        if annotate:
+            result["annotated_controls"] = len(controls)
+        return result
+
+    async def capture_window_screenshot(
+        self, window_id: int | None = None, path: str | None = None, annotate: bool = False
+    ) -> dict[str, Any]:
+        """Take a PNG screenshot of one window (default: the active window).
+
+        annotate: draw a numbered box on each control; the numbers are the labels of
+        get_controls, which this reads afresh for the window.
+        path: file to write the PNG to; without it the PNG is returned as base64.
+        """
+        window = self._window(window_id)
+        controls = (await self._read_controls(window)).controls if annotate else []
+        shot = capture_window_png(self.screen, window.xid, window.rect, controls)
+        result = _shot_result(shot, path)
+        result["window_id"] = window.xid
+        if annotate:
+            result["annotated_controls"] = len(controls)
+        return result
+
+    async def get_ui_tree(self, window_id: int | None = None, max_nodes: int = 5000) -> Any:
+        """The accessibility tree of a window (default: the active window) as JSON:
+        {"root": {control_type, name, automation_id, bounding_box, children, ...}}."""
+        window = self._window(window_id)
+        if self.tree is None:
+            raise ToolError("no accessibility bus on this desktop; use screenshots")
+        snapshot = await self.tree.ui_tree(window, TreeLimits(max_nodes=max_nodes))
+        return ui_tree_json(snapshot)
+
+    async def list_windows(self) -> list[dict[str, Any]]:
+        """The top-level windows: id, title, application, pid, rectangle, active."""
+        return [window.model_dump(mode="json") for window in self.windows.list_windows()]
+
+    async def get_controls(self, window_id: int | None = None) -> dict[str, Any]:
+        """The interactive controls a person sees in a window (default: the active one),
+        numbered by `label` in reading order, with role, name, rectangle and actions."""
+        window = self._window(window_id)
+        return (await self._read_controls(window)).model_dump(mode="json")
+
+    # ------------------------------------------------------------ actions
+
+    async def select_window(
+        self, window_id: int | None = None, title: str | None = None
+    ) -> dict[str, Any]:
+        """Bring a window to the front and give it the keyboard focus.
+
+        Name it by window_id (from list_windows) or by title (a part of it is enough).
+        """
+        if window_id is None and title is None:
+            raise ToolError("give window_id or title")
+        xid = window_id if window_id is not None else self.windows.find(title or "").xid
+        return (await self.windows.activate(xid)).model_dump(mode="json")
+
+    async def launch_application(self, name: str, timeout: float = 20.0) -> dict[str, Any]:
+        """Start an application and wait for its window: a desktop entry name ("Mousepad",
+        "Text Editor", "gedit") or a command line ("mousepad /tmp/notes.txt")."""
+        window = await self.windows.launch(name, timeout=timeout)
+        await self._settle(None)
+        return window.model_dump(mode="json")
+
+    async def click_control(
+        self,
+        label: int | None = None,
+        control_id: str | None = None,
+        window_id: int | None = None,
+        button: Button = "left",
+        double: bool = False,
+    ) -> dict[str, Any]:
+        """Click a control: by `label` (its number in get_controls) or `control_id`.
+
+        A plain left click uses the control's own accessibility action when it has one
+        (works even when the control is covered); otherwise the centre is clicked.
+        """
+        control = await self._control(label, control_id, window_id)
+        action = _click_action(control) if button == "left" and not double else None
+        before = frame(self.screen)
+        method = "click"
+        if action is not None and self.tree is not None:
+            if await self.tree.do_action(control.id, action):
+                method = f"action:{action}"
+        if method == "click":
+            x, y = control.rect.center
+            self.xinput.click(x, y, button, 2 if double else 1)
+        settled = await self._settle(before)
+        return {"control": _brief(control), "method": method, **_settled(settled)}
+
+    async def click_coordinates(
+        self, x: int, y: int, button: Button = "left", double: bool = False
+    ) -> dict[str, Any]:
+        """Click at screen coordinates (pixels from the desktop's top-left corner)."""
+        self._on_screen(x, y)
+        return await self._act(lambda: self.xinput.click(x, y, button, 2 if double else 1))
+
+    async def set_text(
+        self,
+        text: str,
+        label: int | None = None,
+        control_id: str | None = None,
+        window_id: int | None = None,
+    ) -> dict[str, Any]:
+        """Replace the whole text of an editable control (by label or control_id) at once,
+        without the keyboard. Use type_text for controls that do not support it."""
+        control = await self._control(label, control_id, window_id)
+        if self.tree is None:
+            raise ToolError("no accessibility bus on this desktop; use type_text")
+        before = frame(self.screen)
+        try:
+            done = await self.tree.set_text(control.id, text)
+        except AtspiError as error:
+            message = f"{_brief(control)} is not editable here ({error}); use type_text"
+            raise ToolError(message) from error
+        if not done:
+            raise ToolError(f"{_brief(control)} refused the text; use type_text")
+        return {"control": _brief(control), **_settled(await self._settle(before))}
+
+    async def type_text(
+        self, text: str, label: int | None = None, control_id: str | None = None
+    ) -> dict[str, Any]:
+        """Type text with the keyboard (any Unicode; "\\n" is Enter) into the focused
+        control, or first click the control given by label or control_id."""
+        if label is not None or control_id is not None:
+            control = await self._control(label, control_id, None)
+            self.xinput.click(*control.rect.center)
+        return await self._act(lambda: self.xinput.type_text(text))
+
+    async def press_keys(self, keys: str) -> dict[str, Any]:
+        """Press a key or a key combination: "Return", "ctrl+s", "alt+F4",
+        "ctrl+shift+t". Several, separated by spaces, are pressed in turn."""
+        return await self._act(lambda: self.xinput.press_keys(keys))
+
+    async def scroll(
+        self, x: int, y: int, direction: Direction = "down", amount: int = 3
+    ) -> dict[str, Any]:
+        """Scroll the mouse wheel `amount` notches at screen coordinates (x, y)."""
+        self._on_screen(x, y)
+        dx = {"left": -amount, "right": amount}.get(direction, 0)
+        dy = {"up": -amount, "down": amount}.get(direction, 0)
+        return await self._act(lambda: self.xinput.scroll(x, y, dx=dx, dy=dy))
+
+    async def drag(
+        self, start_x: int, start_y: int, end_x: int, end_y: int, button: Button = "left"
+    ) -> dict[str, Any]:
+        """Press the mouse button at (start_x, start_y), move to (end_x, end_y), release."""
+        self._on_screen(start_x, start_y)
+        self._on_screen(end_x, end_y)
+        return await self._act(lambda: self.xinput.drag((start_x, start_y), (end_x, end_y), button))
+
+    async def wait(self, seconds: float) -> dict[str, Any]:
+        """Wait (up to 60 s) for something slow to happen, then for the screen to settle."""
+        if not 0 <= seconds <= 60:
+            raise ToolError("seconds must be between 0 and 60")
+        await asyncio.sleep(seconds)
+        return _settled(await self._settle(None))
+
+    # ------------------------------------------------------------ helpers
+
+    def _window(self, window_id: int | None) -> WindowInfo:
+        if window_id is not None:
+            return self.windows.get(window_id)
+        active = self.windows.active_window()
+        if active is None:
+            windows = describe(self.windows.list_windows())
+            raise WindowError(f"no window is active; give window_id (windows: {windows})")
+        return active
+
+    async def _read_controls(self, window: WindowInfo) -> ControlList:
+        if self.tree is None:
+            note = "no accessibility bus on this desktop; use screenshots and coordinates"
+            listed = ControlList(window=window, controls=[], tree_available=False, note=note)
+        else:
+            listed = await self.tree.controls(window)
+        self._controls[window.xid] = listed
+        return listed
+
+    async def _control(
+        self, label: int | None, control_id: str | None, window_id: int | None
+    ) -> Control:
+        if (label is None) == (control_id is None):
+            raise ToolError("give exactly one of label (from get_controls) or control_id")
+        window = self._window(window_id)
+        listed = self._controls.get(window.xid) or await self._read_controls(window)
+        for control in listed.controls:
+            if control.label == label or control.id == control_id:
+                return control
+        if control_id is not None and self.tree is not None:
+            # A node id from get_ui_tree need not be among the numbered controls.
+            node = await self.tree.describe(control_id)
+            if node.rect is not None:
+                return Control(
+                    label=0,
+                    id=node.id,
+                    role=node.role,
+                    name=node.name,
+                    rect=node.rect,
+                    actions=node.actions,
+                    text=node.text,
+                )
+        wanted = f"label {label}" if label is not None else f"id {control_id!r}"
+        raise ToolError(
+            f"no control with {wanted} in window {window.xid} {window.title!r}; "
+            f"controls: {_list_controls(listed)}"
+        )
+
+    def _on_screen(self, x: int, y: int) -> None:
+        width, height = self.screen.size
+        if not (0 <= x < width and 0 <= y < height):
+            raise ToolError(f"({x}, {y}) is outside the {width}x{height} screen")
+
+    async def _act(self, action: Callable[[], None]) -> dict[str, Any]:
+        before = frame(self.screen)
+        action()
+        return _settled(await self._settle(before))
+
+    def _settle(self, before: bytes | None) -> Awaitable[Settled]:
+        return wait_quiet(
+            self.screen,
+            before=before,
+            timeout=self.settings.desktop.settle_timeout,
+            floor=self.settings.sleep_time,
+        )
+
+
+def _click_action(control: Control) -> str | None:
+    if control.role in _TEXT_ROLES:
+        return None
+    names = [action.lower() for action in control.actions]
+    return next((name for name in _CLICK_ACTIONS if name in names), None)
+
+
+def _brief(control: Control) -> str:
+    return f"{control.label} {control.name!r} ({control.role})"
+
+
+def _list_controls(listed: ControlList) -> str:
+    if not listed.controls:
+        return listed.note or "none"
+    shown = [_brief(control) for control in listed.controls[:_MAX_LISTED]]
+    more = len(listed.controls) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
+def _settled(settled: Settled) -> dict[str, Any]:
+    return {
+        "settle_ms": round(settled.elapsed_ms, 1),
+        "screen_changed": settled.changed,
+        "still_changing": settled.timed_out,
+    }
+
+
+def _shot_result(shot: Screenshot, path: str | None) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "width": shot.width,
+        "height": shot.height,
+        "rect": shot.rect.as_list(),
+        "method": shot.method,
+    }
+    if path is not None:
+        result["path"] = str(shot.save(Path(path)))
+    else:
+        result["png_base64"] = base64.b64encode(shot.png).decode("ascii")
+    return result
+
+
+DATA_COLLECTION = (
+    "capture_desktop_screenshot",
+    "capture_window_screenshot",
+    "get_ui_tree",
+    "list_windows",
+    "get_controls",
+)
+ACTIONS = (
+    "select_window",
+    "launch_application",
+    "click_control",
+    "click_coordinates",
+    "set_text",
+    "type_text",
+    "press_keys",
+    "scroll",
+    "drag",
+    "wait",
+)
+
+
+def desktop_tools(tools: DesktopTools) -> list[Tool]:
+    """The desktop tools as registry entries (names are DESIGN.md's contract)."""
+    found = [make_tool(getattr(tools, name), "data_collection") for name in DATA_COLLECTION]
+    found += [make_tool(getattr(tools, name), "action") for name in ACTIONS]
+    return found
+
+
+def desktop_registry(tools: DesktopTools, extra: Iterable[Tool] = ()) -> ToolRegistry:
+    """A registry with every desktop tool, plus `extra` (the engine's run_shell and
+    get_system_info from devices/shell.py) so that one dispatcher serves them all."""
+    return ToolRegistry([*desktop_tools(tools), *extra])

@@ -1,0 +1,330 @@
+"""The device tools over MCP: a server for any registry, and a dispatcher that is a client.
+
+    roundhouse serve --stdio                      # for a local MCP client that spawns us
+    roundhouse serve --http 127.0.0.1:8765        # streamable HTTP at http://.../mcp
+
+    async with MCPDispatcher.http("http://host:8765/mcp", token=...) as dispatcher:
+        results = await dispatcher.execute([Command(tool_name="list_windows")])
+
+Tool names, descriptions and JSON schemas come from the registry's ToolSpecs; whether a
+tool only observes (data_collection) travels as the standard readOnlyHint annotation, so
+the dispatcher hands the engine the same ToolSpecs it would get locally. A tool failure
+is an MCP tool error (isError) carrying the registry's message; the dispatcher turns it
+back into a failure Result. HTTP listens on loopback by default; bound to any other
+address it requires a bearer token from the RH_MCP_TOKEN environment variable (never a
+tool argument: models see tool arguments).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import logging
+import os
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from contextlib import AsyncExitStack
+from types import TracebackType
+from typing import Any
+
+import mcp.types as types
+import uvicorn
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared._httpx_utils import create_mcp_http_client
+from starlette.responses import PlainTextResponse
+
+from roundhouse.devices.base import (
+    Command,
+    Result,
+    ResultStatus,
+    ToolRegistry,
+    ToolSpec,
+    ToolType,
+)
+
+log = logging.getLogger(__name__)
+
+TOKEN_ENV = "RH_MCP_TOKEN"
+SERVER_NAME = "roundhouse"
+_TOOL_TYPE_KEY = "roundhouse/tool_type"
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class MCPConfigError(ValueError):
+    """A server or client set-up the user must fix (the message says how)."""
+
+
+# ---------------------------------------------------------------- server
+
+
+def build_server(registry: ToolRegistry, default_timeout: float = 120.0) -> Server[Any]:
+    """An MCP server exposing every tool of `registry`."""
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[_mcp_tool(spec) for spec in registry.specs()])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        command = Command(tool_name=params.name, parameters=params.arguments or {})
+        return _mcp_result(await registry.call(command, default_timeout))
+
+    return Server(SERVER_NAME, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _mcp_tool(spec: ToolSpec) -> types.Tool:
+    return types.Tool(
+        name=spec.name,
+        description=spec.description,
+        input_schema=spec.parameters,
+        annotations=types.ToolAnnotations(read_only_hint=spec.tool_type == "data_collection"),
+        _meta={_TOOL_TYPE_KEY: spec.tool_type},
+    )
+
+
+def _mcp_result(result: Result) -> types.CallToolResult:
+    if not result.ok:
+        text = result.error or f"tool {result.status.value}"
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+    value = result.result
+    content: list[types.ContentBlock] = []
+    if isinstance(value, dict) and isinstance(value.get("png_base64"), str):
+        # An inline screenshot is also an image block, which MCP clients can show.
+        content.append(types.ImageContent(data=value["png_base64"], mime_type="image/png"))
+        summary = {key: item for key, item in value.items() if key != "png_base64"}
+        content.append(types.TextContent(text=json.dumps(summary, ensure_ascii=False)))
+    else:
+        content.append(types.TextContent(text=json.dumps(value, ensure_ascii=False)))
+    # Older protocol versions only allow an object here: wrap whatever the tool returned.
+    return types.CallToolResult(content=content, structured_content={"result": value})
+
+
+async def serve_stdio(registry: ToolRegistry, default_timeout: float = 120.0) -> None:
+    server = build_server(registry, default_timeout)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
+def http_app(
+    registry: ToolRegistry,
+    host: str = "127.0.0.1",
+    token: str | None = None,
+    default_timeout: float = 120.0,
+) -> ASGIApp:
+    """The streamable-HTTP ASGI app (endpoint /mcp); bearer-protected when `token` is set.
+
+    Off loopback a token is required: without one this raises MCPConfigError.
+    """
+    if not is_loopback(host) and not token:
+        raise MCPConfigError(
+            f"refusing to serve MCP on {host} without a bearer token: set {TOKEN_ENV} "
+            "(clients then send 'Authorization: Bearer <token>'), or bind 127.0.0.1"
+        )
+    server = build_server(registry, default_timeout)
+    app: ASGIApp = server.streamable_http_app(host=host)
+    return BearerAuth(app, token) if token else app
+
+
+class BearerAuth:
+    """ASGI middleware: HTTP requests must carry `Authorization: Bearer <token>`."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            given = headers.get(b"authorization", b"")
+            if not hmac.compare_digest(given, self._expected):
+                response = PlainTextResponse(
+                    "missing or wrong bearer token",
+                    status_code=401,
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def serve_http(
+    registry: ToolRegistry,
+    host: str,
+    port: int,
+    token: str | None = None,
+    default_timeout: float = 120.0,
+) -> None:
+    """Serve until cancelled. `token` defaults to the RH_MCP_TOKEN environment variable."""
+    token = token if token is not None else os.environ.get(TOKEN_ENV) or None
+    app = http_app(registry, host, token, default_timeout)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve()
+
+
+# ---------------------------------------------------------------- client
+
+
+class MCPDispatcher:
+    """The Dispatcher protocol over MCP: the engine drives a remote desktop like a local one.
+
+    Use as `async with` in one task (the MCP client's streams belong to the task that
+    opened them). Every call has a timeout; a lost server is a failure Result, not a hang.
+    """
+
+    def __init__(
+        self,
+        target: str | StdioServerParameters,
+        *,
+        token: str | None = None,
+        timeout: float = 120.0,
+        connect_timeout: float = 30.0,
+    ) -> None:
+        self.target = target
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self._token = token
+        self._client: Client | None = None
+        self._stack: AsyncExitStack | None = None
+        self._specs: dict[str, ToolSpec] = {}
+
+    @classmethod
+    def http(cls, url: str, *, token: str | None = None, timeout: float = 120.0) -> MCPDispatcher:
+        """A server at `url` (".../mcp"); `token` defaults to RH_MCP_TOKEN if set."""
+        return cls(url, token=token or os.environ.get(TOKEN_ENV) or None, timeout=timeout)
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        env: dict[str, str] | None = None,
+        timeout: float = 120.0,
+    ) -> MCPDispatcher:
+        """A server this dispatcher starts, e.g. stdio("roundhouse", ["serve", "--stdio"])."""
+        return cls(
+            StdioServerParameters(command=command, args=list(args), env=env), timeout=timeout
+        )
+
+    async def __aenter__(self) -> MCPDispatcher:
+        await self.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        if isinstance(self.target, str):
+            headers = {"Authorization": f"Bearer {self._token}"} if self._token else None
+            transport = streamable_http_client(
+                self.target, http_client=create_mcp_http_client(headers=headers)
+            )
+            client = Client(transport, read_timeout_seconds=self.timeout)
+        else:
+            client = Client(self.target, read_timeout_seconds=self.timeout)
+        stack = AsyncExitStack()
+        try:
+            async with asyncio.timeout(self.connect_timeout):
+                self._client = await stack.enter_async_context(client)
+        except BaseException:
+            await stack.aclose()
+            raise
+        self._stack = stack
+
+    async def close(self) -> None:
+        if self._stack is not None:
+            stack, self._stack, self._client = self._stack, None, None
+            await stack.aclose()
+
+    async def tool_specs(self) -> list[ToolSpec]:
+        client = self._connected()
+        async with asyncio.timeout(self.timeout):
+            listed = await client.list_tools()
+        specs = [_tool_spec(tool) for tool in listed.tools]
+        self._specs = {spec.name: spec for spec in specs}
+        return specs
+
+    async def execute(self, commands: Sequence[Command]) -> list[Result]:
+        """Run the commands in order on the server, one result each."""
+        return [await self._execute(command) for command in commands]
+
+    async def _execute(self, command: Command) -> Result:
+        client = self._connected()
+        try:
+            async with asyncio.timeout(self.timeout):
+                reply = await client.call_tool(
+                    command.tool_name, command.parameters, read_timeout_seconds=self.timeout
+                )
+        except TimeoutError:
+            error = f"{command.tool_name}: the MCP server did not answer within {self.timeout:g} s"
+            return Result.failure(error, command.call_id)
+        except Exception as error:  # transport or protocol failure: the round sees it
+            log.warning("MCP call %s failed: %r", command.tool_name, error)
+            return Result.failure(
+                f"MCP call failed: {type(error).__name__}: {error}", command.call_id
+            )
+        return _result(reply, command.call_id)
+
+    def _connected(self) -> Client:
+        if self._client is None:
+            raise RuntimeError("MCPDispatcher is not connected: use `async with` or connect()")
+        return self._client
+
+
+def _tool_spec(tool: types.Tool) -> ToolSpec:
+    meta = tool.meta or {}
+    kind: ToolType
+    if meta.get(_TOOL_TYPE_KEY) == "data_collection":
+        kind = "data_collection"
+    elif meta.get(_TOOL_TYPE_KEY) == "action":
+        kind = "action"
+    else:  # another server: the standard hint is all there is
+        read_only = tool.annotations is not None and tool.annotations.read_only_hint
+        kind = "data_collection" if read_only else "action"
+    return ToolSpec(
+        name=tool.name,
+        description=tool.description or tool.name,
+        tool_type=kind,
+        parameters=dict(tool.input_schema),
+    )
+
+
+def _result(reply: types.CallToolResult, call_id: str) -> Result:
+    texts = [block.text for block in reply.content if isinstance(block, types.TextContent)]
+    if reply.is_error:
+        return Result.failure("\n".join(texts) or "the tool failed", call_id)
+    structured = reply.structured_content
+    if isinstance(structured, dict) and "result" in structured:
+        value = structured["result"]
+    elif texts:
+        try:
+            value = json.loads(texts[0])
+        except ValueError:
+            value = "\n".join(texts)
+    else:
+        value = None
+    return Result(status=ResultStatus.SUCCESS, result=value, call_id=call_id)

@@ -1,0 +1,161 @@
+"""Fixtures for tests that drive real applications on a real (virtual) desktop.
+
+`desktop` is one Xvfb + buses + openbox for the whole session; `launch` starts an app on
+it and kills it after the test; the wait helpers poll instead of sleeping a fixed time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+import pytest
+
+from roundhouse.config import DesktopSettings
+from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.types import WindowInfo
+from roundhouse.devices.linux.windows import list_windows
+
+T = TypeVar("T")
+QT_APP = Path(__file__).with_name("qt_app.py")
+QT_APP_TITLE = "Roundhouse Qt test"
+
+
+@pytest.fixture(scope="session")
+def desktop() -> Iterator[Desktop]:
+    with VirtualDesktop(DesktopSettings(width=1280, height=800)) as started:
+        yield started
+
+
+class Launcher(Protocol):
+    def __call__(
+        self, desktop: Desktop, argv: Sequence[str], cwd: Path | None = None
+    ) -> subprocess.Popen[bytes]: ...
+
+
+@pytest.fixture
+def launch() -> Iterator[Launcher]:
+    """launch(desktop, argv) starts an app with the desktop's environment; killed at teardown."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(
+        desktop: Desktop, argv: Sequence[str], cwd: Path | None = None
+    ) -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(
+            desktop.app_command(argv),
+            env=desktop.env,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+
+
+def qt_app_argv() -> list[str]:
+    return [sys.executable, str(QT_APP)]
+
+
+def gedit_argv(*files: str) -> list[str]:
+    # --standalone: gedit is D-Bus activatable and would hand a second start to the first.
+    return ["gedit", "--standalone", *files]
+
+
+def wait_until(
+    predicate: Callable[[], T | None], timeout: float = 20.0, what: str = "condition"
+) -> T:
+    """Poll until predicate() returns something truthy; fail the test after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(0.05)
+
+
+async def wait_until_async(
+    predicate: Callable[[], Awaitable[T | None]], timeout: float = 20.0, what: str = "condition"
+) -> T:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+def wait_for_window(
+    desktop: Desktop,
+    pid: int | None = None,
+    title: str | None = None,
+    timeout: float = 20.0,
+) -> WindowInfo:
+    """The first top-level window of `pid` whose title contains `title`."""
+
+    def find() -> WindowInfo | None:
+        for window in list_windows(desktop.display):
+            if pid is not None and window.pid != pid:
+                continue
+            if title is not None and title not in window.title:
+                continue
+            return window
+        return None
+
+    return wait_until(find, timeout, f"a window (pid={pid}, title={title!r})")
+
+
+# --- screenshots/input/windows fixtures ---
+# Connections to the session desktop for the screenshot, input and window tests. Apps
+# these tests start through WindowManager.launch are killed when the test ends.
+
+from collections.abc import AsyncIterator  # noqa: E402
+
+from roundhouse.config import Settings  # noqa: E402
+from roundhouse.devices.linux.input import XInput  # noqa: E402
+from roundhouse.devices.linux.screenshot import Screen  # noqa: E402
+from roundhouse.devices.linux.tools import DesktopTools  # noqa: E402
+from roundhouse.devices.linux.windows import WindowManager  # noqa: E402
+
+
+@pytest.fixture
+def screen(desktop: Desktop) -> Iterator[Screen]:
+    with Screen(desktop.display) as opened:
+        yield opened
+
+
+@pytest.fixture
+def xinput(desktop: Desktop) -> Iterator[XInput]:
+    with XInput(desktop.display) as opened:
+        yield opened
+
+
+@pytest.fixture
+def windows(desktop: Desktop) -> Iterator[WindowManager]:
+    with WindowManager(desktop.display, desktop.env) as manager:
+        yield manager
+        manager.kill_launched()
+
+
+@pytest.fixture
+async def tools(desktop: Desktop) -> AsyncIterator[DesktopTools]:
+    """The device tools on the session desktop; apps they launch are killed afterwards."""
+    opened = await DesktopTools.open(desktop, Settings())
+    async with opened:
+        yield opened
+        opened.windows.kill_launched()

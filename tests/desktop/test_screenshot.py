@@ -1,0 +1,99 @@
+"""Screenshots of a real desktop: right size, real content, set-of-marks boxes where asked."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image, ImageChops
+from tests.desktop.conftest import QT_APP_TITLE, Launcher, qt_app_argv, wait_for_window
+
+from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.screenshot import (
+    Screen,
+    annotate,
+    capture_desktop_png,
+    capture_window_png,
+)
+from roundhouse.devices.linux.types import Control, Rect
+
+
+def _decode(png: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(png))
+    assert image.format == "PNG"
+    return image.convert("RGB")
+
+
+def _colours(image: Image.Image) -> int:
+    return len(image.getcolors(maxcolors=1 << 20) or [])
+
+
+def test_desktop_screenshot_has_the_screen_size_and_content(
+    desktop: Desktop, screen: Screen, launch: Launcher
+) -> None:
+    process = launch(desktop, qt_app_argv())
+    wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    shot = capture_desktop_png(screen)
+    image = _decode(shot.png)
+    assert image.size == (desktop.width, desktop.height) == (shot.width, shot.height)
+    assert _colours(image) > 20  # a window with text on it, not a flat background
+
+
+def test_window_screenshot_is_the_window(
+    desktop: Desktop, screen: Screen, launch: Launcher
+) -> None:
+    process = launch(desktop, qt_app_argv())
+    window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    shot = capture_window_png(screen, window.xid, window.rect)
+    image = _decode(shot.png)
+    assert shot.method == "composite"
+    assert image.size == (window.rect.width, window.rect.height)
+    assert _colours(image) > 20
+    # The window's own pixels are what the screen shows where the window is (but for a
+    # blinking text cursor, which may have toggled between the two grabs).
+    region = screen.region(window.rect)
+    difference = ImageChops.difference(image, region).convert("L")
+    changed = sum(difference.point(lambda v: 1 if v else 0).histogram()[1:])
+    assert changed < 0.01 * window.rect.width * window.rect.height
+
+
+def test_annotation_boxes_only_the_controls(
+    desktop: Desktop, screen: Screen, launch: Launcher
+) -> None:
+    process = launch(desktop, qt_app_argv())
+    window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    left, top = window.rect.left, window.rect.top
+    box = Rect(left=left + 20, top=top + 30, right=left + 140, bottom=top + 70)
+    control = Control(label=7, id="n1", role="push button", name="Press me", rect=box)
+
+    plain = _decode(capture_window_png(screen, window.xid, window.rect).png)
+    marked = _decode(capture_window_png(screen, window.xid, window.rect, [control]).png)
+
+    changed = ImageChops.difference(plain, marked).getbbox()
+    assert changed is not None
+    # Everything drawn lies within the control's box (image coordinates).
+    assert changed[0] >= 20 and changed[1] >= 30 and changed[2] <= 140 and changed[3] <= 70
+
+
+def test_annotate_draws_the_label_number() -> None:
+    image = Image.new("RGB", (200, 100), "white")
+    one = Control(
+        label=1,
+        id="a",
+        role="push button",
+        name="",
+        rect=Rect(left=10, top=10, right=90, bottom=60),
+    )
+    two = Control(
+        label=28,
+        id="b",
+        role="push button",
+        name="",
+        rect=Rect(left=100, top=10, right=190, bottom=60),
+    )
+    marked = annotate(image, [one, two])
+    # Two boxes of different colours, each with a filled tag holding its number.
+    first = marked.crop((10, 10, 90, 60))
+    second = marked.crop((100, 10, 190, 60))
+    assert _colours(first) > 2 and _colours(second) > 2
+    assert marked.getpixel((50, 10)) != marked.getpixel((150, 10))
+    assert marked.getpixel((95, 50)) == (255, 255, 255)  # between the boxes: untouched

@@ -1,0 +1,225 @@
+"""The device tools through the registry, as the engine calls them, on real applications."""
+
+from __future__ import annotations
+
+import base64
+import io
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageChops
+from tests.desktop.conftest import QT_APP_TITLE, qt_app_argv, wait_until_async
+
+from roundhouse.devices.base import Command, Result, ToolRegistry
+from roundhouse.devices.linux.atspi_tree import walk
+from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
+from roundhouse.devices.linux.types import UiNode
+
+DESIGN_TOOLS = {
+    "data_collection": {
+        "capture_desktop_screenshot",
+        "capture_window_screenshot",
+        "get_ui_tree",
+        "list_windows",
+        "get_controls",
+    },
+    "action": {
+        "select_window",
+        "launch_application",
+        "click_control",
+        "click_coordinates",
+        "set_text",
+        "type_text",
+        "press_keys",
+        "scroll",
+        "drag",
+        "wait",
+    },
+}
+
+
+async def call(registry: ToolRegistry, tool: str, /, **parameters: Any) -> Result:
+    return await registry.call(Command(tool_name=tool, parameters=parameters), 60.0)
+
+
+async def ok(registry: ToolRegistry, tool: str, /, **parameters: Any) -> Any:
+    result = await call(registry, tool, **parameters)
+    assert result.ok, result.error
+    return result.result
+
+
+async def start_qt(registry: ToolRegistry) -> dict[str, Any]:
+    window: dict[str, Any] = await ok(registry, "launch_application", name=" ".join(qt_app_argv()))
+    assert window["title"] == QT_APP_TITLE
+    return window
+
+
+def control(controls: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(c for c in controls["controls"] if c["name"] == name)
+
+
+async def status_text(tools: DesktopTools, window_id: int) -> str:
+    assert tools.tree is not None
+    snapshot = await tools.tree.ui_tree(tools.windows.get(window_id))
+    assert snapshot.root is not None
+    # The Qt label's accessible name is its text: "Not pressed yet", then "Pressed N times".
+    labels = [n.name for n in walk(snapshot.root) if n.role == "label" and "ressed" in n.name]
+    return labels[0] if labels else ""
+
+
+def test_every_design_tool_is_registered_with_its_type(tools: DesktopTools) -> None:
+    registry = desktop_registry(tools)
+    found: dict[str, set[str]] = {"data_collection": set(), "action": set()}
+    for spec in registry.specs():
+        found[spec.tool_type].add(spec.name)
+        assert spec.description and spec.parameters["type"] == "object"
+    assert found == DESIGN_TOOLS  # run_shell and get_system_info are the engine's
+
+
+async def test_click_control_presses_a_real_qt_button(tools: DesktopTools) -> None:
+    registry = desktop_registry(tools)
+    window = await start_qt(registry)
+    controls = await ok(registry, "get_controls", window_id=window["xid"])
+    assert [c["label"] for c in controls["controls"]] == list(
+        range(1, len(controls["controls"]) + 1)
+    )
+    button = control(controls, "Press me")
+    assert await status_text(tools, window["xid"]) == "Not pressed yet"
+
+    clicked = await ok(registry, "click_control", label=button["label"])
+    assert clicked["method"] == "action:press"
+
+    async def pressed() -> str | None:
+        text = await status_text(tools, window["xid"])
+        return text if text.startswith("Pressed") else None
+
+    assert await wait_until_async(pressed, what="the button's effect") == ("Pressed 1 times")
+    # A double click has no accessibility action: it goes to the centre through XTest.
+    clicked = await ok(registry, "click_control", label=button["label"], double=True)
+    assert clicked["method"] == "click"
+
+    async def pressed_three_times() -> bool:
+        return await status_text(tools, window["xid"]) == "Pressed 3 times"
+
+    await wait_until_async(pressed_three_times, what="two more presses")
+
+
+async def test_click_coordinates_toggles_a_check_box(tools: DesktopTools) -> None:
+    registry = desktop_registry(tools)
+    window = await start_qt(registry)
+    box = control(await ok(registry, "get_controls"), "Remember me")
+    left, top, right, bottom = (box["rect"][k] for k in ("left", "top", "right", "bottom"))
+    await ok(registry, "click_coordinates", x=left + 8, y=(top + bottom) // 2)
+    assert right > left
+
+    async def checked() -> bool:
+        assert tools.tree is not None
+        snapshot = await tools.tree.ui_tree(tools.windows.get(window["xid"]))
+        assert snapshot.root is not None
+        nodes = [n for n in walk(snapshot.root) if n.name == "Remember me"]
+        return bool(nodes) and "checked" in nodes[0].states
+
+    await wait_until_async(checked, what="the check box to be checked")
+
+
+async def test_set_text_and_type_text_reach_the_control(tools: DesktopTools) -> None:
+    registry = desktop_registry(tools)
+    await start_qt(registry)
+    field = control(await ok(registry, "get_controls"), "Your name")
+    assert tools.tree is not None
+
+    await ok(registry, "set_text", label=field["label"], text="Zoë €")
+    assert await tools.tree.get_text(field["id"]) == "Zoë €"
+
+    await ok(registry, "type_text", control_id=field["id"], text=" naïve")
+    await ok(registry, "press_keys", keys="End")
+    await ok(registry, "type_text", text="!")
+    assert await tools.tree.get_text(field["id"]) == "Zoë € naïve!"
+
+
+async def test_unknown_window_and_control_name_what_exists(tools: DesktopTools) -> None:
+    registry = desktop_registry(tools)
+    window = await start_qt(registry)
+
+    result = await call(registry, "get_controls", window_id=4242)
+    assert not result.ok and result.error is not None
+    assert "no window with id 4242" in result.error and QT_APP_TITLE in result.error
+
+    result = await call(registry, "click_control", label=99, window_id=window["xid"])
+    assert not result.ok and result.error is not None
+    assert "no control with label 99" in result.error
+    assert "'Press me' (push button)" in result.error and "'Your name'" in result.error
+
+    result = await call(registry, "select_window", title="No such window")
+    assert not result.ok and result.error is not None and QT_APP_TITLE in result.error
+
+    result = await call(registry, "click_coordinates", x=5000, y=10)
+    assert not result.ok and result.error is not None and "outside" in result.error
+
+
+async def test_window_screenshots_to_a_file_inline_and_annotated(
+    tools: DesktopTools, tmp_path: Path
+) -> None:
+    registry = desktop_registry(tools)
+    window = await start_qt(registry)
+    width = window["rect"]["right"] - window["rect"]["left"]
+    height = window["rect"]["bottom"] - window["rect"]["top"]
+
+    plain = await ok(registry, "capture_window_screenshot", path=str(tmp_path / "plain.png"))
+    marked = await ok(
+        registry, "capture_window_screenshot", path=str(tmp_path / "marked.png"), annotate=True
+    )
+    inline = await ok(registry, "capture_window_screenshot")
+    controls = await ok(registry, "get_controls")
+
+    plain_image, marked_image = _load(plain["path"]), _load(marked["path"])
+    inline_image = _load(io.BytesIO(base64.b64decode(inline["png_base64"])))
+    assert plain_image.size == marked_image.size == inline_image.size == (width, height)
+    assert marked["annotated_controls"] == len(controls["controls"]) >= 3
+    assert ImageChops.difference(plain_image, marked_image).getbbox() is not None
+
+    desktop_shot = await ok(registry, "capture_desktop_screenshot", path=str(tmp_path / "d.png"))
+    assert _load(desktop_shot["path"]).size == tools.screen.size
+
+
+def _load(source: str | io.BytesIO) -> Image.Image:
+    with Image.open(source) as image:
+        assert image.format == "PNG"
+        return image.convert("RGB")
+
+
+async def test_ui_tree_has_the_seed_shape(tools: DesktopTools) -> None:
+    registry = desktop_registry(tools)
+    await start_qt(registry)
+    tree = await ok(registry, "get_ui_tree")
+    root = tree["root"]
+    assert {"control_type", "name", "automation_id", "bounding_box", "children"} <= set(root)
+    names = [n.name for n in walk(UiNode.model_validate(_as_node(root)))]
+    assert "Press me" in names and "Remember me" in names
+
+
+def _as_node(data: dict[str, Any]) -> dict[str, Any]:
+    rect = data["bounding_box"]
+    return {
+        "id": data["id"],
+        "role": data["role"],
+        "name": data["name"],
+        "rect": dict(zip(("left", "top", "right", "bottom"), rect, strict=True)) if rect else None,
+        "children": [_as_node(child) for child in data["children"]],
+    }
+
+
+async def test_windows_select_and_wait(tools: DesktopTools, desktop: Desktop) -> None:
+    registry = desktop_registry(tools)
+    first = await start_qt(registry)
+    second = await start_qt(registry)
+    listed = {w["xid"]: w for w in await ok(registry, "list_windows")}
+    assert {first["xid"], second["xid"]} <= set(listed)
+    assert listed[second["xid"]]["active"]
+
+    selected = await ok(registry, "select_window", window_id=first["xid"])
+    assert selected["active"] and selected["xid"] == first["xid"]
+    waited = await ok(registry, "wait", seconds=0.1)
+    assert waited["settle_ms"] >= 100
+    assert not (await call(registry, "wait", seconds=600)).ok

@@ -1,0 +1,277 @@
+"""The AT-SPI control tree of real applications on a real (virtual) desktop: gedit (GTK 3)
+and the Qt 6 test app. The bulk reader is checked against the naive one-call-per-property
+walk: both must see exactly the same tree and the same controls."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator
+
+import pytest
+from tests.desktop.conftest import (
+    Launcher,
+    gedit_argv,
+    qt_app_argv,
+    wait_for_window,
+    wait_until_async,
+)
+
+from roundhouse.devices.linux.atspi import (
+    AtspiClient,
+    AtspiError,
+    AtspiTimeout,
+    NodeGone,
+    TreeLimits,
+    WindowGone,
+    ui_tree_json,
+)
+from roundhouse.devices.linux.atspi_naive import naive_tree
+from roundhouse.devices.linux.atspi_tree import intersection, select_controls, walk
+from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.types import Control, ControlList, Rect, WindowInfo
+
+
+@pytest.fixture
+async def client(desktop: Desktop) -> AsyncIterator[AtspiClient]:
+    async with AtspiClient() as connected:
+        await connected.connect(desktop)
+        yield connected
+
+
+async def _controls_when(
+    client: AtspiClient, window: WindowInfo, role: str, name: str | None = None
+) -> ControlList:
+    """The window's controls once one of `role` (and `name`) is among them."""
+
+    async def ready() -> ControlList | None:
+        listed = await client.controls(window)
+        return listed if _find(listed, role, name) is not None else None
+
+    return await wait_until_async(ready, what=f"a {role} control named {name!r}")
+
+
+def _find(listed: ControlList, role: str, name: str | None = None) -> Control | None:
+    for control in listed.controls:
+        if control.role == role and (name is None or control.name == name):
+            return control
+    return None
+
+
+async def _gedit(desktop: Desktop, launch: Launcher) -> WindowInfo:
+    process = launch(desktop, gedit_argv())
+    return wait_for_window(desktop, pid=process.pid)
+
+
+async def _qt(desktop: Desktop, launch: Launcher) -> tuple[subprocess.Popen[bytes], WindowInfo]:
+    process = launch(desktop, qt_app_argv())
+    return process, wait_for_window(desktop, pid=process.pid)
+
+
+async def test_gedit_controls_are_the_visible_interactive_ones(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    window = await _gedit(desktop, launch)
+    listed = await _controls_when(client, window, "text")
+    assert listed.tree_available and not listed.truncated
+    assert [control.label for control in listed.controls] == list(
+        range(1, len(listed.controls) + 1)
+    )
+    assert _find(listed, "push button", "Save") is not None
+    text_area = _find(listed, "text")
+    assert text_area is not None and text_area.rect.width > 300
+    for control in listed.controls:
+        assert control.rect.width > 0 and control.rect.height > 0
+        assert control.role not in ("split pane", "scroll pane", "panel", "label")
+    # Reading order: the header bar's buttons come before the text area below them.
+    save = _find(listed, "push button", "Save")
+    assert save is not None and save.label < text_area.label
+
+
+async def test_gedit_bulk_read_equals_the_naive_walk(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    window = await _gedit(desktop, launch)
+    listed = await _controls_when(client, window, "text")
+    snapshot = await client.ui_tree(window)
+    frame = await client.find_frame(window)
+    assert frame is not None and snapshot.root is not None
+    # Through GetItems, most of gedit comes in one call; its list views are walked.
+    assert len(frame.cache) > 50
+    reference = await naive_tree(client.bus, frame.node.ref)
+    assert snapshot.root == reference
+    assert snapshot.node_count == sum(1 for _ in walk(reference)) > 200
+    whole = await naive_tree(client.bus, frame.node.ref, details_when_hidden=True)
+    assert whole is not None and whole.rect is not None
+    assert listed.controls == select_controls(whole, intersection(client.screen, whole.rect))
+
+
+async def test_gedit_set_text_then_get_text(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    window = await _gedit(desktop, launch)
+    listed = await _controls_when(client, window, "text")
+    text_area = _find(listed, "text")
+    assert text_area is not None
+    words = "Grüße, 世界 — line one\nline two ✓"
+    assert await client.set_text(text_area.id, words)
+    assert await client.get_text(text_area.id) == words
+    assert await client.grab_focus(text_area.id)
+    again = await client.controls(window)
+    assert _find(again, "text") == text_area.model_copy(update={"text": words})
+
+
+async def test_qt_controls_and_pressing_the_button(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    _, window = await _qt(desktop, launch)
+    listed = await _controls_when(client, window, "push button", "Press me")
+    names = {(control.role, control.name) for control in listed.controls}
+    assert {("text", "Your name"), ("check box", "Remember me")} <= names
+    rows = [control for control in listed.controls if control.role == "list item"]
+    # 40 rows, all "showing" to Qt, but only those inside the list's view are visible.
+    assert rows and len(rows) < 15
+    assert ("list item", "Row 40") not in names
+    button = _find(listed, "push button", "Press me")
+    assert button is not None and "Press" in button.actions
+
+    assert await client.do_action(button.id, "press")
+
+    async def label_changed() -> bool:
+        snapshot = await client.ui_tree(window)
+        assert snapshot.root is not None
+        return any(node.name == "Pressed 1 times" for node in walk(snapshot.root))
+
+    await wait_until_async(label_changed, timeout=10, what="the label to say 'Pressed 1 times'")
+
+
+async def test_qt_bulk_read_equals_the_naive_walk(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    _, window = await _qt(desktop, launch)
+    listed = await _controls_when(client, window, "push button", "Press me")
+    frame = await client.find_frame(window)
+    assert frame is not None
+    assert frame.cache == {}  # Qt keeps no cache: the whole tree is walked
+    snapshot = await client.ui_tree(window)
+    reference = await naive_tree(client.bus, frame.node.ref)
+    assert snapshot.root == reference
+    whole = await naive_tree(client.bus, frame.node.ref, details_when_hidden=True)
+    assert whole is not None and whole.rect is not None
+    assert listed.controls == select_controls(whole, intersection(client.screen, whole.rect))
+
+
+async def test_set_text_and_actions_on_a_qt_line_edit(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    _, window = await _qt(desktop, launch)
+    listed = await _controls_when(client, window, "text", "Your name")
+    edit = _find(listed, "text", "Your name")
+    assert edit is not None
+    assert await client.set_text(edit.id, "Zoë")
+    assert await client.get_text(edit.id) == "Zoë"
+    with pytest.raises(AtspiError, match="no action 'explode'"):
+        await client.do_action(edit.id, "explode")
+    described = await client.describe(edit.id)
+    assert described.role == "text" and described.text == "Zoë" and described.rect == edit.rect
+
+
+async def test_limits_cut_the_tree_deterministically(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    window = await _gedit(desktop, launch)
+    await _controls_when(client, window, "text")
+    small = await client.ui_tree(window, TreeLimits(max_nodes=7))
+    assert small.truncated and small.truncated_reason == "node limit"
+    assert small.node_count == 7
+    assert small.root is not None and sum(1 for _ in walk(small.root)) == 7
+    again = await client.ui_tree(window, TreeLimits(max_nodes=7))
+    assert again.root == small.root
+    shallow = await client.ui_tree(window, TreeLimits(max_depth=1))
+    assert shallow.truncated_reason == "depth"
+    assert shallow.root is not None
+    assert all(not child.children for child in shallow.root.children)
+    data = ui_tree_json(small)
+    root = data["root"]
+    assert {"control_type", "name", "automation_id", "bounding_box", "children"} <= set(root)
+    assert root["control_type"] == "frame" and data["truncated_reason"] == "node limit"
+
+
+async def test_an_app_without_a_tree_says_so(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    # xmessage (Athena widgets) never registers with AT-SPI, like Tk.
+    launch(desktop, ["xmessage", "-title", "No tree here", "no accessibility here"])
+    window = wait_for_window(desktop, title="No tree here")
+    client.register_grace = 0.5
+    listed = await client.controls(window)
+    assert not listed.tree_available and listed.controls == []
+    assert listed.note is not None and "use screenshots and coordinates" in listed.note
+    snapshot = await client.ui_tree(window)
+    assert not snapshot.tree_available and snapshot.root is None
+
+
+async def test_unknown_windows_and_ids_are_clear_errors(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    ghost = WindowInfo(
+        xid=1,
+        title="No such window",
+        application="ghost",
+        pid=_dead_pid(),
+        rect=Rect(left=0, top=0, right=10, bottom=10),
+        active=False,
+    )
+    with pytest.raises(WindowGone, match="has exited"):
+        await client.controls(ghost)
+    _, window = await _qt(desktop, launch)
+    listed = await _controls_when(client, window, "push button", "Press me")
+    button = _find(listed, "push button", "Press me")
+    assert button is not None
+    app = button.id.split(":/")[0]
+    with pytest.raises(NodeGone):
+        await client.do_action(f"{app}:/org/a11y/atspi/accessible/999999999")
+    with pytest.raises(NodeGone, match="not a control id"):
+        await client.get_text("button-7")
+    renamed = window.model_copy(
+        update={"title": "Another title", "rect": Rect(left=0, top=0, right=1, bottom=1)}
+    )
+    with pytest.raises(WindowGone, match="Roundhouse Qt test"):
+        await client.controls(renamed)
+
+
+async def test_a_killed_app_is_an_error_not_a_hang(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    process, window = await _qt(desktop, launch)
+    listed = await _controls_when(client, window, "push button", "Press me")
+    button = _find(listed, "push button", "Press me")
+    assert button is not None
+    process.kill()
+    process.wait()
+    with pytest.raises(WindowGone):
+        await client.do_action(button.id)
+    with pytest.raises(WindowGone):
+        await client.controls(window)
+
+
+async def test_a_stopped_app_times_out(desktop: Desktop, launch: Launcher) -> None:
+    async with AtspiClient(call_timeout=0.5) as client:
+        await client.connect(desktop)
+        process, window = await _qt(desktop, launch)
+        listed = await _controls_when(client, window, "push button", "Press me")
+        button = _find(listed, "push button", "Press me")
+        assert button is not None
+        os.kill(process.pid, signal.SIGSTOP)
+        try:
+            with pytest.raises(AtspiTimeout, match="did not answer"):
+                await client.do_action(button.id)
+        finally:
+            os.kill(process.pid, signal.SIGCONT)
+
+
+def _dead_pid() -> int:
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid

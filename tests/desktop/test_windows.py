@@ -1,0 +1,126 @@
+"""Windows and applications through the window manager: list, activate, launch, close."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.desktop.conftest import (
+    QT_APP_TITLE,
+    Launcher,
+    gedit_argv,
+    qt_app_argv,
+    wait_for_window,
+)
+
+from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.windows import (
+    WindowError,
+    WindowManager,
+    desktop_entries,
+    find_window,
+    resolve_command,
+)
+
+
+def test_list_windows_describes_a_real_window(
+    desktop: Desktop, windows: WindowManager, launch: Launcher
+) -> None:
+    process = launch(desktop, qt_app_argv())
+    wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    (window,) = [w for w in windows.list_windows() if w.pid == process.pid]
+    assert window.title == QT_APP_TITLE
+    assert window.application  # WM_CLASS
+    assert 0 <= window.rect.left < window.rect.right <= desktop.width
+    assert 0 <= window.rect.top < window.rect.bottom <= desktop.height
+    assert window.rect.width >= 200 and window.rect.height >= 100
+
+
+async def test_activate_switches_the_active_window(
+    desktop: Desktop, windows: WindowManager, launch: Launcher, tmp_path: Path
+) -> None:
+    qt = launch(desktop, qt_app_argv())
+    qt_window = wait_for_window(desktop, pid=qt.pid, title=QT_APP_TITLE)
+    editor = launch(desktop, gedit_argv(str(tmp_path / "a.txt")))
+    editor_window = wait_for_window(desktop, pid=editor.pid)
+
+    activated = await windows.activate(qt_window.xid)
+    assert activated.active and windows.active_window() == activated
+    activated = await windows.activate(editor_window.xid)
+    assert activated.xid == editor_window.xid and activated.active
+    active = [w.xid for w in windows.list_windows() if w.active]
+    assert active == [editor_window.xid]
+
+
+async def test_close_window_removes_it(
+    desktop: Desktop, windows: WindowManager, launch: Launcher
+) -> None:
+    process = launch(desktop, qt_app_argv())
+    window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    assert await windows.close_window(window.xid)
+    assert window.xid not in [w.xid for w in windows.list_windows()]
+    assert process.wait(timeout=10) == 0  # the app quit on its own: closing is not killing
+
+
+async def test_launch_by_desktop_entry_name_opens_its_window(windows: WindowManager) -> None:
+    # Debian's org.xfce.mousepad.desktop: Name=Mousepad, GenericName=Text Editor.
+    window = await windows.launch("Text Editor")
+    assert window.application.lower() == "mousepad"
+    assert window in windows.list_windows()
+    assert await windows.close_window(window.xid)
+
+
+async def test_launch_a_command_opens_its_window(windows: WindowManager) -> None:
+    command = f"{qt_app_argv()[0]} {qt_app_argv()[1]}"
+    window = await windows.launch(command)
+    assert window.title == QT_APP_TITLE
+
+
+async def test_unknown_application_names_the_known_ones(windows: WindowManager) -> None:
+    with pytest.raises(WindowError, match="no application or command 'no-such-app'.*Mousepad"):
+        await windows.launch("no-such-app")
+
+
+async def test_unknown_window_names_the_existing_ones(
+    desktop: Desktop, windows: WindowManager, launch: Launcher
+) -> None:
+    process = launch(desktop, qt_app_argv())
+    window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    with pytest.raises(WindowError, match=f"no window with id 12345.*{window.xid}.*{QT_APP_TITLE}"):
+        await windows.activate(12345)
+    with pytest.raises(WindowError, match=f"no window titled 'Nope'.*{QT_APP_TITLE}"):
+        windows.find("Nope")
+    assert windows.find("roundhouse qt").xid == window.xid  # substring, any case
+
+
+def test_desktop_entries_and_command_resolution(tmp_path: Path) -> None:
+    (tmp_path / "org.example.Notes.desktop").write_text(
+        "[Desktop Entry]\nType=Application\nName=Notes\nGenericName=Note Taker\n"
+        "Exec=notes-app --new %U\n"
+        "[Desktop Action new]\nExec=ignored\n"
+    )
+    (tmp_path / "hidden.desktop").write_text(
+        "[Desktop Entry]\nType=Application\nName=Hidden\nExec=hidden\nNoDisplay=true\n"
+    )
+    entries = desktop_entries([tmp_path])
+    assert [(e.id, e.name, e.argv) for e in entries] == [
+        ("org.example.Notes", "Notes", ["notes-app", "--new"])
+    ]
+    env = {"PATH": "/usr/bin:/bin"}
+    for name in ("Notes", "notes", "org.example.Notes", "note taker", "notes-app"):
+        assert resolve_command(name, env, entries) == ["notes-app", "--new"]
+    assert resolve_command("ls -l /tmp", env, entries) == ["ls", "-l", "/tmp"]
+    with pytest.raises(WindowError, match="applications: Notes"):
+        resolve_command("Hidden", env, entries)
+
+
+def test_find_window_prefers_an_exact_title() -> None:
+    from roundhouse.devices.linux.types import Rect, WindowInfo
+
+    rect = Rect(left=0, top=0, right=10, bottom=10)
+    a = WindowInfo(
+        xid=1, title="notes.txt - gedit", application="Gedit", pid=1, rect=rect, active=False
+    )
+    b = WindowInfo(xid=2, title="notes", application="Qt", pid=2, rect=rect, active=True)
+    assert find_window([a, b], "notes").xid == 2
+    assert find_window([a, b], "GEDIT").xid == 1
