@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from roundhouse.models.offline import understand
+from roundhouse.models.offline_shell import understand
 from roundhouse.states import RoundState
 from tests.helpers import SessionFactory
 

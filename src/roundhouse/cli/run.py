@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+from collections.abc import AsyncIterator, Coroutine
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from roundhouse.agents.user import NonInteractiveUser, TerminalUser, UserChannel
 from roundhouse.cli.app import app
+from roundhouse.cli.desktop import DesktopOption, open_cli_desktop
 from roundhouse.cli.display import StepPrinter
 from roundhouse.config import ConfigError, Settings, ShellPolicy, load_settings
-from roundhouse.devices.base import LocalDispatcher, ToolRegistry
+from roundhouse.devices.base import Dispatcher, LocalDispatcher, ToolRegistry
+from roundhouse.devices.linux.apps import application_tools
+from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
+from roundhouse.devices.mcp import TOKEN_ENV, MCPDispatcher
 from roundhouse.devices.shell import ShellTools
 from roundhouse.events import EventBus
-from roundhouse.round import RoundOutcome
+from roundhouse.round import RoundOutcome, Snapshotter
 from roundhouse.session import Session, SessionLimit, cost_line
+from roundhouse.snapshots import DesktopSnapshots
 from roundhouse.states import AgentKind
 from roundhouse.store import LogStore
+
+T = TypeVar("T")
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -29,7 +39,20 @@ ModelOption = Annotated[
     str | None,
     typer.Option("--model", "-m", help="offline (default), replay:FILE or openai:NAME"),
 ]
-AgentOption = Annotated[str | None, typer.Option(help="linux: act through the shell")]
+AgentOption = Annotated[
+    str | None,
+    typer.Option(
+        help="host: the GUI agents on a desktop; linux: the shell "
+        "[default: host when there is a desktop]"
+    ),
+]
+McpOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Drive the desktop of `roundhouse serve --http` at this URL (…/mcp); "
+        f"its token from {TOKEN_ENV}"
+    ),
+]
 LogsOption = Annotated[Path | None, typer.Option(help="Folder for the log folders [default: logs]")]
 TaskOption = Annotated[str | None, typer.Option(help="Name of this session's log folder")]
 MaxStepOption = Annotated[int | None, typer.Option(help="Most steps a round may take")]
@@ -51,11 +74,22 @@ def build_settings(**flags: object) -> Settings:
         raise typer.Exit(EXIT_USAGE) from None
 
 
-def build_session(settings: Settings, interactive: bool) -> Session:
-    if settings.agent == "host":
-        typer.echo("roundhouse: the GUI agents (--agent host) are not built yet", err=True)
-        raise typer.Exit(EXIT_USAGE)
-    registry = ToolRegistry(ShellTools(settings).tools())
+def resolve_agent(settings: Settings, desktop: str | None, mcp: str | None) -> AgentKind:
+    """linux or host as asked; "auto" means the GUI agents when there is a desktop to use."""
+    if settings.agent == "linux":
+        return AgentKind.LINUX
+    if settings.agent == "host" or desktop is not None or mcp is not None:
+        return AgentKind.HOST
+    return AgentKind.HOST if os.environ.get("DISPLAY") else AgentKind.LINUX
+
+
+@asynccontextmanager
+async def open_session(
+    settings: Settings, *, interactive: bool, desktop: str | None = None, mcp: str | None = None
+) -> AsyncIterator[Session]:
+    """A session with what its agents act through: the shell alone, a desktop here
+    (virtual or the current one), or a desktop served over MCP."""
+    kind = resolve_agent(settings, desktop, mcp)
     user: UserChannel = (
         TerminalUser(settings.assume_yes)
         if interactive
@@ -63,21 +97,44 @@ def build_session(settings: Settings, interactive: bool) -> Session:
     )
     events = EventBus()
     events.subscribe(StepPrinter(sys.stderr))
-    store = LogStore.create(settings.logs, settings.task)
-    session = Session(
-        settings,
-        store=store,
-        dispatcher=LocalDispatcher(registry),
-        user=user,
-        events=events,
-        agent_kind=AgentKind.LINUX,
-    )
-    try:  # build the agents once now, so a bad model spec is a usage error before any round
-        session.new_agents()
+    async with AsyncExitStack() as stack:
+        dispatcher: Dispatcher
+        snapshots: Snapshotter | None = None
+        if kind is AgentKind.LINUX:
+            dispatcher = LocalDispatcher(ToolRegistry(ShellTools(settings).tools()))
+        elif mcp is not None:
+            remote = MCPDispatcher.http(mcp, token=os.environ.get(TOKEN_ENV))
+            dispatcher = await stack.enter_async_context(remote)
+        else:
+            opened = stack.enter_context(open_cli_desktop(desktop, settings.desktop))
+            tools = await stack.enter_async_context(await DesktopTools.open(opened, settings))
+            extra = [*ShellTools(settings).tools(), *application_tools()]
+            dispatcher = LocalDispatcher(desktop_registry(tools, extra=extra))
+        if kind is AgentKind.HOST:
+            snapshots = DesktopSnapshots(dispatcher, settings)
+        session = Session(
+            settings,
+            store=LogStore.create(settings.logs, settings.task),
+            dispatcher=dispatcher,
+            user=user,
+            events=events,
+            snapshots=snapshots,
+            agent_kind=kind,
+        )
+        session.new_agents()  # a bad model spec is a usage error before any round
+        try:
+            yield session
+        finally:
+            await session.models.close()
+
+
+def run_async(main: Coroutine[Any, Any, T]) -> T:
+    """Run the command's work; usage problems found on the way exit 2."""
+    try:
+        return asyncio.run(main)
     except ConfigError as error:
         typer.echo(f"roundhouse: {error}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
-    return session
 
 
 def report(outcome: RoundOutcome) -> None:
@@ -93,6 +150,8 @@ def run(
     request: Annotated[str, typer.Argument(help="What you want done, in plain language")],
     model: ModelOption = None,
     agent: AgentOption = None,
+    desktop: DesktopOption = None,
+    mcp: McpOption = None,
     logs: LogsOption = None,
     task: TaskOption = None,
     max_step: MaxStepOption = None,
@@ -111,11 +170,20 @@ def run(
         shell_policy=shell_policy,
         config=config,
     )
-    session = build_session(settings, interactive=sys.stdin.isatty())
+    folder: list[Path] = []
+
+    async def main() -> RoundOutcome:
+        async with open_session(
+            settings, interactive=sys.stdin.isatty(), desktop=desktop, mcp=mcp
+        ) as session:
+            folder.append(session.store.folder)
+            return await session.run_round(request)
+
     try:
-        outcome = asyncio.run(session.run_round(request))
+        outcome = run_async(main())
     except KeyboardInterrupt:
-        typer.echo(f"\ncancelled; the round is recorded in {session.store.folder}", err=True)
+        where = f" in {folder[0]}" if folder else ""
+        typer.echo(f"\ncancelled; the round is recorded{where}", err=True)
         raise typer.Exit(EXIT_CANCELLED) from None
     report(outcome)
     raise typer.Exit(0 if outcome.finished else EXIT_FAILED)
@@ -125,6 +193,8 @@ def run(
 def chat(
     model: ModelOption = None,
     agent: AgentOption = None,
+    desktop: DesktopOption = None,
+    mcp: McpOption = None,
     logs: LogsOption = None,
     task: TaskOption = None,
     max_step: MaxStepOption = None,
@@ -144,12 +214,22 @@ def chat(
         config=config,
     )
     interactive = sys.stdin.isatty()
-    session = build_session(settings, interactive=interactive)
+    sessions: list[Session] = []
+
+    async def main() -> None:
+        async with open_session(
+            settings, interactive=interactive, desktop=desktop, mcp=mcp
+        ) as session:
+            sessions.append(session)
+            await _chat(session, interactive)
+
     try:
-        asyncio.run(_chat(session, interactive))
+        run_async(main())
     except KeyboardInterrupt:
-        typer.echo(f"\ncancelled; the session is recorded in {session.store.folder}", err=True)
+        where = f" in {sessions[0].store.folder}" if sessions else ""
+        typer.echo(f"\ncancelled; the session is recorded{where}", err=True)
         raise typer.Exit(EXIT_CANCELLED) from None
+    session = sessions[0]
     typer.echo(cost_line(session.cost, scope="this session"))
     typer.echo(f"Logs: {session.store.folder}")
     failed = any(not outcome.finished for outcome in session.outcomes)

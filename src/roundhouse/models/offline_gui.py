@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from roundhouse.devices.linux.types import Control
-from roundhouse.observation import AppObservation, HostObservation, PastStep
+from roundhouse.models.offline_shell import plan_shell, understand
+from roundhouse.observation import AppObservation, HostObservation, PastStep, ShellObservation
 
 GUI_UNDERSTOOD = (
     "open APPLICATION (e.g. the text editor); type TEXT; type TEXT into the NAME field; "
@@ -187,6 +188,9 @@ def fail(observation: str, reason: str) -> dict[str, Any]:
 
 def plan_host(obs: HostObservation) -> dict[str, Any]:
     ops, unknown = parse_request(obs.request)
+    if (unknown or not ops) and understand(obs.request) is not None:
+        # A shell request on a desktop: the host runs it itself, as the Linux agent would.
+        return plan_shell(ShellObservation(request=obs.request, history=obs.history))
     if unknown or not ops:
         what = f"I do not understand {unknown[0]!r}." if unknown else "There is nothing to do."
         return fail(what, f"The offline model understands: {GUI_UNDERSTOOD}. {REAL_MODEL_HINT}")
