@@ -403,10 +403,11 @@ def _save_as(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
         return _click("Replace", obs, "A file of that name exists: replace it (the user is asked).")
     if not in_dialog and posixpath.basename(path) in obs.window.title:
         return Done(f"saved as {path}")
-    if in_dialog:
-        return Failed(
+    if in_dialog:  # it may be closing still; a dialog that stays means the save failed
+        still_open = (
             f"the Save dialog is still open ({obs.window.title!r}); controls: {_names(obs)}"
         )
+        return _reobserve(waited, "the Save dialog to close", still_open)
     return _reobserve(waited, f"the window title to name {posixpath.basename(path)}")
 
 
@@ -420,9 +421,9 @@ def _save_as_phase(mine: list[PastStep]) -> Literal["open", "named", "submitted"
     return "submitted" if "press_keys" in after_name else "named"
 
 
-def _reobserve(waited: int, what: str) -> Decision:
+def _reobserve(waited: int, what: str, failure: str | None = None) -> Decision:
     if waited >= MAX_REOBSERVE:
-        return Failed(f"{what} did not appear")
+        return Failed(failure or f"waited in vain for {what}")
     return answer("SCREENSHOT", f"Waiting for {what}.", "Look again.")
 
 

@@ -1,0 +1,294 @@
+"""HostAgent and AppAgent on real applications (gedit: GTK 3; the Qt 6 test app) under Xvfb."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from roundhouse.agents.user import ScriptedUser
+from roundhouse.devices.base import Command
+from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.types import ControlList, WindowInfo
+from roundhouse.devices.mcp import MCPDispatcher
+from roundhouse.events import AnswerRejected, Event, StepTaken
+from roundhouse.models.base import ModelRequest
+from roundhouse.models.fake_openai import FakeOpenAI, Reply
+from roundhouse.models.function import FunctionModel
+from roundhouse.observation import AppObservation, HostObservation
+from roundhouse.states import AgentKind, RoundState, Status
+from tests.gui.conftest import QT_COMMAND, GuiSession
+from tests.helpers import read_jsonl, write_replay
+
+
+def step(status: str, function: str | None = None, **arguments: Any) -> dict[str, Any]:
+    return {
+        "observation": "seen",
+        "thought": "thinking",
+        "action": {"function": function, "arguments": arguments, "status": status},
+        "plan": [],
+        "result": "",
+    }
+
+
+async def controls_of(session: Any, title_part: str) -> ControlList:
+    [listed] = await session.services.dispatcher.execute([Command(tool_name="list_windows")])
+    window = next(WindowInfo.model_validate(w) for w in listed.result if title_part in w["title"])
+    [result] = await session.services.dispatcher.execute(
+        [Command(tool_name="get_controls", parameters={"window_id": window.xid})]
+    )
+    return ControlList.model_validate(result.result)
+
+
+async def test_offline_model_types_and_saves_in_gedit_with_the_seeds_snapshot_names(
+    gui_session: GuiSession, tmp_path: Path
+) -> None:
+    target = tmp_path / "out" / "hello.txt"  # its folder does not exist yet
+    request = f"open gedit, type Hello from roundhouse and save it as {target}"
+    async with gui_session(model="offline", save_ui_tree=True, save_full_screen=True) as session:
+        outcome = await session.run_round(request)
+    assert outcome.state is RoundState.FINISH, outcome.result
+    assert target.read_text().rstrip("\n") == "Hello from roundhouse"  # gedit ends files with \\n
+    folder = session.store.folder
+    files = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    for suffix in ("_sub_round_0", "_sub_round_1", ""):
+        assert f"action_round_0{suffix}_final.png" in files
+        assert f"desktop_round_0{suffix}_final.png" in files
+        assert f"ui_trees/ui_tree_round_0{suffix}_final.json" in files
+    assert not any("None" in name for name in files)
+    tree = json.loads((folder / "ui_trees" / "ui_tree_round_0_final.json").read_text())
+    assert "root" in tree
+    steps = session.store.read_steps()
+    app_steps = [s for s in steps if s.agent is AgentKind.APP]
+    assert app_steps and app_steps[0].agent_name == "Gedit"
+    first = app_steps[0]
+    assert first.screenshots == [
+        f"action_step{first.session_step}.png",
+        f"action_step{first.session_step}_annotated.png",
+    ]
+    for record in steps:  # every screenshot a step names is on disk
+        assert set(record.screenshots) <= files
+    assert [s.status for s in steps if s.agent is AgentKind.HOST][-1] is Status.FINISH
+    # The host wrote the request and its plan on the board the AppAgent read.
+    rounds = read_jsonl(folder / "rounds.jsonl")
+    assert "Request: open gedit" in rounds[-1]["board"]["host"]
+
+
+async def test_a_request_across_two_applications(gui_session: GuiSession, tmp_path: Path) -> None:
+    target = tmp_path / "one.txt"
+    request = (
+        f"open gedit, type first line and save it as {target}, "
+        f"then open {QT_COMMAND} and type second line into the Your name field"
+    )
+    async with gui_session(model="offline") as session:
+        outcome = await session.run_round(request)
+        qt = await controls_of(session, "Roundhouse Qt test")
+    assert outcome.state is RoundState.FINISH, outcome.result
+    assert target.read_text().rstrip("\n") == "first line"
+    field = next(c for c in qt.controls if c.name == "Your name")
+    assert field.text == "second line"
+    agents = [s.agent_name for s in session.store.read_steps() if s.agent is AgentKind.APP]
+    assert agents[0] == "Gedit" and agents[-1] != "Gedit"
+
+
+async def test_a_declined_confirm_leaves_the_file_untouched(
+    gui_session: GuiSession, tmp_path: Path
+) -> None:
+    target = tmp_path / "keep.txt"
+    target.write_text("original\n")
+    user = ScriptedUser(confirms=[False])
+    request = f"open gedit, type replaced and save it as {target}"
+    async with gui_session(model="offline", user=user) as session:
+        outcome = await session.run_round(request)
+    assert target.read_text() == "original\n"
+    assert outcome.state is RoundState.FAIL
+    assert len(user.questions) == 1 and "Replace" in user.questions[0]
+    declined = [
+        s for s in session.store.read_steps() if s.result and "declined" in (s.result.error or "")
+    ]
+    assert declined and declined[0].status is Status.FAIL
+    assert declined[0].result is not None and declined[0].result.status.value == "skipped"
+
+
+def _qt_host_and_app(app_answers: list[Any]) -> FunctionModel:
+    """Host: launch the Qt app, then finish or fail as the subtask went. App: the answers."""
+    queue = list(app_answers)
+
+    def answer(request: ModelRequest) -> dict[str, Any] | str:
+        observation = request.observation
+        if isinstance(observation, HostObservation):
+            if not observation.subtasks:
+                reply = step("ASSIGN", "launch_application", name=QT_COMMAND)
+                reply["current_subtask"] = "press the button"
+                return reply
+            last = observation.subtasks[-1]
+            return step(last.status) | {"result": last.result}
+        assert isinstance(observation, AppObservation)
+        next_answer = queue.pop(0)
+        return next_answer(observation) if callable(next_answer) else next_answer
+
+    return FunctionModel(answer)
+
+
+def _press_me(name: str) -> Any:
+    def answer(observation: AppObservation) -> dict[str, Any]:
+        button = next(c for c in observation.controls if c.name == "Press me")
+        return step("CONTINUE", "click_control", id=button.label, name=name)
+
+    return answer
+
+
+async def test_a_control_that_does_not_exist_or_disagrees_goes_back_to_the_model(
+    gui_session: GuiSession,
+) -> None:
+    model = _qt_host_and_app(
+        [
+            step("CONTINUE", "click_control", id=999, name="Press me"),
+            _press_me("Remember me"),
+            _press_me("Press me"),
+            step("FINISH") | {"result": "pressed"},
+        ]
+    )
+    events: list[Event] = []
+    async with gui_session(model="function", models={"function": model}, events=events) as session:
+        outcome = await session.run_round("press the button in the Qt app")
+        qt = await controls_of(session, "Roundhouse Qt test")
+        [tree] = await session.services.dispatcher.execute(
+            [
+                Command(
+                    tool_name="get_ui_tree",
+                    parameters={"window_id": qt.window.xid if qt.window else None},
+                )
+            ]
+        )
+    assert outcome.state is RoundState.FINISH, outcome.error
+    reasons = [e.reason for e in events if isinstance(e, AnswerRejected)]
+    assert "there is no control 999" in reasons[0]
+    assert "is named 'Press me', not 'Remember me'" in reasons[1]
+    assert "Pressed 1 times" in json.dumps(tree.result)
+
+
+async def test_an_application_that_dies_mid_round_fails_its_subtask_and_the_host_decides(
+    gui_session: GuiSession,
+) -> None:
+    model = _qt_host_and_app([_press_me("Press me"), step("FINISH") | {"result": "never reached"}])
+    events: list[Event] = []
+
+    def kill_after_first_app_step(event: Event) -> None:
+        if isinstance(event, StepTaken) and event.step.agent is AgentKind.APP:
+            os.kill(_qt_pid(), signal.SIGKILL)
+            time.sleep(0.3)
+
+    async with gui_session(model="function", models={"function": model}, events=events) as session:
+        session.events.subscribe(kill_after_first_app_step)
+        outcome = await session.run_round("press the button, then the app dies")
+    assert outcome.state is RoundState.FAIL
+    assert "disappeared" in (outcome.result or "")
+    app_steps = [s for s in session.store.read_steps() if s.agent is AgentKind.APP]
+    assert [s.status for s in app_steps] == [Status.CONTINUE, Status.FAIL]
+    assert (
+        len([r for r in model.requests if r.agent == "app"]) == 1
+    )  # no model call for the dead window
+
+
+def _qt_pid() -> int:
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"qt_app.py" in cmdline and b"pytest" not in cmdline:
+                return int(entry.name)
+    raise AssertionError("the Qt app is not running")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_a_replay_round_through_the_mcp_dispatcher(
+    gui_session: GuiSession, desktop: Desktop, tmp_path: Path
+) -> None:
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "roundhouse",
+            "serve",
+            "--http",
+            f"127.0.0.1:{port}",
+            "--desktop",
+            "current",
+        ],
+        env={**desktop.env, "PATH": os.environ["PATH"]},
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert server.poll() is None, server.stderr.read() if server.stderr else ""
+                assert time.monotonic() < deadline, "the MCP server did not come up"
+                await asyncio.sleep(0.1)
+        host_assign = step("ASSIGN", "launch_application", name="gedit") | {
+            "current_subtask": "type via mcp"
+        }
+        replay = write_replay(
+            tmp_path / "answers.json",
+            [
+                host_assign,
+                step("CONTINUE", "type_text", text="typed via mcp"),
+                step("FINISH") | {"result": "typed"},
+                step("FINISH") | {"result": "done"},
+            ],
+        )
+        async with MCPDispatcher.http(f"http://127.0.0.1:{port}/mcp") as remote:
+            async with gui_session(model=f"replay:{replay}", dispatcher=remote) as session:
+                outcome = await session.run_round("type via mcp")
+                gedit = await controls_of(session, "gedit")
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)  # also closes its stderr pipe
+    assert outcome.state is RoundState.FINISH, outcome.error
+    assert any(c.text and "typed via mcp" in c.text for c in gedit.controls)
+    assert (session.store.folder / "action_round_0_final.png").exists()
+
+
+async def test_a_gui_round_through_the_openai_client_sends_the_screenshots(
+    gui_session: GuiSession,
+) -> None:
+    host_assign = step("ASSIGN", "launch_application", name="gedit") | {"current_subtask": "look"}
+    replies = [
+        Reply.completion(json.dumps(host_assign), 3000, 60),
+        Reply.completion(json.dumps(step("FINISH") | {"result": "looked"}), 2500, 40),
+        Reply.completion(json.dumps(step("FINISH") | {"result": "done"}), 3100, 30),
+    ]
+    with FakeOpenAI(replies) as server:
+        openai = {"base_url": server.base_url, "api_key": "test", "image_max_side": 640}
+        async with gui_session(model="openai:gpt-4o-mini", openai=openai) as session:
+            outcome = await session.run_round("open gedit and look at it")
+        received = server.requests
+    assert outcome.state is RoundState.FINISH, outcome.error
+    assert len(received) == 3
+    for request in received:  # the host's desktop shot, the app's annotated window
+        [image] = request.image_urls()
+        assert image.startswith("data:image/png;base64,")
+    assert outcome.cost.known and (outcome.cost.dollars or 0) > 0
+    prompts = read_jsonl(session.store.folder / "request.log")
+    assert prompts[1]["messages"][1]["images"] == [f"action_step{2}_annotated.png"]
