@@ -36,7 +36,9 @@ class ModelPool:
     """One model object per spec for a whole session, so that agents sharing a spec share
     it (a replay file is read in order across agents and rounds)."""
 
-    def __init__(self, settings: Settings, preset: Mapping[str, LanguageModel] | None = None) -> None:
+    def __init__(
+        self, settings: Settings, preset: Mapping[str, LanguageModel] | None = None
+    ) -> None:
         self.settings = settings
         self._models: dict[str, LanguageModel] = dict(preset or {})  # spec → model, e.g. fakes
 
