@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml scripts/system-deps.sh
 system-deps:
 	bash scripts/system-deps.sh all
 
-demo: venv
+demo: venv system-deps
 	bash scripts/demo.sh
 
 lint: venv
