@@ -77,6 +77,7 @@ class Settings(_Section):
     model_linux: str | None = None
     model_eval: str | None = None
     answer_retries: int = Field(default=3, ge=0)
+    record_answers: Path | None = None  # write every model answer here, as a replay file
     openai: OpenAISettings = Field(default_factory=OpenAISettings)
     prices: dict[str, Price] = Field(default_factory=dict)
 

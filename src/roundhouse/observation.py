@@ -60,6 +60,7 @@ class AppObservation:
     application: str
     window: WindowInfo  # the window observed: the app's own, or its dialog in front
     controls: tuple[Control, ...]
+    in_dialog: bool = False  # the observed window is not the application's own window
     tree_available: bool = True
     note: str | None = None
     history: tuple[PastStep, ...] = ()

@@ -74,6 +74,7 @@ class AppAgent(AgentCore):
             subtask=self.subtask,
             application=self.name,
             window=target,
+            in_dialog=target.xid != self.window.xid,
             controls=tuple(listed.controls),
             tree_available=listed.tree_available,
             note=listed.note,

@@ -20,7 +20,6 @@ from roundhouse.config import ConfigError, Settings, ShellPolicy, load_settings
 from roundhouse.devices.base import Dispatcher, LocalDispatcher, ToolRegistry
 from roundhouse.devices.linux.apps import application_tools
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
-from roundhouse.devices.mcp import TOKEN_ENV, MCPDispatcher
 from roundhouse.devices.shell import ShellTools
 from roundhouse.events import EventBus
 from roundhouse.round import RoundOutcome, Snapshotter
@@ -50,7 +49,7 @@ McpOption = Annotated[
     str | None,
     typer.Option(
         help="Drive the desktop of `roundhouse serve --http` at this URL (…/mcp); "
-        f"its token from {TOKEN_ENV}"
+        "its token from RH_MCP_TOKEN"
     ),
 ]
 LogsOption = Annotated[Path | None, typer.Option(help="Folder for the log folders [default: logs]")]
@@ -59,6 +58,9 @@ MaxStepOption = Annotated[int | None, typer.Option(help="Most steps a round may 
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Approve confirmations")]
 ConfigOption = Annotated[
     Path | None, typer.Option(help="Settings file [default: ./roundhouse.yaml]")
+]
+RecordOption = Annotated[
+    Path | None, typer.Option("--record", help="Write every model answer to FILE, for replay:FILE")
 ]
 PolicyOption = Annotated[
     ShellPolicy | None, typer.Option(help="Destructive shell commands: confirm, allow or deny")
@@ -103,6 +105,8 @@ async def open_session(
         if kind is AgentKind.LINUX:
             dispatcher = LocalDispatcher(ToolRegistry(ShellTools(settings).tools()))
         elif mcp is not None:
+            from roundhouse.devices.mcp import TOKEN_ENV, MCPDispatcher  # slow to import
+
             remote = MCPDispatcher.http(mcp, token=os.environ.get(TOKEN_ENV))
             dispatcher = await stack.enter_async_context(remote)
         else:
@@ -157,6 +161,7 @@ def run(
     max_step: MaxStepOption = None,
     yes: YesOption = False,
     shell_policy: PolicyOption = None,
+    record: RecordOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Run one request as a round and print its answer, its cost and its log folder."""
@@ -168,6 +173,7 @@ def run(
         max_step=max_step,
         assume_yes=yes or None,
         shell_policy=shell_policy,
+        record_answers=record,
         config=config,
     )
     folder: list[Path] = []

@@ -8,7 +8,7 @@ from pathlib import Path
 from roundhouse.config import ConfigError, Settings
 from roundhouse.models.base import LanguageModel, ModelError
 from roundhouse.models.offline import OfflineModel
-from roundhouse.models.openai_client import OpenAIModel
+from roundhouse.models.recording import RecordingModel
 from roundhouse.models.replay import ReplayModel
 
 MODEL_FORMS = "offline, replay:FILE or openai:NAME"
@@ -25,6 +25,9 @@ def make_model(spec: str, settings: Settings) -> LanguageModel:
     if kind == "openai":
         if not argument:
             raise ConfigError("--model openai needs a model name: openai:gpt-4o-mini")
+        # Imported here: the SDK takes a while to load, and most runs never need it.
+        from roundhouse.models.openai_client import OpenAIModel
+
         try:
             return OpenAIModel(argument, settings.openai)
         except ModelError as error:
@@ -44,7 +47,10 @@ class ModelPool:
 
     def get(self, spec: str) -> LanguageModel:
         if spec not in self._models:
-            self._models[spec] = make_model(spec, self.settings)
+            model = make_model(spec, self.settings)
+            if self.settings.record_answers is not None:
+                model = RecordingModel(model, self.settings.record_answers)
+            self._models[spec] = model
         return self._models[spec]
 
     async def close(self) -> None:

@@ -428,8 +428,8 @@ def _reobserve(waited: int, what: str, failure: str | None = None) -> Decision:
 
 
 def _is_save_dialog(obs: AppObservation) -> bool:
-    title = obs.window.title.casefold()
-    return "save" in title and any(c.role in TEXT_ROLES for c in obs.controls)
+    """A window of the application's own, in front of its main one, with a text field."""
+    return obs.in_dialog and any(c.role in TEXT_ROLES for c in obs.controls)
 
 
 def _name_field(obs: AppObservation) -> Control | None:

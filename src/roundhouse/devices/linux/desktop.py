@@ -329,13 +329,18 @@ async def _service_pids(bus_address: str, a11y_address: str | None) -> dict[str,
 
 
 def _wait_for_window_manager(display: str, timeout: float) -> None:
-    """openbox is ready once it has set _NET_SUPPORTING_WM_CHECK on the root window."""
+    """openbox is ready once it has set _NET_SUPPORTING_WM_CHECK and _NET_CLIENT_LIST on the
+    root window (under load the second comes a moment after the first, and window listing
+    needs it)."""
     connection = xdisplay.Display(display)
     try:
         root = connection.screen().root
-        atom = connection.intern_atom("_NET_SUPPORTING_WM_CHECK")
+        atoms = [
+            connection.intern_atom(name)
+            for name in ("_NET_SUPPORTING_WM_CHECK", "_NET_CLIENT_LIST")
+        ]
         deadline = time.monotonic() + timeout
-        while root.get_full_property(atom, X.AnyPropertyType) is None:
+        while any(root.get_full_property(atom, X.AnyPropertyType) is None for atom in atoms):
             if time.monotonic() > deadline:
                 raise DesktopUnavailable(f"the window manager did not start within {timeout:g} s")
             time.sleep(0.01)

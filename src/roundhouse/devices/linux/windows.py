@@ -68,6 +68,10 @@ class WindowManager:
         _still_running.extend(child for child in self._children if child.poll() is None)
         self._children.clear()
 
+    def launched(self) -> list[subprocess.Popen[bytes]]:
+        """The processes this manager started, in order (they may have ended)."""
+        return list(self._children)
+
     def kill_launched(self) -> None:
         """Kill the applications this manager launched (tests and one-shot commands)."""
         for child in self._children:
