@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,3 +44,22 @@ def shell_answer(
 
 
 SessionFactory = Callable[..., Session]
+
+
+def processes_running(cmdline: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if cmdline in (entry / "cmdline").read_text():
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def kill_processes(cmdline: str) -> None:
+    """End leftovers of a SIGKILLed run (its command ran in a process group of its own)."""
+    for pid in processes_running(cmdline):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.helpers import read_jsonl, shell_answer, write_replay
+from tests.helpers import processes_running, read_jsonl, shell_answer, write_replay
 
 ROUNDHOUSE = [sys.executable, "-m", "roundhouse"]
 
@@ -166,15 +166,3 @@ def test_ctrl_c_marks_the_round_cancelled_and_keeps_the_logs(tmp_path: Path) -> 
     assert rounds[-1]["state"] == "cancelled"
     assert len(read_jsonl(log)) == 1
     assert not processes_running("sleep\x0061.25"), "the cancelled command outlived the round"
-
-
-def processes_running(cmdline: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if cmdline in (entry / "cmdline").read_text():
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-    return pids

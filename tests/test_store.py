@@ -65,6 +65,7 @@ async def test_the_log_folder_has_the_files_of_the_design(
         "evaluation.log",
         "rounds.jsonl",
         "blackboard.json",
+        "session.json",
     }
     steps = read_jsonl(folder / "response.log")
     assert len(steps) == 2

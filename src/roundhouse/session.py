@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
 
 from roundhouse.agents.app import AppAgent
 from roundhouse.agents.base import AgentServices
@@ -31,6 +34,23 @@ from roundhouse.trajectory import RoundTrajectory, StepRecord
 
 class SessionLimit(RuntimeError):
     pass
+
+
+SESSION_FILE = "session.json"
+
+
+class SessionInfo(BaseModel):
+    """What `roundhouse resume` needs to carry a session on: written when it starts and
+    each time a request arrives. Secrets (the API key) are never written."""
+
+    agent: AgentKind
+    settings: dict[str, Any]
+    requests: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def describe(cls, settings: Settings, agent: AgentKind) -> SessionInfo:
+        dumped = settings.model_dump(mode="json", exclude={"openai": {"api_key"}})
+        return cls(agent=agent, settings=dumped)
 
 
 @dataclass
@@ -59,6 +79,8 @@ class Session:
         evaluator: Evaluator | None = None,
         snapshots: Snapshotter | None = None,
         agent_kind: AgentKind = AgentKind.LINUX,
+        context: SessionContext | None = None,
+        next_round_id: int = 0,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -75,7 +97,13 @@ class Session:
             store=store,
         )
         self.evaluator = evaluator or self._evaluator()
-        self.context = SessionContext()
+        self.context = context or SessionContext()  # a resumed session brings its own
+        self.next_round_id = next_round_id
+        self.info = SessionInfo.describe(settings, agent_kind)
+        if store.folder.joinpath(SESSION_FILE).exists():  # resumed: keep its request list
+            known = SessionInfo.model_validate_json(store.folder.joinpath(SESSION_FILE).read_text())
+            self.info.requests = known.requests
+        store.write_json(SESSION_FILE, self.info)
         self.outcomes: list[RoundOutcome] = []
         self.trajectories: list[RoundTrajectory] = []
         self.events.subscribe(self._log_prompts)
@@ -115,8 +143,11 @@ class Session:
     async def run_round(self, request: str) -> RoundOutcome:
         if len(self.outcomes) >= self.settings.max_round:
             raise SessionLimit(f"max_round ({self.settings.max_round}) rounds already ran")
+        self.info.requests.append(request)  # one per round, in order, re-runs included
+        self.store.write_json(SESSION_FILE, self.info)
+        round_id, self.next_round_id = self.next_round_id, self.next_round_id + 1
         round_ = Round(
-            round_id=len(self.outcomes),
+            round_id=round_id,
             request=request,
             session=self.context,
             agents=self.new_agents(),

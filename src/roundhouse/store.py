@@ -46,8 +46,8 @@ def default_task_name() -> str:
 
 class LogStore:
     def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder.resolve()  # absolute, so snapshot paths compare with it
+        self.folder.mkdir(parents=True, exist_ok=True)
 
     @classmethod
     def create(cls, logs_root: Path, task: str | None) -> LogStore:

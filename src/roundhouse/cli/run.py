@@ -22,6 +22,7 @@ from roundhouse.devices.linux.apps import application_tools
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.shell import ShellTools
 from roundhouse.events import EventBus
+from roundhouse.resume import ResumePlan, mark_interrupted, plan_resume
 from roundhouse.round import RoundOutcome, Snapshotter
 from roundhouse.session import Session, SessionLimit, cost_line
 from roundhouse.snapshots import DesktopSnapshots
@@ -87,11 +88,16 @@ def resolve_agent(settings: Settings, desktop: str | None, mcp: str | None) -> A
 
 @asynccontextmanager
 async def open_session(
-    settings: Settings, *, interactive: bool, desktop: str | None = None, mcp: str | None = None
+    settings: Settings,
+    *,
+    interactive: bool,
+    desktop: str | None = None,
+    mcp: str | None = None,
+    resume: ResumePlan | None = None,
 ) -> AsyncIterator[Session]:
     """A session with what its agents act through: the shell alone, a desktop here
     (virtual or the current one), or a desktop served over MCP."""
-    kind = resolve_agent(settings, desktop, mcp)
+    kind = resume.info.agent if resume else resolve_agent(settings, desktop, mcp)
     user: UserChannel = (
         TerminalUser(settings.assume_yes)
         if interactive
@@ -116,9 +122,12 @@ async def open_session(
             dispatcher = LocalDispatcher(desktop_registry(tools, extra=extra))
         if kind is AgentKind.HOST:
             snapshots = DesktopSnapshots(dispatcher, settings)
+        store = LogStore(resume.folder) if resume else LogStore.create(settings.logs, settings.task)
         session = Session(
             settings,
-            store=LogStore.create(settings.logs, settings.task),
+            store=store,
+            context=resume.context if resume else None,
+            next_round_id=resume.next_round_id if resume else 0,
             dispatcher=dispatcher,
             user=user,
             events=events,
@@ -257,3 +266,62 @@ async def _chat(session: Session, interactive: bool) -> None:
             typer.echo(f"roundhouse: {limit}; ending the session", err=True)
             break
         report(outcome)
+
+
+@app.command()
+def resume(
+    log_dir: Annotated[Path, typer.Argument(help="The log folder of the session to carry on")],
+    model: ModelOption = None,
+    desktop: DesktopOption = None,
+    yes: YesOption = False,
+) -> None:
+    """Carry on a session that was killed or cancelled: finished rounds are kept, an
+    unfinished round is marked and run again, blackboard and cost are restored."""
+    try:
+        plan = plan_resume(log_dir)
+    except ConfigError as error:
+        typer.echo(f"roundhouse: {error}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    saved = plan.info.settings
+    settings = build_settings(
+        **{
+            key: saved[key]
+            for key in (
+                "max_step",
+                "max_round",
+                "sleep_time",
+                "save_ui_tree",
+                "save_full_screen",
+                "eva_round",
+                "eva_session",
+                "answer_retries",
+                "shell_policy",
+                "shell_timeout",
+                "prices",
+                "openai",
+            )
+        },
+        model=model or saved["model"],
+        agent=plan.info.agent.value,
+        logs=log_dir.parent,
+        assume_yes=yes or saved.get("assume_yes") or None,
+    )
+    typer.echo(
+        f"roundhouse: {len(plan.kept)} rounds kept, {len(plan.interrupted)} to run again"
+        + (f"; {plan.skipped_lines} half-written log lines left out" if plan.skipped_lines else ""),
+        err=True,
+    )
+
+    async def main() -> list[RoundOutcome]:
+        async with open_session(
+            settings, interactive=sys.stdin.isatty(), desktop=desktop, resume=plan
+        ) as session:
+            mark_interrupted(session.store, plan)
+            return [await session.run_round(request) for request in plan.requests]
+
+    outcomes = run_async(main())
+    for outcome in outcomes:
+        report(outcome)
+    total = plan.context.cost  # the restored context went on counting in the session
+    typer.echo(cost_line(total, scope="this session"))
+    raise typer.Exit(0 if all(outcome.finished for outcome in outcomes) else EXIT_FAILED)

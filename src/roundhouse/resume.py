@@ -1,0 +1,142 @@
+"""Carry a session on from its log folder after a crash or a kill.
+
+Finished rounds are kept as they are. A round that never ended (the process was killed,
+or Ctrl-C cancelled it) is marked in rounds.jsonl and run again as a new round with the
+same request. The blackboard, the step count and the cost are restored from the folder,
+without the interrupted round's half-done steps.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import ValidationError
+
+from roundhouse.blackboard import Blackboard
+from roundhouse.config import ConfigError
+from roundhouse.context import SessionContext
+from roundhouse.evaluation import Evaluation
+from roundhouse.models.base import Usage
+from roundhouse.models.pricing import Cost
+from roundhouse.record import Post, RecordState, RoundRecord
+from roundhouse.session import SESSION_FILE, SessionInfo
+from roundhouse.store import BLACKBOARD, EVALUATION_LOG, RESPONSE_LOG, ROUNDS_LOG, LogStore
+from roundhouse.trajectory import StepRecord
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T", RoundRecord, StepRecord, Evaluation)
+ENDED = frozenset({RecordState.FINISHED, RecordState.FAILED})
+
+
+@dataclass(frozen=True)
+class ResumePlan:
+    folder: Path
+    info: SessionInfo
+    kept: list[RoundRecord]  # rounds that ended: left as they are
+    interrupted: list[RoundRecord]  # rounds that did not end: marked and run again
+    context: SessionContext  # blackboard, step count, usage and cost, restored
+    next_round_id: int
+    skipped_lines: int  # half-written lines (the kill came mid-write), left out
+
+    @property
+    def requests(self) -> list[str]:
+        return [record.user_query for record in self.interrupted]
+
+
+def plan_resume(folder: Path) -> ResumePlan:
+    info_file = folder / SESSION_FILE
+    if not info_file.exists():
+        raise ConfigError(f"{folder} is not a roundhouse session folder (no {SESSION_FILE})")
+    try:
+        info = SessionInfo.model_validate_json(info_file.read_text(encoding="utf-8"))
+    except ValidationError as error:
+        raise ConfigError(f"{info_file}: {error}") from None
+    records, bad_records = _read_jsonl(folder / ROUNDS_LOG, RoundRecord)
+    latest: dict[int, RoundRecord] = {}
+    for record in records:
+        latest[record.id] = record  # appended as it changes: the last line is its state now
+    kept = [r for r in latest.values() if r.state in ENDED]
+    interrupted = [r for r in latest.values() if r.state not in ENDED]
+    gone = {r.id for r in interrupted}
+    steps, bad_steps = _read_jsonl(folder / RESPONSE_LOG, StepRecord)
+    evaluations, bad_evaluations = _read_jsonl(folder / EVALUATION_LOG, Evaluation)
+    context = SessionContext(
+        session_step=max((step.session_step for step in steps), default=0),
+        blackboard=_blackboard(folder, gone),
+    )
+    for step in steps:
+        _spend(
+            context,
+            step.usage.requests,
+            step.usage.input_tokens,
+            step.usage.output_tokens,
+            step.usage.cost,
+        )
+    for evaluation in evaluations:
+        spent = evaluation.usage
+        _spend(context, spent.requests, spent.input_tokens, spent.output_tokens, spent.cost)
+    return ResumePlan(
+        folder=folder,
+        info=info,
+        kept=sorted(kept, key=lambda r: r.id),
+        interrupted=sorted(interrupted, key=lambda r: r.id),
+        context=context,
+        next_round_id=max(latest, default=-1) + 1,
+        skipped_lines=bad_records + bad_steps + bad_evaluations,
+    )
+
+
+def mark_interrupted(store: LogStore, plan: ResumePlan) -> None:
+    """Say in each unfinished round's record what became of it."""
+    for number, record in enumerate(plan.interrupted):
+        again = plan.next_round_id + number
+        record.state = RecordState.CANCELLED
+        record.add_post(
+            Post(
+                send_from="roundhouse",
+                send_to="user",
+                message=f"interrupted before it ended; run again as round {again}",
+            )
+        )
+        store.write_round(record)
+
+
+def _spend(
+    context: SessionContext, requests: int, inputs: int, outputs: int, dollars: float | None
+) -> None:
+    """What a logged step or evaluation spent; a cost of None was an unknown price."""
+    context.usage += Usage(requests, inputs, outputs)
+    context.cost += Cost(dollars)
+
+
+def _blackboard(folder: Path, interrupted: set[int]) -> Blackboard:
+    path = folder / BLACKBOARD
+    if not path.exists():
+        return Blackboard()
+    board = Blackboard.from_json(path.read_text(encoding="utf-8"))
+    board.trajectories = [t for t in board.trajectories if t.get("round") not in interrupted]
+    board.requests = {
+        k: v for k, v in board.requests.items() if k not in {f"request_{i}" for i in interrupted}
+    }
+    return board
+
+
+def _read_jsonl(path: Path, kind: type[T]) -> tuple[list[T], int]:
+    """The records of a JSON-lines log; a line the kill cut short is counted, not fatal."""
+    if not path.exists():
+        return [], 0
+    records, bad = [], 0
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(kind.model_validate_json(line))
+        except (ValidationError, json.JSONDecodeError) as error:
+            bad += 1
+            log.warning("%s line %d is not a whole record, left out: %s", path.name, number, error)
+    return records, bad

@@ -1,0 +1,187 @@
+"""A session killed with SIGKILL in the middle of a round carries on from its log folder."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from roundhouse.resume import plan_resume
+from tests.helpers import kill_processes, read_jsonl, shell_answer, write_replay
+
+PRICED = {"usage": {"input_tokens": 1000, "output_tokens": 10}, "model": "gpt-4o-mini"}
+
+
+def priced(answer: dict[str, Any]) -> dict[str, Any]:
+    return {"answer": answer, **PRICED}
+
+
+def env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
+
+
+def start(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "roundhouse", *args],
+        cwd=cwd,
+        env=env(),
+        text=True,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def kill_when(process: subprocess.Popen[str], log: Path, lines: int) -> None:
+    """SIGKILL once the response log has this many steps (a command is then running)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if log.exists() and len(log.read_text().splitlines()) >= lines:
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
+    kill_processes("sleep\x0029.75")
+    if process.stdin is not None:
+        process.stdin.close()
+
+
+def resume(folder: Path, replay: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "roundhouse", "resume", str(folder), "--model", f"replay:{replay}"],
+        cwd=cwd,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_a_sigkilled_round_is_marked_and_run_again_with_cost_restored(tmp_path: Path) -> None:
+    first = write_replay(
+        tmp_path / "first.json",
+        [
+            priced(shell_answer("CONTINUE", "echo before")),
+            priced(shell_answer("CONTINUE", "sleep 29.75")),
+        ],
+    )
+    process = start(
+        [
+            "run",
+            "do the thing",
+            "--agent",
+            "linux",
+            "--model",
+            f"replay:{first}",
+            "--logs",
+            "L",
+            "--task",
+            "k",
+        ],
+        tmp_path,
+    )
+    folder = tmp_path / "L" / "k"
+    kill_when(process, folder / "response.log", 1)
+    assert process.returncode == -signal.SIGKILL
+    assert read_jsonl(folder / "rounds.jsonl")[-1]["state"] == "running"
+
+    second = write_replay(
+        tmp_path / "second.json",
+        [
+            priced(shell_answer("CONTINUE", "echo after")),
+            priced(shell_answer("FINISH", result="done at last")),
+        ],
+    )
+    done = resume(folder, second, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "done at last" in done.stdout
+    latest = {r["id"]: r for r in read_jsonl(folder / "rounds.jsonl")}
+    assert latest[0]["state"] == "cancelled"
+    assert "run again as round 1" in latest[0]["post_list"][-1]["message"]
+    assert latest[1]["state"] == "finished" and latest[1]["user_query"] == "do the thing"
+    steps = read_jsonl(folder / "response.log")
+    assert [(s["round_id"], s["session_step"]) for s in steps] == [(0, 1), (1, 2), (1, 3)]
+    costs = [s["usage"]["cost"] for s in steps]
+    total = f"${sum(costs):.6f}".rstrip("0")
+    assert f"Request total cost for this session is {total}" in done.stdout
+
+
+def test_finished_rounds_are_kept_and_the_blackboard_restored(tmp_path: Path) -> None:
+    first = write_replay(
+        tmp_path / "first.json",
+        [shell_answer("FINISH", result="first done"), shell_answer("CONTINUE", "sleep 29.75")],
+    )
+    process = start(
+        ["chat", "--agent", "linux", "--model", f"replay:{first}", "--logs", "L", "--task", "c"],
+        tmp_path,
+        stdin="",
+    )
+    assert process.stdin is not None
+    process.stdin.write("first request\nsecond request\n")
+    process.stdin.flush()
+    folder = tmp_path / "L" / "c"
+    kill_when(process, folder / "response.log", 1)
+    time.sleep(0.3)
+
+    plan = plan_resume(folder)
+    assert [r.id for r in plan.kept] == [0] and [r.id for r in plan.interrupted] == [1]
+    assert plan.context.blackboard.requests == {"request_0": "first request"}
+    assert all(t["round"] == 0 for t in plan.context.blackboard.trajectories)
+
+    second = write_replay(tmp_path / "second.json", [shell_answer("FINISH", result="second done")])
+    done = resume(folder, second, tmp_path)
+    assert done.returncode == 0, done.stderr
+    latest = {r["id"]: r["state"] for r in read_jsonl(folder / "rounds.jsonl")}
+    assert latest == {0: "finished", 1: "cancelled", 2: "finished"}
+    prompts = read_jsonl(folder / "request.log")
+    rerun = next(p for p in prompts if p["round_id"] == 2)
+    assert "first request" in rerun["messages"][1]["text"]  # the restored blackboard
+
+
+def test_a_half_written_last_line_is_left_out_and_counted(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roundhouse",
+            "run",
+            "who am i",
+            "--agent",
+            "linux",
+            "--logs",
+            "L",
+            "--task",
+            "h",
+        ],
+        cwd=tmp_path,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    folder = tmp_path / "L" / "h"
+    with open(folder / "response.log", "a") as log:
+        log.write('{"session_step": 3, "round_id": 0, "rou')  # the kill came mid-write
+    plan = plan_resume(folder)
+    assert plan.skipped_lines == 1
+    assert plan.context.session_step == 2
+    assert plan.interrupted == []
+
+
+def test_resuming_a_folder_that_is_no_session_is_a_usage_error(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "roundhouse", "resume", str(tmp_path)],
+        cwd=tmp_path,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "not a roundhouse session folder" in done.stderr

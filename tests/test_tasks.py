@@ -1,0 +1,212 @@
+"""Task files, checks against the real system, and batch scoring."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roundhouse.batch import BatchOptions, run_batch
+from roundhouse.checks import CheckContext, evaluate
+from roundhouse.config import ConfigError
+from roundhouse.tasks import Check, Task, load_suite
+from tests.helpers import shell_answer, write_replay
+
+REPO = Path(__file__).parents[1]
+
+
+def test_a_check_has_exactly_one_kind() -> None:
+    assert Check.model_validate({"file_exists": "a"}).kind == "file_exists"
+    with pytest.raises(ValueError, match="exactly one"):
+        Check.model_validate({"file_exists": "a", "answer_contains": "b"})
+    with pytest.raises(ValueError, match="exactly one"):
+        Check.model_validate({})
+    with pytest.raises(ValueError):
+        Check.model_validate({"file_exits": "typo"})
+
+
+def test_a_feasible_task_needs_checks_and_a_safe_id() -> None:
+    with pytest.raises(ValueError, match="needs checks"):
+        Task.model_validate({"id": "t", "request": "x"})
+    Task.model_validate({"id": "t", "request": "x", "infeasible": True})
+    with pytest.raises(ValueError):
+        Task.model_validate({"id": "../etc", "request": "x", "infeasible": True})
+
+
+def test_placeholders_are_filled_everywhere(tmp_path: Path) -> None:
+    task = Task.model_validate(
+        {
+            "id": "t",
+            "request": "save it as {workdir}/a.txt",
+            "setup": [{"run": "{python} -V"}],
+            "checks": {"file_exists": "{workdir}/a.txt"},
+        }
+    ).resolved(tmp_path, tmp_path / "suite")
+    assert task.request == f"save it as {tmp_path}/a.txt"
+    assert task.setup[0].run == f"{sys.executable} -V"
+    assert task.checks is not None and task.checks.file_exists == f"{tmp_path}/a.txt"
+
+
+def test_a_suite_refuses_bad_files_and_duplicate_ids(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("id: same\nrequest: x\ninfeasible: true\n")
+    (tmp_path / "b.yaml").write_text("id: same\nrequest: y\ninfeasible: true\n")
+    with pytest.raises(ConfigError, match="'same' is in"):
+        load_suite(tmp_path)
+    (tmp_path / "b.yaml").write_text("id: other\nrequest: [unclosed\n")
+    with pytest.raises(ConfigError, match="b.yaml"):
+        load_suite(tmp_path)
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_suite(tmp_path / "missing")
+
+
+async def test_checks_read_the_real_system(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("alpha\nbeta 42\n")
+    context = CheckContext(workdir=tmp_path, answer=f"The kernel is {os.uname().release}.")
+
+    async def check(spec: dict[str, object]) -> bool:
+        return (await evaluate(Check.model_validate(spec), context)).passed
+
+    assert await check({"file_exists": "notes.txt"})
+    assert not await check({"file_exists": "other.txt"})
+    assert await check({"file_absent": "other.txt"})
+    assert await check({"file_contains": {"path": "notes.txt", "text": "beta"}})
+    assert await check({"file_matches": {"path": "notes.txt", "pattern": r"^beta \d+$"}})
+    assert not await check({"file_contains": {"path": "missing.txt", "text": "x"}})
+    assert await check({"command": {"run": "grep -c beta notes.txt", "output_contains": "1"}})
+    assert not await check({"command": {"run": "false"}})
+    assert await check({"answer_contains_output_of": "uname -r"})
+    assert not await check({"answer_contains_output_of": "true"})  # no output proves nothing
+    assert not await check({"window_title": "x"})  # no desktop: cannot check, so not passed
+    combined = await evaluate(
+        Check.model_validate(
+            {
+                "all": [
+                    {"file_exists": "notes.txt"},
+                    {"any": [{"file_exists": "nope"}, {"answer_contains": "KERNEL"}]},
+                ]
+            }
+        ),
+        context,
+    )
+    assert combined.passed and (combined.leaves_passed, combined.leaves_total) == (2, 3)
+
+
+def _suite(folder: Path, tasks: dict[str, tuple[str, list[object]]]) -> Path:
+    folder.mkdir()
+    for name, (spec, answers) in tasks.items():
+        (folder / f"{name}.yaml").write_text(spec)
+        write_replay(folder / f"{name}.answers.json", answers)
+    return folder
+
+
+async def test_scoring_rewards_only_what_the_system_shows(tmp_path: Path) -> None:
+    always_fails = [shell_answer("FAIL", result="I give up")]
+    suite = _suite(
+        tmp_path / "suite",
+        {
+            "made": (
+                "id: made\nrequest: make a file\n"
+                "checks: {file_contains: {path: out.txt, text: hi}}\n",
+                [
+                    shell_answer("CONTINUE", "echo hi > out.txt"),
+                    shell_answer("FINISH", result="made"),
+                ],
+            ),
+            "claims": (  # says FINISH but made nothing: the checks decide
+                "id: claims\nrequest: make a file\nchecks: {file_exists: out.txt}\n",
+                [shell_answer("FINISH", result="made it, trust me")],
+            ),
+            "gives-up": (  # an agent that always fails scores nothing on a feasible task
+                "id: gives-up\nrequest: make a file\nchecks: {file_absent: out.txt}\n",
+                always_fails,
+            ),
+            "impossible": (
+                "id: impossible\nrequest: book a flight\ninfeasible: true\n",
+                always_fails,
+            ),
+            "impossible-done": (
+                "id: impossible-done\nrequest: book a flight\ninfeasible: true\n",
+                [shell_answer("FINISH", result="booked!")],
+            ),
+        },
+    )
+    results = await run_batch(
+        load_suite(suite), BatchOptions(out=tmp_path / "out", model="replay", workers=2)
+    )
+    passed = {r.task: r.passed for r in results}
+    assert passed == {
+        "made": True,
+        "claims": False,
+        "gives-up": False,
+        "impossible": True,
+        "impossible-done": False,
+    }
+    rows = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert {row["task"] for row in rows} == set(passed)
+    made = next(row for row in rows if row["task"] == "made")
+    assert (made["checks_passed"], made["checks_total"], made["steps"]) == (1, 1, 2)
+    assert (tmp_path / "out" / "work" / "made" / "out.txt").read_text() == "hi\n"
+    assert "task,passed,status" in (tmp_path / "out" / "results.csv").read_text()
+
+
+def test_the_batch_command_exits_1_when_a_task_fails(tmp_path: Path) -> None:
+    suite = _suite(
+        tmp_path / "suite",
+        {
+            "ok": (
+                "id: ok\nrequest: x\ninfeasible: true\n",
+                [shell_answer("FAIL", result="cannot")],
+            ),
+            "bad": (
+                "id: bad\nrequest: x\nchecks: {file_exists: nothing}\n",
+                [shell_answer("FINISH", result="ok")],
+            ),
+        },
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "roundhouse", "batch", str(suite), "--out", str(tmp_path / "R")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    assert "[2/2]" in done.stderr
+    assert "1 passed, 1 failed" in done.stdout
+
+
+def test_the_shipped_suite_passes_under_replay(tmp_path: Path) -> None:
+    """The acceptance: every task of tasks/basic, GUI ones included, with recorded answers."""
+    tasks = load_suite(REPO / "tasks" / "basic")
+    assert len(tasks) >= 20
+    assert {t.task.agent for t in tasks} == {"linux", "host"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roundhouse",
+            "batch",
+            str(REPO / "tasks" / "basic"),
+            "--workers",
+            "2",
+            "--model",
+            "replay",
+            "--out",
+            str(tmp_path / "R"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+        cwd=tmp_path,
+    )
+    rows = json.loads((tmp_path / "R" / "results.json").read_text())
+    failed = [(row["task"], row["reason"]) for row in rows if not row["passed"]]
+    assert failed == [] and done.returncode == 0, failed
