@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from roundhouse.cli import bench as _bench  # noqa: F401  (registers its commands)
 from roundhouse.cli import desktop as _desktop  # noqa: F401  (registers its commands)
 from roundhouse.cli import desktop_io as _desktop_io  # noqa: F401
 from roundhouse.cli import serve as _serve  # noqa: F401
