@@ -63,9 +63,9 @@ async def test_close_window_removes_it(
 
 
 async def test_launch_by_desktop_entry_name_opens_its_window(windows: WindowManager) -> None:
-    # Debian's org.xfce.mousepad.desktop: Name=Mousepad, GenericName=Text Editor.
-    window = await windows.launch("Text Editor")
-    assert window.application.lower() == "mousepad"
+    # Debian's /usr/share/applications/org.gnome.gedit.desktop: Name=gedit, Exec=gedit %U.
+    window = await windows.launch("org.gnome.gedit")
+    assert window.application.lower() == "gedit"
     assert window in windows.list_windows()
     assert await windows.close_window(window.xid)
 
@@ -77,7 +77,7 @@ async def test_launch_a_command_opens_its_window(windows: WindowManager) -> None
 
 
 async def test_unknown_application_names_the_known_ones(windows: WindowManager) -> None:
-    with pytest.raises(WindowError, match="no application or command 'no-such-app'.*Mousepad"):
+    with pytest.raises(WindowError, match="no application or command 'no-such-app'.*gedit"):
         await windows.launch("no-such-app")
 
 
