@@ -337,7 +337,9 @@ class DesktopTools:
 
     async def _act(self, action: Callable[[], None]) -> dict[str, Any]:
         before = frame(self.screen)
-        action()
+        # Typing a long text or dragging takes a while: keep the event loop (an MCP server's
+        # other requests) running meanwhile. XInput serialises its calls on its own lock.
+        await asyncio.to_thread(action)
         return _settled(await self._settle(before))
 
     def _settle(self, before: bytes | None) -> Awaitable[Settled]:
