@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
@@ -78,21 +79,22 @@ class DesktopTools:
 
     @classmethod
     async def open(cls, desktop: Desktop, settings: Settings) -> DesktopTools:
-        client = AtspiClient()
-        tree: AtspiClient | None = client
-        try:
-            await client.connect(desktop)
-        except AtspiError as error:
-            log.warning("no control tree on %s: %s", desktop.display, error)
-            tree = None
-        return cls(
-            desktop,
-            settings,
-            screen=Screen(desktop.display),
-            xinput=XInput(desktop.display),
-            windows=WindowManager(desktop.display, desktop.env),
-            tree=tree,
-        )
+        """Connect to the desktop: X (screen, input, windows) and, when it has one, AT-SPI."""
+        with contextlib.ExitStack() as x_connections:
+            screen = x_connections.enter_context(Screen(desktop.display))
+            xinput = x_connections.enter_context(XInput(desktop.display))
+            windows = x_connections.enter_context(
+                WindowManager(desktop.display, desktop.env, desktop.app_command)
+            )
+            client = AtspiClient()
+            tree: AtspiClient | None = client
+            try:
+                await client.connect(desktop)
+            except AtspiError as error:
+                log.warning("no control tree on %s: %s", desktop.display, error)
+                tree = None
+            x_connections.pop_all()  # connected: close() owns them now
+        return cls(desktop, settings, screen=screen, xinput=xinput, windows=windows, tree=tree)
 
     async def close(self) -> None:
         if self.tree is not None:

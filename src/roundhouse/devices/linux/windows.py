@@ -53,10 +53,18 @@ class DesktopEntry:
 class WindowManager:
     """EWMH queries and requests on one display. Calls are serialised on a lock."""
 
-    def __init__(self, display: str, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        display: str,
+        env: Mapping[str, str] | None = None,
+        app_command: Callable[[list[str]], list[str]] | None = None,
+    ) -> None:
+        """`env` and `app_command` (Desktop.env, Desktop.app_command) prepare launched apps:
+        the desktop's buses, and the switches that make toolkits expose their trees."""
         self._display = Display(display)
         self._root = self._display.screen().root
         self._env = dict(env) if env is not None else {**os.environ, "DISPLAY": display}
+        self._app_command = app_command
         self._lock = threading.Lock()
         self._children: list[subprocess.Popen[bytes]] = []
         self._atoms: dict[str, int] = {}
@@ -130,6 +138,8 @@ class WindowManager:
     async def launch(self, name_or_command: str, timeout: float = 20.0) -> WindowInfo:
         """Start an application by .desktop name or command; return its first new window."""
         argv = resolve_command(name_or_command, self._env)
+        if self._app_command is not None:
+            argv = self._app_command(argv)
         before = set(self._client_list_locked())
         try:
             child = subprocess.Popen(
