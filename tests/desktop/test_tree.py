@@ -28,9 +28,9 @@ from roundhouse.devices.linux.atspi import (
     ui_tree_json,
 )
 from roundhouse.devices.linux.atspi_naive import naive_tree
-from roundhouse.devices.linux.atspi_tree import intersection, select_controls, walk
+from roundhouse.devices.linux.atspi_tree import intersection, reading_order, select_controls, walk
 from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.types import Control, ControlList, Rect, WindowInfo
+from roundhouse.devices.linux.types import Control, ControlList, Rect, UiNode, WindowInfo
 
 
 @pytest.fixture
@@ -275,3 +275,39 @@ def _dead_pid() -> int:
     process = subprocess.Popen(["true"])
     process.wait()
     return process.pid
+
+
+async def test_an_open_gedit_menu_lists_its_items(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    window = await _gedit(desktop, launch)
+    listed = await _controls_when(client, window, "text")
+    assert _find(listed, "push button", "Save As…") is None
+    menus = [c for c in listed.controls if c.role == "toggle button" and c.name == "Menu"]
+    assert menus
+    assert await client.do_action(menus[-1].id)  # the window menu, at the right
+    opened = await _controls_when(client, window, "push button", "Save As…")
+    save_as = _find(opened, "push button", "Save As…")
+    find = _find(opened, "push button", "Find…")
+    text_area = _find(opened, "text")
+    assert save_as is not None and find is not None and text_area is not None
+    # Reading order: the menu's items top to bottom, after the tall text area they cover.
+    assert text_area.label < save_as.label < find.label
+
+
+def _node(name: str, left: int, top: int, right: int, bottom: int) -> UiNode:
+    rect = Rect(left=left, top=top, right=right, bottom=bottom)
+    return UiNode(id=name, role="push button", name=name, rect=rect)
+
+
+def test_reading_order_is_rows_then_columns() -> None:
+    nodes = [
+        _node("text area", 0, 60, 800, 700),
+        _node("close", 760, 14, 790, 44),
+        _node("open", 10, 5, 70, 50),
+        _node("item 2", 600, 140, 780, 170),
+        _node("item 1", 600, 100, 780, 130),
+        _node("check", 700, 100, 780, 130),
+    ]
+    ordered = [node.name for node in reading_order(nodes)]
+    assert ordered == ["open", "close", "text area", "item 1", "check", "item 2"]

@@ -136,19 +136,25 @@ def _clipped(root: UiNode, area: Rect) -> Iterator[tuple[UiNode, Rect]]:
 def reading_order(nodes: list[UiNode]) -> list[UiNode]:
     """Rows top to bottom, left to right within a row; ties keep tree order.
 
-    A node joins the current row when its vertical centre lies within the row's first node.
+    Two nodes share a row when each one's vertical centre lies within the other, so a tall
+    text area does not swallow the short buttons beside or over it.
     """
     placed = [node for node in nodes if node.rect is not None]
     placed.sort(key=lambda node: (_rect(node).top, _rect(node).left))
     rows: list[list[UiNode]] = []
     for node in placed:
-        rect = _rect(node)
-        centre = (rect.top + rect.bottom) / 2
-        if rows and centre < _rect(rows[-1][0]).bottom:
+        if rows and _same_row(_rect(rows[-1][0]), _rect(node)):
             rows[-1].append(node)
         else:
             rows.append([node])
     return [node for row in rows for node in sorted(row, key=lambda node: _rect(node).left)]
+
+
+def _same_row(first: Rect, second: Rect) -> bool:
+    def inside(rect: Rect, band: Rect) -> bool:
+        return band.top <= (rect.top + rect.bottom) / 2 < band.bottom
+
+    return inside(first, second) and inside(second, first)
 
 
 def _rect(node: UiNode) -> Rect:
