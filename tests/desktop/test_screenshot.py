@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 
 from PIL import Image, ImageChops
 from tests.desktop.conftest import QT_APP_TITLE, Launcher, qt_app_argv, wait_for_window
@@ -14,7 +17,10 @@ from roundhouse.devices.linux.screenshot import (
     capture_desktop_png,
     capture_window_png,
 )
+from roundhouse.devices.linux.settle import wait_quiet
 from roundhouse.devices.linux.types import Control, Rect
+
+ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))
 
 
 def _decode(png: bytes) -> Image.Image:
@@ -38,11 +44,12 @@ def test_desktop_screenshot_has_the_screen_size_and_content(
     assert _colours(image) > 20  # a window with text on it, not a flat background
 
 
-def test_window_screenshot_is_the_window(
+async def test_window_screenshot_is_the_window(
     desktop: Desktop, screen: Screen, launch: Launcher
 ) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    await wait_quiet(screen, timeout=10)  # the new window's first frames are still coming
     shot = capture_window_png(screen, window.xid, window.rect)
     image = _decode(shot.png)
     assert shot.method == "composite"
@@ -97,3 +104,19 @@ def test_annotate_draws_the_label_number() -> None:
     assert _colours(first) > 2 and _colours(second) > 2
     assert marked.getpixel((50, 10)) != marked.getpixel((150, 10))
     assert marked.getpixel((95, 50)) == (255, 255, 255)  # between the boxes: untouched
+
+
+def test_screenshot_command_writes_an_annotated_window_png(
+    desktop: Desktop, launch: Launcher, tmp_path: Path
+) -> None:
+    process = launch(desktop, qt_app_argv())
+    window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    out = tmp_path / "qt.png"
+    command = [ROUNDHOUSE, "screenshot", str(out), "--window", "roundhouse qt", "--annotate"]
+    done = subprocess.run(
+        [*command, "--desktop", "current"], env=desktop.env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "controls numbered" in done.stdout
+    with Image.open(out) as image:
+        assert image.size == (window.rect.width, window.rect.height)

@@ -108,7 +108,7 @@ async def test_click_control_presses_a_real_qt_button(tools: DesktopTools) -> No
 async def test_click_coordinates_toggles_a_check_box(tools: DesktopTools) -> None:
     registry = desktop_registry(tools)
     window = await start_qt(registry)
-    box = control(await ok(registry, "get_controls"), "Remember me")
+    box = control(await ok(registry, "get_controls", window_id=window["xid"]), "Remember me")
     left, top, right, bottom = (box["rect"][k] for k in ("left", "top", "right", "bottom"))
     await ok(registry, "click_coordinates", x=left + 8, y=(top + bottom) // 2)
     assert right > left
@@ -150,6 +150,10 @@ async def test_unknown_window_and_control_name_what_exists(tools: DesktopTools) 
     assert not result.ok and result.error is not None
     assert "no control with label 99" in result.error
     assert "'Press me' (push button)" in result.error and "'Your name'" in result.error
+
+    result = await call(registry, "set_text", control_id="not-a-node", text="x")
+    assert not result.ok and result.error is not None
+    assert "no control with id 'not-a-node'" in result.error and "'Press me'" in result.error
 
     result = await call(registry, "select_window", title="No such window")
     assert not result.ok and result.error is not None and QT_APP_TITLE in result.error

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,3 +127,19 @@ def test_find_window_prefers_an_exact_title() -> None:
     b = WindowInfo(xid=2, title="notes", application="Qt", pid=2, rect=rect, active=True)
     assert find_window([a, b], "notes").xid == 2
     assert find_window([a, b], "GEDIT").xid == 1
+
+
+def test_windows_command_lists_the_windows(desktop: Desktop, launch: Launcher) -> None:
+    process = launch(desktop, qt_app_argv())
+    window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    roundhouse = str(Path(sys.executable).with_name("roundhouse"))
+    done = subprocess.run(
+        [roundhouse, "windows", "--json", "--desktop", "current"],
+        env=desktop.env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    listed = {entry["xid"]: entry for entry in json.loads(done.stdout)}
+    assert listed[window.xid]["title"] == QT_APP_TITLE
+    assert listed[window.xid]["pid"] == process.pid

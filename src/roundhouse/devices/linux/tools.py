@@ -38,7 +38,7 @@ from roundhouse.devices.linux.screenshot import (
     capture_window_png,
 )
 from roundhouse.devices.linux.settle import Settled, frame, wait_quiet
-from roundhouse.devices.linux.types import Control, ControlList, WindowInfo
+from roundhouse.devices.linux.types import Control, ControlList, UiNode, WindowInfo
 from roundhouse.devices.linux.windows import WindowError, WindowManager, describe
 
 log = logging.getLogger(__name__)
@@ -186,6 +186,9 @@ class DesktopTools:
         """Start an application and wait for its window: a desktop entry name ("Mousepad",
         "Text Editor", "gedit") or a command line ("mousepad /tmp/notes.txt")."""
         window = await self.windows.launch(name, timeout=timeout)
+        # The window manager focuses a new window when it gets to it; the next tool call
+        # (window_id omitted = the active window) must find this one active.
+        window = await self.windows.activate(window.xid)
         await self._settle(None)
         return window.model_dump(mode="json")
 
@@ -315,17 +318,12 @@ class DesktopTools:
                 return control
         if control_id is not None and self.tree is not None:
             # A node id from get_ui_tree need not be among the numbered controls.
-            node = await self.tree.describe(control_id)
-            if node.rect is not None:
-                return Control(
-                    label=0,
-                    id=node.id,
-                    role=node.role,
-                    name=node.name,
-                    rect=node.rect,
-                    actions=node.actions,
-                    text=node.text,
-                )
+            try:
+                node = await self.tree.describe(control_id)
+            except AtspiError as error:  # gone, or not an id at all: list what exists
+                log.info("control %s: %s", control_id, error)
+            else:
+                return _placed(node, window)
         wanted = f"label {label}" if label is not None else f"id {control_id!r}"
         raise ToolError(
             f"no control with {wanted} in window {window.xid} {window.title!r}; "
@@ -351,6 +349,20 @@ class DesktopTools:
             timeout=self.settings.desktop.settle_timeout,
             floor=self.settings.sleep_time,
         )
+
+
+def _placed(node: UiNode, window: WindowInfo) -> Control:
+    if node.rect is None:
+        raise ToolError(f"control {node.id} ({node.role}) is not on screen in {window.title!r}")
+    return Control(
+        label=0,
+        id=node.id,
+        role=node.role,
+        name=node.name,
+        rect=node.rect,
+        actions=node.actions,
+        text=node.text,
+    )
 
 
 def _click_action(control: Control) -> str | None:
