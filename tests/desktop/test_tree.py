@@ -192,6 +192,11 @@ async def test_limits_cut_the_tree_deterministically(
     assert shallow.truncated_reason == "depth"
     assert shallow.root is not None
     assert all(not child.children for child in shallow.root.children)
+    hurried = await client.ui_tree(window, TreeLimits(time_limit=0))
+    assert hurried.truncated and hurried.truncated_reason == "time limit"
+    assert hurried.root is not None and hurried.node_count == 1
+    hurried_controls = await client.controls(window, TreeLimits(time_limit=0))
+    assert hurried_controls.truncated_reason == "time limit"
     data = ui_tree_json(small)
     root = data["root"]
     assert {"control_type", "name", "automation_id", "bounding_box", "children"} <= set(root)

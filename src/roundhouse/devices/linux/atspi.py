@@ -178,7 +178,7 @@ class AtspiClient:
             return UiSnapshot(window=window, root=None, node_count=0, tree_available=False)
         structure = await read_structure(
             self.bus,
-            frame.node.ref,
+            frame.node,
             frame.cache,
             limits,
             (lambda node: node.showing) if showing_only else (lambda node: True),
@@ -208,7 +208,7 @@ class AtspiClient:
             )
         # What is not showing cannot hold a visible control: those branches are not read.
         structure = await read_structure(
-            self.bus, frame.node.ref, frame.cache, limits, lambda node: node.showing, deadline
+            self.bus, frame.node, frame.cache, limits, lambda node: node.showing, deadline
         )
         root_node = structure.nodes[structure.root]
         wanted = [node for node in structure.nodes.values() if needs_rect(node)]

@@ -13,12 +13,13 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from roundhouse.devices.linux.atspi_bus import AtspiBus, Ref
+from roundhouse.devices.linux.atspi_bus import AtspiBus, AtspiTimeout, Ref
 from roundhouse.devices.linux.atspi_constants import (
     ACCESSIBLE,
     ACTION,
@@ -34,6 +35,8 @@ from roundhouse.devices.linux.atspi_constants import (
     state_names,
 )
 from roundhouse.devices.linux.types import Rect
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,13 @@ def _valid(ref: Ref) -> bool:
 
 async def load_cache(bus: AtspiBus, app: str) -> dict[Ref, RawNode]:
     """The application's own cache in one call; empty when the toolkit keeps none."""
-    reply = await bus.call_or_none((app, CACHE_PATH), "org.a11y.atspi.Cache", "GetItems")
+    try:
+        reply = await bus.call_or_none((app, CACHE_PATH), "org.a11y.atspi.Cache", "GetItems")
+    except AtspiTimeout:
+        # A huge application can take longer to list everything than to answer small
+        # calls: walk it instead, within the read's own limits.
+        log.info("%s: GetItems timed out; walking its tree instead", app)
+        return {}
     if not reply:
         return {}
     nodes: dict[Ref, RawNode] = {}
@@ -170,13 +179,16 @@ async def fetch_children(bus: AtspiBus, node: RawNode) -> None:
 
 async def read_structure(
     bus: AtspiBus,
-    root: Ref,
+    root_node: RawNode,
     cache: dict[Ref, RawNode],
     limits: TreeLimits,
     descend: Callable[[RawNode], bool],
     deadline: float,
 ) -> Structure:
-    """The subtree under `root`, breadth first; `descend(node)` says whether to open a node."""
+    """The subtree under `root_node`, breadth first; `descend(node)` says whether to open a
+    node. The root is always part of it, even when the time runs out at once."""
+    root = root_node.ref
+    cache = {**cache, root: root_node}
     structure = Structure(nodes={}, root=root)
     frontier: list[tuple[Ref, int]] = [(root, 0)]
     seen = {root}
@@ -211,6 +223,8 @@ async def read_structure(
             structure.truncated_reason = "node limit"
             following = following[: max(room, 0)]
         frontier = following
+    if root not in structure.nodes:
+        structure.nodes[root] = replace(root_node, children=[])
     _drop_unread_children(structure)
     return structure
 
@@ -241,10 +255,10 @@ async def read_details(
     bus: AtspiBus, nodes: Iterable[RawNode], limits: TreeLimits, deadline: float
 ) -> bool:
     """Extents, action names and text/value of `nodes`; False when the time ran out."""
-    jobs = [_details(bus, node, limits.text_limit) for node in nodes]
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         return False
+    jobs = [_details(bus, node, limits.text_limit) for node in nodes]
     try:
         await asyncio.wait_for(asyncio.gather(*jobs), remaining)
     except TimeoutError:
