@@ -99,11 +99,16 @@ async def _check_dispatcher(dispatcher: MCPDispatcher, local: ToolRegistry) -> N
 
 
 async def test_stdio_server_serves_the_desktop_tools(
-    desktop: Desktop, launch: Launcher, tools: DesktopTools
+    desktop: Desktop, launch: Launcher, tools: DesktopTools, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     process = launch(desktop, qt_app_argv())
     wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
-    async with MCPDispatcher(_stdio_server(desktop), timeout=60) as dispatcher:
+    # Without an explicit env the server inherits our display and buses.
+    for name in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
+        if name in desktop.env:
+            monkeypatch.setenv(name, desktop.env[name])
+    server = MCPDispatcher.stdio(ROUNDHOUSE, ["serve", "--stdio", "--desktop", "current"])
+    async with server as dispatcher:
         await _check_dispatcher(dispatcher, desktop_registry(tools))
 
 

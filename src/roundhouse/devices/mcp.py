@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 TOKEN_ENV = "RH_MCP_TOKEN"
 SERVER_NAME = "roundhouse"
 _TOOL_TYPE_KEY = "roundhouse/tool_type"
+_DESKTOP_ENV = ("DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -224,10 +225,15 @@ class MCPDispatcher:
         env: dict[str, str] | None = None,
         timeout: float = 120.0,
     ) -> MCPDispatcher:
-        """A server this dispatcher starts, e.g. stdio("roundhouse", ["serve", "--stdio"])."""
-        return cls(
-            StdioServerParameters(command=command, args=list(args), env=env), timeout=timeout
-        )
+        """A server this dispatcher starts, e.g. stdio("roundhouse", ["serve", "--stdio"]).
+
+        The SDK passes only a minimal environment to the server; without `env` ours adds
+        this process's display and buses, so the server works on the same desktop.
+        """
+        if env is None:
+            env = {name: os.environ[name] for name in _DESKTOP_ENV if name in os.environ}
+        parameters = StdioServerParameters(command=command, args=list(args), env=env)
+        return cls(parameters, timeout=timeout)
 
     async def __aenter__(self) -> MCPDispatcher:
         await self.connect()
