@@ -27,6 +27,7 @@ CONTAINERS = {
     "menu bar", "page tab list", "panel", "root pane", "scroll pane", "split pane",
     "status bar", "tool bar", "viewport", "window", "dialog",
 }  # fmt: skip
+TEXT_ROLES = {"label", "static", "text", "heading", "paragraph", "caption"}
 SCROLLING = {"scroll pane", "viewport", "list", "list box", "table", "tree", "tree table"}
 
 
@@ -36,6 +37,7 @@ def read(node):
     info = {
         "role": node.getRoleName(),
         "name": node.name or "",
+        "description": node.description or "",
         "states": set(states),
         "attributes": node.getAttributes(),
         "rect": None,
@@ -89,9 +91,30 @@ def is_control(info, area):
     )
 
 
+def inner_name(info, depth):
+    """A control's text from its showing descendants, as roundhouse names unnamed controls."""
+    named = list(named_descendants(info, depth))
+    for child in named:
+        if child["role"] in TEXT_ROLES:
+            return child["name"]
+    return named[0]["name"] if named else ""
+
+
+def named_descendants(info, depth):
+    if depth == 0:
+        return
+    for child in info["children"]:
+        if "showing" not in child["states"]:
+            continue
+        if child["name"]:
+            yield child
+        yield from named_descendants(child, depth - 1)
+
+
 def controls(info, area, found):
     if is_control(info, area):
-        found.append([info["role"], info["name"], info["rect"]])
+        name = info["name"] or inner_name(info, 6) or info["description"]
+        found.append([info["role"], name, info["rect"]])
     if info["role"] in SCROLLING and info["rect"] is not None:
         rect = info["rect"]
         area = [max(area[0], rect[0]), max(area[1], rect[1]), min(area[2], rect[2]),

@@ -327,3 +327,30 @@ def test_reading_order_is_rows_then_columns() -> None:
     ]
     ordered = [node.name for node in reading_order(nodes)]
     assert ordered == ["open", "close", "text area", "item 1", "check", "item 2"]
+
+
+def test_unnamed_controls_take_their_shown_text_or_description() -> None:
+    shown = ["showing", "visible", "enabled"]
+
+    def node(role: str, name: str = "", states: list[str] = shown, **extra: object) -> UiNode:
+        rect = Rect(left=10, top=10, right=200, bottom=40)
+        return UiNode(id=f"{role}-{name}", role=role, name=name, states=states, rect=rect, **extra)
+
+    row = node(
+        "list item",
+        children=[
+            node(
+                "panel",
+                children=[
+                    node("label", "New bookmark", states=["visible"]),  # hidden: not its name
+                    node("icon", "Add"),
+                    node("filler", children=[node("label", "Other Locations")]),
+                ],
+            )
+        ],
+    )
+    button = node("push button", description="Save the file")
+    root = node("frame", "Window", children=[row, button])
+    area = Rect(left=0, top=0, right=800, bottom=600)
+    names = [control.name for control in select_controls(root, area)]
+    assert names == ["Other Locations", "Save the file"]

@@ -13,6 +13,7 @@ from roundhouse.devices.linux.atspi_constants import (
     CONTAINER_ROLES,
     INTERACTIVE_ROLES,
     SCROLLING_ROLES,
+    TEXT_ROLES,
 )
 from roundhouse.devices.linux.atspi_read import RawNode
 from roundhouse.devices.linux.types import Control, Rect, UiNode, UiSnapshot
@@ -111,7 +112,7 @@ def select_controls(root: UiNode, area: Rect) -> list[Control]:
             label=label,
             id=node.id,
             role=node.role,
-            name=node.name,
+            name=node.name or inner_name(node) or node.description,
             rect=node.rect,
             actions=node.actions,
             text=node.text,
@@ -119,6 +120,29 @@ def select_controls(root: UiNode, area: Rect) -> list[Control]:
         for label, node in enumerate(reading_order(found), start=1)
         if node.rect is not None
     ]
+
+
+def inner_name(node: UiNode, depth: int = 6) -> str:
+    """A name for a control that has none of its own, from what it shows: the first text
+    among its showing descendants (GTK's sidebar rows carry theirs on a label four levels
+    down, after an icon), else the first name. Failing that, select_controls uses the
+    description (GTK puts the tooltip there)."""
+    named = list(_named_descendants(node, depth))
+    for child in named:
+        if child.role in TEXT_ROLES:
+            return child.name
+    return named[0].name if named else ""
+
+
+def _named_descendants(node: UiNode, depth: int) -> Iterator[UiNode]:
+    if depth == 0:
+        return
+    for child in node.children:
+        if "showing" not in child.states:
+            continue  # what is not on screen does not name anything
+        if child.name:
+            yield child
+        yield from _named_descendants(child, depth - 1)
 
 
 def _clipped(root: UiNode, area: Rect) -> Iterator[tuple[UiNode, Rect]]:
