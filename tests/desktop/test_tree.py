@@ -250,8 +250,14 @@ async def test_unknown_windows_and_ids_are_clear_errors(
         await client.do_action(f"{app}:/org/a11y/atspi/accessible/999999999")
     with pytest.raises(NodeGone, match="not a control id"):
         await client.get_text("button-7")
+    # Another window of the same process that AT-SPI does not know of: the error names
+    # the windows the application does show.
     renamed = window.model_copy(
-        update={"title": "Another title", "rect": Rect(left=0, top=0, right=1, bottom=1)}
+        update={
+            "xid": window.xid + 1,
+            "title": "Another title",
+            "rect": Rect(left=0, top=0, right=1, bottom=1),
+        }
     )
     with pytest.raises(WindowGone, match="Roundhouse Qt test"):
         await client.controls(renamed)

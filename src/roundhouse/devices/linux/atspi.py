@@ -99,6 +99,7 @@ class AtspiClient:
         self._desktop: Desktop | None = None
         self.register_grace = REGISTER_GRACE
         self._pids: dict[str, int | None] = {}  # unique bus names are never reused
+        self._frames: dict[int, tuple[str, Ref]] = {}  # X window id -> (app, frame)
         self.screen = Rect(left=0, top=0, right=0, bottom=0)
 
     # ------------------------------------------------------------ connection
@@ -306,6 +307,34 @@ class AtspiClient:
 
     async def find_frame(self, window: WindowInfo) -> Frame | None:
         """The window's AT-SPI frame; None when its application exposes no tree."""
+        known = await self._known_frame(window)
+        if known is not None:
+            return known
+        frame = await self._search_frame(window)
+        if frame is not None:
+            self._frames[window.xid] = (frame.app, frame.node.ref)
+        return frame
+
+    async def _known_frame(self, window: WindowInfo) -> Frame | None:
+        """The frame matched to this X window before, if it still exists: one GetItems
+        (or one node read) instead of a search through every application."""
+        remembered = self._frames.get(window.xid)
+        if remembered is None:
+            return None
+        app, ref = remembered
+        try:
+            if self._pids.get(app) != window.pid:
+                raise NodeGone("another process")
+            cache = await load_cache(self.bus, app)
+            node = cache.get(ref) or await fetch_node(self.bus, ref)
+        except (WindowGone, NodeGone):
+            node = None
+        if node is None:
+            del self._frames[window.xid]
+            return None
+        return Frame(app, node, cache)
+
+    async def _search_frame(self, window: WindowInfo) -> Frame | None:
         mine = await self._applications_of(window.pid)
         best: tuple[int, Frame] | None = None
         seen_titles: list[str] = []
