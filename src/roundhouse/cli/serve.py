@@ -14,7 +14,7 @@ from roundhouse.cli.desktop import DesktopOption, open_cli_desktop
 from roundhouse.config import ConfigError, Settings, load_settings
 from roundhouse.devices.base import Tool
 from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
+from roundhouse.devices.linux.tools import open_registry
 from roundhouse.devices.mcp import TOKEN_ENV, is_loopback, serve_http, serve_stdio
 
 EXIT_FAILED = 1
@@ -81,8 +81,7 @@ async def _serve(
     token: str | None,
     timeout: float,
 ) -> None:
-    async with await DesktopTools.open(desktop, settings) as tools:
-        registry = desktop_registry(tools, extra=engine_tools(settings))
+    async with open_registry(desktop, settings, extra=engine_tools(settings)) as registry:
         if address is None:
             await serve_stdio(registry, timeout)
         else:

@@ -1,8 +1,10 @@
 """The desktop device's tools: what an agent (or an MCP client) can observe and do.
 
-    async with await DesktopTools.open(desktop, settings) as tools:
-        registry = desktop_registry(tools)                  # add the shell tools to it too
+    async with open_registry(desktop, settings, extra=shell_tools) as registry:
         result = await registry.call(Command(tool_name="list_windows"), 30)
+
+or, to reach the connections (tests, benchmarks): `async with await DesktopTools.open(
+desktop, settings) as tools: registry = desktop_registry(tools, extra=shell_tools)`.
 
 Every tool is a typed method whose docstring is what the model reads. Windows are named
 by `window_id` (the X window id from list_windows; omitted = the active window);
@@ -21,7 +23,7 @@ import asyncio
 import base64
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -438,3 +440,13 @@ def desktop_registry(tools: DesktopTools, extra: Iterable[Tool] = ()) -> ToolReg
     """A registry with every desktop tool, plus `extra` (the engine's run_shell and
     get_system_info from devices/shell.py) so that one dispatcher serves them all."""
     return ToolRegistry([*desktop_tools(tools), *extra])
+
+
+@contextlib.asynccontextmanager
+async def open_registry(
+    desktop: Desktop, settings: Settings, extra: Iterable[Tool] = ()
+) -> AsyncIterator[ToolRegistry]:
+    """`async with open_registry(desktop, settings, shell_tools) as registry:` the tools of
+    one desktop (connections opened and closed around the block) plus `extra`."""
+    async with await DesktopTools.open(desktop, settings) as tools:
+        yield desktop_registry(tools, extra)
