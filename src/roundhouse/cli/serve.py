@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -70,8 +72,15 @@ def serve(
         )
     # stdout is the MCP channel under --stdio: everything else goes to stderr.
     logging.basicConfig(level=logging.WARNING, format="roundhouse: %(message)s")
+    # A server is stopped with SIGTERM: unwind, so a virtual desktop started for it stops too.
+    signal.signal(signal.SIGTERM, exit_on_sigterm)
     with open_cli_desktop(desktop) as opened:
         asyncio.run(_serve(opened, settings, address, token, timeout))
+
+
+def exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """A SIGTERM handler that unwinds (context managers stop what they started)."""
+    raise SystemExit(128 + signum)
 
 
 async def _serve(
