@@ -188,6 +188,8 @@ async def read_structure(
     """The subtree under `root_node`, breadth first; `descend(node)` says whether to open a
     node. The root is always part of it, even when the time runs out at once."""
     root = root_node.ref
+    # An application that fills its cache speaks ATK, which implements GetAll (Qt does not).
+    get_all = bool(cache)
     cache = {**cache, root: root_node}
     structure = Structure(nodes={}, root=root)
     frontier: list[tuple[Ref, int]] = [(root, 0)]
@@ -198,7 +200,7 @@ async def read_structure(
             structure.truncated_reason = "time limit"
             break
         try:
-            level = await asyncio.wait_for(_read_level(bus, frontier, cache), remaining)
+            level = await asyncio.wait_for(_read_level(bus, frontier, cache, get_all), remaining)
         except TimeoutError:
             structure.truncated_reason = "time limit"
             break
@@ -230,13 +232,12 @@ async def read_structure(
 
 
 async def _read_level(
-    bus: AtspiBus, frontier: list[tuple[Ref, int]], cache: dict[Ref, RawNode]
+    bus: AtspiBus, frontier: list[tuple[Ref, int]], cache: dict[Ref, RawNode], get_all: bool
 ) -> list[RawNode | None]:
     async def one(ref: Ref) -> RawNode | None:
         node = cache.get(ref)
         if node is None:
-            # An application that fills its cache speaks ATK, which implements GetAll.
-            return await fetch_node(bus, ref, get_all=bool(cache))
+            return await fetch_node(bus, ref, get_all=get_all)
         if node.children is None:
             await fetch_children(bus, node)
         return node
