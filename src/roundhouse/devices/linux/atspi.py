@@ -209,7 +209,13 @@ class AtspiClient:
             )
         # What is not showing cannot hold a visible control: those branches are not read.
         structure = await read_structure(
-            self.bus, frame.node, frame.cache, limits, lambda node: node.showing, deadline
+            self.bus,
+            frame.node,
+            frame.cache,
+            limits,
+            lambda node: node.showing,
+            deadline,
+            descriptions=False,  # read with the details, for the controls that use them
         )
         root_node = structure.nodes[structure.root]
         wanted = [node for node in structure.nodes.values() if needs_rect(node)]

@@ -52,7 +52,7 @@ class RawNode:
     ref: Ref
     role: str
     name: str
-    description: str
+    description: str | None  # None: not read (a controls read asks only where it is used)
     states: list[str]
     interfaces: frozenset[str]
     child_count: int
@@ -116,11 +116,14 @@ async def load_cache(bus: AtspiBus, app: str) -> dict[Ref, RawNode]:
     return nodes
 
 
-async def fetch_node(bus: AtspiBus, ref: Ref, *, get_all: bool = False) -> RawNode | None:
+async def fetch_node(
+    bus: AtspiBus, ref: Ref, *, get_all: bool = False, description: bool = True
+) -> RawNode | None:
     """Role, name, description, states, interfaces and children, pipelined.
 
     With `get_all` (ATK apps implement Properties.GetAll; Qt does not) name, description and
-    child count come in one call, and leaves are not asked for their children.
+    child count come in one call, and leaves are not asked for their children. Without
+    `description` that call is saved where each property costs one (Qt).
     """
     if get_all:
         role, properties, states = await asyncio.gather(
@@ -129,9 +132,9 @@ async def fetch_node(bus: AtspiBus, ref: Ref, *, get_all: bool = False) -> RawNo
             bus.call_or_none(ref, ACCESSIBLE, "GetState"),
         )
         if properties is None or states is None:
-            return await fetch_node(bus, ref)
+            return await fetch_node(bus, ref, description=description)
         values = {key: variant.value for key, variant in properties[0].items()}
-        name, description = values.get("Name"), values.get("Description")
+        name, about = values.get("Name"), values.get("Description")
         count = values.get("ChildCount", -1)
         # Interfaces only matter for details, which only showing nodes get.
         showing = "showing" in state_names(states[0])
@@ -140,10 +143,10 @@ async def fetch_node(bus: AtspiBus, ref: Ref, *, get_all: bool = False) -> RawNo
             bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces") if showing else _no_children(),
         )
     else:
-        role, name, description, states, interfaces, children = await asyncio.gather(
+        role, name, about, states, interfaces, children = await asyncio.gather(
             bus.call_or_none(ref, ACCESSIBLE, "GetRole"),
             _property(bus, ref, "Name"),
-            _property(bus, ref, "Description"),
+            _property(bus, ref, "Description") if description else _nothing(),
             bus.call_or_none(ref, ACCESSIBLE, "GetState"),
             bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces"),
             bus.call_or_none(ref, ACCESSIBLE, "GetChildren"),
@@ -155,7 +158,7 @@ async def fetch_node(bus: AtspiBus, ref: Ref, *, get_all: bool = False) -> RawNo
         ref=ref,
         role=role_name(role[0]),
         name=str(name or ""),
-        description=str(description or ""),
+        description=None if about is None else str(about),
         states=state_names(states[0]),
         interfaces=frozenset(interfaces[0]) if interfaces else frozenset(),
         child_count=len(child_refs),
@@ -165,6 +168,10 @@ async def fetch_node(bus: AtspiBus, ref: Ref, *, get_all: bool = False) -> RawNo
 
 async def _no_children() -> list[Any]:
     return [[]]
+
+
+async def _nothing() -> None:
+    return None
 
 
 async def _property(bus: AtspiBus, ref: Ref, name: str) -> object:
@@ -184,6 +191,8 @@ async def read_structure(
     limits: TreeLimits,
     descend: Callable[[RawNode], bool],
     deadline: float,
+    *,
+    descriptions: bool = True,
 ) -> Structure:
     """The subtree under `root_node`, breadth first; `descend(node)` says whether to open a
     node. The root is always part of it, even when the time runs out at once."""
@@ -200,7 +209,9 @@ async def read_structure(
             structure.truncated_reason = "time limit"
             break
         try:
-            level = await asyncio.wait_for(_read_level(bus, frontier, cache, get_all), remaining)
+            level = await asyncio.wait_for(
+                _read_level(bus, frontier, cache, get_all, descriptions), remaining
+            )
         except TimeoutError:
             structure.truncated_reason = "time limit"
             break
@@ -232,12 +243,16 @@ async def read_structure(
 
 
 async def _read_level(
-    bus: AtspiBus, frontier: list[tuple[Ref, int]], cache: dict[Ref, RawNode], get_all: bool
+    bus: AtspiBus,
+    frontier: list[tuple[Ref, int]],
+    cache: dict[Ref, RawNode],
+    get_all: bool,
+    descriptions: bool,
 ) -> list[RawNode | None]:
     async def one(ref: Ref) -> RawNode | None:
         node = cache.get(ref)
         if node is None:
-            return await fetch_node(bus, ref, get_all=get_all)
+            return await fetch_node(bus, ref, get_all=get_all, description=descriptions)
         if node.children is None:
             await fetch_children(bus, node)
         return node
@@ -268,10 +283,15 @@ async def read_details(
 
 
 async def _details(bus: AtspiBus, node: RawNode, text_limit: int) -> None:
-    extents, actions, text = await asyncio.gather(
-        _extents(bus, node), _actions(bus, node), _text(bus, node, text_limit)
+    extents, actions, text, about = await asyncio.gather(
+        _extents(bus, node),
+        _actions(bus, node),
+        _text(bus, node, text_limit),
+        _property(bus, node.ref, "Description") if node.description is None else _nothing(),
     )
     node.rect, node.actions, node.text = extents, actions, text
+    if about is not None:
+        node.description = str(about)
 
 
 async def _extents(bus: AtspiBus, node: RawNode) -> Rect | None:

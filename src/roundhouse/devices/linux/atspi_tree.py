@@ -25,7 +25,7 @@ def build_tree(nodes: dict[Ref, RawNode], root: Ref) -> UiNode:
         id=node_id(raw.ref),
         role=raw.role,
         name=raw.name,
-        description=raw.description,
+        description=raw.description or "",
         states=raw.states,
         rect=raw.rect,
         actions=raw.actions,
