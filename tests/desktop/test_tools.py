@@ -227,3 +227,15 @@ async def test_windows_select_and_wait(tools: DesktopTools, desktop: Desktop) ->
     waited = await ok(registry, "wait", seconds=0.1)
     assert waited["settle_ms"] >= 100
     assert not (await call(registry, "wait", seconds=600)).ok
+
+
+async def test_alt_f4_closes_the_active_window(tools: DesktopTools) -> None:
+    registry = desktop_registry(tools)
+    window = await start_qt(registry)
+    await ok(registry, "press_keys", keys="alt+F4")  # openbox's binding: close the window
+
+    async def closed() -> bool:
+        listed = await ok(registry, "list_windows")
+        return window["xid"] not in [w["xid"] for w in listed]
+
+    await wait_until_async(closed, what="the window to close")
