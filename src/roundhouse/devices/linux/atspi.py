@@ -30,7 +30,6 @@ from roundhouse.devices.linux.atspi_bus import (
     Ref,
     WindowGone,
     a11y_address,
-    node_id,
     parse_node_id,
 )
 from roundhouse.devices.linux.atspi_constants import (
@@ -216,54 +215,54 @@ class AtspiClient:
             truncated_reason=reason,
         )
 
-    async def describe(self, node_id_: str) -> UiNode:
+    async def describe(self, node_id: str) -> UiNode:
         """One node with its rectangle, actions and text (no children)."""
-        ref = parse_node_id(node_id_)
+        ref = parse_node_id(node_id)
         await self._connected()
         node = await fetch_node(self.bus, ref)
         if node is None:
-            raise NodeGone(f"control {node_id_} no longer exists")
+            raise NodeGone(f"control {node_id} no longer exists")
         await read_details(self.bus, [node], TreeLimits(), time.monotonic() + self.call_timeout)
         node.children = []
         return build_tree({ref: node}, ref)
 
     # ------------------------------------------------------------ acting
 
-    async def do_action(self, node_id_: str, action: str | None = None) -> bool:
+    async def do_action(self, node_id: str, action: str | None = None) -> bool:
         """Perform the node's named action (default: its first, e.g. "click" or "press")."""
-        ref = parse_node_id(node_id_)
+        ref = parse_node_id(node_id)
         reply = await self._on_node(ref, ACTION, "GetActions")
         names = [str(item[0]) for item in reply[0]]
         if not names:
-            raise AtspiError(f"control {node_id_} has no actions")
+            raise AtspiError(f"control {node_id} has no actions")
         index = 0
         if action is not None:
             lowered = [name.lower() for name in names]
             if action.lower() not in lowered:
-                raise AtspiError(f"control {node_id_} has no action {action!r}; it has {names}")
+                raise AtspiError(f"control {node_id} has no action {action!r}; it has {names}")
             index = lowered.index(action.lower())
         (done,) = await self._on_node(ref, ACTION, "DoAction", "i", [index])
         return bool(done)
 
-    async def set_text(self, node_id_: str, text: str) -> bool:
+    async def set_text(self, node_id: str, text: str) -> bool:
         """Replace the node's whole text through EditableText (any Unicode, no keyboard)."""
         (done,) = await self._on_node(
-            parse_node_id(node_id_), EDITABLE_TEXT, "SetTextContents", "s", [text]
+            parse_node_id(node_id), EDITABLE_TEXT, "SetTextContents", "s", [text]
         )
         return bool(done)
 
-    async def get_text(self, node_id_: str) -> str:
-        ref = parse_node_id(node_id_)
+    async def get_text(self, node_id: str) -> str:
+        ref = parse_node_id(node_id)
         bus = await self._connected()
         try:
             count = await bus.get_property(ref, TEXT, "CharacterCount")
         except NodeGone as error:
-            raise NodeGone(f"control {node_id_} has no text or no longer exists") from error
+            raise NodeGone(f"control {node_id} has no text or no longer exists") from error
         (text,) = await self._on_node(ref, TEXT, "GetText", "ii", [0, int(count)])
         return str(text)
 
-    async def grab_focus(self, node_id_: str) -> bool:
-        (done,) = await self._on_node(parse_node_id(node_id_), COMPONENT, "GrabFocus")
+    async def grab_focus(self, node_id: str) -> bool:
+        (done,) = await self._on_node(parse_node_id(node_id), COMPONENT, "GrabFocus")
         return bool(done)
 
     async def _on_node(
@@ -280,7 +279,7 @@ class AtspiClient:
         except NodeGone as error:
             kind = interface.rsplit(".", 1)[-1]
             raise NodeGone(
-                f"control {node_id(ref)} no longer exists or has no {kind} interface"
+                f"control {ref[0]}:{ref[1]} no longer exists or has no {kind} interface"
             ) from error
 
     # ------------------------------------------------------------ finding the window
