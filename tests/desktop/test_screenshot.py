@@ -8,7 +8,13 @@ import sys
 from pathlib import Path
 
 from PIL import Image, ImageChops
-from tests.desktop.conftest import QT_APP_TITLE, Launcher, qt_app_argv, wait_for_window
+from tests.desktop.conftest import (
+    QT_APP_TITLE,
+    Launcher,
+    qt_app_argv,
+    wait_for_window,
+    wait_until,
+)
 
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.screenshot import (
@@ -19,6 +25,7 @@ from roundhouse.devices.linux.screenshot import (
 )
 from roundhouse.devices.linux.settle import wait_quiet
 from roundhouse.devices.linux.types import Control, Rect
+from roundhouse.devices.linux.windows import WindowManager
 
 ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))
 
@@ -33,11 +40,13 @@ def _colours(image: Image.Image) -> int:
     return len(image.getcolors(maxcolors=1 << 20) or [])
 
 
-def test_desktop_screenshot_has_the_screen_size_and_content(
-    desktop: Desktop, screen: Screen, launch: Launcher
+async def test_desktop_screenshot_has_the_screen_size_and_content(
+    desktop: Desktop, screen: Screen, windows: WindowManager, launch: Launcher
 ) -> None:
     process = launch(desktop, qt_app_argv())
-    wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    wait_until(lambda: windows.viewable(window.xid), what="the window to be mapped")
+    await wait_quiet(screen, timeout=10)
     shot = capture_desktop_png(screen)
     image = _decode(shot.png)
     assert image.size == (desktop.width, desktop.height) == (shot.width, shot.height)
@@ -45,11 +54,13 @@ def test_desktop_screenshot_has_the_screen_size_and_content(
 
 
 async def test_window_screenshot_is_the_window(
-    desktop: Desktop, screen: Screen, launch: Launcher
+    desktop: Desktop, screen: Screen, windows: WindowManager, launch: Launcher
 ) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
-    await wait_quiet(screen, timeout=10)  # the new window's first frames are still coming
+    # Listed is not yet shown: wait for the frame to be mapped and the first frames drawn.
+    wait_until(lambda: windows.viewable(window.xid), what="the window to be mapped")
+    await wait_quiet(screen, timeout=10)
     shot = capture_window_png(screen, window.xid, window.rect)
     image = _decode(shot.png)
     assert shot.method == "composite"
@@ -64,21 +75,25 @@ async def test_window_screenshot_is_the_window(
 
 
 def test_annotation_boxes_only_the_controls(
-    desktop: Desktop, screen: Screen, launch: Launcher
+    desktop: Desktop, screen: Screen, windows: WindowManager, launch: Launcher
 ) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    wait_until(lambda: windows.viewable(window.xid), what="the window to be mapped")
     left, top = window.rect.left, window.rect.top
     box = Rect(left=left + 20, top=top + 30, right=left + 140, bottom=top + 70)
     control = Control(label=7, id="n1", role="push button", name="Press me", rect=box)
 
-    plain = _decode(capture_window_png(screen, window.xid, window.rect).png)
-    marked = _decode(capture_window_png(screen, window.xid, window.rect, [control]).png)
-
+    # One grab, marked and not: only the box's pixels differ (in image coordinates).
+    plain, _ = screen.window(window.xid, window.rect)
+    marked = annotate(plain, [control], origin=(left, top))
     changed = ImageChops.difference(plain, marked).getbbox()
     assert changed is not None
-    # Everything drawn lies within the control's box (image coordinates).
     assert changed[0] >= 20 and changed[1] >= 30 and changed[2] <= 140 and changed[3] <= 70
+
+    # The PNG of the tool carries the box too: its outline in the label's colour.
+    shot = _decode(capture_window_png(screen, window.xid, window.rect, [control]).png)
+    assert shot.getpixel((100, 30)) == marked.getpixel((100, 30)) != plain.getpixel((100, 30))
 
 
 def test_annotate_draws_the_label_number() -> None:

@@ -115,6 +115,15 @@ class WindowManager:
         windows = self.list_windows()
         return find_window(windows, title)
 
+    def viewable(self, xid: int) -> bool:
+        """Whether the window is mapped and on screen (its frame too), so it can be seen."""
+        with self._lock:
+            window = self._display.create_resource_object("window", xid)
+            try:
+                return bool(window.get_attributes().map_state == X.IsViewable)
+            except (error.BadWindow, error.BadDrawable):
+                return False
+
     # --- acting ---
 
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
@@ -156,7 +165,8 @@ class WindowManager:
         _still_running[:] = [old for old in _still_running if old.poll() is None]
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            new = [w for w in self.list_windows() if w.xid not in before]
+            # The window manager lists a window before it maps its frame: wait for both.
+            new = [w for w in self.list_windows() if w.xid not in before and self.viewable(w.xid)]
             if new:
                 # Prefer the child's own window; single-instance apps open it from another pid.
                 mine = [w for w in new if w.pid == child.pid]
