@@ -114,7 +114,7 @@ def named_descendants(info, depth):
 def controls(info, area, found):
     if is_control(info, area):
         name = info["name"] or inner_name(info, 6) or info["description"]
-        found.append([info["role"], name, info["rect"]])
+        found.append([info["role"], name.strip(), info["rect"]])
     if info["role"] in SCROLLING and info["rect"] is not None:
         rect = info["rect"]
         area = [max(area[0], rect[0]), max(area[1], rect[1]), min(area[2], rect[2]),

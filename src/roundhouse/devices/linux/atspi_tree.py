@@ -112,7 +112,8 @@ def select_controls(root: UiNode, area: Rect) -> list[Control]:
             label=label,
             id=node.id,
             role=node.role,
-            name=node.name or inner_name(node) or node.description,
+            # GTK pads menu item names with spaces before the accelerator.
+            name=(node.name or inner_name(node) or node.description).strip(),
             rect=node.rect,
             actions=node.actions,
             text=node.text,
