@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -29,7 +30,14 @@ from roundhouse.devices.linux.atspi import (
     ui_tree_json,
 )
 from roundhouse.devices.linux.atspi_naive import naive_tree
-from roundhouse.devices.linux.atspi_tree import intersection, reading_order, select_controls, walk
+from roundhouse.devices.linux.atspi_read import RawNode, read_structure
+from roundhouse.devices.linux.atspi_tree import (
+    build_tree,
+    intersection,
+    reading_order,
+    select_controls,
+    walk,
+)
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.types import Control, ControlList, Rect, UiNode, WindowInfo
 
@@ -380,3 +388,33 @@ def test_unnamed_controls_take_their_shown_text_or_description() -> None:
     area = Rect(left=0, top=0, right=800, bottom=600)
     names = [control.name for control in select_controls(root, area)]
     assert names == ["Other Locations", "Save the file"]
+
+
+async def test_a_cycle_or_a_shared_child_in_a_broken_tree_is_read_once() -> None:
+    def raw(name: str, *children: str) -> RawNode:
+        return RawNode(
+            ref=("app", f"/{name}"),
+            role="panel",
+            name=name,
+            description="",
+            states=["showing"],
+            interfaces=frozenset(),
+            child_count=len(children),
+            children=[("app", f"/{child}") for child in children],
+        )
+
+    # root -> a -> (root again, b); root -> b: every node comes from the cache, no calls.
+    nodes = {node.ref: node for node in (raw("root", "a", "b"), raw("a", "root", "b"), raw("b"))}
+    root = nodes[("app", "/root")]
+    structure = await read_structure(
+        None,  # type: ignore[arg-type]  # nothing is fetched: the cache holds every node
+        root,
+        nodes,
+        TreeLimits(),
+        lambda node: True,
+        time.monotonic() + 5,
+    )
+    tree = build_tree(structure.nodes, root.ref)
+    assert [node.name for node in walk(tree)] == ["root", "a", "b"]
+    assert [child.name for child in tree.children] == ["a", "b"]
+    assert tree.children[0].children == []

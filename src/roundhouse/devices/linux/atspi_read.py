@@ -202,7 +202,7 @@ async def read_structure(
     cache = {**cache, root: root_node}
     structure = Structure(nodes={}, root=root)
     frontier: list[tuple[Ref, int]] = [(root, 0)]
-    seen = {root}
+    parent_of: dict[Ref, Ref | None] = {root: None}  # who listed a node first
     while frontier:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -228,8 +228,8 @@ async def read_structure(
                 structure.truncated_reason = "depth"
                 node.children = []
                 continue
-            fresh = [child for child in children if child not in seen]
-            seen.update(fresh)
+            fresh = [child for child in children if child not in parent_of]
+            parent_of.update((child, ref) for child in fresh)
             following.extend((child, depth + 1) for child in fresh)
         room = limits.max_nodes - len(structure.nodes)
         if len(following) > room:
@@ -238,7 +238,7 @@ async def read_structure(
         frontier = following
     if root not in structure.nodes:
         structure.nodes[root] = replace(root_node, children=[])
-    _drop_unread_children(structure)
+    _keep_read_children(structure, parent_of)
     return structure
 
 
@@ -260,11 +260,16 @@ async def _read_level(
     return list(await asyncio.gather(*(one(ref) for ref, _depth in frontier)))
 
 
-def _drop_unread_children(structure: Structure) -> None:
-    """Children cut by a limit, or gone while we read, are not part of the tree."""
-    for node in structure.nodes.values():
+def _keep_read_children(structure: Structure, parent_of: dict[Ref, Ref | None]) -> None:
+    """Children cut by a limit, or gone while we read, are not part of the tree; nor is a
+    node listed again by a second parent (a buggy app's cycle must not loop the tree)."""
+    for ref, node in structure.nodes.items():
         if node.children:
-            node.children = [child for child in node.children if child in structure.nodes]
+            node.children = [
+                child
+                for child in node.children
+                if child in structure.nodes and parent_of.get(child) == ref
+            ]
 
 
 async def read_details(
