@@ -418,3 +418,21 @@ async def test_a_cycle_or_a_shared_child_in_a_broken_tree_is_read_once() -> None
     assert [node.name for node in walk(tree)] == ["root", "a", "b"]
     assert [child.name for child in tree.children] == ["a", "b"]
     assert tree.children[0].children == []
+
+
+async def test_a_long_list_is_read_only_where_it_is_in_view(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    process = launch(desktop, [*qt_app_argv(), "--rows", "5000", "--scroll-to", "2500"])
+    window = wait_for_window(desktop, pid=process.pid)
+    listed = await _controls_when(client, window, "list item", "Row 2500")
+    rows = [control.name for control in listed.controls if control.role == "list item"]
+    assert "Row 2501" in rows and "Row 1" not in rows and "Row 5000" not in rows
+    assert not listed.truncated
+    start = client.bus.calls
+    again = await client.controls(window)
+    # Bisection over the rows' extents, not one read per row.
+    assert client.bus.calls - start < 500
+    assert again.controls == listed.controls
+    cut = await client.ui_tree(window, TreeLimits(max_nodes=300))
+    assert cut.truncated and cut.truncated_reason == "node limit" and cut.node_count == 300

@@ -199,6 +199,7 @@ class AtspiClient:
             lambda node: node.showing,
             deadline,
             descriptions=False,  # read with the details, for the controls that use them
+            in_view_only=True,
         )
         root_node = structure.nodes[structure.root]
         wanted = [node for node in structure.nodes.values() if needs_rect(node)]

@@ -25,15 +25,15 @@ from roundhouse.devices.linux.atspi_constants import (
     ACTION,
     CACHE_PATH,
     COMPONENT,
-    COORD_SCREEN,
     NULL_PATH,
-    OFFSCREEN,
     PROPERTIES,
+    SCROLLING_ROLES,
     TEXT,
     VALUE,
     role_name,
     state_names,
 )
+from roundhouse.devices.linux.atspi_scroll import LONG_LIST, extents, rows_in_view
 from roundhouse.devices.linux.types import Rect
 
 log = logging.getLogger(__name__)
@@ -193,9 +193,11 @@ async def read_structure(
     deadline: float,
     *,
     descriptions: bool = True,
+    in_view_only: bool = False,
 ) -> Structure:
     """The subtree under `root_node`, breadth first; `descend(node)` says whether to open a
-    node. The root is always part of it, even when the time runs out at once."""
+    node. The root is always part of it, even when the time runs out at once. With
+    `in_view_only`, long scrolling lists are read only where they are in view."""
     root = root_node.ref
     # An application that fills its cache speaks ATK, which implements GetAll (Qt does not).
     get_all = bool(cache)
@@ -228,6 +230,9 @@ async def read_structure(
                 structure.truncated_reason = "depth"
                 node.children = []
                 continue
+            if in_view_only and _long_list(node, cache):
+                children = await rows_in_view(bus, ref, children) or children
+                node.children = children
             fresh = [child for child in children if child not in parent_of]
             parent_of.update((child, ref) for child in fresh)
             following.extend((child, depth + 1) for child in fresh)
@@ -240,6 +245,13 @@ async def read_structure(
         structure.nodes[root] = replace(root_node, children=[])
     _keep_read_children(structure, parent_of)
     return structure
+
+
+def _long_list(node: RawNode, cache: dict[Ref, RawNode]) -> bool:
+    """A scrolling container with many rows to fetch (rows in the app's cache cost nothing)."""
+    if node.role not in SCROLLING_ROLES or not node.children:
+        return False
+    return sum(1 for child in node.children if child not in cache) > LONG_LIST
 
 
 async def _read_level(
@@ -300,15 +312,7 @@ async def _details(bus: AtspiBus, node: RawNode, text_limit: int) -> None:
 
 
 async def _extents(bus: AtspiBus, node: RawNode) -> Rect | None:
-    if COMPONENT not in node.interfaces:
-        return None
-    reply = await bus.call_or_none(node.ref, COMPONENT, "GetExtents", "u", [COORD_SCREEN])
-    if not reply:
-        return None
-    x, y, width, height = reply[0]
-    if x == OFFSCREEN or y == OFFSCREEN:
-        return None
-    return Rect(left=x, top=y, right=x + width, bottom=y + height)
+    return await extents(bus, node.ref) if COMPONENT in node.interfaces else None
 
 
 async def _actions(bus: AtspiBus, node: RawNode) -> list[str]:
