@@ -16,7 +16,7 @@ from roundhouse.devices.linux.atspi_constants import COMPONENT, COORD_SCREEN, OF
 from roundhouse.devices.linux.types import Rect
 
 LONG_LIST = 64  # children of a scrolling container worth bisecting rather than reading
-MAX_ROWS_IN_VIEW = 500
+MAX_ROWS_IN_VIEW = 2000  # a table in view can hold many cells
 BATCH = 32
 
 
