@@ -14,7 +14,11 @@ from tests.desktop.conftest import (
     gedit_argv,
     qt_app_argv,
     wait_for_window,
+    wait_until,
 )
+from Xlib import X  # type: ignore[import-untyped, unused-ignore]
+from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
+from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.windows import (
@@ -143,3 +147,31 @@ def test_windows_command_lists_the_windows(desktop: Desktop, launch: Launcher) -
     listed = {entry["xid"]: entry for entry in json.loads(done.stdout)}
     assert listed[window.xid]["title"] == QT_APP_TITLE
     assert listed[window.xid]["pid"] == process.pid
+
+
+async def test_activate_restores_a_minimised_window(
+    desktop: Desktop, windows: WindowManager
+) -> None:
+    window = await windows.launch(" ".join(qt_app_argv()))
+    connection = xdisplay.Display(desktop.display)
+
+    def minimised() -> bool:
+        # ICCCM: ask the window manager to iconify the window. openbox may drop the
+        # request while it is still settling a new window in, so it is asked again.
+        target = connection.create_resource_object("window", window.xid)
+        message = event.ClientMessage(
+            window=target,
+            client_type=connection.intern_atom("WM_CHANGE_STATE"),
+            data=(32, [3, 0, 0, 0, 0]),  # IconicState
+        )
+        mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
+        connection.screen().root.send_event(message, event_mask=mask)
+        connection.sync()
+        return not windows.viewable(window.xid)
+
+    try:
+        wait_until(minimised, what="the window to be minimised")
+    finally:
+        connection.close()
+    activated = await windows.activate(window.xid)
+    assert activated.active and windows.viewable(window.xid)

@@ -124,14 +124,28 @@ class WindowManager:
             except (error.BadWindow, error.BadDrawable):
                 return False
 
+    def _minimised(self, xid: int) -> bool:
+        with self._lock:
+            window = self._display.create_resource_object("window", xid)
+            try:
+                prop = window.get_full_property(self._atom("_NET_WM_STATE"), Xatom.ATOM)
+            except (error.BadWindow, error.BadDrawable):
+                return False
+            return prop is not None and self._atom("_NET_WM_STATE_HIDDEN") in prop.value
+
     # --- acting ---
 
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
         """Raise and focus a window; return once the window manager reports it active."""
         self.get(xid)  # fails early, naming the windows that exist
+        # A window the manager has listed but not mapped yet cannot take the focus; a
+        # minimised one is unmapped too, and the activation itself restores it.
+        deadline = time.monotonic() + timeout
+        if not self._minimised(xid):
+            await self._wait(lambda: self.viewable(xid), timeout)
         with self._lock:
             self._send(xid, "_NET_ACTIVE_WINDOW", [2, X.CurrentTime, 0, 0, 0])
-        await self._wait(lambda: self._active_xid_locked() == xid, timeout)
+        await self._wait(lambda: self._active_xid_locked() == xid, deadline - time.monotonic())
         if self._active_xid_locked() != xid:
             raise WindowError(f"window {xid} did not become active within {timeout:g} s")
         return self.get(xid)
@@ -203,6 +217,11 @@ class WindowManager:
     def _client_list(self) -> list[int]:
         prop = self._root.get_full_property(self._atom("_NET_CLIENT_LIST"), Xatom.WINDOW)
         if prop is None:
+            # openbox publishes the list with its first client; until then it only says
+            # that it is there.
+            check = self._atom("_NET_SUPPORTING_WM_CHECK")
+            if self._root.get_full_property(check, Xatom.WINDOW) is not None:
+                return []
             raise WindowError(
                 "the window manager publishes no _NET_CLIENT_LIST: is one running "
                 "(e.g. openbox) on this display?"
