@@ -32,5 +32,10 @@ lint: venv
 test: venv system-deps lint
 	$(BIN)/python -m pytest
 
+# Ratios measured in one run on a fresh virtual desktop (no timed tests anywhere).
+bench: venv system-deps
+	bash scripts/system-deps.sh bench || echo "roundhouse: could not install python3-pyatspi; the bench compares with the naive walk alone" >&2
+	$(BIN)/roundhouse bench tree
+
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

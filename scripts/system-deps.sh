@@ -15,6 +15,8 @@ desktop=(
   libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
   libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0
   fonts-dejavu-core
+  # mss (in-process screenshots) loads these with ctypes, next to libxcb-randr0 above
+  libxcb-render0 libxcb-shm0 libxcb-xfixes0
 )
 # Only for `make bench`: OSWorld's way of reading the tree, with the system Python.
 bench=(python3-pyatspi)

@@ -4,6 +4,7 @@ visible controls). Run with the desktop's environment so that Qt exposes it over
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from PySide6.QtWidgets import (
@@ -23,7 +24,11 @@ LIST_ROWS = 40
 
 
 def main() -> int:
-    app = QApplication(sys.argv)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=LIST_ROWS, help="rows in the list")
+    parser.add_argument("--scroll-to", type=int, default=0, help="show this row (1-based)")
+    options, qt_args = parser.parse_known_args()
+    app = QApplication([sys.argv[0], *qt_args])
     window = QWidget()
     window.setWindowTitle(TITLE)
     layout = QVBoxLayout(window)
@@ -44,8 +49,10 @@ def main() -> int:
     combo.addItems(["red", "green", "blue"])
     rows = QListWidget()
     rows.setAccessibleName("Rows")
-    rows.addItems([f"Row {number}" for number in range(1, LIST_ROWS + 1)])
+    rows.addItems([f"Row {number}" for number in range(1, options.rows + 1)])
     rows.setFixedHeight(120)
+    if options.scroll_to:
+        rows.scrollToItem(rows.item(options.scroll_to - 1), QListWidget.PositionAtTop)
     for widget in (edit, button, label, check, combo, rows):
         layout.addWidget(widget)
     window.resize(400, 360)

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+from tests.desktop.conftest import (
+    QT_APP_TITLE,
+    Launcher,
+    qt_app_argv,
+    wait_for_window,
+    wait_until,
+)
+from typer.testing import CliRunner
 from Xlib import display as xdisplay
 
+from roundhouse.cli import app
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.linux import desktop as desktop_module
 from roundhouse.devices.linux.desktop import (
@@ -102,3 +112,50 @@ def test_current_desktop_uses_the_given_display(desktop: Desktop) -> None:
     assert not mine.virtual
     assert (mine.width, mine.height) == (desktop.width, desktop.height)
     assert mine.env["DBUS_SESSION_BUS_ADDRESS"] == bus
+
+
+def test_cli_desktop_start_status_stop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    runner = CliRunner()
+    started = runner.invoke(app, ["desktop", "start", "--width", "1024", "--height", "768"])
+    assert started.exit_code == 0, started.output
+    exports = dict(
+        line.removeprefix("export ").split("=", 1)
+        for line in started.stdout.splitlines()
+        if line.startswith("export ")
+    )
+    display = exports["DISPLAY"]
+    assert _screen(display) == (1024, 768)
+    status = runner.invoke(app, ["desktop", "status", "--json"])
+    [row] = json.loads(status.stdout)["desktops"]
+    assert row["display"] == display and row["status"] == "running"
+    pids = [pid for _name, pid in row["processes"]]
+    stopped = runner.invoke(app, ["desktop", "stop", display])
+    assert stopped.exit_code == 0 and f"stopped {display}" in stopped.stdout
+    assert not any(_running(pid) for pid in pids)
+    assert "no started desktops" in runner.invoke(app, ["desktop", "status"]).stdout
+    missing = runner.invoke(app, ["desktop", "stop", ":99"])
+    assert missing.exit_code == 1 and "no started desktop on :99" in missing.stderr
+
+
+def test_cli_tree_of_a_window_on_the_current_display(
+    desktop: Desktop, launch: Launcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS"):
+        monkeypatch.setenv(name, desktop.env[name])
+    process = launch(desktop, qt_app_argv())
+    wait_for_window(desktop, pid=process.pid)
+    runner = CliRunner()
+
+    def listed() -> str | None:
+        result = runner.invoke(app, ["tree", "--window", QT_APP_TITLE, "--controls"])
+        assert result.exit_code == 0, result.output
+        return result.stdout if "push button 'Press me'" in result.stdout else None
+
+    assert "check box 'Remember me'" in wait_until(listed, what="the Qt app's controls")
+    as_json = runner.invoke(app, ["tree", "--window", QT_APP_TITLE, "--json"])
+    data = json.loads(as_json.stdout)
+    assert data["root"]["name"] == QT_APP_TITLE and data["root"]["children"]
+    unknown = runner.invoke(app, ["tree", "--window", "No such title"])
+    assert unknown.exit_code == 1
+    assert "no such window" in unknown.stderr and QT_APP_TITLE in unknown.stderr

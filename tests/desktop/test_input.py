@@ -16,7 +16,8 @@ from tests.desktop.conftest import (
     wait_until,
     wait_until_async,
 )
-from Xlib import XK  # type: ignore[import-untyped, unused-ignore]
+from Xlib import XK, X  # type: ignore[import-untyped, unused-ignore]
+from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.linux.atspi_bus import parse_node_id
 from roundhouse.devices.linux.atspi_constants import TEXT
@@ -147,3 +148,25 @@ def test_key_names_and_combinations() -> None:
         key_keysym("nosuchkey")
     with pytest.raises(InputError, match="unknown modifier 'hyper'"):
         parse_combo("hyper+x")
+
+
+def _popups(desktop: Desktop) -> set[int]:
+    """Mapped override-redirect windows on the root: menus and tooltips."""
+    connection = xdisplay.Display(desktop.display)
+    try:
+        found = set()
+        for child in connection.screen().root.query_tree().children:
+            attributes = child.get_attributes()
+            if attributes.override_redirect and attributes.map_state == X.IsViewable:
+                found.add(int(child.id))
+        return found
+    finally:
+        connection.close()
+
+
+async def test_right_click_opens_the_context_menu(editor: Editor, desktop: Desktop) -> None:
+    before = _popups(desktop)
+    await editor.tools.click_coordinates(*editor.text.rect.center, button="right")
+    menu = wait_until(lambda: _popups(desktop) - before, what="a context menu")
+    await editor.tools.press_keys("Escape")
+    wait_until(lambda: not (menu & _popups(desktop)), what="the menu to close")

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
+from pathlib import Path
 
 from PIL import Image, ImageChops
-from tests.desktop.conftest import QT_APP_TITLE, Launcher, qt_app_argv, wait_for_window
+from tests.desktop.conftest import (
+    QT_APP_TITLE,
+    Launcher,
+    qt_app_argv,
+    wait_for_window,
+    wait_until,
+)
 
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.screenshot import (
@@ -14,7 +23,11 @@ from roundhouse.devices.linux.screenshot import (
     capture_desktop_png,
     capture_window_png,
 )
+from roundhouse.devices.linux.settle import wait_quiet
 from roundhouse.devices.linux.types import Control, Rect
+from roundhouse.devices.linux.windows import WindowManager
+
+ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))
 
 
 def _decode(png: bytes) -> Image.Image:
@@ -27,22 +40,27 @@ def _colours(image: Image.Image) -> int:
     return len(image.getcolors(maxcolors=1 << 20) or [])
 
 
-def test_desktop_screenshot_has_the_screen_size_and_content(
-    desktop: Desktop, screen: Screen, launch: Launcher
+async def test_desktop_screenshot_has_the_screen_size_and_content(
+    desktop: Desktop, screen: Screen, windows: WindowManager, launch: Launcher
 ) -> None:
     process = launch(desktop, qt_app_argv())
-    wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    wait_until(lambda: windows.viewable(window.xid), what="the window to be mapped")
+    await wait_quiet(screen, timeout=10)
     shot = capture_desktop_png(screen)
     image = _decode(shot.png)
     assert image.size == (desktop.width, desktop.height) == (shot.width, shot.height)
     assert _colours(image) > 20  # a window with text on it, not a flat background
 
 
-def test_window_screenshot_is_the_window(
-    desktop: Desktop, screen: Screen, launch: Launcher
+async def test_window_screenshot_is_the_window(
+    desktop: Desktop, screen: Screen, windows: WindowManager, launch: Launcher
 ) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    # Listed is not yet shown: wait for the frame to be mapped and the first frames drawn.
+    wait_until(lambda: windows.viewable(window.xid), what="the window to be mapped")
+    await wait_quiet(screen, timeout=10)
     shot = capture_window_png(screen, window.xid, window.rect)
     image = _decode(shot.png)
     assert shot.method == "composite"
@@ -57,21 +75,25 @@ def test_window_screenshot_is_the_window(
 
 
 def test_annotation_boxes_only_the_controls(
-    desktop: Desktop, screen: Screen, launch: Launcher
+    desktop: Desktop, screen: Screen, windows: WindowManager, launch: Launcher
 ) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    wait_until(lambda: windows.viewable(window.xid), what="the window to be mapped")
     left, top = window.rect.left, window.rect.top
     box = Rect(left=left + 20, top=top + 30, right=left + 140, bottom=top + 70)
     control = Control(label=7, id="n1", role="push button", name="Press me", rect=box)
 
-    plain = _decode(capture_window_png(screen, window.xid, window.rect).png)
-    marked = _decode(capture_window_png(screen, window.xid, window.rect, [control]).png)
-
+    # One grab, marked and not: only the box's pixels differ (in image coordinates).
+    plain, _ = screen.window(window.xid, window.rect)
+    marked = annotate(plain, [control], origin=(left, top))
     changed = ImageChops.difference(plain, marked).getbbox()
     assert changed is not None
-    # Everything drawn lies within the control's box (image coordinates).
     assert changed[0] >= 20 and changed[1] >= 30 and changed[2] <= 140 and changed[3] <= 70
+
+    # The PNG of the tool carries the box too: its outline in the label's colour.
+    shot = _decode(capture_window_png(screen, window.xid, window.rect, [control]).png)
+    assert shot.getpixel((100, 30)) == marked.getpixel((100, 30)) != plain.getpixel((100, 30))
 
 
 def test_annotate_draws_the_label_number() -> None:
@@ -97,3 +119,19 @@ def test_annotate_draws_the_label_number() -> None:
     assert _colours(first) > 2 and _colours(second) > 2
     assert marked.getpixel((50, 10)) != marked.getpixel((150, 10))
     assert marked.getpixel((95, 50)) == (255, 255, 255)  # between the boxes: untouched
+
+
+def test_screenshot_command_writes_an_annotated_window_png(
+    desktop: Desktop, launch: Launcher, tmp_path: Path
+) -> None:
+    process = launch(desktop, qt_app_argv())
+    window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    out = tmp_path / "qt.png"
+    command = [ROUNDHOUSE, "screenshot", str(out), "--window", "roundhouse qt", "--annotate"]
+    done = subprocess.run(
+        [*command, "--desktop", "current"], env=desktop.env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "controls numbered" in done.stdout
+    with Image.open(out) as image:
+        assert image.size == (window.rect.width, window.rect.height)

@@ -108,7 +108,7 @@ async def test_click_control_presses_a_real_qt_button(tools: DesktopTools) -> No
 async def test_click_coordinates_toggles_a_check_box(tools: DesktopTools) -> None:
     registry = desktop_registry(tools)
     window = await start_qt(registry)
-    box = control(await ok(registry, "get_controls"), "Remember me")
+    box = control(await ok(registry, "get_controls", window_id=window["xid"]), "Remember me")
     left, top, right, bottom = (box["rect"][k] for k in ("left", "top", "right", "bottom"))
     await ok(registry, "click_coordinates", x=left + 8, y=(top + bottom) // 2)
     assert right > left
@@ -150,6 +150,10 @@ async def test_unknown_window_and_control_name_what_exists(tools: DesktopTools) 
     assert not result.ok and result.error is not None
     assert "no control with label 99" in result.error
     assert "'Press me' (push button)" in result.error and "'Your name'" in result.error
+
+    result = await call(registry, "set_text", control_id="not-a-node", text="x")
+    assert not result.ok and result.error is not None
+    assert "no control with id 'not-a-node'" in result.error and "'Press me'" in result.error
 
     result = await call(registry, "select_window", title="No such window")
     assert not result.ok and result.error is not None and QT_APP_TITLE in result.error
@@ -223,3 +227,15 @@ async def test_windows_select_and_wait(tools: DesktopTools, desktop: Desktop) ->
     waited = await ok(registry, "wait", seconds=0.1)
     assert waited["settle_ms"] >= 100
     assert not (await call(registry, "wait", seconds=600)).ok
+
+
+async def test_alt_f4_closes_the_active_window(tools: DesktopTools) -> None:
+    registry = desktop_registry(tools)
+    window = await start_qt(registry)
+    await ok(registry, "press_keys", keys="alt+F4")  # openbox's binding: close the window
+
+    async def closed() -> bool:
+        listed = await ok(registry, "list_windows")
+        return window["xid"] not in [w["xid"] for w in listed]
+
+    await wait_until_async(closed, what="the window to close")

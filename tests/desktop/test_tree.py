@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import pytest
 from tests.desktop.conftest import (
@@ -28,9 +30,16 @@ from roundhouse.devices.linux.atspi import (
     ui_tree_json,
 )
 from roundhouse.devices.linux.atspi_naive import naive_tree
-from roundhouse.devices.linux.atspi_tree import intersection, select_controls, walk
+from roundhouse.devices.linux.atspi_read import RawNode, read_structure
+from roundhouse.devices.linux.atspi_tree import (
+    build_tree,
+    intersection,
+    reading_order,
+    select_controls,
+    walk,
+)
 from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.types import Control, ControlList, Rect, WindowInfo
+from roundhouse.devices.linux.types import Control, ControlList, Rect, UiNode, WindowInfo
 
 
 @pytest.fixture
@@ -89,22 +98,52 @@ async def test_gedit_controls_are_the_visible_interactive_ones(
     assert save is not None and save.label < text_area.label
 
 
+@dataclass
+class Compared:
+    nodes: int
+    calls: int  # round trips of our controls read
+    naive_calls: int  # round trips of the naive walk
+
+
+async def _assert_same_as_naive(client: AtspiClient, window: WindowInfo) -> Compared:
+    """Our tree and controls equal the naive walk's, read while the app held still: a live
+    app may change a state (focus, activation) between two reads, so the naive walk runs
+    before and after ours and only a stable pair is compared."""
+    frame = await client.find_frame(window)
+    assert frame is not None
+    ref = frame.node.ref
+    for _attempt in range(5):
+        start = client.bus.calls
+        before = await naive_tree(client.bus, ref, details_when_hidden=True)
+        naive_calls = client.bus.calls - start
+        snapshot = await client.ui_tree(window)
+        start = client.bus.calls
+        listed = await client.controls(window)
+        calls = client.bus.calls - start
+        after = await naive_tree(client.bus, ref, details_when_hidden=True)
+        if before != after or before is None or before.rect is None:
+            continue
+        # (the naive walk keeps details of showing nodes only, as ours reads them)
+        assert snapshot.root == before
+        area = intersection(client.screen, before.rect)
+        assert listed.controls == select_controls(before, area)
+        assert snapshot.node_count == sum(1 for _ in walk(before))
+        return Compared(snapshot.node_count, calls, naive_calls)
+    pytest.fail("the application never held still for two reads")
+
+
 async def test_gedit_bulk_read_equals_the_naive_walk(
     desktop: Desktop, launch: Launcher, client: AtspiClient
 ) -> None:
     window = await _gedit(desktop, launch)
-    listed = await _controls_when(client, window, "text")
-    snapshot = await client.ui_tree(window)
+    await _controls_when(client, window, "text")
     frame = await client.find_frame(window)
-    assert frame is not None and snapshot.root is not None
     # Through GetItems, most of gedit comes in one call; its list views are walked.
-    assert len(frame.cache) > 50
-    reference = await naive_tree(client.bus, frame.node.ref)
-    assert snapshot.root == reference
-    assert snapshot.node_count == sum(1 for _ in walk(reference)) > 200
-    whole = await naive_tree(client.bus, frame.node.ref, details_when_hidden=True)
-    assert whole is not None and whole.rect is not None
-    assert listed.controls == select_controls(whole, intersection(client.screen, whole.rect))
+    assert frame is not None and len(frame.cache) > 50
+    compared = await _assert_same_as_naive(client, window)
+    assert compared.nodes > 200
+    # A handful of round trips per window, never one per property per node.
+    assert compared.calls * 20 < compared.naive_calls
 
 
 async def test_gedit_set_text_then_get_text(
@@ -150,16 +189,13 @@ async def test_qt_bulk_read_equals_the_naive_walk(
     desktop: Desktop, launch: Launcher, client: AtspiClient
 ) -> None:
     _, window = await _qt(desktop, launch)
-    listed = await _controls_when(client, window, "push button", "Press me")
+    await _controls_when(client, window, "push button", "Press me")
     frame = await client.find_frame(window)
     assert frame is not None
     assert frame.cache == {}  # Qt keeps no cache: the whole tree is walked
-    snapshot = await client.ui_tree(window)
-    reference = await naive_tree(client.bus, frame.node.ref)
-    assert snapshot.root == reference
-    whole = await naive_tree(client.bus, frame.node.ref, details_when_hidden=True)
-    assert whole is not None and whole.rect is not None
-    assert listed.controls == select_controls(whole, intersection(client.screen, whole.rect))
+    compared = await _assert_same_as_naive(client, window)
+    assert compared.nodes > 40
+    assert compared.calls < compared.naive_calls
 
 
 async def test_set_text_and_actions_on_a_qt_line_edit(
@@ -192,6 +228,11 @@ async def test_limits_cut_the_tree_deterministically(
     assert shallow.truncated_reason == "depth"
     assert shallow.root is not None
     assert all(not child.children for child in shallow.root.children)
+    hurried = await client.ui_tree(window, TreeLimits(time_limit=0))
+    assert hurried.truncated and hurried.truncated_reason == "time limit"
+    assert hurried.root is not None and hurried.node_count == 1
+    hurried_controls = await client.controls(window, TreeLimits(time_limit=0))
+    assert hurried_controls.truncated_reason == "time limit"
     data = ui_tree_json(small)
     root = data["root"]
     assert {"control_type", "name", "automation_id", "bounding_box", "children"} <= set(root)
@@ -234,8 +275,14 @@ async def test_unknown_windows_and_ids_are_clear_errors(
         await client.do_action(f"{app}:/org/a11y/atspi/accessible/999999999")
     with pytest.raises(NodeGone, match="not a control id"):
         await client.get_text("button-7")
+    # Another window of the same process that AT-SPI does not know of: the error names
+    # the windows the application does show.
     renamed = window.model_copy(
-        update={"title": "Another title", "rect": Rect(left=0, top=0, right=1, bottom=1)}
+        update={
+            "xid": window.xid + 1,
+            "title": "Another title",
+            "rect": Rect(left=0, top=0, right=1, bottom=1),
+        }
     )
     with pytest.raises(WindowGone, match="Roundhouse Qt test"):
         await client.controls(renamed)
@@ -256,22 +303,136 @@ async def test_a_killed_app_is_an_error_not_a_hang(
         await client.controls(window)
 
 
-async def test_a_stopped_app_times_out(desktop: Desktop, launch: Launcher) -> None:
-    async with AtspiClient(call_timeout=0.5) as client:
-        await client.connect(desktop)
-        process, window = await _qt(desktop, launch)
-        listed = await _controls_when(client, window, "push button", "Press me")
-        button = _find(listed, "push button", "Press me")
-        assert button is not None
-        os.kill(process.pid, signal.SIGSTOP)
-        try:
-            with pytest.raises(AtspiTimeout, match="did not answer"):
-                await client.do_action(button.id)
-        finally:
-            os.kill(process.pid, signal.SIGCONT)
+async def test_a_stopped_app_times_out(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    process, window = await _qt(desktop, launch)
+    listed = await _controls_when(client, window, "push button", "Press me")
+    button = _find(listed, "push button", "Press me")
+    assert button is not None
+    client.bus.timeout = 0.5  # only now: a loaded machine may stall a live app that long
+    os.kill(process.pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(AtspiTimeout, match="did not answer"):
+            await client.do_action(button.id)
+        with pytest.raises(AtspiTimeout):
+            await client.controls(window)
+    finally:
+        os.kill(process.pid, signal.SIGCONT)
 
 
 def _dead_pid() -> int:
     process = subprocess.Popen(["true"])
     process.wait()
     return process.pid
+
+
+async def test_an_open_gedit_menu_lists_its_items(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    window = await _gedit(desktop, launch)
+    listed = await _controls_when(client, window, "text")
+    assert _find(listed, "push button", "Save As…") is None
+    menus = [c for c in listed.controls if c.role == "toggle button" and c.name == "Menu"]
+    assert menus
+    assert await client.do_action(menus[-1].id)  # the window menu, at the right
+    opened = await _controls_when(client, window, "push button", "Save As…")
+    save_as = _find(opened, "push button", "Save As…")
+    find = _find(opened, "push button", "Find…")
+    text_area = _find(opened, "text")
+    assert save_as is not None and find is not None and text_area is not None
+    # Reading order: the menu's items top to bottom, after the tall text area they cover.
+    assert text_area.label < save_as.label < find.label
+
+
+def _node(name: str, left: int, top: int, right: int, bottom: int) -> UiNode:
+    rect = Rect(left=left, top=top, right=right, bottom=bottom)
+    return UiNode(id=name, role="push button", name=name, rect=rect)
+
+
+def test_reading_order_is_rows_then_columns() -> None:
+    nodes = [
+        _node("text area", 0, 60, 800, 700),
+        _node("close", 760, 14, 790, 44),
+        _node("open", 10, 5, 70, 50),
+        _node("item 2", 600, 140, 780, 170),
+        _node("item 1", 600, 100, 780, 130),
+        _node("check", 700, 100, 780, 130),
+    ]
+    ordered = [node.name for node in reading_order(nodes)]
+    assert ordered == ["open", "close", "text area", "item 1", "check", "item 2"]
+
+
+def test_unnamed_controls_take_their_shown_text_or_description() -> None:
+    shown = ["showing", "visible", "enabled"]
+
+    def node(role: str, name: str = "", states: list[str] = shown, **extra: object) -> UiNode:
+        rect = Rect(left=10, top=10, right=200, bottom=40)
+        return UiNode(id=f"{role}-{name}", role=role, name=name, states=states, rect=rect, **extra)
+
+    row = node(
+        "list item",
+        children=[
+            node(
+                "panel",
+                children=[
+                    node("label", "New bookmark", states=["visible"]),  # hidden: not its name
+                    node("icon", "Add"),
+                    node("filler", children=[node("label", "Other Locations")]),
+                ],
+            )
+        ],
+    )
+    button = node("push button", description="Save the file")
+    root = node("frame", "Window", children=[row, button])
+    area = Rect(left=0, top=0, right=800, bottom=600)
+    names = [control.name for control in select_controls(root, area)]
+    assert names == ["Other Locations", "Save the file"]
+
+
+async def test_a_cycle_or_a_shared_child_in_a_broken_tree_is_read_once() -> None:
+    def raw(name: str, *children: str) -> RawNode:
+        return RawNode(
+            ref=("app", f"/{name}"),
+            role="panel",
+            name=name,
+            description="",
+            states=["showing"],
+            interfaces=frozenset(),
+            child_count=len(children),
+            children=[("app", f"/{child}") for child in children],
+        )
+
+    # root -> a -> (root again, b); root -> b: every node comes from the cache, no calls.
+    nodes = {node.ref: node for node in (raw("root", "a", "b"), raw("a", "root", "b"), raw("b"))}
+    root = nodes[("app", "/root")]
+    structure = await read_structure(
+        None,  # type: ignore[arg-type]  # nothing is fetched: the cache holds every node
+        root,
+        nodes,
+        TreeLimits(),
+        lambda node: True,
+        time.monotonic() + 5,
+    )
+    tree = build_tree(structure.nodes, root.ref)
+    assert [node.name for node in walk(tree)] == ["root", "a", "b"]
+    assert [child.name for child in tree.children] == ["a", "b"]
+    assert tree.children[0].children == []
+
+
+async def test_a_long_list_is_read_only_where_it_is_in_view(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    process = launch(desktop, [*qt_app_argv(), "--rows", "5000", "--scroll-to", "2500"])
+    window = wait_for_window(desktop, pid=process.pid)
+    listed = await _controls_when(client, window, "list item", "Row 2500")
+    rows = [control.name for control in listed.controls if control.role == "list item"]
+    assert "Row 2501" in rows and "Row 1" not in rows and "Row 5000" not in rows
+    assert not listed.truncated
+    start = client.bus.calls
+    again = await client.controls(window)
+    # Bisection over the rows' extents, not one read per row.
+    assert client.bus.calls - start < 500
+    assert again.controls == listed.controls
+    cut = await client.ui_tree(window, TreeLimits(max_nodes=300))
+    assert cut.truncated and cut.truncated_reason == "node limit" and cut.node_count == 300

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +14,11 @@ from tests.desktop.conftest import (
     gedit_argv,
     qt_app_argv,
     wait_for_window,
+    wait_until,
 )
+from Xlib import X  # type: ignore[import-untyped, unused-ignore]
+from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
+from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.windows import (
@@ -63,9 +70,9 @@ async def test_close_window_removes_it(
 
 
 async def test_launch_by_desktop_entry_name_opens_its_window(windows: WindowManager) -> None:
-    # Debian's org.xfce.mousepad.desktop: Name=Mousepad, GenericName=Text Editor.
-    window = await windows.launch("Text Editor")
-    assert window.application.lower() == "mousepad"
+    # Debian's /usr/share/applications/org.gnome.gedit.desktop: Name=gedit, Exec=gedit %U.
+    window = await windows.launch("org.gnome.gedit")
+    assert window.application.lower() == "gedit"
     assert window in windows.list_windows()
     assert await windows.close_window(window.xid)
 
@@ -77,7 +84,7 @@ async def test_launch_a_command_opens_its_window(windows: WindowManager) -> None
 
 
 async def test_unknown_application_names_the_known_ones(windows: WindowManager) -> None:
-    with pytest.raises(WindowError, match="no application or command 'no-such-app'.*Mousepad"):
+    with pytest.raises(WindowError, match="no application or command 'no-such-app'.*gedit"):
         await windows.launch("no-such-app")
 
 
@@ -124,3 +131,47 @@ def test_find_window_prefers_an_exact_title() -> None:
     b = WindowInfo(xid=2, title="notes", application="Qt", pid=2, rect=rect, active=True)
     assert find_window([a, b], "notes").xid == 2
     assert find_window([a, b], "GEDIT").xid == 1
+
+
+def test_windows_command_lists_the_windows(desktop: Desktop, launch: Launcher) -> None:
+    process = launch(desktop, qt_app_argv())
+    window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    roundhouse = str(Path(sys.executable).with_name("roundhouse"))
+    done = subprocess.run(
+        [roundhouse, "windows", "--json", "--desktop", "current"],
+        env=desktop.env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    listed = {entry["xid"]: entry for entry in json.loads(done.stdout)}
+    assert listed[window.xid]["title"] == QT_APP_TITLE
+    assert listed[window.xid]["pid"] == process.pid
+
+
+async def test_activate_restores_a_minimised_window(
+    desktop: Desktop, windows: WindowManager
+) -> None:
+    window = await windows.launch(" ".join(qt_app_argv()))
+    connection = xdisplay.Display(desktop.display)
+
+    def minimised() -> bool:
+        # ICCCM: ask the window manager to iconify the window. openbox may drop the
+        # request while it is still settling a new window in, so it is asked again.
+        target = connection.create_resource_object("window", window.xid)
+        message = event.ClientMessage(
+            window=target,
+            client_type=connection.intern_atom("WM_CHANGE_STATE"),
+            data=(32, [3, 0, 0, 0, 0]),  # IconicState
+        )
+        mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
+        connection.screen().root.send_event(message, event_mask=mask)
+        connection.sync()
+        return not windows.viewable(window.xid)
+
+    try:
+        wait_until(minimised, what="the window to be minimised")
+    finally:
+        connection.close()
+    activated = await windows.activate(window.xid)
+    assert activated.active and windows.viewable(window.xid)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +12,7 @@ import typer
 
 from roundhouse.cli.app import app
 from roundhouse.cli.desktop import DesktopOption, JsonOption, open_cli_desktop
+from roundhouse.cli.serve import exit_on_sigterm
 from roundhouse.config import ConfigError, Settings, load_settings
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools
@@ -27,6 +29,7 @@ def _fail(message: str) -> typer.Exit:
 @app.command("windows")
 def windows(desktop: DesktopOption = None, as_json: JsonOption = False) -> None:
     """List the top-level windows: id, application, pid, rectangle, title (* = active)."""
+    signal.signal(signal.SIGTERM, exit_on_sigterm)
     with open_cli_desktop(desktop) as opened:
         try:
             found = list_windows(opened.display)
@@ -60,6 +63,7 @@ def screenshot(
         settings = load_settings()
     except ConfigError as error:
         raise _fail(str(error)) from None
+    signal.signal(signal.SIGTERM, exit_on_sigterm)  # stop a virtual desktop started for us
     with open_cli_desktop(desktop) as opened:
         try:
             summary = asyncio.run(_screenshot(opened, settings, out, window, annotate))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -15,7 +17,7 @@ from roundhouse.config import ConfigError, Settings, load_settings
 from roundhouse.devices.base import Tool
 from roundhouse.devices.linux.apps import application_tools
 from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
+from roundhouse.devices.linux.tools import open_registry
 from roundhouse.devices.mcp import TOKEN_ENV, is_loopback, serve_http, serve_stdio
 from roundhouse.devices.shell import ShellTools
 
@@ -72,8 +74,15 @@ def serve(
         )
     # stdout is the MCP channel under --stdio: everything else goes to stderr.
     logging.basicConfig(level=logging.WARNING, format="roundhouse: %(message)s")
+    # A server is stopped with SIGTERM: unwind, so a virtual desktop started for it stops too.
+    signal.signal(signal.SIGTERM, exit_on_sigterm)
     with open_cli_desktop(desktop) as opened:
         asyncio.run(_serve(opened, settings, address, token, timeout))
+
+
+def exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """A SIGTERM handler that unwinds (context managers stop what they started)."""
+    raise SystemExit(128 + signum)
 
 
 async def _serve(
@@ -83,8 +92,7 @@ async def _serve(
     token: str | None,
     timeout: float,
 ) -> None:
-    async with await DesktopTools.open(desktop, settings) as tools:
-        registry = desktop_registry(tools, extra=engine_tools(settings))
+    async with open_registry(desktop, settings, extra=engine_tools(settings)) as registry:
         if address is None:
             await serve_stdio(registry, timeout)
         else:

@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 TOKEN_ENV = "RH_MCP_TOKEN"
 SERVER_NAME = "roundhouse"
 _TOOL_TYPE_KEY = "roundhouse/tool_type"
+_DESKTOP_ENV = ("DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -61,6 +62,10 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 class MCPConfigError(ValueError):
     """A server or client set-up the user must fix (the message says how)."""
+
+
+class MCPConnectionError(RuntimeError):
+    """The MCP server could not be reached or refused us (e.g. a wrong bearer token)."""
 
 
 # ---------------------------------------------------------------- server
@@ -220,10 +225,15 @@ class MCPDispatcher:
         env: dict[str, str] | None = None,
         timeout: float = 120.0,
     ) -> MCPDispatcher:
-        """A server this dispatcher starts, e.g. stdio("roundhouse", ["serve", "--stdio"])."""
-        return cls(
-            StdioServerParameters(command=command, args=list(args), env=env), timeout=timeout
-        )
+        """A server this dispatcher starts, e.g. stdio("roundhouse", ["serve", "--stdio"]).
+
+        The SDK passes only a minimal environment to the server; without `env` ours adds
+        this process's display and buses, so the server works on the same desktop.
+        """
+        if env is None:
+            env = {name: os.environ[name] for name in _DESKTOP_ENV if name in os.environ}
+        parameters = StdioServerParameters(command=command, args=list(args), env=env)
+        return cls(parameters, timeout=timeout)
 
     async def __aenter__(self) -> MCPDispatcher:
         await self.connect()
@@ -238,22 +248,27 @@ class MCPDispatcher:
         await self.close()
 
     async def connect(self) -> None:
-        if isinstance(self.target, str):
-            headers = {"Authorization": f"Bearer {self._token}"} if self._token else None
-            transport = streamable_http_client(
-                self.target, http_client=create_mcp_http_client(headers=headers)
-            )
-            client = Client(transport, read_timeout_seconds=self.timeout)
-        else:
-            client = Client(self.target, read_timeout_seconds=self.timeout)
         stack = AsyncExitStack()
         try:
             async with asyncio.timeout(self.connect_timeout):
-                self._client = await stack.enter_async_context(client)
-        except BaseException:
+                self._client = await stack.enter_async_context(await self._client_on(stack))
+        except BaseException as error:
             await stack.aclose()
+            if isinstance(error, Exception):  # the SDK's task groups raise groups: flatten
+                where = self.target if isinstance(self.target, str) else self.target.command
+                message = f"cannot use MCP server {where}: {_reasons(error)}"
+                raise MCPConnectionError(message) from error
             raise
         self._stack = stack
+
+    async def _client_on(self, stack: AsyncExitStack) -> Client:
+        if not isinstance(self.target, str):
+            return Client(self.target, read_timeout_seconds=self.timeout)
+        headers = {"Authorization": f"Bearer {self._token}"} if self._token else None
+        # An HTTP client we pass in is ours to close, not the transport's.
+        http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+        transport = streamable_http_client(self.target, http_client=http)
+        return Client(transport, read_timeout_seconds=self.timeout)
 
     async def close(self) -> None:
         if self._stack is not None:
@@ -293,6 +308,14 @@ class MCPDispatcher:
         if self._client is None:
             raise RuntimeError("MCPDispatcher is not connected: use `async with` or connect()")
         return self._client
+
+
+def _reasons(error: BaseException) -> str:
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_reasons(inner) for inner in error.exceptions)
+    if isinstance(error, TimeoutError):
+        return "no answer in time"
+    return f"{type(error).__name__}: {error}"
 
 
 def _tool_spec(tool: types.Tool) -> ToolSpec:

@@ -16,38 +16,34 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
 from roundhouse.devices.linux.atspi_bus import (
+    CONNECT_TIMEOUT,
     AtspiBus,
     AtspiError,
     AtspiTimeout,
     NodeGone,
     Ref,
     WindowGone,
-    node_id,
+    a11y_address,
     parse_node_id,
 )
 from roundhouse.devices.linux.atspi_constants import (
-    ACCESSIBLE,
     ACTION,
     COMPONENT,
     EDITABLE_TEXT,
     REGISTRY_BUS,
     REGISTRY_PATH,
-    ROOT_PATH,
     TEXT,
 )
+from roundhouse.devices.linux.atspi_frames import Frame, FrameFinder
 from roundhouse.devices.linux.atspi_read import (
-    RawNode,
     TreeLimits,
     fetch_node,
-    load_cache,
     read_details,
     read_structure,
 )
@@ -58,18 +54,16 @@ from roundhouse.devices.linux.atspi_tree import (
     select_controls,
     ui_tree_json,
 )
-from roundhouse.devices.linux.desktop import Desktop, process_age
+from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.types import ControlList, Rect, UiNode, UiSnapshot, WindowInfo
 
 log = logging.getLogger(__name__)
-
-CONNECT_TIMEOUT = 5.0
-REGISTER_GRACE = 5.0  # seconds after its start an app may still be registering
 
 __all__ = [
     "AtspiClient",
     "AtspiError",
     "AtspiTimeout",
+    "Frame",
     "NodeGone",
     "TreeLimits",
     "WindowGone",
@@ -82,23 +76,13 @@ def no_tree_note(window: WindowInfo) -> str:
     return f"{name} exposes no accessibility tree; use screenshots and coordinates"
 
 
-@dataclass
-class Frame:
-    """A window's top-level accessible object, with its application's cache."""
-
-    app: str  # the application's bus name
-    node: RawNode
-    cache: dict[Ref, RawNode]
-
-
 class AtspiClient:
     def __init__(self, *, call_timeout: float = 3.0, max_in_flight: int = 64) -> None:
         self.call_timeout = call_timeout
         self.max_in_flight = max_in_flight
         self._bus: AtspiBus | None = None
         self._desktop: Desktop | None = None
-        self.register_grace = REGISTER_GRACE
-        self._pids: dict[str, int | None] = {}  # unique bus names are never reused
+        self.frames = FrameFinder()
         self.screen = Rect(left=0, top=0, right=0, bottom=0)
 
     # ------------------------------------------------------------ connection
@@ -111,7 +95,7 @@ class AtspiClient:
                 "(DBUS_SESSION_BUS_ADDRESS is not set), so no accessibility tree"
             )
         self._desktop = desktop
-        address = await _a11y_address(desktop.bus_address)
+        address = await a11y_address(desktop.bus_address)
         try:
             connection = await asyncio.wait_for(
                 MessageBus(bus_address=address).connect(), CONNECT_TIMEOUT
@@ -178,7 +162,7 @@ class AtspiClient:
             return UiSnapshot(window=window, root=None, node_count=0, tree_available=False)
         structure = await read_structure(
             self.bus,
-            frame.node.ref,
+            frame.node,
             frame.cache,
             limits,
             (lambda node: node.showing) if showing_only else (lambda node: True),
@@ -208,7 +192,14 @@ class AtspiClient:
             )
         # What is not showing cannot hold a visible control: those branches are not read.
         structure = await read_structure(
-            self.bus, frame.node.ref, frame.cache, limits, lambda node: node.showing, deadline
+            self.bus,
+            frame.node,
+            frame.cache,
+            limits,
+            lambda node: node.showing,
+            deadline,
+            descriptions=False,  # read with the details, for the controls that use them
+            in_view_only=True,
         )
         root_node = structure.nodes[structure.root]
         wanted = [node for node in structure.nodes.values() if needs_rect(node)]
@@ -225,54 +216,54 @@ class AtspiClient:
             truncated_reason=reason,
         )
 
-    async def describe(self, node_id_: str) -> UiNode:
+    async def describe(self, node_id: str) -> UiNode:
         """One node with its rectangle, actions and text (no children)."""
-        ref = parse_node_id(node_id_)
+        ref = parse_node_id(node_id)
         await self._connected()
         node = await fetch_node(self.bus, ref)
         if node is None:
-            raise NodeGone(f"control {node_id_} no longer exists")
+            raise NodeGone(f"control {node_id} no longer exists")
         await read_details(self.bus, [node], TreeLimits(), time.monotonic() + self.call_timeout)
         node.children = []
         return build_tree({ref: node}, ref)
 
     # ------------------------------------------------------------ acting
 
-    async def do_action(self, node_id_: str, action: str | None = None) -> bool:
+    async def do_action(self, node_id: str, action: str | None = None) -> bool:
         """Perform the node's named action (default: its first, e.g. "click" or "press")."""
-        ref = parse_node_id(node_id_)
+        ref = parse_node_id(node_id)
         reply = await self._on_node(ref, ACTION, "GetActions")
         names = [str(item[0]) for item in reply[0]]
         if not names:
-            raise AtspiError(f"control {node_id_} has no actions")
+            raise AtspiError(f"control {node_id} has no actions")
         index = 0
         if action is not None:
             lowered = [name.lower() for name in names]
             if action.lower() not in lowered:
-                raise AtspiError(f"control {node_id_} has no action {action!r}; it has {names}")
+                raise AtspiError(f"control {node_id} has no action {action!r}; it has {names}")
             index = lowered.index(action.lower())
         (done,) = await self._on_node(ref, ACTION, "DoAction", "i", [index])
         return bool(done)
 
-    async def set_text(self, node_id_: str, text: str) -> bool:
+    async def set_text(self, node_id: str, text: str) -> bool:
         """Replace the node's whole text through EditableText (any Unicode, no keyboard)."""
         (done,) = await self._on_node(
-            parse_node_id(node_id_), EDITABLE_TEXT, "SetTextContents", "s", [text]
+            parse_node_id(node_id), EDITABLE_TEXT, "SetTextContents", "s", [text]
         )
         return bool(done)
 
-    async def get_text(self, node_id_: str) -> str:
-        ref = parse_node_id(node_id_)
+    async def get_text(self, node_id: str) -> str:
+        ref = parse_node_id(node_id)
         bus = await self._connected()
         try:
             count = await bus.get_property(ref, TEXT, "CharacterCount")
         except NodeGone as error:
-            raise NodeGone(f"control {node_id_} has no text or no longer exists") from error
+            raise NodeGone(f"control {node_id} has no text or no longer exists") from error
         (text,) = await self._on_node(ref, TEXT, "GetText", "ii", [0, int(count)])
         return str(text)
 
-    async def grab_focus(self, node_id_: str) -> bool:
-        (done,) = await self._on_node(parse_node_id(node_id_), COMPONENT, "GrabFocus")
+    async def grab_focus(self, node_id: str) -> bool:
+        (done,) = await self._on_node(parse_node_id(node_id), COMPONENT, "GrabFocus")
         return bool(done)
 
     async def _on_node(
@@ -289,136 +280,24 @@ class AtspiClient:
         except NodeGone as error:
             kind = interface.rsplit(".", 1)[-1]
             raise NodeGone(
-                f"control {node_id(ref)} no longer exists or has no {kind} interface"
+                f"control {ref[0]}:{ref[1]} no longer exists or has no {kind} interface"
             ) from error
 
     # ------------------------------------------------------------ finding the window
 
+    @property
+    def register_grace(self) -> float:
+        """Seconds after its start an app may take to register (see FrameFinder)."""
+        return self.frames.register_grace
+
+    @register_grace.setter
+    def register_grace(self, seconds: float) -> None:
+        self.frames.register_grace = seconds
+
     async def applications(self) -> list[str]:
         """Bus names of the applications registered on the desktop."""
-        (children,) = await self.bus.call((REGISTRY_BUS, ROOT_PATH), ACCESSIBLE, "GetChildren")
-        return [str(child[0]) for child in children]
-
-    async def app_pid(self, app: str) -> int | None:
-        if app not in self._pids:
-            self._pids[app] = await self.bus.name_pid(app)
-        return self._pids[app]
+        return await self.frames.applications(await self._connected())
 
     async def find_frame(self, window: WindowInfo) -> Frame | None:
         """The window's AT-SPI frame; None when its application exposes no tree."""
-        mine = await self._applications_of(window.pid)
-        best: tuple[int, Frame] | None = None
-        seen_titles: list[str] = []
-        for app in mine:
-            try:
-                cache, tops = await asyncio.gather(load_cache(self.bus, app), self._top_levels(app))
-            except WindowGone:
-                if window.pid is not None:
-                    raise
-                continue  # another application closed while we looked
-            nodes = await asyncio.gather(*(self._top_node(top, cache) for top in tops))
-            for node in nodes:
-                if node is None:
-                    continue
-                seen_titles.append(node.name)
-                score = _match_score(node, window)
-                if score > 0 and (best is None or score > best[0]):
-                    best = (score, Frame(app, node, cache))
-        if best is not None:
-            return best[1]
-        if not mine:
-            return None
-        if window.pid is None:
-            return None
-        raise WindowGone(
-            f"no accessible window matches {window.title!r} (pid {window.pid}); "
-            f"its application shows: {seen_titles or 'no windows'}"
-        )
-
-    async def _applications_of(self, pid: int | None) -> list[str]:
-        """The applications owning windows of `pid` (all of them when pid is unknown).
-
-        An app registers with AT-SPI while it starts: a window of a process younger than
-        `register_grace` seconds gets until then to appear, so a just-launched app is not
-        mistaken for one without a tree.
-        """
-        while True:
-            apps = await self.applications()
-            if pid is None:
-                return apps
-            pids = await asyncio.gather(*(self.app_pid(app) for app in apps))
-            mine = [app for app, owner in zip(apps, pids, strict=True) if owner == pid]
-            if mine:
-                return mine
-            age = process_age(pid)
-            if age is None:
-                raise WindowGone(f"the window's process {pid} has exited")
-            if age > self.register_grace:
-                return []
-            await asyncio.sleep(0.05)
-
-    async def _top_node(self, ref: Ref, cache: dict[Ref, RawNode]) -> RawNode | None:
-        node = cache.get(ref) or await fetch_node(self.bus, ref)
-        if node is not None:
-            await read_details(self.bus, [node], TreeLimits(), time.monotonic() + self.call_timeout)
-        return node
-
-    async def _top_levels(self, app: str) -> list[Ref]:
-        reply = await self.bus.call((app, ROOT_PATH), ACCESSIBLE, "GetChildren")
-        return [(str(bus), str(path)) for bus, path in reply[0]]
-
-
-def _match_score(node: RawNode, window: WindowInfo) -> int:
-    """How well an AT-SPI top-level matches a window manager's window (0: not at all)."""
-    score = 0
-    title, name = window.title.strip(), node.name.strip()
-    if title and name == title:
-        score += 4
-    elif title and name and (name in title or title in name):
-        score += 2
-    if node.rect is not None and _overlap(node.rect, window.rect) > 0.8:
-        score += 3
-    if score and node.showing:
-        score += 1
-    return score
-
-
-def _overlap(first: Rect, second: Rect) -> float:
-    """Intersection over union of two rectangles."""
-    shared = intersection(first, second)
-    if shared.width <= 0 or shared.height <= 0:
-        return 0.0
-    area = shared.width * shared.height
-    union = first.width * first.height + second.width * second.height - area
-    return area / union if union > 0 else 0.0
-
-
-async def _a11y_address(session_address: str) -> str:
-    try:
-        session = await asyncio.wait_for(
-            MessageBus(bus_address=session_address).connect(), CONNECT_TIMEOUT
-        )
-    except (OSError, TimeoutError) as error:
-        raise AtspiError(f"cannot reach the session bus {session_address}: {error}") from None
-    try:
-        reply = await asyncio.wait_for(
-            session.call(
-                Message(
-                    destination="org.a11y.Bus",
-                    path="/org/a11y/bus",
-                    interface="org.a11y.Bus",
-                    member="GetAddress",
-                )
-            ),
-            CONNECT_TIMEOUT,
-        )
-    except TimeoutError:
-        raise AtspiTimeout("the AT-SPI bus launcher did not answer GetAddress") from None
-    finally:
-        session.disconnect()
-    if reply is None or reply.message_type is MessageType.ERROR:
-        raise AtspiError(
-            "no AT-SPI bus on this session bus (is at-spi2-core installed?): "
-            f"{reply.body if reply is not None else 'no reply'}"
-        )
-    return str(reply.body[0])
+        return await self.frames.find(await self._connected(), window)

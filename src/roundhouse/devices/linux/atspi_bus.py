@@ -19,6 +19,7 @@ from roundhouse.devices.linux.atspi_constants import PROPERTIES
 
 log = logging.getLogger(__name__)
 
+CONNECT_TIMEOUT = 5.0
 MAX_IN_FLIGHT = 64
 CALL_TIMEOUT = 3.0  # seconds; a live app answers in well under 1 ms, a stalled VM in < 1 s
 
@@ -162,3 +163,35 @@ class AtspiBus:
         except AtspiError:
             return None
         return int(pid)
+
+
+async def a11y_address(session_address: str) -> str:
+    """The AT-SPI bus of a session bus (asking activates the bus launcher)."""
+    try:
+        session = await asyncio.wait_for(
+            MessageBus(bus_address=session_address).connect(), CONNECT_TIMEOUT
+        )
+    except (OSError, TimeoutError) as error:
+        raise AtspiError(f"cannot reach the session bus {session_address}: {error}") from None
+    try:
+        reply = await asyncio.wait_for(
+            session.call(
+                Message(
+                    destination="org.a11y.Bus",
+                    path="/org/a11y/bus",
+                    interface="org.a11y.Bus",
+                    member="GetAddress",
+                )
+            ),
+            CONNECT_TIMEOUT,
+        )
+    except TimeoutError:
+        raise AtspiTimeout("the AT-SPI bus launcher did not answer GetAddress") from None
+    finally:
+        session.disconnect()
+    if reply is None or reply.message_type is MessageType.ERROR:
+        raise AtspiError(
+            "no AT-SPI bus on this session bus (is at-spi2-core installed?): "
+            f"{reply.body if reply is not None else 'no reply'}"
+        )
+    return str(reply.body[0])

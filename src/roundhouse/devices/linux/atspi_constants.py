@@ -260,6 +260,9 @@ SCROLLING_ROLES = frozenset(
     {"scroll pane", "viewport", "list", "list box", "table", "tree", "tree table"}
 )
 
+# Nodes whose name is text a person reads (to name a control that has no name).
+TEXT_ROLES = frozenset({"label", "static", "text", "heading", "paragraph", "caption"})
+
 
 def role_name(number: int) -> str:
     return ROLES[number] if 0 <= number < len(ROLES) else f"role {number}"

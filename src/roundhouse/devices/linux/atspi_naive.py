@@ -21,7 +21,12 @@ from roundhouse.devices.linux.types import Rect, UiNode
 
 
 async def naive_tree(
-    bus: AtspiBus, ref: Ref, *, details_when_hidden: bool = False, text_limit: int = 4000
+    bus: AtspiBus,
+    ref: Ref,
+    *,
+    details_when_hidden: bool = False,
+    text_limit: int = 4000,
+    max_depth: int = 64,
 ) -> UiNode | None:
     """The whole subtree under `ref`. Details (extents, actions, text) are read for showing
     nodes, or for every node when `details_when_hidden` (what OSWorld reads), and then kept
@@ -62,12 +67,16 @@ async def naive_tree(
         rect, actions, text = None, [], None
     (children,) = await bus.call(ref, ACCESSIBLE, "GetChildren")
     nodes = []
-    for child in children:
+    for child in children if max_depth > 0 else []:
         child_ref = (str(child[0]), str(child[1]))
         if not child_ref[0] or child_ref[1] == NULL_PATH:
             continue
         node = await naive_tree(
-            bus, child_ref, details_when_hidden=details_when_hidden, text_limit=text_limit
+            bus,
+            child_ref,
+            details_when_hidden=details_when_hidden,
+            text_limit=text_limit,
+            max_depth=max_depth - 1,
         )
         if node is not None:
             nodes.append(node)

@@ -13,27 +13,30 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from roundhouse.devices.linux.atspi_bus import AtspiBus, Ref
+from roundhouse.devices.linux.atspi_bus import AtspiBus, AtspiTimeout, Ref
 from roundhouse.devices.linux.atspi_constants import (
     ACCESSIBLE,
     ACTION,
     CACHE_PATH,
     COMPONENT,
-    COORD_SCREEN,
     NULL_PATH,
-    OFFSCREEN,
     PROPERTIES,
+    SCROLLING_ROLES,
     TEXT,
     VALUE,
     role_name,
     state_names,
 )
+from roundhouse.devices.linux.atspi_scroll import LONG_LIST, extents, rows_in_view
 from roundhouse.devices.linux.types import Rect
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,7 @@ class RawNode:
     ref: Ref
     role: str
     name: str
-    description: str
+    description: str | None  # None: not read (a controls read asks only where it is used)
     states: list[str]
     interfaces: frozenset[str]
     child_count: int
@@ -76,7 +79,13 @@ def _valid(ref: Ref) -> bool:
 
 async def load_cache(bus: AtspiBus, app: str) -> dict[Ref, RawNode]:
     """The application's own cache in one call; empty when the toolkit keeps none."""
-    reply = await bus.call_or_none((app, CACHE_PATH), "org.a11y.atspi.Cache", "GetItems")
+    try:
+        reply = await bus.call_or_none((app, CACHE_PATH), "org.a11y.atspi.Cache", "GetItems")
+    except AtspiTimeout:
+        # A huge application can take longer to list everything than to answer small
+        # calls: walk it instead, within the read's own limits.
+        log.info("%s: GetItems timed out; walking its tree instead", app)
+        return {}
     if not reply:
         return {}
     nodes: dict[Ref, RawNode] = {}
@@ -107,11 +116,14 @@ async def load_cache(bus: AtspiBus, app: str) -> dict[Ref, RawNode]:
     return nodes
 
 
-async def fetch_node(bus: AtspiBus, ref: Ref, *, get_all: bool = False) -> RawNode | None:
+async def fetch_node(
+    bus: AtspiBus, ref: Ref, *, get_all: bool = False, description: bool = True
+) -> RawNode | None:
     """Role, name, description, states, interfaces and children, pipelined.
 
     With `get_all` (ATK apps implement Properties.GetAll; Qt does not) name, description and
-    child count come in one call, and leaves are not asked for their children.
+    child count come in one call, and leaves are not asked for their children. Without
+    `description` that call is saved where each property costs one (Qt).
     """
     if get_all:
         role, properties, states = await asyncio.gather(
@@ -120,9 +132,9 @@ async def fetch_node(bus: AtspiBus, ref: Ref, *, get_all: bool = False) -> RawNo
             bus.call_or_none(ref, ACCESSIBLE, "GetState"),
         )
         if properties is None or states is None:
-            return await fetch_node(bus, ref)
+            return await fetch_node(bus, ref, description=description)
         values = {key: variant.value for key, variant in properties[0].items()}
-        name, description = values.get("Name"), values.get("Description")
+        name, about = values.get("Name"), values.get("Description")
         count = values.get("ChildCount", -1)
         # Interfaces only matter for details, which only showing nodes get.
         showing = "showing" in state_names(states[0])
@@ -131,10 +143,10 @@ async def fetch_node(bus: AtspiBus, ref: Ref, *, get_all: bool = False) -> RawNo
             bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces") if showing else _no_children(),
         )
     else:
-        role, name, description, states, interfaces, children = await asyncio.gather(
+        role, name, about, states, interfaces, children = await asyncio.gather(
             bus.call_or_none(ref, ACCESSIBLE, "GetRole"),
             _property(bus, ref, "Name"),
-            _property(bus, ref, "Description"),
+            _property(bus, ref, "Description") if description else _nothing(),
             bus.call_or_none(ref, ACCESSIBLE, "GetState"),
             bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces"),
             bus.call_or_none(ref, ACCESSIBLE, "GetChildren"),
@@ -146,7 +158,7 @@ async def fetch_node(bus: AtspiBus, ref: Ref, *, get_all: bool = False) -> RawNo
         ref=ref,
         role=role_name(role[0]),
         name=str(name or ""),
-        description=str(description or ""),
+        description=None if about is None else str(about),
         states=state_names(states[0]),
         interfaces=frozenset(interfaces[0]) if interfaces else frozenset(),
         child_count=len(child_refs),
@@ -156,6 +168,10 @@ async def fetch_node(bus: AtspiBus, ref: Ref, *, get_all: bool = False) -> RawNo
 
 async def _no_children() -> list[Any]:
     return [[]]
+
+
+async def _nothing() -> None:
+    return None
 
 
 async def _property(bus: AtspiBus, ref: Ref, name: str) -> object:
@@ -170,23 +186,34 @@ async def fetch_children(bus: AtspiBus, node: RawNode) -> None:
 
 async def read_structure(
     bus: AtspiBus,
-    root: Ref,
+    root_node: RawNode,
     cache: dict[Ref, RawNode],
     limits: TreeLimits,
     descend: Callable[[RawNode], bool],
     deadline: float,
+    *,
+    descriptions: bool = True,
+    in_view_only: bool = False,
 ) -> Structure:
-    """The subtree under `root`, breadth first; `descend(node)` says whether to open a node."""
+    """The subtree under `root_node`, breadth first; `descend(node)` says whether to open a
+    node. The root is always part of it, even when the time runs out at once. With
+    `in_view_only`, long scrolling lists are read only where they are in view."""
+    root = root_node.ref
+    # An application that fills its cache speaks ATK, which implements GetAll (Qt does not).
+    get_all = bool(cache)
+    cache = {**cache, root: root_node}
     structure = Structure(nodes={}, root=root)
     frontier: list[tuple[Ref, int]] = [(root, 0)]
-    seen = {root}
+    parent_of: dict[Ref, Ref | None] = {root: None}  # who listed a node first
     while frontier:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             structure.truncated_reason = "time limit"
             break
         try:
-            level = await asyncio.wait_for(_read_level(bus, frontier, cache), remaining)
+            level = await asyncio.wait_for(
+                _read_level(bus, frontier, cache, get_all, descriptions), remaining
+            )
         except TimeoutError:
             structure.truncated_reason = "time limit"
             break
@@ -203,26 +230,41 @@ async def read_structure(
                 structure.truncated_reason = "depth"
                 node.children = []
                 continue
-            fresh = [child for child in children if child not in seen]
-            seen.update(fresh)
+            if in_view_only and _long_list(node, cache):
+                children = await rows_in_view(bus, ref, children) or children
+                node.children = children
+            fresh = [child for child in children if child not in parent_of]
+            parent_of.update((child, ref) for child in fresh)
             following.extend((child, depth + 1) for child in fresh)
         room = limits.max_nodes - len(structure.nodes)
         if len(following) > room:
             structure.truncated_reason = "node limit"
             following = following[: max(room, 0)]
         frontier = following
-    _drop_unread_children(structure)
+    if root not in structure.nodes:
+        structure.nodes[root] = replace(root_node, children=[])
+    _keep_read_children(structure, parent_of)
     return structure
 
 
+def _long_list(node: RawNode, cache: dict[Ref, RawNode]) -> bool:
+    """A scrolling container with many rows to fetch (rows in the app's cache cost nothing)."""
+    if node.role not in SCROLLING_ROLES or not node.children:
+        return False
+    return sum(1 for child in node.children if child not in cache) > LONG_LIST
+
+
 async def _read_level(
-    bus: AtspiBus, frontier: list[tuple[Ref, int]], cache: dict[Ref, RawNode]
+    bus: AtspiBus,
+    frontier: list[tuple[Ref, int]],
+    cache: dict[Ref, RawNode],
+    get_all: bool,
+    descriptions: bool,
 ) -> list[RawNode | None]:
     async def one(ref: Ref) -> RawNode | None:
         node = cache.get(ref)
         if node is None:
-            # An application that fills its cache speaks ATK, which implements GetAll.
-            return await fetch_node(bus, ref, get_all=bool(cache))
+            return await fetch_node(bus, ref, get_all=get_all, description=descriptions)
         if node.children is None:
             await fetch_children(bus, node)
         return node
@@ -230,21 +272,26 @@ async def _read_level(
     return list(await asyncio.gather(*(one(ref) for ref, _depth in frontier)))
 
 
-def _drop_unread_children(structure: Structure) -> None:
-    """Children cut by a limit, or gone while we read, are not part of the tree."""
-    for node in structure.nodes.values():
+def _keep_read_children(structure: Structure, parent_of: dict[Ref, Ref | None]) -> None:
+    """Children cut by a limit, or gone while we read, are not part of the tree; nor is a
+    node listed again by a second parent (a buggy app's cycle must not loop the tree)."""
+    for ref, node in structure.nodes.items():
         if node.children:
-            node.children = [child for child in node.children if child in structure.nodes]
+            node.children = [
+                child
+                for child in node.children
+                if child in structure.nodes and parent_of.get(child) == ref
+            ]
 
 
 async def read_details(
     bus: AtspiBus, nodes: Iterable[RawNode], limits: TreeLimits, deadline: float
 ) -> bool:
     """Extents, action names and text/value of `nodes`; False when the time ran out."""
-    jobs = [_details(bus, node, limits.text_limit) for node in nodes]
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         return False
+    jobs = [_details(bus, node, limits.text_limit) for node in nodes]
     try:
         await asyncio.wait_for(asyncio.gather(*jobs), remaining)
     except TimeoutError:
@@ -253,22 +300,19 @@ async def read_details(
 
 
 async def _details(bus: AtspiBus, node: RawNode, text_limit: int) -> None:
-    extents, actions, text = await asyncio.gather(
-        _extents(bus, node), _actions(bus, node), _text(bus, node, text_limit)
+    extents, actions, text, about = await asyncio.gather(
+        _extents(bus, node),
+        _actions(bus, node),
+        _text(bus, node, text_limit),
+        _property(bus, node.ref, "Description") if node.description is None else _nothing(),
     )
     node.rect, node.actions, node.text = extents, actions, text
+    if about is not None:
+        node.description = str(about)
 
 
 async def _extents(bus: AtspiBus, node: RawNode) -> Rect | None:
-    if COMPONENT not in node.interfaces:
-        return None
-    reply = await bus.call_or_none(node.ref, COMPONENT, "GetExtents", "u", [COORD_SCREEN])
-    if not reply:
-        return None
-    x, y, width, height = reply[0]
-    if x == OFFSCREEN or y == OFFSCREEN:
-        return None
-    return Rect(left=x, top=y, right=x + width, bottom=y + height)
+    return await extents(bus, node.ref) if COMPONENT in node.interfaces else None
 
 
 async def _actions(bus: AtspiBus, node: RawNode) -> list[str]:

@@ -13,6 +13,7 @@ from roundhouse.devices.linux.atspi_constants import (
     CONTAINER_ROLES,
     INTERACTIVE_ROLES,
     SCROLLING_ROLES,
+    TEXT_ROLES,
 )
 from roundhouse.devices.linux.atspi_read import RawNode
 from roundhouse.devices.linux.types import Control, Rect, UiNode, UiSnapshot
@@ -24,7 +25,7 @@ def build_tree(nodes: dict[Ref, RawNode], root: Ref) -> UiNode:
         id=node_id(raw.ref),
         role=raw.role,
         name=raw.name,
-        description=raw.description,
+        description=raw.description or "",
         states=raw.states,
         rect=raw.rect,
         actions=raw.actions,
@@ -111,7 +112,8 @@ def select_controls(root: UiNode, area: Rect) -> list[Control]:
             label=label,
             id=node.id,
             role=node.role,
-            name=node.name,
+            # GTK pads menu item names with spaces before the accelerator.
+            name=(node.name or inner_name(node) or node.description).strip(),
             rect=node.rect,
             actions=node.actions,
             text=node.text,
@@ -119,6 +121,29 @@ def select_controls(root: UiNode, area: Rect) -> list[Control]:
         for label, node in enumerate(reading_order(found), start=1)
         if node.rect is not None
     ]
+
+
+def inner_name(node: UiNode, depth: int = 6) -> str:
+    """A name for a control that has none of its own, from what it shows: the first text
+    among its showing descendants (GTK's sidebar rows carry theirs on a label four levels
+    down, after an icon), else the first name. Failing that, select_controls uses the
+    description (GTK puts the tooltip there)."""
+    named = list(_named_descendants(node, depth))
+    for child in named:
+        if child.role in TEXT_ROLES:
+            return child.name
+    return named[0].name if named else ""
+
+
+def _named_descendants(node: UiNode, depth: int) -> Iterator[UiNode]:
+    if depth == 0:
+        return
+    for child in node.children:
+        if "showing" not in child.states:
+            continue  # what is not on screen does not name anything
+        if child.name:
+            yield child
+        yield from _named_descendants(child, depth - 1)
 
 
 def _clipped(root: UiNode, area: Rect) -> Iterator[tuple[UiNode, Rect]]:
@@ -136,19 +161,25 @@ def _clipped(root: UiNode, area: Rect) -> Iterator[tuple[UiNode, Rect]]:
 def reading_order(nodes: list[UiNode]) -> list[UiNode]:
     """Rows top to bottom, left to right within a row; ties keep tree order.
 
-    A node joins the current row when its vertical centre lies within the row's first node.
+    Two nodes share a row when each one's vertical centre lies within the other, so a tall
+    text area does not swallow the short buttons beside or over it.
     """
     placed = [node for node in nodes if node.rect is not None]
     placed.sort(key=lambda node: (_rect(node).top, _rect(node).left))
     rows: list[list[UiNode]] = []
     for node in placed:
-        rect = _rect(node)
-        centre = (rect.top + rect.bottom) / 2
-        if rows and centre < _rect(rows[-1][0]).bottom:
+        if rows and _same_row(_rect(rows[-1][0]), _rect(node)):
             rows[-1].append(node)
         else:
             rows.append([node])
     return [node for row in rows for node in sorted(row, key=lambda node: _rect(node).left)]
+
+
+def _same_row(first: Rect, second: Rect) -> bool:
+    def inside(rect: Rect, band: Rect) -> bool:
+        return band.top <= (rect.top + rect.bottom) / 2 < band.bottom
+
+    return inside(first, second) and inside(second, first)
 
 
 def _rect(node: UiNode) -> Rect:

@@ -502,6 +502,7 @@ class VirtualDesktop:
             process.returncode = 0
         self._children.clear()
         self._records.clear()
+        self._bus_address = self._a11y_address = self._runtime_dir = None
         self.desktop = None
         return state
 
@@ -520,6 +521,7 @@ class VirtualDesktop:
         if self._runtime_dir is not None:
             shutil.rmtree(self._runtime_dir, ignore_errors=True)
             self._runtime_dir = None
+        self._bus_address = self._a11y_address = None  # a second stop() does nothing
         self.desktop = None
 
 

@@ -1,8 +1,10 @@
 """The desktop device's tools: what an agent (or an MCP client) can observe and do.
 
-    async with await DesktopTools.open(desktop, settings) as tools:
-        registry = desktop_registry(tools)                  # add the shell tools to it too
+    async with open_registry(desktop, settings, extra=shell_tools) as registry:
         result = await registry.call(Command(tool_name="list_windows"), 30)
+
+or, to reach the connections (tests, benchmarks): `async with await DesktopTools.open(
+desktop, settings) as tools: registry = desktop_registry(tools, extra=shell_tools)`.
 
 Every tool is a typed method whose docstring is what the model reads. Windows are named
 by `window_id` (the X window id from list_windows; omitted = the active window);
@@ -19,8 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -37,7 +40,7 @@ from roundhouse.devices.linux.screenshot import (
     capture_window_png,
 )
 from roundhouse.devices.linux.settle import Settled, frame, wait_quiet
-from roundhouse.devices.linux.types import Control, ControlList, WindowInfo
+from roundhouse.devices.linux.types import Control, ControlList, UiNode, WindowInfo
 from roundhouse.devices.linux.windows import WindowError, WindowManager, describe
 
 log = logging.getLogger(__name__)
@@ -78,21 +81,22 @@ class DesktopTools:
 
     @classmethod
     async def open(cls, desktop: Desktop, settings: Settings) -> DesktopTools:
-        client = AtspiClient()
-        tree: AtspiClient | None = client
-        try:
-            await client.connect(desktop)
-        except AtspiError as error:
-            log.warning("no control tree on %s: %s", desktop.display, error)
-            tree = None
-        return cls(
-            desktop,
-            settings,
-            screen=Screen(desktop.display),
-            xinput=XInput(desktop.display),
-            windows=WindowManager(desktop.display, desktop.env),
-            tree=tree,
-        )
+        """Connect to the desktop: X (screen, input, windows) and, when it has one, AT-SPI."""
+        with contextlib.ExitStack() as x_connections:
+            screen = x_connections.enter_context(Screen(desktop.display))
+            xinput = x_connections.enter_context(XInput(desktop.display))
+            windows = x_connections.enter_context(
+                WindowManager(desktop.display, desktop.env, desktop.app_command)
+            )
+            client = AtspiClient()
+            tree: AtspiClient | None = client
+            try:
+                await client.connect(desktop)
+            except AtspiError as error:
+                log.warning("no control tree on %s: %s", desktop.display, error)
+                tree = None
+            x_connections.pop_all()  # connected: close() owns them now
+        return cls(desktop, settings, screen=screen, xinput=xinput, windows=windows, tree=tree)
 
     async def close(self) -> None:
         if self.tree is not None:
@@ -184,6 +188,9 @@ class DesktopTools:
         """Start an application and wait for its window: a desktop entry name ("Mousepad",
         "Text Editor", "gedit") or a command line ("mousepad /tmp/notes.txt")."""
         window = await self.windows.launch(name, timeout=timeout)
+        # The window manager focuses a new window when it gets to it; the next tool call
+        # (window_id omitted = the active window) must find this one active.
+        window = await self.windows.activate(window.xid)
         await self._settle(None)
         return window.model_dump(mode="json")
 
@@ -313,17 +320,12 @@ class DesktopTools:
                 return control
         if control_id is not None and self.tree is not None:
             # A node id from get_ui_tree need not be among the numbered controls.
-            node = await self.tree.describe(control_id)
-            if node.rect is not None:
-                return Control(
-                    label=0,
-                    id=node.id,
-                    role=node.role,
-                    name=node.name,
-                    rect=node.rect,
-                    actions=node.actions,
-                    text=node.text,
-                )
+            try:
+                node = await self.tree.describe(control_id)
+            except AtspiError as error:  # gone, or not an id at all: list what exists
+                log.info("control %s: %s", control_id, error)
+            else:
+                return _placed(node, window)
         wanted = f"label {label}" if label is not None else f"id {control_id!r}"
         raise ToolError(
             f"no control with {wanted} in window {window.xid} {window.title!r}; "
@@ -337,7 +339,9 @@ class DesktopTools:
 
     async def _act(self, action: Callable[[], None]) -> dict[str, Any]:
         before = frame(self.screen)
-        action()
+        # Typing a long text or dragging takes a while: keep the event loop (an MCP server's
+        # other requests) running meanwhile. XInput serialises its calls on its own lock.
+        await asyncio.to_thread(action)
         return _settled(await self._settle(before))
 
     def _settle(self, before: bytes | None) -> Awaitable[Settled]:
@@ -347,6 +351,20 @@ class DesktopTools:
             timeout=self.settings.desktop.settle_timeout,
             floor=self.settings.sleep_time,
         )
+
+
+def _placed(node: UiNode, window: WindowInfo) -> Control:
+    if node.rect is None:
+        raise ToolError(f"control {node.id} ({node.role}) is not on screen in {window.title!r}")
+    return Control(
+        label=0,
+        id=node.id,
+        role=node.role,
+        name=node.name,
+        rect=node.rect,
+        actions=node.actions,
+        text=node.text,
+    )
 
 
 def _click_action(control: Control) -> str | None:
@@ -422,3 +440,13 @@ def desktop_registry(tools: DesktopTools, extra: Iterable[Tool] = ()) -> ToolReg
     """A registry with every desktop tool, plus `extra` (the engine's run_shell and
     get_system_info from devices/shell.py) so that one dispatcher serves them all."""
     return ToolRegistry([*desktop_tools(tools), *extra])
+
+
+@contextlib.asynccontextmanager
+async def open_registry(
+    desktop: Desktop, settings: Settings, extra: Iterable[Tool] = ()
+) -> AsyncIterator[ToolRegistry]:
+    """`async with open_registry(desktop, settings, shell_tools) as registry:` the tools of
+    one desktop (connections opened and closed around the block) plus `extra`."""
+    async with await DesktopTools.open(desktop, settings) as tools:
+        yield desktop_registry(tools, extra)

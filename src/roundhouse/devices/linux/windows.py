@@ -53,10 +53,18 @@ class DesktopEntry:
 class WindowManager:
     """EWMH queries and requests on one display. Calls are serialised on a lock."""
 
-    def __init__(self, display: str, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        display: str,
+        env: Mapping[str, str] | None = None,
+        app_command: Callable[[list[str]], list[str]] | None = None,
+    ) -> None:
+        """`env` and `app_command` (Desktop.env, Desktop.app_command) prepare launched apps:
+        the desktop's buses, and the switches that make toolkits expose their trees."""
         self._display = Display(display)
         self._root = self._display.screen().root
         self._env = dict(env) if env is not None else {**os.environ, "DISPLAY": display}
+        self._app_command = app_command
         self._lock = threading.Lock()
         self._children: list[subprocess.Popen[bytes]] = []
         self._atoms: dict[str, int] = {}
@@ -111,14 +119,37 @@ class WindowManager:
         windows = self.list_windows()
         return find_window(windows, title)
 
+    def viewable(self, xid: int) -> bool:
+        """Whether the window is mapped and on screen (its frame too), so it can be seen."""
+        with self._lock:
+            window = self._display.create_resource_object("window", xid)
+            try:
+                return bool(window.get_attributes().map_state == X.IsViewable)
+            except (error.BadWindow, error.BadDrawable):
+                return False
+
+    def _minimised(self, xid: int) -> bool:
+        with self._lock:
+            window = self._display.create_resource_object("window", xid)
+            try:
+                prop = window.get_full_property(self._atom("_NET_WM_STATE"), Xatom.ATOM)
+            except (error.BadWindow, error.BadDrawable):
+                return False
+            return prop is not None and self._atom("_NET_WM_STATE_HIDDEN") in prop.value
+
     # --- acting ---
 
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
         """Raise and focus a window; return once the window manager reports it active."""
         self.get(xid)  # fails early, naming the windows that exist
+        # A window the manager has listed but not mapped yet cannot take the focus; a
+        # minimised one is unmapped too, and the activation itself restores it.
+        deadline = time.monotonic() + timeout
+        if not self._minimised(xid):
+            await self._wait(lambda: self.viewable(xid), timeout)
         with self._lock:
             self._send(xid, "_NET_ACTIVE_WINDOW", [2, X.CurrentTime, 0, 0, 0])
-        await self._wait(lambda: self._active_xid_locked() == xid, timeout)
+        await self._wait(lambda: self._active_xid_locked() == xid, deadline - time.monotonic())
         if self._active_xid_locked() != xid:
             raise WindowError(f"window {xid} did not become active within {timeout:g} s")
         return self.get(xid)
@@ -134,6 +165,8 @@ class WindowManager:
     async def launch(self, name_or_command: str, timeout: float = 20.0) -> WindowInfo:
         """Start an application by .desktop name or command; return its first new window."""
         argv = resolve_command(name_or_command, self._env)
+        if self._app_command is not None:
+            argv = self._app_command(argv)
         before = set(self._client_list_locked())
         try:
             child = subprocess.Popen(
@@ -150,7 +183,8 @@ class WindowManager:
         _still_running[:] = [old for old in _still_running if old.poll() is None]
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            new = [w for w in self.list_windows() if w.xid not in before]
+            # The window manager lists a window before it maps its frame: wait for both.
+            new = [w for w in self.list_windows() if w.xid not in before and self.viewable(w.xid)]
             if new:
                 # Prefer the child's own window; single-instance apps open it from another pid.
                 mine = [w for w in new if w.pid == child.pid]
@@ -187,6 +221,11 @@ class WindowManager:
     def _client_list(self) -> list[int]:
         prop = self._root.get_full_property(self._atom("_NET_CLIENT_LIST"), Xatom.WINDOW)
         if prop is None:
+            # openbox publishes the list with its first client; until then it only says
+            # that it is there.
+            check = self._atom("_NET_SUPPORTING_WM_CHECK")
+            if self._root.get_full_property(check, Xatom.WINDOW) is not None:
+                return []
             raise WindowError(
                 "the window manager publishes no _NET_CLIENT_LIST: is one running "
                 "(e.g. openbox) on this display?"

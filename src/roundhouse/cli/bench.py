@@ -1,0 +1,301 @@
+"""`roundhouse bench tree`: how fast the agent's view of a window is read, against the naive
+ways, measured in one run on a fresh virtual desktop with real applications.
+
+For each app: get_controls (what the agent reads every step) with our bulk reader, versus
+(a) a walk with the same D-Bus library that awaits one call per property per node and
+filters afterwards, and (b) OSWorld's pyatspi walk under the system Python; and the full
+get_ui_tree versus the naive walk. The outputs are compared for equality; the figures are
+medians over the runs (this machine kind stalls at random, so no single call means much).
+The benchmark files (the pyatspi walker, the Qt test app) live in the source tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from roundhouse.cli.app import app
+from roundhouse.config import DesktopSettings
+from roundhouse.devices.linux.atspi import AtspiClient
+from roundhouse.devices.linux.atspi_naive import naive_tree
+from roundhouse.devices.linux.atspi_tree import intersection, select_controls
+from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.input import XInput
+from roundhouse.devices.linux.screenshot import Screen, capture_desktop_png
+from roundhouse.devices.linux.settle import frame, wait_quiet
+from roundhouse.devices.linux.types import Control, ControlList, WindowInfo
+from roundhouse.devices.linux.windows import list_windows
+
+bench_app = typer.Typer(help="Benchmarks, measured on this machine in one run.")
+app.add_typer(bench_app, name="bench")
+
+SOURCE_TREE = Path(__file__).resolve().parents[3]
+PYATSPI_WALKER = SOURCE_TREE / "benchmarks" / "pyatspi_controls.py"
+QT_APP = SOURCE_TREE / "tests" / "desktop" / "qt_app.py"
+SYSTEM_PYTHON = "/usr/bin/python3"
+READY_TIMEOUT = 30.0
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class BenchApp:
+    name: str
+    argv: list[str]
+    ready_role: str  # the app is up once a control of this role is listed
+
+
+def bench_apps() -> tuple[list[BenchApp], list[str]]:
+    apps, notes = [], []
+    for name in ("gedit", "mousepad"):
+        if shutil.which(name):
+            extra = ["--standalone"] if name == "gedit" else []
+            apps.append(BenchApp(name, [name, *extra], "text"))
+        else:
+            notes.append(f"{name} is not installed: not measured")
+    if QT_APP.is_file():
+        apps.append(BenchApp("qt", [sys.executable, str(QT_APP)], "push button"))
+    else:
+        notes.append(f"the Qt test app ({QT_APP}) is not here: run from the source tree")
+    return apps, notes
+
+
+@bench_app.command("tree")
+def tree(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
+    runs: Annotated[int, typer.Option(min=1, help="Timed runs per method")] = 7,
+) -> None:
+    """Control list and tree reading: ours vs a naive walk vs OSWorld's pyatspi walk."""
+    apps, notes = bench_apps()
+    with VirtualDesktop(DesktopSettings()) as desktop:
+        report = asyncio.run(_bench(desktop, apps, runs, notes))
+    typer.echo(json.dumps(report, indent=2) if as_json else render(report))
+
+
+async def _bench(
+    desktop: Desktop, apps: list[BenchApp], runs: int, notes: list[str]
+) -> dict[str, Any]:
+    pyatspi_ok = _pyatspi_available(notes)
+    results: dict[str, Any] = {}
+    screenshot_ms: list[float] = []
+    settle_ms: list[float] = []
+    async with AtspiClient() as client:
+        await client.connect(desktop)
+        for bench_app_ in apps:
+            process = subprocess.Popen(
+                desktop.app_command(bench_app_.argv),
+                env=desktop.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                window = await _window_of(desktop, process.pid)
+                await _ready(client, window, bench_app_.ready_role)
+                results[bench_app_.name] = await _measure(client, window, runs)
+                result = results[bench_app_.name]
+                if pyatspi_ok:
+                    result.update(_pyatspi(desktop, window, runs, result["_controls"]))
+                    if result["controls_pyatspi_ms_median"] is not None:
+                        result["controls_pyatspi_ratio"] = round(
+                            result["controls_pyatspi_ms_median"] / result["controls_ms_median"], 1
+                        )
+                if bench_app_.name == "gedit":
+                    screenshot_ms, settle_ms = await _screen_and_settle(desktop, window, runs)
+            finally:
+                process.kill()
+                process.wait()
+    for result in results.values():
+        result.pop("_controls")
+    return {
+        "apps": results,
+        "screenshot_ms_median": _median(screenshot_ms),
+        "action_settle_ms_median": _median(settle_ms),
+        "runs": runs,
+        "notes": notes,
+    }
+
+
+async def _measure(client: AtspiClient, window: WindowInfo, runs: int) -> dict[str, Any]:
+    frame = await client.find_frame(window)
+    assert frame is not None  # _ready saw its controls
+    ref = frame.node.ref
+
+    async def naive_controls() -> list[Control]:
+        # From the known frame: finding it is not counted for the naive walk (it is for ours).
+        whole = await naive_tree(client.bus, ref, details_when_hidden=True)
+        if whole is None:
+            return []
+        area = intersection(client.screen, whole.rect) if whole.rect else client.screen
+        return select_controls(whole, area)
+
+    timings: dict[str, list[float]] = {"ours": [], "naive": [], "tree": [], "tree_naive": []}
+    controls: ControlList | None = None
+    controls_equal = tree_equal = True
+    nodes = 0
+    for run in range(runs + 1):  # run 0 warms up every method
+        ours, ms_ours = await _timed(lambda: client.controls(window))
+        naive, ms_naive = await _timed(naive_controls)
+        snapshot, ms_tree = await _timed(lambda: client.ui_tree(window))
+        reference, ms_tree_naive = await _timed(lambda: naive_tree(client.bus, ref))
+        controls_equal = controls_equal and ours.controls == naive
+        tree_equal = tree_equal and snapshot.root == reference
+        controls, nodes = ours, snapshot.node_count
+        if run:
+            for key, ms in zip(timings, (ms_ours, ms_naive, ms_tree, ms_tree_naive), strict=True):
+                timings[key].append(ms)
+    assert controls is not None
+    medians = {key: statistics.median(values) for key, values in timings.items()}
+    return {
+        "nodes": nodes,
+        "controls": len(controls.controls),
+        "controls_ms_median": round(medians["ours"], 1),
+        "controls_naive_ms_median": round(medians["naive"], 1),
+        "controls_ratio": round(medians["naive"] / medians["ours"], 1),
+        "controls_pyatspi_ms_median": None,
+        "controls_pyatspi_ratio": None,
+        "tree_ms_median": round(medians["tree"], 1),
+        "tree_naive_ms_median": round(medians["tree_naive"], 1),
+        "tree_ratio": round(medians["tree_naive"] / medians["tree"], 1),
+        "controls_equal_naive": controls_equal,
+        "tree_equal_naive": tree_equal,
+        "_controls": controls.controls,
+    }
+
+
+def _pyatspi(
+    desktop: Desktop, window: WindowInfo, runs: int, ours: list[Control]
+) -> dict[str, Any]:
+    command = [
+        SYSTEM_PYTHON,
+        str(PYATSPI_WALKER),
+        f"--pid={window.pid}",
+        f"--title={window.title}",
+        f"--runs={runs}",
+        "--screen",
+        str(desktop.width),
+        str(desktop.height),
+    ]
+    try:
+        done = subprocess.run(
+            command, env=desktop.env, capture_output=True, text=True, timeout=600, check=True
+        )
+        answer = json.loads(done.stdout)
+    except (subprocess.SubprocessError, OSError, ValueError) as error:
+        return {"pyatspi_error": f"{type(error).__name__}: {error}"}
+    if "error" in answer:
+        return {"pyatspi_error": answer["error"]}
+    median = statistics.median(answer["ms"])
+    theirs = sorted((role, name, rect) for role, name, rect in answer["controls"])
+    mine = sorted((c.role, c.name, c.rect.as_list()) for c in ours)
+    return {
+        "controls_pyatspi_ms_median": round(median, 1),
+        "controls_equal_pyatspi": theirs == mine,
+    }
+
+
+def _pyatspi_available(notes: list[str]) -> bool:
+    if not PYATSPI_WALKER.is_file():
+        notes.append("benchmarks/pyatspi_controls.py is not here: pyatspi not measured")
+        return False
+    probe = subprocess.run(
+        [SYSTEM_PYTHON, "-c", "import pyatspi"], capture_output=True, check=False
+    )
+    if probe.returncode != 0:
+        notes.append(
+            "pyatspi is not available to /usr/bin/python3 (apt-get install python3-pyatspi, "
+            "or `make bench`): only the naive walk is compared"
+        )
+        return False
+    return True
+
+
+async def _screen_and_settle(
+    desktop: Desktop, window: WindowInfo, runs: int
+) -> tuple[list[float], list[float]]:
+    """A desktop screenshot with PNG encoding; a key press into gedit until the screen is
+    still again (the other engineer's screenshot, input and settle modules)."""
+    shots, settles = [], []
+    with Screen(desktop.display) as screen, XInput(desktop.display) as xinput:
+        x, y = window.rect.center
+        xinput.click(x, y)
+        for run in range(runs + 1):
+            start = time.perf_counter()
+            capture_desktop_png(screen)
+            shot_ms = (time.perf_counter() - start) * 1000
+            start = time.perf_counter()
+            before = frame(screen, window.rect)
+            xinput.type_text("a")
+            await wait_quiet(screen, before=before, region=window.rect)
+            settle = (time.perf_counter() - start) * 1000
+            if run:
+                shots.append(shot_ms)
+                settles.append(settle)
+    return shots, settles
+
+
+async def _timed(call: Callable[[], Awaitable[T]]) -> tuple[T, float]:
+    start = time.perf_counter()
+    value = await call()
+    return value, (time.perf_counter() - start) * 1000
+
+
+async def _window_of(desktop: Desktop, pid: int) -> WindowInfo:
+    deadline = time.monotonic() + READY_TIMEOUT
+    while time.monotonic() < deadline:
+        for window in list_windows(desktop.display):
+            if window.pid == pid:
+                return window
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"no window of pid {pid} after {READY_TIMEOUT:g} s")
+
+
+async def _ready(client: AtspiClient, window: WindowInfo, role: str) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT
+    while time.monotonic() < deadline:
+        listed = await client.controls(window)
+        if any(control.role == role for control in listed.controls):
+            return
+        await asyncio.sleep(0.1)
+    raise RuntimeError(f"{window.title!r} listed no {role} control in {READY_TIMEOUT:g} s")
+
+
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 1) if values else None
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [f"medians of {report['runs']} runs, ms"]
+    for name, result in report["apps"].items():
+        pyatspi = result.get("controls_pyatspi_ms_median")
+        lines.append(
+            f"{name}: {result['nodes']} nodes, {result['controls']} controls\n"
+            f"  controls  ours {result['controls_ms_median']}  "
+            f"naive {result['controls_naive_ms_median']} ({result['controls_ratio']}x)  "
+            f"pyatspi {pyatspi if pyatspi is not None else '-'}"
+            f" ({result.get('controls_pyatspi_ratio') or '-'}x)\n"
+            f"  tree      ours {result['tree_ms_median']}  "
+            f"naive {result['tree_naive_ms_median']} ({result['tree_ratio']}x)\n"
+            f"  same output as naive: controls {result['controls_equal_naive']}, "
+            f"tree {result['tree_equal_naive']}"
+            + (
+                f"; as pyatspi: {result['controls_equal_pyatspi']}"
+                if "controls_equal_pyatspi" in result
+                else ""
+            )
+        )
+    lines.append(f"screenshot (desktop, PNG) {report['screenshot_ms_median']}")
+    lines.append(f"key press + settle {report['action_settle_ms_median']}")
+    lines += [f"note: {note}" for note in report["notes"]]
+    return "\n".join(lines)

@@ -1,0 +1,176 @@
+"""The device tools over MCP, listed and called by the official MCP client, stdio and HTTP."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import ImageContent
+from tests.desktop.conftest import QT_APP_TITLE, Launcher, qt_app_argv, wait_for_window, wait_until
+
+from roundhouse.devices.base import Command, ToolRegistry
+from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
+from roundhouse.devices.mcp import (
+    TOKEN_ENV,
+    MCPConfigError,
+    MCPConnectionError,
+    MCPDispatcher,
+    http_app,
+)
+
+ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _accepting(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture
+def serve_http(desktop: Desktop, tmp_path: Path) -> Iterator[Any]:
+    """serve_http(host, token=None) runs `roundhouse serve --http` on the test desktop."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(host: str, token: str | None = None) -> str:
+        port = _free_port()
+        env = {key: value for key, value in desktop.env.items() if key != TOKEN_ENV}
+        if token is not None:
+            env[TOKEN_ENV] = token
+        log = (tmp_path / f"serve-{port}.log").open("wb")
+        process = subprocess.Popen(
+            [ROUNDHOUSE, "serve", "--http", f"{host}:{port}", "--desktop", "current"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+        )
+        log.close()
+        started.append(process)
+        wait_until(lambda: _accepting(port) or process.poll() is not None, what="the server")
+        assert process.poll() is None, (tmp_path / f"serve-{port}.log").read_text()
+        return f"http://127.0.0.1:{port}/mcp"
+
+    yield start
+    for process in started:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _stdio_server(desktop: Desktop) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=ROUNDHOUSE, args=["serve", "--stdio", "--desktop", "current"], env=desktop.env
+    )
+
+
+async def _check_dispatcher(dispatcher: MCPDispatcher, local: ToolRegistry) -> None:
+    """The remote tools are the local ones, and they act on the desktop."""
+    specs = await dispatcher.tool_specs()
+    assert [spec.model_dump() for spec in specs] == [spec.model_dump() for spec in local.specs()]
+
+    listed, controls, missing = await dispatcher.execute(
+        [
+            Command(tool_name="list_windows", tool_type="data_collection"),
+            Command(tool_name="get_controls", tool_type="data_collection"),
+            Command(tool_name="click_control", parameters={"label": 99}),
+        ]
+    )
+    assert listed.ok and QT_APP_TITLE in [window["title"] for window in listed.result]
+    assert controls.ok and "Press me" in [c["name"] for c in controls.result["controls"]]
+    assert not missing.ok and missing.error is not None
+    assert "no control with label 99" in missing.error and "'Press me'" in missing.error
+
+    (unknown,) = await dispatcher.execute([Command(tool_name="no_such_tool")])
+    assert not unknown.ok and unknown.error is not None and "list_windows" in unknown.error
+
+
+async def test_stdio_server_serves_the_desktop_tools(
+    desktop: Desktop, launch: Launcher, tools: DesktopTools, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    process = launch(desktop, qt_app_argv())
+    wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    # Without an explicit env the server inherits our display and buses.
+    for name in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
+        if name in desktop.env:
+            monkeypatch.setenv(name, desktop.env[name])
+    server = MCPDispatcher.stdio(ROUNDHOUSE, ["serve", "--stdio", "--desktop", "current"])
+    async with server as dispatcher:
+        await _check_dispatcher(dispatcher, desktop_registry(tools))
+
+
+async def test_official_client_lists_and_calls_over_stdio(desktop: Desktop) -> None:
+    async with Client(_stdio_server(desktop), read_timeout_seconds=60) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert tools["get_controls"].annotations is not None
+        assert tools["get_controls"].annotations.read_only_hint is True
+        assert tools["click_control"].annotations is not None
+        assert tools["click_control"].annotations.read_only_hint is False
+        assert tools["scroll"].input_schema["properties"]["direction"]["enum"] == [
+            "up", "down", "left", "right",
+        ]  # fmt: skip
+        shot = await client.call_tool("capture_desktop_screenshot", {})
+        assert not shot.is_error
+        images = [block for block in shot.content if isinstance(block, ImageContent)]
+        assert len(images) == 1 and images[0].mime_type == "image/png"
+        bad = await client.call_tool("click_coordinates", {"x": "left"})
+        assert bad.is_error
+
+
+async def test_http_server_on_loopback(
+    desktop: Desktop, launch: Launcher, tools: DesktopTools, serve_http: Any
+) -> None:
+    process = launch(desktop, qt_app_argv())
+    wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    url = serve_http("127.0.0.1")
+    async with MCPDispatcher.http(url, timeout=60) as dispatcher:
+        await _check_dispatcher(dispatcher, desktop_registry(tools))
+
+
+async def test_http_off_loopback_needs_the_token(
+    desktop: Desktop, tmp_path: Path, serve_http: Any
+) -> None:
+    env = {key: value for key, value in desktop.env.items() if key != TOKEN_ENV}
+    refused = subprocess.run(
+        [ROUNDHOUSE, "serve", "--http", f"0.0.0.0:{_free_port()}", "--desktop", "current"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode != 0 and TOKEN_ENV in refused.stderr
+
+    url = serve_http("0.0.0.0", token="s3cret-token")
+    request = urllib.request.Request(url, data=b"{}", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as rejected:
+        urllib.request.urlopen(request, timeout=30)
+    assert rejected.value.code == 401
+    rejected.value.close()
+    with pytest.raises(MCPConnectionError, match="cannot use MCP server"):
+        async with MCPDispatcher.http(url, token="wrong", timeout=30):
+            pass
+    async with MCPDispatcher.http(url, token="s3cret-token", timeout=60) as dispatcher:
+        (listed,) = await dispatcher.execute([Command(tool_name="list_windows")])
+        assert listed.ok and isinstance(listed.result, list)
+
+
+def test_http_app_refuses_a_public_bind_without_a_token() -> None:
+    with pytest.raises(MCPConfigError, match=TOKEN_ENV):
+        http_app(ToolRegistry(), host="0.0.0.0", token=None)
+    with pytest.raises(MCPConfigError):
+        http_app(ToolRegistry(), host="example.org", token="")
+    http_app(ToolRegistry(), host="127.0.0.1", token=None)
+    http_app(ToolRegistry(), host="::1", token=None)
