@@ -18,8 +18,9 @@ from roundhouse.devices.base import Tool
 from roundhouse.devices.linux.apps import application_tools
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import open_registry
-from roundhouse.devices.mcp import TOKEN_ENV, is_loopback, serve_http, serve_stdio
 from roundhouse.devices.shell import ShellTools
+from roundhouse.endpoints import MCP_TOKEN_ENV as TOKEN_ENV
+from roundhouse.endpoints import is_loopback_host as is_loopback
 
 EXIT_FAILED = 1
 
@@ -92,10 +93,12 @@ async def _serve(
     token: str | None,
     timeout: float,
 ) -> None:
+    from roundhouse.devices import mcp  # the SDK is slow to load: only when serving
+
     async with open_registry(desktop, settings, extra=engine_tools(settings)) as registry:
         if address is None:
-            await serve_stdio(registry, timeout)
+            await mcp.serve_stdio(registry, timeout)
         else:
             host, port = address
             typer.echo(f"roundhouse: serving MCP on http://{host}:{port}/mcp", err=True)
-            await serve_http(registry, host, port, token, timeout)
+            await mcp.serve_http(registry, host, port, token, timeout)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import ipaddress
 import json
 import logging
 import os
@@ -46,10 +45,12 @@ from roundhouse.devices.base import (
     ToolSpec,
     ToolType,
 )
+from roundhouse.endpoints import MCP_TOKEN_ENV, is_loopback_host
 
 log = logging.getLogger(__name__)
 
-TOKEN_ENV = "RH_MCP_TOKEN"
+TOKEN_ENV = MCP_TOKEN_ENV
+is_loopback = is_loopback_host
 SERVER_NAME = "roundhouse"
 _TOOL_TYPE_KEY = "roundhouse/tool_type"
 _DESKTOP_ENV = ("DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
@@ -119,15 +120,6 @@ async def serve_stdio(registry: ToolRegistry, default_timeout: float = 120.0) ->
     server = build_server(registry, default_timeout)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a host name: it may resolve to anything
 
 
 def http_app(

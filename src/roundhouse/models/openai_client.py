@@ -8,7 +8,6 @@ attempt is seen and its usage counted — UFO drops the cost of its retries, we 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
 import os
@@ -17,13 +16,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Self
-from urllib.parse import urlsplit
 
 import openai
 from openai.types.chat import ChatCompletion
 from pydantic import ValidationError
 
 from roundhouse.config import OpenAISettings
+from roundhouse.endpoints import is_loopback_url
 from roundhouse.models.base import Completion, Message, ModelError, ModelRequest, Usage
 from roundhouse.models.vision import PreparedImage, prepare_image
 
@@ -41,16 +40,6 @@ Clock = Callable[[], datetime]
 
 
 # ---------------------------------------------------------------- pure helpers
-
-
-def is_loopback(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def retry_after_seconds(headers: Mapping[str, str], now: datetime) -> float | None:
@@ -179,7 +168,7 @@ class OpenAIModel:
         self.model = model
         self.settings = settings
         self.base_url = endpoint(settings, env)
-        if env.get(LOOPBACK_ENV) == "1" and not is_loopback(self.base_url):
+        if env.get(LOOPBACK_ENV) == "1" and not is_loopback_url(self.base_url):
             raise ModelError(
                 f"{LOOPBACK_ENV}=1: refusing the non-loopback endpoint {self.base_url} "
                 "(tests must use the fake server on 127.0.0.1)"
