@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import csv
+import dataclasses
 import json
 import os
 import shutil
@@ -97,7 +98,7 @@ async def _run_task(item: SuiteTask, options: BatchOptions, started: float) -> T
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
     task = item.task.resolved(workdir, item.path.parent.resolve())
-    async with _desktop_for(task) as desktop:
+    async with _desktop_for(task, workdir) as desktop:
         windows = WindowManager(desktop.display, desktop.env) if desktop else None
         try:
             launched: list[subprocess.Popen[bytes]] = []
@@ -120,14 +121,22 @@ async def _run_task(item: SuiteTask, options: BatchOptions, started: float) -> T
 
 
 @contextlib.asynccontextmanager
-async def _desktop_for(task: Task) -> AsyncIterator[Desktop | None]:
+async def _desktop_for(task: Task, workdir: Path) -> AsyncIterator[Desktop | None]:
+    """A fresh virtual desktop for a GUI task, whose applications get a fresh HOME too:
+    what a file dialog shows (recent files, bookmarks) must not depend on earlier runs."""
     if task.agent != "host":
         yield None
         return
     virtual = VirtualDesktop(DesktopSettings())
-    desktop = await asyncio.to_thread(virtual.start)
+    started = await asyncio.to_thread(virtual.start)
+    home = workdir.parent / f"{task.id}.home"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir()
+    env = {
+        k: v for k, v in started.env.items() if not k.startswith("XDG_") or k == "XDG_RUNTIME_DIR"
+    }
     try:
-        yield desktop
+        yield dataclasses.replace(started, env={**env, "HOME": str(home)})
     finally:
         await asyncio.to_thread(virtual.stop)
 

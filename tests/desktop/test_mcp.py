@@ -16,6 +16,8 @@ from mcp import Client, StdioServerParameters
 from mcp.types import ImageContent
 from tests.desktop.conftest import QT_APP_TITLE, Launcher, qt_app_argv, wait_for_window, wait_until
 
+from roundhouse.cli.serve import engine_tools
+from roundhouse.config import Settings
 from roundhouse.devices.base import Command, ToolRegistry
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
@@ -28,6 +30,11 @@ from roundhouse.devices.mcp import (
 )
 
 ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))
+
+
+def served_registry(tools: DesktopTools) -> ToolRegistry:
+    """What `roundhouse serve` serves: the desktop's tools, the shell's, the application list."""
+    return desktop_registry(tools, extra=engine_tools(Settings()))
 
 
 def _free_port() -> int:
@@ -109,7 +116,7 @@ async def test_stdio_server_serves_the_desktop_tools(
             monkeypatch.setenv(name, desktop.env[name])
     server = MCPDispatcher.stdio(ROUNDHOUSE, ["serve", "--stdio", "--desktop", "current"])
     async with server as dispatcher:
-        await _check_dispatcher(dispatcher, desktop_registry(tools))
+        await _check_dispatcher(dispatcher, served_registry(tools))
 
 
 async def test_official_client_lists_and_calls_over_stdio(desktop: Desktop) -> None:
@@ -137,7 +144,7 @@ async def test_http_server_on_loopback(
     wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
     url = serve_http("127.0.0.1")
     async with MCPDispatcher.http(url, timeout=60) as dispatcher:
-        await _check_dispatcher(dispatcher, desktop_registry(tools))
+        await _check_dispatcher(dispatcher, served_registry(tools))
 
 
 async def test_http_off_loopback_needs_the_token(

@@ -17,6 +17,7 @@ from roundhouse.agents.user import ScriptedUser
 from roundhouse.devices.base import Command
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.types import ControlList, WindowInfo
+from roundhouse.devices.linux.windows import list_windows
 from roundhouse.devices.mcp import MCPDispatcher
 from roundhouse.events import AnswerRejected, Event, StepTaken
 from roundhouse.models.base import ModelRequest
@@ -176,14 +177,17 @@ async def test_a_control_that_does_not_exist_or_disagrees_goes_back_to_the_model
 
 
 async def test_an_application_that_dies_mid_round_fails_its_subtask_and_the_host_decides(
-    gui_session: GuiSession,
+    gui_session: GuiSession, desktop: Desktop
 ) -> None:
     model = _qt_host_and_app([_press_me("Press me"), step("FINISH") | {"result": "never reached"}])
     events: list[Event] = []
 
+    killed: list[int] = []
+
     def kill_after_first_app_step(event: Event) -> None:
-        if isinstance(event, StepTaken) and event.step.agent is AgentKind.APP:
-            os.kill(_qt_pid(), signal.SIGKILL)
+        if isinstance(event, StepTaken) and event.step.agent is AgentKind.APP and not killed:
+            killed.append(_qt_pid(desktop.display))
+            os.kill(killed[0], signal.SIGKILL)
             time.sleep(0.3)
 
     async with gui_session(model="function", models={"function": model}, events=events) as session:
@@ -198,16 +202,12 @@ async def test_an_application_that_dies_mid_round_fails_its_subtask_and_the_host
     )  # no model call for the dead window
 
 
-def _qt_pid() -> int:
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"qt_app.py" in cmdline and b"pytest" not in cmdline:
-                return int(entry.name)
-    raise AssertionError("the Qt app is not running")
+def _qt_pid(display: str) -> int:
+    """The pid of the Qt test window on this desktop (other desktops may run one too)."""
+    for window in list_windows(display):
+        if window.title == "Roundhouse Qt test" and window.pid is not None:
+            return window.pid
+    raise AssertionError("the Qt app has no window on this desktop")
 
 
 def _free_port() -> int:
@@ -292,3 +292,35 @@ async def test_a_gui_round_through_the_openai_client_sends_the_screenshots(
     assert outcome.cost.known and (outcome.cost.dollars or 0) > 0
     prompts = read_jsonl(session.store.folder / "request.log")
     assert prompts[1]["messages"][1]["images"] == [f"action_step{2}_annotated.png"]
+
+
+async def test_close_the_window_is_confirmed_first_and_then_closes_it(
+    gui_session: GuiSession,
+) -> None:
+    user = ScriptedUser(confirms=[True])
+    async with gui_session(model="offline", user=user) as session:
+        outcome = await session.run_round(f"open {QT_COMMAND}, then close the window")
+        [listed] = await session.services.dispatcher.execute([Command(tool_name="list_windows")])
+    assert outcome.state is RoundState.FINISH, outcome.result
+    assert len(user.questions) == 1 and "closes a window" in user.questions[0]
+    assert not any("Roundhouse Qt test" in w["title"] for w in listed.result)
+
+
+async def test_a_declined_close_leaves_the_window_open(gui_session: GuiSession) -> None:
+    async with gui_session(model="offline") as session:  # non-interactive: declines
+        outcome = await session.run_round(f"open {QT_COMMAND}, then close the window")
+        [listed] = await session.services.dispatcher.execute([Command(tool_name="list_windows")])
+    assert outcome.state is RoundState.FAIL
+    assert "--yes" in (outcome.result or "")
+    assert any("Roundhouse Qt test" in w["title"] for w in listed.result)
+
+
+async def test_an_application_that_cannot_be_launched_fails_the_round_with_the_reason(
+    gui_session: GuiSession,
+) -> None:
+    async with gui_session(model="offline") as session:
+        outcome = await session.run_round("open no-such-application-here")
+    assert outcome.state is RoundState.FAIL
+    assert "no application or command 'no-such-application-here'" in (outcome.result or "")
+    host_steps = [s for s in session.store.read_steps() if s.agent is AgentKind.HOST]
+    assert host_steps[0].status is Status.CONTINUE  # the failed ASSIGN handed nothing over
