@@ -16,13 +16,16 @@ desktop=(
   libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0
   fonts-dejavu-core
 )
+# The report tests open reports in real headless Chromium through chromedriver.
+report=(chromium chromium-driver)
 # Only for `make bench`: OSWorld's way of reading the tree, with the system Python.
 bench=(python3-pyatspi)
 case "$group" in
   base) wanted=("${base[@]}") ;;
-  all) wanted=("${base[@]}" "${desktop[@]}") ;;
+  all) wanted=("${base[@]}" "${desktop[@]}" "${report[@]}") ;;
+  report) wanted=("${report[@]}") ;;
   bench) wanted=("${bench[@]}") ;;
-  *) echo "usage: $0 base|all|bench" >&2; exit 2 ;;
+  *) echo "usage: $0 base|all|report|bench" >&2; exit 2 ;;
 esac
 
 missing=()

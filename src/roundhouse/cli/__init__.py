@@ -5,6 +5,7 @@ from __future__ import annotations
 # Importing a command module registers its commands.
 from roundhouse.cli import desktop as _desktop  # noqa: F401
 from roundhouse.cli import desktop_io as _desktop_io  # noqa: F401
+from roundhouse.cli import report as _report  # noqa: F401
 from roundhouse.cli import run as _run  # noqa: F401
 from roundhouse.cli import serve as _serve  # noqa: F401
 from roundhouse.cli.app import app
