@@ -22,7 +22,7 @@ from selenium.webdriver.remote.webelement import WebElement
 from typer.testing import CliRunner
 
 from roundhouse.cli.app import app
-from roundhouse.record import RoundRecord
+from roundhouse.config import Price
 from roundhouse.report import REPORT_NAME, NotALogFolder, read_session, write_report
 from roundhouse.states import RoundState
 from roundhouse.trajectory import StepRecord
@@ -217,26 +217,61 @@ async def test_a_crashed_folder_with_a_half_written_last_line_still_renders_and_
     assert "interrupted" in interrupted.find_element(By.CSS_SELECTOR, ".round-error").text
 
 
-def test_an_unknown_price_is_unknown_never_zero(tmp_path: Path) -> None:
-    record = RoundRecord(id=0, user_query="q")
-    step = StepRecord.model_validate(
-        {
-            "session_step": 1,
-            "round_id": 0,
-            "round_step": 1,
-            "agent": "linux",
-            "agent_name": "linux",
-            "status": "FINISH",
-            "usage": {"requests": 1, "input_tokens": 10, "output_tokens": 5, "cost": None},
-        }
+def priced(answer: dict[str, Any], model: str = "m") -> dict[str, Any]:
+    return {"answer": answer, "usage": {"input_tokens": 1000, "output_tokens": 100}, "model": model}
+
+
+async def test_cost_per_step_round_and_session_and_the_evaluations_with_sub_scores(
+    tmp_path: Path, make_session: SessionFactory, browser: WebDriver
+) -> None:
+    replay = write_replay(
+        tmp_path / "answers.json",
+        [priced(shell_answer("CONTINUE", "true")), priced(shell_answer("FINISH", result="done"))],
     )
-    (tmp_path / "rounds.jsonl").write_text(record.model_dump_json() + "\n")
-    (tmp_path / "response.log").write_text(step.model_dump_json() + "\n")
-    session = read_session(tmp_path)
-    assert not session.cost.known
-    html = write_report(tmp_path).read_text()
-    assert '<dd id="total-cost">unknown</dd>' in html
-    assert "$0.00" not in html
+    verdict = {
+        "reason": "the command ran and its exit code was 0",
+        "sub_scores": [{"name": "ran the command", "evaluation": "yes"}],
+        "complete": "yes",
+    }
+    judge = write_replay(
+        tmp_path / "judge.json",
+        [priced(verdict), priced({**verdict, "complete": "unsure", "reason": "one round only"})],
+    )
+    session = make_session(
+        model=f"replay:{replay}",
+        model_eval=f"replay:{judge}",
+        eva_round=True,
+        eva_session=True,
+        prices={"m": Price(input_per_mtok=100, output_per_mtok=1000)},  # $0.20 a call
+    )
+    await session.run(["run true"])
+    open_report(browser, write_report(session.store.folder))
+
+    costs = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".step-cost")]
+    assert costs == ["$0.20", "$0.20"]
+    assert browser.find_element(By.CSS_SELECTOR, ".round-cost").text == "$0.60"  # + its judge
+    assert browser.find_element(By.ID, "total-cost").text == str(session.cost) == "$0.80"
+    round_verdict = browser.find_element(By.CSS_SELECTOR, "section.round .evaluation")
+    assert "yes" in round_verdict.find_element(By.CSS_SELECTOR, ".verdict").text
+    assert "ran the command" in round_verdict.find_element(By.TAG_NAME, "table").text
+    session_verdict = browser.find_element(By.CSS_SELECTOR, "#session .evaluation")
+    assert session_verdict.find_element(By.CSS_SELECTOR, ".verdict").text == "unsure"
+    assert "one round only" in session_verdict.text
+
+
+async def test_an_unknown_price_is_unknown_never_zero(
+    tmp_path: Path, make_session: SessionFactory, browser: WebDriver
+) -> None:
+    replay = write_replay(
+        tmp_path / "answers.json", [priced(shell_answer("FINISH", result="done"), "mystery")]
+    )
+    session = make_session(model=f"replay:{replay}")
+    await session.run(["anything"])
+    report = write_report(session.store.folder)
+    open_report(browser, report)
+    assert browser.find_element(By.ID, "total-cost").text == "unknown"
+    assert browser.find_element(By.CSS_SELECTOR, ".step-cost").text == "unknown"
+    assert "$0.00" not in report.read_text()
 
 
 def test_a_folder_that_is_no_log_folder_is_refused(tmp_path: Path) -> None:

@@ -35,6 +35,10 @@ def duration(milliseconds: float) -> str:
 
 
 def arguments_json(arguments: dict[str, Any]) -> str:
+    """Short arguments on one line beside the action; long ones spread out, one per line."""
+    line = json.dumps(arguments, ensure_ascii=False, default=str)
+    if len(line) <= 90:
+        return line
     return json.dumps(arguments, indent=1, ensure_ascii=False, default=str)
 
 
