@@ -193,6 +193,12 @@ async def test_a_gui_session_shows_its_screenshots_and_snapshots_and_every_image
     assert "ui_tree_round_0_final.json" in final.text
     assert browser.find_element(By.CSS_SELECTOR, ".round-answer").text == outcome.result
 
+    # Written elsewhere, its images are still found: the links lead back to the folder.
+    open_report(browser, write_report(folder, tmp_path / "elsewhere" / "gui.html"))
+    images = image_states(browser)
+    assert len(images) == len(shown)
+    assert all(image["complete"] and image["width"] > 0 for image in images), images
+
 
 async def test_a_crashed_folder_with_a_half_written_last_line_still_renders_and_says_so(
     tmp_path: Path, make_session: SessionFactory, browser: WebDriver
