@@ -220,6 +220,7 @@ async def test_a_crashed_folder_with_a_half_written_last_line_still_renders_and_
     notes = browser.find_element(By.ID, "notes").text
     assert f"response.log: its last line (line {len(lines)}) is half-written" in notes
     interrupted = browser.find_element(By.CSS_SELECTOR, 'section.round[data-round="1"]')
+    assert interrupted.find_element(By.CSS_SELECTOR, ".round-state").text == "interrupted"
     assert "interrupted" in interrupted.find_element(By.CSS_SELECTOR, ".round-error").text
 
 

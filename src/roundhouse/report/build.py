@@ -101,6 +101,11 @@ class RoundView:
     usage: Usage
     cost: Cost
 
+    @property
+    def label(self) -> str:
+        """One word for the round's end: the record's state, or "interrupted"."""
+        return "interrupted" if self.interrupted else self.state
+
 
 @dataclass(frozen=True)
 class SessionView:
