@@ -322,6 +322,15 @@ async def test_the_report_command_writes_elsewhere_with_links_back_and_refuses_o
     assert done.stdout.strip() == str(elsewhere)
     assert 'href="../logs/test/response.log"' in elsewhere.read_text()
 
+    into_folder = CliRunner().invoke(app, ["report", str(folder), "--out", str(tmp_path)])
+    assert into_folder.exit_code == 0, into_folder.output
+    assert into_folder.stdout.strip() == str(tmp_path / REPORT_NAME)
+    unwritable = CliRunner().invoke(
+        app, ["report", str(folder), "--out", str(elsewhere / "under-a-file.html")]
+    )
+    assert unwritable.exit_code == 1
+    assert "cannot write the report" in unwritable.stderr
+
     refused = CliRunner().invoke(app, ["report", str(tmp_path / "reports")])
     assert refused.exit_code == 2
     assert "not a roundhouse log folder" in refused.stderr

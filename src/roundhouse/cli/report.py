@@ -10,6 +10,7 @@ import typer
 from roundhouse.cli.app import app
 from roundhouse.report import REPORT_NAME, NotALogFolder, write_report
 
+EXIT_FAILED = 1
 EXIT_USAGE = 2
 
 
@@ -19,7 +20,9 @@ def report(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", metavar="FILE", help=f"Where to write it [default: LOGDIR/{REPORT_NAME}]"
+            "--out",
+            metavar="FILE",
+            help=f"File or folder to write it to [default: LOGDIR/{REPORT_NAME}]",
         ),
     ] = None,
 ) -> None:
@@ -29,4 +32,7 @@ def report(
     except NotALogFolder as error:
         typer.echo(f"roundhouse: {error}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
+    except OSError as error:  # an unwritable --out, a full disk: said, not a traceback
+        typer.echo(f"roundhouse: cannot write the report: {error}", err=True)
+        raise typer.Exit(EXIT_FAILED) from None
     typer.echo(str(path))

@@ -57,10 +57,13 @@ def render(session: SessionView, link_prefix: str = "") -> str:
 
 
 def write_report(log_dir: Path, out: Path | None = None) -> Path:
-    """Write the report of the session in log_dir (LOGDIR/report.html by default) and
-    return its path. Raises NotALogFolder when log_dir is not a session's log folder."""
+    """Write the report of the session in log_dir (LOGDIR/report.html by default; `out`
+    may be a file or a folder) and return its path. Raises NotALogFolder when log_dir is
+    not a session's log folder, OSError when the report cannot be written."""
     session = read_session(log_dir)
     target = (out or log_dir / REPORT_NAME).absolute()
+    if target.is_dir():  # --out FOLDER: the report goes in it under its usual name
+        target = target / REPORT_NAME
     prefix = Path(os.path.relpath(log_dir.absolute(), target.parent)).as_posix()
     html = render(session, "" if prefix == "." else prefix + "/")
     target.parent.mkdir(parents=True, exist_ok=True)
