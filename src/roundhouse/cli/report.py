@@ -22,7 +22,7 @@ def report(
         typer.Option(
             "--out",
             metavar="FILE",
-            help=f"File or folder to write it to [default: LOGDIR/{REPORT_NAME}]",
+            help=f"File or folder to write it to (default: LOGDIR/{REPORT_NAME})",
         ),
     ] = None,
 ) -> None:
