@@ -21,6 +21,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from typer.testing import CliRunner
 
+from roundhouse.agents.user import ScriptedUser
 from roundhouse.cli.app import app
 from roundhouse.config import Price
 from roundhouse.report import REPORT_NAME, NotALogFolder, read_session, write_report
@@ -222,6 +223,33 @@ async def test_a_crashed_folder_with_a_half_written_last_line_still_renders_and_
     interrupted = browser.find_element(By.CSS_SELECTOR, 'section.round[data-round="1"]')
     assert interrupted.find_element(By.CSS_SELECTOR, ".round-state").text == "interrupted"
     assert "interrupted" in interrupted.find_element(By.CSS_SELECTOR, ".round-error").text
+
+
+async def test_a_question_with_its_reply_and_a_refused_command_with_its_error(
+    tmp_path: Path, make_session: SessionFactory, browser: WebDriver
+) -> None:
+    replay = write_replay(
+        tmp_path / "answers.json",
+        [
+            shell_answer("PENDING", question="Which folder?"),
+            shell_answer("CONTINUE", f"rm -r {tmp_path / 'keep'}"),
+            shell_answer("FINISH", result="kept it"),
+        ],
+    )
+    user = ScriptedUser(answers=["/tmp <b>now</b>"])
+    session = make_session(model=f"replay:{replay}", user=user, shell_policy="deny")
+    await session.run(["tidy a folder"])
+    open_report(browser, write_report(session.store.folder))
+
+    asked = browser.find_element(By.CSS_SELECTOR, 'section.step[data-step="1"]')
+    assert "Which folder?" in asked.text and "/tmp <b>now</b>" in asked.text
+    refused = browser.find_element(By.CSS_SELECTOR, 'section.step[data-step="2"]')
+    assert refused.find_element(By.CSS_SELECTOR, ".result-status").text == "skipped"
+    assert (
+        "refused by the shell policy 'deny'"
+        in refused.find_element(By.CSS_SELECTOR, ".result-error").text
+    )
+    assert "Which folder?" in browser.find_element(By.ID, "session").text
 
 
 def priced(answer: dict[str, Any], model: str = "m") -> dict[str, Any]:
