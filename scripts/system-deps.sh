@@ -18,13 +18,16 @@ desktop=(
   # mss (in-process screenshots) loads these with ctypes, next to libxcb-randr0 above
   libxcb-render0 libxcb-shm0 libxcb-xfixes0
 )
+# The report tests open reports in real headless Chromium through chromedriver.
+report=(chromium chromium-driver)
 # Only for `make bench`: OSWorld's way of reading the tree, with the system Python.
 bench=(python3-pyatspi)
 case "$group" in
   base) wanted=("${base[@]}") ;;
-  all) wanted=("${base[@]}" "${desktop[@]}") ;;
+  all) wanted=("${base[@]}" "${desktop[@]}" "${report[@]}") ;;
+  report) wanted=("${report[@]}") ;;
   bench) wanted=("${bench[@]}") ;;
-  *) echo "usage: $0 base|all|bench" >&2; exit 2 ;;
+  *) echo "usage: $0 base|all|report|bench" >&2; exit 2 ;;
 esac
 
 missing=()

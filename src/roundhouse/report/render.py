@@ -1,0 +1,74 @@
+"""The session view rendered as one HTML file, through a Jinja2 template (package data).
+
+Everything from the logs is escaped: a thought or a shell's output that contains HTML
+shows as text. Images are linked by relative file name, not inlined, so a report of a
+long GUI session stays small; they sit beside report.html in the log folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import jinja2
+
+from roundhouse.report.build import SessionView, read_session
+
+REPORT_NAME = "report.html"
+
+_environment = jinja2.Environment(
+    loader=jinja2.PackageLoader("roundhouse.report", "templates"),
+    autoescape=True,  # the template's name ends in .j2, so say it outright
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def duration(milliseconds: float) -> str:
+    if milliseconds < 1000:
+        return f"{milliseconds:.0f} ms"
+    return f"{milliseconds / 1000:.1f} s"
+
+
+def arguments_json(arguments: dict[str, Any]) -> str:
+    """Short arguments on one line beside the action; long ones spread out, one per line."""
+    line = json.dumps(arguments, ensure_ascii=False, default=str)
+    if len(line) <= 90:
+        return line
+    return json.dumps(arguments, indent=1, ensure_ascii=False, default=str)
+
+
+_environment.filters["duration"] = duration
+_environment.filters["arguments_json"] = arguments_json
+
+
+def render(session: SessionView, link_prefix: str = "") -> str:
+    """The report's HTML; link_prefix leads from where it is written to the log folder."""
+
+    def href(name: str) -> str:
+        return quote(link_prefix + name)
+
+    template = _environment.get_template("report.html.j2")
+    return template.render(session=session, href=href)
+
+
+def write_report(log_dir: Path, out: Path | None = None) -> Path:
+    """Write the report of the session in log_dir (LOGDIR/report.html by default; `out`
+    may be a file or a folder) and return its path. Raises NotALogFolder when log_dir is
+    not a session's log folder, OSError when the report cannot be written."""
+    session = read_session(log_dir)
+    target = (out or log_dir / REPORT_NAME).absolute()
+    if target.is_dir():  # --out FOLDER: the report goes in it under its usual name
+        target = target / REPORT_NAME
+    prefix = Path(os.path.relpath(log_dir.absolute(), target.parent)).as_posix()
+    html = render(session, "" if prefix == "." else prefix + "/")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Written whole and then moved in place: a browser never sees half a report.
+    temporary = target.with_name(f".{target.name}.tmp")
+    temporary.write_text(html, encoding="utf-8")
+    os.replace(temporary, target)
+    return target
