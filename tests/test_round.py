@@ -105,7 +105,9 @@ async def test_invalid_answers_go_back_to_the_model_then_the_round_errors(
     assert "not a JSON object" in rejected[0].reason
     # every attempt was a paid request, counted
     assert outcome.usage.requests == 3
-    assert rounds_logged(session.store.folder)[-1]["state"] == "failed"
+    final = rounds_logged(session.store.folder)[-1]
+    assert final["state"] == "failed"
+    assert final["post_list"][-1]["message"].startswith("error: the model gave no valid answer")
     # The retry prompt carried the validation error back to the model.
     prompts = (session.store.folder / "request.log").read_text().splitlines()
     assert "That answer is invalid" in json.loads(prompts[1])["messages"][-1]["text"]

@@ -27,7 +27,7 @@ from roundhouse.events import (
 )
 from roundhouse.models.base import ModelError, Usage
 from roundhouse.models.pricing import Cost
-from roundhouse.record import RecordState, RoundRecord
+from roundhouse.record import Post, RecordState, RoundRecord
 from roundhouse.states import AgentKind, RoundState, Transition, is_round_end, transition
 from roundhouse.store import LogStore
 from roundhouse.trajectory import RoundTrajectory, StepRecord
@@ -241,6 +241,8 @@ class Round:
         self.context.error = error
         record = self.context.record
         record.state = record_state
+        if error:  # the record has no error field (TaskWeaver's shape): a post says it
+            record.add_post(Post(send_from="roundhouse", send_to="user", message=f"error: {error}"))
         self.store.write_round(record)
         self.store.write_blackboard(self.context.session.blackboard)
         outcome = RoundOutcome(

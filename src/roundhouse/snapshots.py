@@ -43,8 +43,9 @@ class DesktopSnapshots:
         return files
 
     async def settle(self) -> None:
-        """Nothing more to wait for: every desktop action already waits for the screen
-        to settle before it returns."""
+        """Wait until the screen is quiet: an application launched a moment ago may not
+        have painted yet, and its snapshot would be black."""
+        await self._call("wait", seconds=0)
 
     async def _call(self, tool: str, **parameters: Any) -> Result:
         [result] = await self.dispatcher.execute(
