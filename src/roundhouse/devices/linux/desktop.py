@@ -97,8 +97,10 @@ def desktop_env(
 ) -> dict[str, str]:
     """The environment for processes on a desktop: X11 only, accessibility switched on.
 
-    A virtual desktop has its own XDG_RUNTIME_DIR: the AT-SPI bus launcher puts its socket
-    there, so desktops (and the user's session) never share or delete each other's.
+    A virtual desktop (`runtime_dir` given) has its own XDG_RUNTIME_DIR: the AT-SPI bus
+    launcher puts its socket there, so desktops (and the user's session) never share or
+    delete each other's; and in-memory settings (no dconf-service, no dconf warnings). On
+    the user's own desktop, apps keep the user's settings.
     """
     env = dict(os.environ if base is None else base)
     env["DISPLAY"] = display
@@ -106,10 +108,10 @@ def desktop_env(
         env["DBUS_SESSION_BUS_ADDRESS"] = bus_address
     if runtime_dir is not None:
         env["XDG_RUNTIME_DIR"] = runtime_dir
+        env["GSETTINGS_BACKEND"] = "memory"
     # A Wayland session around us must not pull toolkits away from this X display.
     for name in ("WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "NO_AT_BRIDGE", "GTK_A11Y", "AT_SPI_BUS"):
         env.pop(name, None)
-    env["GSETTINGS_BACKEND"] = "memory"  # no dconf-service, no dconf warnings
     env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] = "1"  # Qt 6 ignores QT_ACCESSIBILITY alone
     env["QT_ACCESSIBILITY"] = "1"
     return env
