@@ -94,6 +94,7 @@ class AtspiClient:
                 f"display {desktop.display} has no D-Bus session bus "
                 "(DBUS_SESSION_BUS_ADDRESS is not set), so no accessibility tree"
             )
+        await self.close()
         self._desktop = desktop
         address = await a11y_address(desktop.bus_address)
         try:
@@ -106,13 +107,17 @@ class AtspiClient:
         self.screen = Rect(left=0, top=0, right=desktop.width, bottom=desktop.height)
         # Kept for the life of the connection: GTK only fills Cache.GetItems while some
         # client listens for events.
-        await bus.call(
-            (REGISTRY_BUS, REGISTRY_PATH),
-            "org.a11y.atspi.Registry",
-            "RegisterEvent",
-            "sass",
-            ["window:activate", [], ""],
-        )
+        try:
+            await bus.call(
+                (REGISTRY_BUS, REGISTRY_PATH),
+                "org.a11y.atspi.Registry",
+                "RegisterEvent",
+                "sass",
+                ["window:activate", [], ""],
+            )
+        except AtspiError:
+            connection.disconnect()
+            raise
         self._bus = bus
 
     async def _connected(self) -> AtspiBus:
