@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from dbus_fast.aio import MessageBus
+from dbus_fast.errors import DBusFastError
 
 from roundhouse.devices.linux.atspi_bus import (
     CONNECT_TIMEOUT,
@@ -101,7 +102,7 @@ class AtspiClient:
             connection = await asyncio.wait_for(
                 MessageBus(bus_address=address).connect(), CONNECT_TIMEOUT
             )
-        except (OSError, TimeoutError) as error:
+        except (OSError, TimeoutError, DBusFastError) as error:
             raise AtspiError(f"cannot reach the AT-SPI bus {address}: {error!r}") from None
         bus = AtspiBus(connection, max_in_flight=self.max_in_flight, timeout=self.call_timeout)
         self.screen = Rect(left=0, top=0, right=desktop.width, bottom=desktop.height)
