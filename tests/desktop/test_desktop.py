@@ -112,6 +112,9 @@ def test_current_desktop_uses_the_given_display(desktop: Desktop) -> None:
     assert not mine.virtual
     assert (mine.width, mine.height) == (desktop.width, desktop.height)
     assert mine.env["DBUS_SESSION_BUS_ADDRESS"] == bus
+    # The user's own apps keep the user's settings and runtime directory.
+    assert "GSETTINGS_BACKEND" not in mine.env and "XDG_RUNTIME_DIR" not in mine.env
+    assert mine.env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] == "1"
 
 
 def test_cli_desktop_start_status_stop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -436,3 +436,14 @@ async def test_a_long_list_is_read_only_where_it_is_in_view(
     assert again.controls == listed.controls
     cut = await client.ui_tree(window, TreeLimits(max_nodes=300))
     assert cut.truncated and cut.truncated_reason == "node limit" and cut.node_count == 300
+
+
+async def test_a_dropped_connection_is_made_again(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> None:
+    _, window = await _qt(desktop, launch)
+    listed = await _controls_when(client, window, "push button", "Press me")
+    client.bus.bus.disconnect()  # as dbus-fast does when its socket write fails
+    again = await client.controls(window)
+    assert again.controls == listed.controls
+    assert client.bus.connected

@@ -34,7 +34,7 @@ from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.input import XInput
 from roundhouse.devices.linux.screenshot import Screen, capture_desktop_png
 from roundhouse.devices.linux.settle import frame, wait_quiet
-from roundhouse.devices.linux.types import Control, ControlList, WindowInfo
+from roundhouse.devices.linux.types import Control, ControlList, UiNode, WindowInfo
 from roundhouse.devices.linux.windows import list_windows
 
 bench_app = typer.Typer(help="Benchmarks, measured on this machine in one run.")
@@ -142,20 +142,22 @@ async def _measure(client: AtspiClient, window: WindowInfo, runs: int) -> dict[s
 
     timings: dict[str, list[float]] = {"ours": [], "naive": [], "tree": [], "tree_naive": []}
     controls: ControlList | None = None
-    controls_equal = tree_equal = True
+    differing_runs = 0
     nodes = 0
     for run in range(runs + 1):  # run 0 warms up every method
         ours, ms_ours = await _timed(lambda: client.controls(window))
         naive, ms_naive = await _timed(naive_controls)
         snapshot, ms_tree = await _timed(lambda: client.ui_tree(window))
         reference, ms_tree_naive = await _timed(lambda: naive_tree(client.bus, ref))
-        controls_equal = controls_equal and ours.controls == naive
-        tree_equal = tree_equal and snapshot.root == reference
+        if ours.controls != naive or snapshot.root != reference:
+            differing_runs += 1  # a live app may change between two reads; see _agree
         controls, nodes = ours, snapshot.node_count
         if run:
             for key, ms in zip(timings, (ms_ours, ms_naive, ms_tree, ms_tree_naive), strict=True):
                 timings[key].append(ms)
     assert controls is not None
+    controls_equal = await _agree(lambda: _controls_of(client, window), naive_controls)
+    tree_equal = await _agree(lambda: _root_of(client, window), lambda: naive_tree(client.bus, ref))
     medians = {key: statistics.median(values) for key, values in timings.items()}
     return {
         "nodes": nodes,
@@ -170,8 +172,28 @@ async def _measure(client: AtspiClient, window: WindowInfo, runs: int) -> dict[s
         "tree_ratio": round(medians["tree_naive"] / medians["tree"], 1),
         "controls_equal_naive": controls_equal,
         "tree_equal_naive": tree_equal,
+        "runs_differing_from_naive": differing_runs,
         "_controls": controls.controls,
     }
+
+
+async def _agree(ours: Callable[[], Awaitable[T]], naive: Callable[[], Awaitable[T]]) -> bool:
+    """Whether both methods read the same, judged while the app holds still: the naive
+    read runs before and after ours, and only a pair of equal naive reads counts."""
+    for _attempt in range(5):
+        before = await naive()
+        mine = await ours()
+        if before == await naive():
+            return mine == before
+    return False
+
+
+async def _controls_of(client: AtspiClient, window: WindowInfo) -> list[Control]:
+    return (await client.controls(window)).controls
+
+
+async def _root_of(client: AtspiClient, window: WindowInfo) -> UiNode | None:
+    return (await client.ui_tree(window)).root
 
 
 def _pyatspi(

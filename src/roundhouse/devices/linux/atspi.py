@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from dbus_fast.aio import MessageBus
+from dbus_fast.errors import DBusFastError
 
 from roundhouse.devices.linux.atspi_bus import (
     CONNECT_TIMEOUT,
@@ -94,25 +95,30 @@ class AtspiClient:
                 f"display {desktop.display} has no D-Bus session bus "
                 "(DBUS_SESSION_BUS_ADDRESS is not set), so no accessibility tree"
             )
+        await self.close()
         self._desktop = desktop
         address = await a11y_address(desktop.bus_address)
         try:
             connection = await asyncio.wait_for(
                 MessageBus(bus_address=address).connect(), CONNECT_TIMEOUT
             )
-        except (OSError, TimeoutError) as error:
+        except (OSError, TimeoutError, DBusFastError) as error:
             raise AtspiError(f"cannot reach the AT-SPI bus {address}: {error!r}") from None
         bus = AtspiBus(connection, max_in_flight=self.max_in_flight, timeout=self.call_timeout)
         self.screen = Rect(left=0, top=0, right=desktop.width, bottom=desktop.height)
         # Kept for the life of the connection: GTK only fills Cache.GetItems while some
         # client listens for events.
-        await bus.call(
-            (REGISTRY_BUS, REGISTRY_PATH),
-            "org.a11y.atspi.Registry",
-            "RegisterEvent",
-            "sass",
-            ["window:activate", [], ""],
-        )
+        try:
+            await bus.call(
+                (REGISTRY_BUS, REGISTRY_PATH),
+                "org.a11y.atspi.Registry",
+                "RegisterEvent",
+                "sass",
+                ["window:activate", [], ""],
+            )
+        except AtspiError:
+            connection.disconnect()
+            raise
         self._bus = bus
 
     async def _connected(self) -> AtspiBus:

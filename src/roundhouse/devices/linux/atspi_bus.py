@@ -14,6 +14,7 @@ from typing import Any
 
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
+from dbus_fast.errors import DBusFastError
 
 from roundhouse.devices.linux.atspi_constants import PROPERTIES
 
@@ -171,7 +172,7 @@ async def a11y_address(session_address: str) -> str:
         session = await asyncio.wait_for(
             MessageBus(bus_address=session_address).connect(), CONNECT_TIMEOUT
         )
-    except (OSError, TimeoutError) as error:
+    except (OSError, TimeoutError, DBusFastError) as error:
         raise AtspiError(f"cannot reach the session bus {session_address}: {error}") from None
     try:
         reply = await asyncio.wait_for(

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
+from dbus_fast.errors import DBusFastError
 from Xlib import X  # type: ignore[import-untyped, unused-ignore]
 from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
@@ -97,8 +98,10 @@ def desktop_env(
 ) -> dict[str, str]:
     """The environment for processes on a desktop: X11 only, accessibility switched on.
 
-    A virtual desktop has its own XDG_RUNTIME_DIR: the AT-SPI bus launcher puts its socket
-    there, so desktops (and the user's session) never share or delete each other's.
+    A virtual desktop (`runtime_dir` given) has its own XDG_RUNTIME_DIR: the AT-SPI bus
+    launcher puts its socket there, so desktops (and the user's session) never share or
+    delete each other's; and in-memory settings (no dconf-service, no dconf warnings). On
+    the user's own desktop, apps keep the user's settings.
     """
     env = dict(os.environ if base is None else base)
     env["DISPLAY"] = display
@@ -106,10 +109,10 @@ def desktop_env(
         env["DBUS_SESSION_BUS_ADDRESS"] = bus_address
     if runtime_dir is not None:
         env["XDG_RUNTIME_DIR"] = runtime_dir
+        env["GSETTINGS_BACKEND"] = "memory"
     # A Wayland session around us must not pull toolkits away from this X display.
     for name in ("WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "NO_AT_BRIDGE", "GTK_A11Y", "AT_SPI_BUS"):
         env.pop(name, None)
-    env["GSETTINGS_BACKEND"] = "memory"  # no dconf-service, no dconf warnings
     env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] = "1"  # Qt 6 ignores QT_ACCESSIBILITY alone
     env["QT_ACCESSIBILITY"] = "1"
     return env
@@ -301,7 +304,7 @@ async def _bring_up_atspi(bus_address: str) -> str:
 async def _service_pids(bus_address: str, a11y_address: str | None) -> dict[str, int]:
     """Pids of the services our buses activated, found by their well-known names."""
     pids: dict[str, int] = {}
-    with contextlib.suppress(OSError, TimeoutError, DesktopUnavailable):
+    with contextlib.suppress(OSError, TimeoutError, DesktopUnavailable, DBusFastError):
         bus = await asyncio.wait_for(MessageBus(bus_address=bus_address).connect(), DBUS_TIMEOUT)
         try:
             for name in ("org.a11y.Bus", "ca.desrt.dconf"):
@@ -311,7 +314,7 @@ async def _service_pids(bus_address: str, a11y_address: str | None) -> dict[str,
         finally:
             bus.disconnect()
     if a11y_address is not None:
-        with contextlib.suppress(OSError, TimeoutError, DesktopUnavailable):
+        with contextlib.suppress(OSError, TimeoutError, DesktopUnavailable, DBusFastError):
             bus = await asyncio.wait_for(
                 MessageBus(bus_address=a11y_address).connect(), DBUS_TIMEOUT
             )
@@ -433,7 +436,12 @@ class VirtualDesktop:
         env = desktop_env(display, self._bus_address, runtime_dir=self._runtime_dir)
         self._spawn("openbox", ["openbox", "--sm-disable"], env)
         # The AT-SPI bus comes up while openbox starts.
-        self._a11y_address = _run_async(lambda: _bring_up_atspi(self._bus_address or ""))
+        try:
+            self._a11y_address = _run_async(lambda: _bring_up_atspi(self._bus_address or ""))
+        except (OSError, TimeoutError, DBusFastError) as error:
+            raise DesktopUnavailable(
+                f"the AT-SPI bus did not come up ({error!r}); is at-spi2-core installed?"
+            ) from None
         _wait_for_window_manager(display, START_TIMEOUT)
         self.desktop = Desktop(display, env, width, height, virtual=True)
         log.info("virtual desktop %s up (%dx%d)", display, width, height)
