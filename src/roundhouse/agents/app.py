@@ -9,7 +9,6 @@ A window that is gone is never acted on: the subtask ends with the reason.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,27 +100,28 @@ class AppAgent(AgentCore):
         status = answer.action.status
         session_step = context.next_step()
 
-        reply: str | None = None
-        result: Result | None = None
-        effective = status
-        started = time.monotonic()
-        if status is Status.PENDING:
-            reply = await self.ask_user(context, answer.question or "")
-        elif answer.action.function is not None and status is not Status.SCREENSHOT:
+        declined: list[Declined] = []
+
+        async def act() -> Result | None:
+            function = answer.action.function or ""
+            if status is Status.SCREENSHOT:  # only look again
+                return None
             control = _named_control(answer.action.arguments, listed)
-            why = sensitive_reason(answer.action.function, answer.action.arguments, control)
+            why = sensitive_reason(function, answer.action.arguments, control)
             if why is None and status is Status.CONFIRM:
                 why = "the model asked for a confirmation"
-            arguments = _tool_arguments(
-                answer.action.function, answer.action.arguments, specs, target
-            )
-            ran = await self.run(answer.action.function, arguments, specs, why)
+            arguments = _tool_arguments(function, answer.action.arguments, specs, target)
+            ran = await self.run(function, arguments, specs, why)
             if isinstance(ran, Declined):
-                result, effective = ran.result, Status.FAIL  # a "no" fails the subtask
-                answer = answer.model_copy(update={"result": ran.result.error or "declined"})
-            else:
-                result = ran
-        action_ms = (time.monotonic() - started) * 1000
+                declined.append(ran)
+                return ran.result
+            return ran
+
+        result, reply, action_ms = await self.act_or_ask(context, answer, act)
+        effective = status
+        if declined:  # a "no" fails the subtask, and says why
+            effective = Status.FAIL
+            answer = answer.model_copy(update={"result": declined[0].result.error or "declined"})
         if answer.save_screenshot and annotated.name in shots:
             context.session.blackboard.add_screenshot(annotated.name)
 

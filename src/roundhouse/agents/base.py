@@ -3,7 +3,8 @@ command (asking first when it must), remember the step and write it down."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -13,6 +14,7 @@ from roundhouse.agents.user import UserChannel
 from roundhouse.config import Settings
 from roundhouse.context import RoundContext
 from roundhouse.devices.base import Command, Dispatcher, Result, ResultStatus, ToolSpec
+from roundhouse.devices.shell import judge_command
 from roundhouse.events import EventBus
 from roundhouse.models.base import LanguageModel, ModelRequest
 from roundhouse.models.pricing import PriceTable
@@ -74,13 +76,25 @@ class AgentCore:
     async def run(
         self, function: str, arguments: dict[str, Any], specs: list[ToolSpec], why: str | None
     ) -> Result | Declined:
-        """Run one tool; when `why` is given, only after the user said yes to it."""
+        """Run one tool; when `why` is given, only after the user said yes to it. A shell
+        command also goes through the shell policy, whichever agent sends it."""
         spec = next((s for s in specs if s.name == function), None)
         command = Command(
             tool_name=function,
             parameters=arguments,
             tool_type=spec.tool_type if spec else "action",
         )
+        if function == "run_shell":
+            decision = judge_command(
+                str(arguments.get("command", "")), self.services.settings.shell_policy
+            )
+            if not decision.allowed:
+                error = f"refused by the shell policy 'deny': the command {decision.reason}"
+                return Declined(
+                    result=Result(status=ResultStatus.SKIPPED, error=error, call_id=command.call_id)
+                )
+            if decision.needs_confirmation:
+                why = f"the command {decision.reason}"
         if why is not None:
             confirmation = await self.services.user.confirm(
                 f"{self.name}: {function} {arguments}? ({why})"
@@ -100,6 +114,20 @@ class AgentCore:
                 )
         [result] = await self.services.dispatcher.execute([command])
         return result
+
+    async def act_or_ask(
+        self, context: RoundContext, answer: StepAnswer, act: Callable[[], Awaitable[Result | None]]
+    ) -> tuple[Result | None, str | None, float]:
+        """A PENDING answer asks the user; any other runs its action (if it has one).
+        Returns the result, the user's reply and how long it took, in ms."""
+        started = time.monotonic()
+        reply: str | None = None
+        result: Result | None = None
+        if answer.action.status is Status.PENDING:
+            reply = await self.ask_user(context, answer.question or "")
+        elif answer.action.function is not None:
+            result = await act()
+        return result, reply, (time.monotonic() - started) * 1000
 
     async def observe(self, function: str, **arguments: Any) -> Result:
         [result] = await self.services.dispatcher.execute(

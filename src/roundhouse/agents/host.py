@@ -4,7 +4,6 @@ board, and ASSIGNs an AppAgent. After each subtask it continues, finishes or fai
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from functools import partial
 
@@ -12,9 +11,8 @@ from roundhouse.agents.base import AgentCore, Declined
 from roundhouse.agents.prompting import host_messages
 from roundhouse.agents.responses import HostAnswer, answer_schema, check_host, parse_answer
 from roundhouse.context import RoundContext
-from roundhouse.devices.base import Result, ResultStatus, ToolSpec
+from roundhouse.devices.base import Result
 from roundhouse.devices.linux.types import WindowInfo
-from roundhouse.devices.shell import judge_command
 from roundhouse.models.base import ModelRequest
 from roundhouse.observation import HostObservation, SubtaskView
 from roundhouse.states import AgentKind, Status
@@ -66,14 +64,11 @@ class HostAgent(AgentCore):
         status = answer.action.status
         session_step = context.next_step()
 
-        reply: str | None = None
-        result: Result | None = None
-        started = time.monotonic()
-        if status is Status.PENDING:
-            reply = await self.ask_user(context, answer.question or "")
-        elif answer.action.function is not None:
-            result = await self._act(answer.action.function, answer.action.arguments, specs)
-        action_ms = (time.monotonic() - started) * 1000
+        async def act() -> Result:
+            ran = await self.run(answer.action.function or "", answer.action.arguments, specs, None)
+            return ran.result if isinstance(ran, Declined) else ran
+
+        result, reply, action_ms = await self.act_or_ask(context, answer, act)
 
         effective = status
         send_to = "user"
@@ -103,22 +98,6 @@ class HostAgent(AgentCore):
             subtask=answer.current_subtask or None,
             screenshots=[screenshot.name] if shot.ok else [],
         )
-
-    async def _act(
-        self, function: str, arguments: dict[str, object], specs: list[ToolSpec]
-    ) -> Result:
-        why = None
-        if function == "run_shell":
-            decision = judge_command(
-                str(arguments.get("command", "")), self.services.settings.shell_policy
-            )
-            if not decision.allowed:
-                error = f"refused by the shell policy 'deny': the command {decision.reason}"
-                return Result(status=ResultStatus.SKIPPED, error=error)
-            if decision.needs_confirmation:
-                why = f"the command {decision.reason}"
-        ran = await self.run(function, dict(arguments), specs, why)
-        return ran.result if isinstance(ran, Declined) else ran
 
     async def _windows(self) -> tuple[WindowInfo, ...]:
         listed = await self.observe("list_windows")

@@ -6,7 +6,6 @@ when it says so, need a yes from the user BEFORE they run.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from functools import partial
 
@@ -14,8 +13,7 @@ from roundhouse.agents.base import AgentCore, Declined
 from roundhouse.agents.prompting import linux_messages
 from roundhouse.agents.responses import LinuxAnswer, answer_schema, parse_answer
 from roundhouse.context import RoundContext
-from roundhouse.devices.base import Result, ResultStatus
-from roundhouse.devices.shell import judge_command
+from roundhouse.devices.base import Result
 from roundhouse.models.base import ModelRequest
 from roundhouse.observation import ShellObservation
 from roundhouse.states import AgentKind, Status
@@ -50,25 +48,12 @@ class LinuxAgent(AgentCore):
         status = answer.action.status
         session_step = context.next_step()
 
-        reply: str | None = None
-        result: Result | None = None
-        started = time.monotonic()
-        if status is Status.PENDING:
-            reply = await self.ask_user(context, answer.question or "")
-        elif answer.action.function is not None:
+        async def act() -> Result:
             why = "the model asked for a confirmation" if status is Status.CONFIRM else None
-            if answer.action.function == "run_shell":
-                command = str(answer.action.arguments.get("command", ""))
-                decision = judge_command(command, self.services.settings.shell_policy)
-                if not decision.allowed:
-                    error = f"refused by the shell policy 'deny': the command {decision.reason}"
-                    result = Result(status=ResultStatus.SKIPPED, error=error)
-                elif decision.needs_confirmation:
-                    why = f"the command {decision.reason}"
-            if result is None:
-                ran = await self.run(answer.action.function, answer.action.arguments, specs, why)
-                result = ran.result if isinstance(ran, Declined) else ran
-        action_ms = (time.monotonic() - started) * 1000
+            ran = await self.run(answer.action.function or "", answer.action.arguments, specs, why)
+            return ran.result if isinstance(ran, Declined) else ran
+
+        result, reply, action_ms = await self.act_or_ask(context, answer, act)
 
         if status in (Status.FINISH, Status.FAIL):
             context.result = answer.result

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -141,6 +141,34 @@ async def open_session(
             await session.models.close()
 
 
+def in_session(
+    settings: Settings,
+    work: Callable[[Session], Awaitable[T]],
+    *,
+    desktop: str | None = None,
+    mcp: str | None = None,
+    resume: ResumePlan | None = None,
+) -> tuple[Session, T]:
+    """Open the session a command needs, do its work in it, and on Ctrl-C say where the
+    (cancelled) work is recorded and exit 130."""
+    sessions: list[Session] = []
+
+    async def main() -> T:
+        async with open_session(
+            settings, interactive=sys.stdin.isatty(), desktop=desktop, mcp=mcp, resume=resume
+        ) as session:
+            sessions.append(session)
+            return await work(session)
+
+    try:
+        result = run_async(main())
+    except KeyboardInterrupt:
+        where = f" in {sessions[0].store.folder}" if sessions else ""
+        typer.echo(f"\ncancelled; it is recorded{where}", err=True)
+        raise typer.Exit(EXIT_CANCELLED) from None
+    return sessions[0], result
+
+
 def run_async(main: Coroutine[Any, Any, T]) -> T:
     """Run the command's work; usage problems found on the way exit 2."""
     try:
@@ -185,21 +213,9 @@ def run(
         record_answers=record,
         config=config,
     )
-    folder: list[Path] = []
-
-    async def main() -> RoundOutcome:
-        async with open_session(
-            settings, interactive=sys.stdin.isatty(), desktop=desktop, mcp=mcp
-        ) as session:
-            folder.append(session.store.folder)
-            return await session.run_round(request)
-
-    try:
-        outcome = run_async(main())
-    except KeyboardInterrupt:
-        where = f" in {folder[0]}" if folder else ""
-        typer.echo(f"\ncancelled; the round is recorded{where}", err=True)
-        raise typer.Exit(EXIT_CANCELLED) from None
+    _, outcome = in_session(
+        settings, lambda session: session.run_round(request), desktop=desktop, mcp=mcp
+    )
     report(outcome)
     raise typer.Exit(0 if outcome.finished else EXIT_FAILED)
 
@@ -229,22 +245,9 @@ def chat(
         config=config,
     )
     interactive = sys.stdin.isatty()
-    sessions: list[Session] = []
-
-    async def main() -> None:
-        async with open_session(
-            settings, interactive=interactive, desktop=desktop, mcp=mcp
-        ) as session:
-            sessions.append(session)
-            await _chat(session, interactive)
-
-    try:
-        run_async(main())
-    except KeyboardInterrupt:
-        where = f" in {sessions[0].store.folder}" if sessions else ""
-        typer.echo(f"\ncancelled; the session is recorded{where}", err=True)
-        raise typer.Exit(EXIT_CANCELLED) from None
-    session = sessions[0]
+    session, _ = in_session(
+        settings, lambda session: _chat(session, interactive), desktop=desktop, mcp=mcp
+    )
     typer.echo(cost_line(session.cost, scope="this session"))
     typer.echo(f"Logs: {session.store.folder}")
     failed = any(not outcome.finished for outcome in session.outcomes)
@@ -312,14 +315,11 @@ def resume(
         err=True,
     )
 
-    async def main() -> list[RoundOutcome]:
-        async with open_session(
-            settings, interactive=sys.stdin.isatty(), desktop=desktop, resume=plan
-        ) as session:
-            mark_interrupted(session.store, plan)
-            return [await session.run_round(request) for request in plan.requests]
+    async def carry_on(session: Session) -> list[RoundOutcome]:
+        mark_interrupted(session.store, plan)
+        return [await session.run_round(request) for request in plan.requests]
 
-    outcomes = run_async(main())
+    _, outcomes = in_session(settings, carry_on, desktop=desktop, resume=plan)
     for outcome in outcomes:
         report(outcome)
     total = plan.context.cost  # the restored context went on counting in the session
