@@ -324,3 +324,38 @@ async def test_an_application_that_cannot_be_launched_fails_the_round_with_the_r
     assert "no application or command 'no-such-application-here'" in (outcome.result or "")
     host_steps = [s for s in session.store.read_steps() if s.agent is AgentKind.HOST]
     assert host_steps[0].status is Status.CONTINUE  # the failed ASSIGN handed nothing over
+
+
+async def test_coordinates_from_a_shrunken_screenshot_land_on_the_control(
+    gui_session: GuiSession,
+) -> None:
+    """A vision model sees the window at half size; its click must still hit the button."""
+    async with gui_session(model="offline") as setup:  # only to start the app
+        [window] = await setup.services.dispatcher.execute(
+            [Command(tool_name="launch_application", parameters={"name": QT_COMMAND})]
+        )
+        qt = WindowInfo.model_validate(window.result)
+        controls = await controls_of(setup, "Roundhouse Qt test")
+        button = next(c for c in controls.controls if c.name == "Press me")
+        scale = 200 / max(qt.rect.width, qt.rect.height)  # image_max_side below
+        x, y = button.rect.center
+        seen = (round((x - qt.rect.left) * scale), round((y - qt.rect.top) * scale))
+        replies = [
+            step("ASSIGN", "select_window", window_id=qt.xid) | {"current_subtask": "press it"},
+            step("CONTINUE", "click_coordinates", x=seen[0], y=seen[1]),
+            step("FINISH") | {"result": "pressed"},
+            step("FINISH") | {"result": "done"},
+        ]
+        with FakeOpenAI([Reply.completion(json.dumps(r), 100, 10) for r in replies]) as server:
+            openai = {"base_url": server.base_url, "api_key": "test", "image_max_side": 200}
+            async with gui_session(
+                model="openai:gpt-4o-mini", openai=openai, task="vision"
+            ) as session:
+                outcome = await session.run_round("press the button by where it is")
+                after = await controls_of(session, "Roundhouse Qt test")
+        [tree] = await setup.services.dispatcher.execute(
+            [Command(tool_name="get_ui_tree", parameters={"window_id": qt.xid})]
+        )
+    assert outcome.state is RoundState.FINISH, outcome.error
+    assert after.window is not None
+    assert "Pressed 1 times" in json.dumps(tree.result)

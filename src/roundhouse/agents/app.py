@@ -110,7 +110,8 @@ class AppAgent(AgentCore):
             why = sensitive_reason(function, answer.action.arguments, control)
             if why is None and status is Status.CONFIRM:
                 why = "the model asked for a confirmation"
-            arguments = _tool_arguments(function, answer.action.arguments, specs, target)
+            scale = asked.image_scales[0] if asked.image_scales else 1.0
+            arguments = _tool_arguments(function, answer.action.arguments, specs, target, scale)
             ran = await self.run(function, arguments, specs, why)
             if isinstance(ran, Declined):
                 declined.append(ran)
@@ -220,13 +221,28 @@ def _named_control(arguments: dict[str, Any], listed: ControlList) -> Control | 
     return next((c for c in listed.controls if c.label == label), None)
 
 
+# Coordinates the model gives are pixels of the window screenshot it saw (shrunk by
+# `scale` for a vision model); the tools take screen pixels.
+_X_ARGUMENTS = ("x", "start_x", "end_x")
+_Y_ARGUMENTS = ("y", "start_y", "end_y")
+
+
 def _tool_arguments(
-    function: str, arguments: dict[str, Any], specs: list[ToolSpec], window: WindowInfo
+    function: str,
+    arguments: dict[str, Any],
+    specs: list[ToolSpec],
+    window: WindowInfo,
+    scale: float = 1.0,
 ) -> dict[str, Any]:
-    """The model's {id, name, ...} as the tool's arguments: id is the control's label."""
+    """The model's {id, name, ...} as the tool's arguments: id is the control's label, and
+    screenshot coordinates become screen coordinates."""
     spec = next((s for s in specs if s.name == function), None)
     accepted = set(spec.parameters.get("properties", {})) if spec else set()
     converted = {k: v for k, v in arguments.items() if k not in ("id", "name")}
+    for axis, origin in ((_X_ARGUMENTS, window.rect.left), (_Y_ARGUMENTS, window.rect.top)):
+        for key in axis:
+            if isinstance(converted.get(key), int | float):
+                converted[key] = origin + round(converted[key] / scale)
     if "id" in arguments and "label" in accepted:
         converted["label"] = int(arguments["id"])
     if "window_id" in accepted and "window_id" not in converted:

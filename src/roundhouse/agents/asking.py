@@ -29,6 +29,7 @@ class Asked(Generic[T]):
     cost: Cost
     retries: int
     model_ms: float
+    image_scales: tuple[float, ...] = ()  # of the images sent with the accepted answer
 
 
 async def ask_model(
@@ -68,7 +69,8 @@ async def ask_model(
             ]
             continue
         elapsed = (time.monotonic() - started) * 1000
-        return Asked(answer, completion.text, usage, cost, attempt, elapsed)
+        scales = tuple(float(x) for x in completion.extra.get("image_scales", ()))
+        return Asked(answer, completion.text, usage, cost, attempt, elapsed, scales)
     raise NoValidAnswer(f"the model gave no valid answer in {retries + 1} attempts: {reason}")
 
 
