@@ -25,8 +25,8 @@ demo: venv system-deps
 	bash scripts/demo.sh
 
 lint: venv
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tasks
+	$(BIN)/ruff format --check src tests benchmarks tasks
 	$(BIN)/mypy
 
 test: venv system-deps lint

@@ -78,6 +78,10 @@ async def test_checks_read_the_real_system(tmp_path: Path) -> None:
     assert not await check({"file_contains": {"path": "missing.txt", "text": "x"}})
     assert await check({"command": {"run": "grep -c beta notes.txt", "output_contains": "1"}})
     assert not await check({"command": {"run": "false"}})
+    # a check command can judge the answer itself, through RH_ANSWER
+    assert await check(
+        {"command": {"run": 'case "$RH_ANSWER" in *kernel*) true;; *) false;; esac'}}
+    )
     assert await check({"answer_contains_output_of": "uname -r"})
     assert not await check({"answer_contains_output_of": "true"})  # no output proves nothing
     assert not await check({"window_title": "x"})  # no desktop: cannot check, so not passed

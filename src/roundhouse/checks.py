@@ -4,6 +4,7 @@ and controls read through the desktop's accessibility tree."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from roundhouse.devices.shell import ShellTimeout, run_command
 from roundhouse.tasks import Check
 
 COMMAND_TIMEOUT = 30.0
+ANSWER_ENV = "RH_ANSWER"  # a check command reads the agent's answer here
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,9 @@ async def _leaf(check: Check, context: CheckContext) -> tuple[bool, str]:
         found = re.search(check.file_matches.pattern, content, re.MULTILINE) is not None
         return found, f"{check.file_matches.path} holds {content[:80]!r}"
     if check.command is not None:
-        output = await run_command(check.command.run, context.workdir, COMMAND_TIMEOUT, 20_000)
+        # The command may judge the answer itself: it gets it in RH_ANSWER.
+        env = {**os.environ, ANSWER_ENV: context.answer}
+        output = await run_command(check.command.run, context.workdir, COMMAND_TIMEOUT, 20_000, env)
         text = output.stdout + output.stderr
         passed = output.exit_code == check.command.exit_code and (
             check.command.output_contains is None or check.command.output_contains in text

@@ -14,6 +14,7 @@ import re
 import signal
 import socket
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,7 +49,11 @@ def truncate(text: str, limit: int) -> tuple[str, bool]:
 
 
 async def run_command(
-    command: str, cwd: Path | None, timeout: float, output_limit: int
+    command: str,
+    cwd: Path | None,
+    timeout: float,
+    output_limit: int,
+    env: Mapping[str, str] | None = None,
 ) -> ShellOutput:
     started = time.monotonic()
     process = await asyncio.create_subprocess_exec(
@@ -56,6 +61,7 @@ async def run_command(
         "-c",
         command,
         cwd=cwd,
+        env=None if env is None else dict(env),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
