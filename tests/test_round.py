@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -385,3 +386,54 @@ async def test_a_judge_model_gives_the_verdict_and_its_usage_is_counted(
     assert logged["complete"] == "yes" and logged["sub_scores"][0]["name"] == "listed"
     assert logged["usage"]["input_tokens"] == 5
     assert outcome.usage.requests == 2  # the step and the judge
+
+
+async def test_an_answer_about_a_ui_that_just_changed_is_checked_against_a_fresh_look() -> None:
+    from roundhouse.agents.asking import ask_model
+    from roundhouse.agents.responses import InvalidAnswer
+    from roundhouse.context import RoundContext, SessionContext
+    from roundhouse.events import EventBus
+    from roundhouse.models.base import Message, ModelRequest
+    from roundhouse.models.function import FunctionModel
+    from roundhouse.models.pricing import PriceTable
+    from roundhouse.record import RoundRecord
+
+    def run(view_changes: bool) -> Any:
+        fresh: list[bool] = []
+
+        def parse(text: str) -> str:
+            if not fresh:
+                raise InvalidAnswer("there is no control 2")
+            return text
+
+        async def look_again() -> bool:
+            fresh.append(True)
+            return view_changes
+
+        model = FunctionModel(lambda request: "the answer")
+        context = RoundContext(
+            round_id=0,
+            request="x",
+            session=SessionContext(),
+            record=RoundRecord(id=0, user_query="x"),
+        )
+        request = ModelRequest(agent="app", messages=(Message("user", "x"),))
+        asked = ask_model(
+            model,
+            request,
+            parse,
+            context=context,
+            prices=PriceTable(),
+            retries=1,
+            events=EventBus(),
+            agent_name="app",
+            look_again=look_again,
+        )
+        return asked, model
+
+    asked, model = run(view_changes=True)
+    result = await asked
+    assert (result.answer, result.retries, len(model.requests)) == ("the answer", 0, 1)
+    asked, model = run(view_changes=False)  # nothing changed: the model is asked again
+    result = await asked
+    assert result.retries == 1 and len(model.requests) == 2

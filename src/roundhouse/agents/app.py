@@ -33,6 +33,7 @@ from roundhouse.observation import AppObservation, PastStep
 from roundhouse.states import AgentKind, Status
 from roundhouse.trajectory import StepRecord
 
+LOOK_AGAIN_PAUSE = 0.5  # seconds a UI gets to finish changing before an answer is re-checked
 APP_FUNCTIONS = (
     "click_control",
     "click_coordinates",
@@ -60,9 +61,10 @@ class AppAgent(AgentCore):
 
     async def handle(self, context: RoundContext) -> StepRecord:
         specs = await self.services.dispatcher.tool_specs()
-        target = await self._current_window()
-        if target is None:
+        found = await self._current_window()
+        if found is None:
             return self._window_gone(context)
+        target: WindowInfo = found
         listed = await self._controls(target)
         step_number = context.session.session_step + 1
         plain = self.services.store.path(f"action_step{step_number}.png")
@@ -82,12 +84,24 @@ class AppAgent(AgentCore):
         )
         available = {spec.name for spec in specs}
         functions = [name for name in APP_FUNCTIONS if name in available]
-        labels = [(c.label, c.name) for c in listed.controls]
 
         def parse(text: str) -> AppAnswer:
             answer = parse_answer(text, answer_type=AppAnswer, agent=self.kind, functions=functions)
-            check_control(answer.action.arguments, labels)
+            check_control(answer.action.arguments, [(c.label, c.name) for c in listed.controls])
             return answer
+
+        async def look_again() -> bool:
+            """The UI may have changed since the observation (a dialog that opens late):
+            what is there now is what the answer will act on."""
+            nonlocal target, listed
+            await self.observe("wait", seconds=LOOK_AGAIN_PAUSE)  # then the screen settles
+            now = await self._current_window()
+            if now is None:
+                return False
+            fresh = await self._controls(now)
+            changed = now.xid != target.xid or fresh.controls != listed.controls
+            target, listed = now, fresh
+            return changed
 
         request = ModelRequest(
             agent="app",
@@ -95,7 +109,7 @@ class AppAgent(AgentCore):
             observation=observation,
             response_schema=answer_schema(AppAnswer),
         )
-        asked = await self.ask(context, request, parse)
+        asked = await self.ask(context, request, parse, look_again)
         answer = asked.answer
         status = answer.action.status
         session_step = context.next_step()

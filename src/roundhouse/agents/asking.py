@@ -4,7 +4,7 @@ reason. Every completion's usage is counted, the rejected ones too."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
@@ -42,7 +42,11 @@ async def ask_model(
     retries: int,
     events: EventBus,
     agent_name: str,
+    look_again: Callable[[], Awaitable[bool]] | None = None,
 ) -> Asked[T]:
+    """`look_again`, when given, refreshes what the answer is checked against and says
+    whether anything changed: an answer about a UI that has just changed is checked once
+    more against the fresh view before it goes back to the model."""
     messages = list(request.messages)
     usage, cost = Usage(), ZERO_COST
     started = time.monotonic()
@@ -59,7 +63,7 @@ async def ask_model(
         usage, cost = usage + completion.usage, cost + step_cost
         context.add_usage(completion.usage, step_cost)
         try:
-            answer = parse(completion.text)
+            answer = await _parse(parse, completion.text, look_again)
         except InvalidAnswer as error:
             reason = str(error)
             events.emit(AnswerRejected(context.round_id, agent_name, attempt + 1, reason))
@@ -72,6 +76,17 @@ async def ask_model(
         scales = tuple(float(x) for x in completion.extra.get("image_scales", ()))
         return Asked(answer, completion.text, usage, cost, attempt, elapsed, scales)
     raise NoValidAnswer(f"the model gave no valid answer in {retries + 1} attempts: {reason}")
+
+
+async def _parse(
+    parse: Callable[[str], T], text: str, look_again: Callable[[], Awaitable[bool]] | None
+) -> T:
+    try:
+        return parse(text)
+    except InvalidAnswer:
+        if look_again is None or not await look_again():
+            raise
+        return parse(text)  # still invalid against the fresh view: it goes back to the model
 
 
 RETRY_INSTRUCTION = "Answer again with exactly one JSON object in the required format."

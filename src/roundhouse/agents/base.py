@@ -55,7 +55,11 @@ class AgentCore:
     history: list[PastStep] = field(default_factory=list)
 
     async def ask(
-        self, context: RoundContext, request: ModelRequest, parse: Callable[[str], A]
+        self,
+        context: RoundContext,
+        request: ModelRequest,
+        parse: Callable[[str], A],
+        look_again: Callable[[], Awaitable[bool]] | None = None,
     ) -> Asked[A]:
         return await ask_model(
             self.model,
@@ -66,6 +70,7 @@ class AgentCore:
             retries=self.services.settings.answer_retries,
             events=self.services.events,
             agent_name=self.name,
+            look_again=look_again,
         )
 
     async def ask_user(self, context: RoundContext, question: str) -> str | None:
