@@ -140,11 +140,10 @@ class AppAgent(AgentCore):
         if answer.save_screenshot and annotated.name in shots:
             context.session.blackboard.add_screenshot(annotated.name)
 
-        self.remember(answer, result, reply, comment=answer.comment)
-        send_to = "host" if effective in (Status.FINISH, Status.FAIL) else self.name
-        self.post(context, answer, result, send_to=send_to)
-        return self.record(
+        return self.conclude(
             context,
+            send_to="host" if effective in (Status.FINISH, Status.FAIL) else self.name,
+            comment=answer.comment,
             session_step=session_step,
             status=effective,
             answer=answer,
@@ -213,10 +212,9 @@ class AppAgent(AgentCore):
         )
         asked: Asked[AppAnswer] = Asked(answer, "", Usage(), ZERO_COST, 0, 0.0)
         session_step = context.next_step()
-        self.remember(answer, None, None)
-        self.post(context, answer, None, send_to="host")
-        return self.record(
+        return self.conclude(
             context,
+            send_to="host",
             session_step=session_step,
             status=status,
             answer=answer,

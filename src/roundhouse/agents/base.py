@@ -178,6 +178,37 @@ class AgentCore:
             )
         )
 
+    def conclude(
+        self,
+        context: RoundContext,
+        *,
+        session_step: int,
+        status: Status,
+        answer: StepAnswer,
+        asked: Asked[Any],
+        result: Result | None,
+        reply: str | None,
+        action_ms: float,
+        send_to: str,
+        comment: str = "",
+        **extra: Any,
+    ) -> StepRecord:
+        """End a step: remember it for the next prompt, post it on the round's record and
+        return its response.log line."""
+        self.remember(answer, result, reply, comment=comment)
+        self.post(context, answer, result, send_to=send_to)
+        return self.record(
+            context,
+            session_step=session_step,
+            status=status,
+            answer=answer,
+            asked=asked,
+            result=result,
+            reply=reply,
+            action_ms=action_ms,
+            **extra,
+        )
+
     def record(
         self,
         context: RoundContext,

@@ -84,10 +84,9 @@ class HostAgent(AgentCore):
                 effective = Status.CONTINUE
         if status in (Status.FINISH, Status.FAIL):
             context.result = answer.result
-        self.remember(answer, result, reply)
-        self.post(context, answer, result, send_to=send_to)
-        return self.record(
+        return self.conclude(
             context,
+            send_to=send_to,
             session_step=session_step,
             status=effective,
             answer=answer,

@@ -57,10 +57,9 @@ class LinuxAgent(AgentCore):
 
         if status in (Status.FINISH, Status.FAIL):
             context.result = answer.result
-        self.remember(answer, result, reply)
-        self.post(context, answer, result, send_to="user")
-        return self.record(
+        return self.conclude(
             context,
+            send_to="user",
             session_step=session_step,
             status=status,
             answer=answer,
