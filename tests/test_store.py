@@ -79,3 +79,15 @@ async def test_the_log_folder_has_the_files_of_the_design(
     board = json.loads((folder / "blackboard.json").read_text())
     assert board["requests"] == {"request_0": "say hi"}
     assert len(board["trajectories"]) == 2
+
+
+async def test_read_steps_skips_a_line_a_kill_cut_short(
+    tmp_path: Path, make_session: SessionFactory
+) -> None:
+    replay = write_replay(tmp_path / "a.json", [shell_answer("FINISH", result="ok")])
+    session = make_session(model=f"replay:{replay}")
+    await session.run_round("x")
+    with open(session.store.folder / "response.log", "a") as log:
+        log.write('{"session_step": 2, "round_id": 0, "ro')  # the process died mid-write
+    steps = session.store.read_steps()
+    assert [s.session_step for s in steps] == [1]

@@ -8,7 +8,6 @@ without the interrupted round's half-done steps.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,14 @@ from roundhouse.models.base import Usage
 from roundhouse.models.pricing import Cost
 from roundhouse.record import Post, RecordState, RoundRecord
 from roundhouse.session import SESSION_FILE, SessionInfo
-from roundhouse.store import BLACKBOARD, EVALUATION_LOG, RESPONSE_LOG, ROUNDS_LOG, LogStore
+from roundhouse.store import (
+    BLACKBOARD,
+    EVALUATION_LOG,
+    RESPONSE_LOG,
+    ROUNDS_LOG,
+    LogStore,
+    read_jsonl,
+)
 from roundhouse.trajectory import StepRecord
 
 log = logging.getLogger(__name__)
@@ -127,16 +133,8 @@ def _blackboard(folder: Path, interrupted: set[int]) -> Blackboard:
 
 
 def _read_jsonl(path: Path, kind: type[T]) -> tuple[list[T], int]:
-    """The records of a JSON-lines log; a line the kill cut short is counted, not fatal."""
-    if not path.exists():
-        return [], 0
-    records, bad = [], 0
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(kind.model_validate_json(line))
-        except (ValidationError, json.JSONDecodeError) as error:
-            bad += 1
-            log.warning("%s line %d is not a whole record, left out: %s", path.name, number, error)
-    return records, bad
+    """The records of a JSON-lines log, and how many lines a kill left unreadable."""
+    records, problems = read_jsonl(path, kind)
+    for problem in problems:
+        log.warning("left out: %s", problem)
+    return records, len(problems)

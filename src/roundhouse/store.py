@@ -8,13 +8,14 @@ never lead outside the logs folder.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from roundhouse.blackboard import Blackboard
 from roundhouse.evaluation import Evaluation
@@ -28,6 +29,8 @@ EVALUATION_LOG = "evaluation.log"
 ROUNDS_LOG = "rounds.jsonl"
 BLACKBOARD = "blackboard.json"
 UI_TREES = "ui_trees"
+
+log = logging.getLogger(__name__)
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_TASK_NAME = 80
@@ -110,12 +113,10 @@ class LogStore:
         return target
 
     def read_steps(self) -> list[StepRecord]:
-        log = self.folder / RESPONSE_LOG
-        if not log.exists():
-            return []
-        return [
-            StepRecord.model_validate_json(line) for line in log.read_text().splitlines() if line
-        ]
+        steps, problems = read_jsonl(self.folder / RESPONSE_LOG, StepRecord)
+        for problem in problems:
+            log.warning("%s: %s", self.folder, problem)
+        return steps
 
     def _relative(self, path: Path) -> str:
         return str(path.relative_to(self.folder)) if path.is_relative_to(self.folder) else str(path)
@@ -130,3 +131,46 @@ class LogStore:
         temporary = target.with_name(f".{target.name}.tmp")
         temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, target)
+
+
+Record = TypeVar("Record", bound=BaseModel)
+
+
+def read_jsonl(path: Path, model: type[Record]) -> tuple[list[Record], list[str]]:
+    """Every line of a JSON-lines log that is a valid `model`, in order, and what was
+    skipped, in words. A run killed mid-write leaves a half-written last line: skipped and
+    said, never fatal."""
+    if not path.is_file():
+        return [], []
+    # errors="replace": a multi-byte character cut by a kill must not lose the whole file.
+    lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+    # A complete file ends with "\n", so its split ends with "": anything else there is
+    # the tail of a line the writer never finished.
+    half_written = lines.pop()
+    records: list[Record] = []
+    problems: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(model.model_validate_json(line))
+        except ValidationError as error:
+            problems.append(
+                f"{path.name}: line {number} was skipped, it is not valid: {first_error(error)}"
+            )
+    if half_written.strip():
+        try:  # a writer that never adds "\n" is not a crash: keep its last line
+            records.append(model.model_validate_json(half_written))
+        except ValidationError:
+            problems.append(
+                f"{path.name}: its last line (line {len(lines) + 1}) is half-written, as a run "
+                "stopped while writing it leaves it, and was skipped"
+            )
+    return records, problems
+
+
+def first_error(error: ValidationError) -> str:
+    """The first problem of a validation error, in a line."""
+    problem = error.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"])
+    return f"{where}: {problem['msg']}" if where else str(problem["msg"])

@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from roundhouse import store
 from roundhouse.blackboard import Blackboard
 from roundhouse.store import BLACKBOARD, EVALUATION_LOG, REQUEST_LOG, RESPONSE_LOG, ROUNDS_LOG
 
@@ -47,32 +48,11 @@ def check_log_folder(folder: Path) -> None:
 
 
 def read_jsonl(folder: Path, name: str, model: type[Model], notes: Notes) -> list[Model]:
-    """Every line of folder/name that is a valid `model`, in order."""
-    path = folder / name
-    if not path.is_file():
-        return []
-    # errors="replace": a multi-byte character cut by a kill must not lose the whole file.
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = text.split("\n")
-    # A complete file ends with "\n", so its split ends with "": anything else there is
-    # the tail of a line the writer never finished.
-    half_written = lines.pop()
-    records = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(model.model_validate_json(line))
-        except ValidationError as error:
-            notes.add(f"{name}: line {number} was skipped, it is not valid: {_first(error)}")
-    if half_written.strip():
-        try:  # a writer that never adds "\n" is not a crash: keep its last line
-            records.append(model.model_validate_json(half_written))
-        except ValidationError:
-            notes.add(
-                f"{name}: its last line (line {len(lines) + 1}) is half-written, as a run "
-                "stopped while writing it leaves it, and was skipped"
-            )
+    """Every line of folder/name that is a valid `model`, in order; what was skipped goes
+    into the notes."""
+    records, problems = store.read_jsonl(folder / name, model)
+    for problem in problems:
+        notes.add(problem)
     return records
 
 
@@ -83,7 +63,7 @@ def read_blackboard(folder: Path, notes: Notes) -> Blackboard:
     try:
         return Blackboard.from_json(path.read_text(encoding="utf-8", errors="replace"))
     except ValidationError as error:
-        notes.add(f"{BLACKBOARD} was skipped, it is not valid: {_first(error)}")
+        notes.add(f"{BLACKBOARD} was skipped, it is not valid: {store.first_error(error)}")
         return Blackboard()
 
 
@@ -92,14 +72,6 @@ def list_files(folder: Path) -> frozenset[str]:
     return frozenset(
         path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file()
     )
-
-
-def _first(error: ValidationError) -> str:
-    """The first problem of a validation error, in one line (JSON errors say where)."""
-    [first, *_] = error.errors()
-    where = ".".join(str(part) for part in first["loc"])
-    message = str(first["msg"])
-    return f"{where}: {message}" if where else message
 
 
 def pretty_json(value: object) -> str:
