@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from roundhouse.devices.linux.types import Control
-from roundhouse.models.offline_shell import plan_shell, understand
+from roundhouse.models.offline_shell import answer, fail, plan_shell, understand
 from roundhouse.observation import AppObservation, HostObservation, PastStep, ShellObservation
 
 GUI_UNDERSTOOD = (
@@ -152,35 +152,6 @@ def group_by_application(ops: list[Op]) -> list[Group]:
     if current or application is not None:
         groups.append(Group(application, tuple(current)))
     return groups
-
-
-# --- answers ----------------------------------------------------------------------------
-
-
-def answer(
-    status: str,
-    observation: str,
-    thought: str,
-    *,
-    function: str | None = None,
-    arguments: dict[str, Any] | None = None,
-    result: str = "",
-    comment: str = "",
-    **extra: Any,
-) -> dict[str, Any]:
-    return {
-        "observation": observation,
-        "thought": thought,
-        "action": {"function": function, "arguments": arguments or {}, "status": status},
-        "plan": [],
-        "comment": comment,
-        "result": result,
-        **extra,
-    }
-
-
-def fail(observation: str, reason: str) -> dict[str, Any]:
-    return answer("FAIL", observation, "I cannot do this.", result=reason)
 
 
 # --- the host ---------------------------------------------------------------------------

@@ -54,7 +54,7 @@ def plan_shell(observation: ShellObservation) -> dict[str, Any]:
         outputs.append(str(step.output.get("stdout", "")))
     if len(ran) < len(intent.commands):
         command = intent.commands[len(ran)]
-        return _answer(
+        return answer(
             "CONTINUE",
             f"Running `{command}`.",
             thought="Run the next command and read its output.",
@@ -62,7 +62,7 @@ def plan_shell(observation: ShellObservation) -> dict[str, Any]:
             arguments={"command": command},
             plan=[f"run `{c}`" for c in intent.commands[len(ran) :]] + ["answer from the output"],
         )
-    return _answer(
+    return answer(
         "FINISH",
         "The commands ran.",
         thought="Answer from the output.",
@@ -80,27 +80,32 @@ def _problem(step: PastStep) -> str | None:
     return None
 
 
-def _answer(
+def answer(
     status: str,
     observation: str,
-    *,
     thought: str,
+    *,
     function: str | None = None,
     arguments: dict[str, Any] | None = None,
     plan: list[str] | None = None,
     result: str = "",
+    comment: str = "",
+    **extra: Any,
 ) -> dict[str, Any]:
+    """An answer in the JSON every agent parses, as a language model would give it."""
     return {
         "observation": observation,
         "thought": thought,
         "action": {"function": function, "arguments": arguments or {}, "status": status},
         "plan": plan or [],
+        "comment": comment,
         "result": result,
+        **extra,
     }
 
 
 def fail(observation: str, reason: str) -> dict[str, Any]:
-    return _answer("FAIL", observation, thought="I cannot do this.", result=reason)
+    return answer("FAIL", observation, "I cannot do this.", result=reason)
 
 
 # --- understanding requests -------------------------------------------------------------
