@@ -28,6 +28,7 @@ from roundhouse.devices.linux.windows import WindowError, WindowManager
 from roundhouse.devices.shell import run_command
 from roundhouse.store import ROUNDS_LOG, LogStore
 from roundhouse.tasks import SuiteTask, Task
+from roundhouse.trajectory import StepRecord
 
 TASK_TIMEOUT = 300.0
 SETUP_TIMEOUT = 60.0
@@ -90,7 +91,8 @@ async def run_task(item: SuiteTask, options: BatchOptions) -> TaskResult:
     try:
         return await _run_task(item, options, started)
     except (OSError, WindowError, DesktopUnavailable) as error:
-        return _result(item.task, "ERROR", started, reason=f"{type(error).__name__}: {error}")
+        reason = f"{type(error).__name__}: {error}"
+        return _result(item.task, "ERROR", started, [], reason=reason)
 
 
 async def _run_task(item: SuiteTask, options: BatchOptions, started: float) -> TaskResult:
@@ -104,16 +106,18 @@ async def _run_task(item: SuiteTask, options: BatchOptions, started: float) -> T
             launched: list[subprocess.Popen[bytes]] = []
             problem = await _set_up(task, workdir, desktop, windows, launched)
             if problem is not None:
-                return _result(task, "SETUP FAILED", started, reason=problem)
+                return _result(task, "SETUP FAILED", started, [], reason=problem)
             status, log_dir, problem = await _run(task, item, workdir, desktop, options)
+            steps = LogStore(log_dir).read_steps() if log_dir and log_dir.exists() else []
+            status = status or _final_status(log_dir, steps)
             died = _died(launched)
             if died:
                 problem = f"{problem + '; ' if problem else ''}{died}"
             if problem is not None and died:
-                return _result(task, "ERROR", started, reason=problem, log_dir=log_dir)
+                return _result(task, "ERROR", started, steps, reason=problem, log_dir=log_dir)
             if problem is not None:
-                return _result(task, status, started, reason=problem, log_dir=log_dir)
-            return await _judge(task, status, log_dir, workdir, desktop, started)
+                return _result(task, status, started, steps, reason=problem, log_dir=log_dir)
+            return await _judge(task, status, log_dir, steps, workdir, desktop, started)
         finally:
             if windows is not None:
                 windows.kill_launched()
@@ -171,7 +175,8 @@ async def _set_up(
 
 async def _run(
     task: Task, item: SuiteTask, workdir: Path, desktop: Desktop | None, options: BatchOptions
-) -> tuple[str, Path | None, str | None]:
+) -> tuple[str | None, Path | None, str | None]:
+    """(a status when the run did not end on its own, the log folder, a problem)."""
     logs = (options.out / "logs").resolve()
     places = _places(workdir, item)
     model = options.model
@@ -229,7 +234,7 @@ async def _run(
         return "ERROR", log_dir, f"usage error: {said}"
     if log_dir is None:
         return "ERROR", None, f"the run left no log folder (exit {process.returncode}): {said}"
-    return _final_status(log_dir), log_dir, None
+    return None, log_dir, None  # the status comes from the log
 
 
 def _died(launched: list[subprocess.Popen[bytes]]) -> str | None:
@@ -270,11 +275,10 @@ def _log_dir(stdout: bytes, logs: Path, task_id: str) -> Path | None:
     return folder if folder.exists() else None
 
 
-def _final_status(log_dir: Path | None) -> str:
+def _final_status(log_dir: Path | None, steps: list[StepRecord]) -> str:
     """FINISH or FAIL as the last step said; ERROR when the round ended otherwise."""
     if log_dir is None or not (log_dir / ROUNDS_LOG).exists():
         return "ERROR"
-    steps = LogStore(log_dir).read_steps()
     last = steps[-1].status.value if steps else ""
     return last if last in ("FINISH", "FAIL") else "ERROR"
 
@@ -283,11 +287,11 @@ async def _judge(
     task: Task,
     status: str,
     log_dir: Path | None,
+    steps: list[StepRecord],
     workdir: Path,
     desktop: Desktop | None,
     started: float,
 ) -> TaskResult:
-    steps = LogStore(log_dir).read_steps() if log_dir else []
     answer = steps[-1].answer if steps else ""
     context = CheckContext(workdir=workdir, answer=answer, desktop=desktop)
     try:
@@ -309,6 +313,7 @@ async def _judge(
         task,
         status,
         started,
+        steps,
         passed=passed,
         reason=reason,
         log_dir=log_dir,
@@ -321,6 +326,7 @@ def _result(
     task: Task,
     status: str,
     started: float,
+    steps: list[StepRecord],
     *,
     passed: bool = False,
     reason: str = "",
@@ -328,7 +334,6 @@ def _result(
     answer: str = "",
     checks: tuple[int, int] = (0, 0),
 ) -> TaskResult:
-    steps = LogStore(log_dir).read_steps() if log_dir and log_dir.exists() else []
     costs = [step.usage.cost for step in steps]
     return TaskResult(
         task=task.id,

@@ -9,7 +9,7 @@ A window that is gone is never acted on: the subtask ends with the reason.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from roundhouse.devices.base import Result, ToolSpec
 from roundhouse.devices.linux.types import Control, ControlList, WindowInfo
 from roundhouse.models.base import ModelRequest, Usage
 from roundhouse.models.pricing import ZERO_COST
-from roundhouse.observation import AppObservation, PastStep
+from roundhouse.observation import AppObservation
 from roundhouse.states import AgentKind, Status
 from roundhouse.trajectory import StepRecord
 
@@ -51,12 +51,9 @@ class AppAgent(AgentCore):
     window: WindowInfo
     subtask: str = ""
     kind: AgentKind = AgentKind.APP
-    earlier_subtasks: list[tuple[str, list[PastStep]]] = field(default_factory=list)
 
     def assign(self, window: WindowInfo, subtask: str) -> None:
-        """A (new) subtask from the host; the agent keeps what it did for earlier ones."""
-        if self.history:
-            self.earlier_subtasks.append((self.subtask, self.history))
+        """A (new) subtask from the host: its history starts empty, as its progress does."""
         self.window, self.subtask, self.history = window, subtask, []
 
     async def handle(self, context: RoundContext) -> StepRecord:
