@@ -4,7 +4,8 @@
 set -euo pipefail
 group="${1:-all}"
 
-base=(python3-venv)
+# procps: free and uptime, which the offline planner runs for memory and uptime requests.
+base=(python3-venv procps)
 # The virtual desktop (display, buses, AT-SPI, window manager), the two real applications
 # the tests drive (gedit: GTK 3; the Qt 6 test app: PySide6 from PyPI, whose xcb platform
 # plugin needs the libxcb/libxkbcommon/GL libraries below), and a font for the apps.

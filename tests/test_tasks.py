@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -185,12 +187,68 @@ def test_the_batch_command_exits_1_when_a_task_fails(tmp_path: Path) -> None:
     assert "1 passed, 1 failed" in done.stdout
 
 
-def test_the_shipped_suite_passes_under_replay(tmp_path: Path) -> None:
-    """The acceptance: every task of tasks/basic, GUI ones included, with recorded answers."""
+async def test_batch_record_refuses_answers_quoting_the_users_home(tmp_path: Path) -> None:
+    """Paths in a suite's answers are held by placeholders; the user's own home folder
+    left in one would be this machine's fact on every other."""
+    home = str(Path.home())
+    leaking = [shell_answer("FINISH", result=f"Saved it in {home}/private.")]
+    suite = _suite(
+        tmp_path / "suite",
+        {"leak": ("id: leak\nrequest: x\ninfeasible: true\n", leaking)},
+    )
+    before = (suite / "leak.answers.json").read_text()
+    options = BatchOptions(out=tmp_path / "out", model="replay", workers=1, record=True)
+    [row] = await run_batch(load_suite(suite), options)
+    assert (row.passed, row.status) == (False, "ERROR")
+    assert "quote the home folder" in row.reason and "was not written" in row.reason
+    assert (suite / "leak.answers.json").read_text() == before
+
+
+# Another machine, as the suite's commands see it: shims early on PATH print its facts
+# for the arguments the planner and the checks use; anything else goes to the real command.
+ELSEWHERE = {
+    "uname": {"-r": "5.4.0-999-elsewhere"},
+    "hostname": {"": "elsewhere-7"},
+    "id": {"-un": "someone"},
+    "nproc": {"": "13"},
+    "uptime": {"-p": "up 3 weeks, 2 days, 4 hours, 7 minutes"},
+    "free": {
+        "-h": "               total        used        free      shared  buff/cache   available\n"
+        "Mem:            61Gi       9.5Gi        40Gi       1.0Mi        12Gi        51Gi\n"
+        "Swap:             0B          0B          0B",
+    },
+    "df": {
+        "-hP -- /": "Filesystem      Size  Used Avail Capacity Mounted on\n"
+        "/dev/vdb1       1.9T  1.2T  689G      64% /",
+        "-B1 --output=avail /": "Avail\n739802005504",  # 689 GiB
+    },
+}
+
+
+def another_machine(folder: Path) -> str:
+    """A PATH on which this machine looks like another one."""
+    folder.mkdir()
+    for name, answers in ELSEWHERE.items():
+        real = shutil.which(name)
+        assert real is not None, f"{name} is not installed"
+        cases = "".join(
+            f"  {shlex.quote(arguments)}) printf '%s\\n' {shlex.quote(prints)} ;;\n"
+            for arguments, prints in answers.items()
+        )
+        script = folder / name
+        script.write_text(f'#!/bin/sh\ncase "$*" in\n{cases}  *) exec {real} "$@" ;;\nesac\n')
+        script.chmod(0o755)
+    return f"{folder}:{os.environ['PATH']}"
+
+
+def test_the_shipped_suite_passes_under_replay_on_another_machine(tmp_path: Path) -> None:
+    """The acceptance: every task of tasks/basic, GUI ones included, replays its recorded
+    answers on a machine whose facts differ from the one they were recorded on."""
     tasks = load_suite(REPO / "tasks" / "basic")
     assert len(tasks) >= 20
     assert {t.task.agent for t in tasks} == {"linux", "host"}
     env = {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
+    env["PATH"] = another_machine(tmp_path / "elsewhere")
     done = subprocess.run(
         [
             sys.executable,
@@ -211,6 +269,14 @@ def test_the_shipped_suite_passes_under_replay(tmp_path: Path) -> None:
         env=env,
         cwd=tmp_path,
     )
-    rows = json.loads((tmp_path / "R" / "results.json").read_text())
-    failed = [(row["task"], row["reason"]) for row in rows if not row["passed"]]
+    rows = {row["task"]: row for row in json.loads((tmp_path / "R" / "results.json").read_text())}
+    failed = [(task, row["reason"]) for task, row in rows.items() if not row["passed"]]
     assert failed == [] and done.returncode == 0, failed
+    said = {task: row["answer"] for task, row in rows.items()}
+    assert said["shell-kernel"] == "The kernel version is 5.4.0-999-elsewhere."
+    assert said["shell-hostname"] == "The hostname is elsewhere-7."
+    assert said["shell-whoami"] == "You are someone."
+    assert said["shell-cpus"] == "There are 13 CPUs."
+    assert said["shell-disk-free"] == "689G free of 1.9T on / (1.2T used, 64%)."
+    assert said["shell-memory"] == "51Gi of memory available out of 61Gi (40Gi completely unused)."
+    assert said["shell-uptime"] == "The machine has been up 3 weeks, 2 days, 4 hours, 7 minutes."

@@ -26,6 +26,7 @@ from roundhouse.config import DesktopSettings
 from roundhouse.devices.linux.desktop import Desktop, DesktopUnavailable, VirtualDesktop
 from roundhouse.devices.linux.windows import WindowError, WindowManager
 from roundhouse.devices.shell import run_command
+from roundhouse.models.machine_facts import quoted_facts, this_machine
 from roundhouse.store import ROUNDS_LOG, LogStore
 from roundhouse.tasks import SuiteTask, Task
 from roundhouse.trajectory import StepRecord
@@ -227,14 +228,30 @@ async def _run(
         return "TIMEOUT", _log_dir(b"", logs, task.id), f"no end after {options.timeout:g} s"
     log_dir = _log_dir(stdout, logs, task.id)
     if options.record and recording.exists():
-        # Stored with the placeholders, so the answers replay in any folder on any machine.
-        item.answers.write_text(_hold_places(recording.read_text(encoding="utf-8"), places))
+        problem = _store_answers(recording, item.answers, places)
+        if problem is not None:
+            return "ERROR", log_dir, problem
     said = stderr.decode(errors="replace").strip()[-400:]
     if process.returncode == 2:
         return "ERROR", log_dir, f"usage error: {said}"
     if log_dir is None:
         return "ERROR", None, f"the run left no log folder (exit {process.returncode}): {said}"
     return None, log_dir, None  # the status comes from the log
+
+
+def _store_answers(recording: Path, answers: Path, places: dict[str, str]) -> str | None:
+    """Store the recorded answers with the suite's placeholders, so that they replay in any
+    folder on any machine; refuse (and say why) when they still quote the user's own name or
+    home folder, which no placeholder stands for."""
+    held = _hold_places(recording.read_text(encoding="utf-8"), places)
+    leaked = quoted_facts(held, [fact for fact in this_machine() if fact.personal])
+    if leaked:
+        return (
+            f"the recorded answers quote {leaked[0].what} ({leaked[0].text!r}) outside the "
+            f"suite's placeholders {', '.join(places)}; {answers.name} was not written"
+        )
+    answers.write_text(held, encoding="utf-8")
+    return None
 
 
 def _died(launched: list[subprocess.Popen[bytes]]) -> str | None:

@@ -11,6 +11,7 @@ import json
 from roundhouse.models.base import Completion, ModelRequest, Usage
 from roundhouse.models.offline_gui import plan_app, plan_host
 from roundhouse.models.offline_shell import REAL_MODEL_HINT, fail, plan_shell
+from roundhouse.models.references import HELD_RESULT
 from roundhouse.observation import AppObservation, HostObservation, ShellObservation
 
 
@@ -29,4 +30,10 @@ class OfflineModel:
             answer = fail(
                 "the offline model cannot act on this kind of observation", f"{REAL_MODEL_HINT}"
             )
-        return Completion(text=json.dumps(answer), usage=Usage(requests=1), model="offline")
+        # The planner says exactly what its result quotes of the commands' output: a
+        # recording holds that (references.py), not what it read on this machine.
+        held = answer.pop(HELD_RESULT, None)
+        extra = {HELD_RESULT: held} if held is not None else {}
+        return Completion(
+            text=json.dumps(answer), usage=Usage(requests=1), model="offline", extra=extra
+        )

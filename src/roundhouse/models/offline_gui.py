@@ -18,12 +18,13 @@ from typing import Any, Literal
 
 from roundhouse.devices.linux.types import Control
 from roundhouse.models.offline_shell import answer, fail, plan_shell, understand
+from roundhouse.models.references import StepOutput, printed, said
 from roundhouse.observation import AppObservation, HostObservation, PastStep, ShellObservation
 
 GUI_UNDERSTOOD = (
-    "open APPLICATION (e.g. the text editor); type TEXT; type TEXT into the NAME field; "
-    "click the NAME button; press KEYS (e.g. ctrl+s); save it as PATH; save it; "
-    "close the window — joined with commas, 'and' or 'then'"
+    "open (launch) APPLICATION (e.g. the text editor); type (write) TEXT; type TEXT into the "
+    "NAME field; click the NAME button; press KEYS (e.g. ctrl+s); save it as (to) PATH; "
+    "save it; close the window — joined with commas, 'and' or 'then'"
 )
 REAL_MODEL_HINT = (
     "For anything else configure a real model: --model openai:<name> (see docs/models.md)."
@@ -70,6 +71,26 @@ _SPLIT = re.compile(
 )
 
 
+# A quoted text stands whole: "type 'milk, then eggs'" is one phrase, not two.
+_QUOTED = re.compile(r"""(?<!\w)(?:'[^']*'|"[^"]*"|“[^”]*”)(?!\w)""")
+
+
+def split_phrases(request: str) -> list[str]:
+    """The request's phrases, split at commas, "and" and "then" before a verb, never
+    inside a quoted text."""
+    quoted: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        quoted.append(match.group(0))
+        return f"\x00{len(quoted) - 1}\x00"
+
+    masked = _QUOTED.sub(hide, request.strip())
+    phrases = [phrase.strip() for phrase in _SPLIT.split(masked) if phrase.strip()]
+    return [
+        re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], phrase) for phrase in phrases
+    ]
+
+
 def _unquote(text: str) -> str:
     text = text.strip()
     if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"“”":
@@ -89,6 +110,12 @@ def _op(phrase: str) -> Op | None:
             r" (?:field|box|entry)",
             "type",
         ),
+        # "write X in the editor": the application's own text, not a named field
+        (
+            r"(?:type|write|enter) (?P<text>.+?) (?:into|in) the"
+            r" (?:text editor|editor|document|window|file|app(?:lication)?)",
+            "type",
+        ),
         (r"(?:type|write|enter) (?P<text>.+)", "type"),
         (
             r"(?:click|press|hit)(?: on)? the (?P<target>.+?)"
@@ -97,7 +124,11 @@ def _op(phrase: str) -> Op | None:
         ),
         (r"click(?: on)? (?:the )?(?P<target>.+)", "click"),
         (r"(?:press|hit) (?P<text>[\w+-]+(?: [\w+-]+)*)", "keys"),
-        (r"save (?:it |the file |the document |this |the text )?as (?P<text>\S+)", "save_as"),
+        (
+            r"save (?:it |the file |the document |this |the text )?"
+            r"(?:as|to|in|into|under) (?P<text>\S+)",
+            "save_as",
+        ),
         (r"save(?: it| the file| the document| this)?", "save"),
         (r"(?:close|quit)(?: it| the window| the editor| the app(?:lication)?| .+)?", "close"),
     ]
@@ -117,9 +148,7 @@ def _op(phrase: str) -> Op | None:
 def parse_request(request: str) -> tuple[list[Op], list[str]]:
     """The operations of a request, and the phrases that are not understood."""
     ops, unknown = [], []
-    for phrase in _SPLIT.split(request.strip()):
-        if not phrase.strip():
-            continue
+    for phrase in split_phrases(request):
         op = _op(phrase)
         if op is None:
             unknown.append(phrase.strip())
@@ -171,8 +200,16 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
             last.function in ("launch_application", "select_window")
             and last.result_status != "success"
         ):
-            return fail(
-                "The application could not be opened.", f"{last.function} failed: {last.error}"
+            # The error names what this machine has installed: quoted, so a recording
+            # holds it as a reference (references.py) and replays anywhere.
+            error = StepOutput(len(obs.history), printed(last))
+            spoken = said(f"{last.function} failed: ", *error.every_line())
+            return answer(
+                "FAIL",
+                "The application could not be opened.",
+                "I cannot do this.",
+                result=spoken.text,
+                held_result=spoken.held,
             )
         if last.function == "run_shell" and _shell_failed(last):
             return fail(

@@ -3,6 +3,9 @@
 For a shell request it runs real commands one by one, reads their real output, and
 FINISHes with an answer built from that output. What it does not understand it FAILs,
 saying what it does understand and how to configure a real model. Pure logic: no I/O.
+
+Its answers quote the commands' output as it is (`df -h`'s "78G", `uname -r`'s line), and
+say exactly what they quote (references.py), so a recorded answer replays on any machine.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from roundhouse.models.references import HELD_RESULT, Said, StepOutput, joined, said
 from roundhouse.observation import PastStep, ShellObservation
 
 UNDERSTOOD = (
@@ -29,7 +33,7 @@ REAL_MODEL_HINT = (
 
 MAX_NAMES = 400  # names listed in an answer; the rest are counted
 
-Answer = Callable[[list[str]], str]  # the commands' stdout, in order → the final answer
+Answer = Callable[[list[StepOutput]], Said]  # what the commands printed → the final answer
 
 
 @dataclass(frozen=True)
@@ -45,13 +49,17 @@ def plan_shell(observation: ShellObservation) -> dict[str, Any]:
             "I do not understand this request.",
             f"The offline model understands: {UNDERSTOOD}. {REAL_MODEL_HINT}",
         )
-    ran = [step for step in observation.history if step.function == "run_shell"]
-    outputs: list[str] = []
-    for step in ran:
+    ran = [
+        (number, step)
+        for number, step in enumerate(observation.history, 1)
+        if step.function == "run_shell"
+    ]
+    outputs: list[StepOutput] = []
+    for number, step in ran:
         problem = _problem(step)
         if problem:
             return fail(f"`{step.arguments.get('command')}` did not succeed.", problem)
-        outputs.append(str(step.output.get("stdout", "")))
+        outputs.append(StepOutput(number, str(step.output.get("stdout", ""))))
     if len(ran) < len(intent.commands):
         command = intent.commands[len(ran)]
         return answer(
@@ -62,11 +70,13 @@ def plan_shell(observation: ShellObservation) -> dict[str, Any]:
             arguments={"command": command},
             plan=[f"run `{c}`" for c in intent.commands[len(ran) :]] + ["answer from the output"],
         )
+    spoken = intent.answer(outputs)
     return answer(
         "FINISH",
         "The commands ran.",
         thought="Answer from the output.",
-        result=intent.answer(outputs),
+        result=spoken.text,
+        held_result=spoken.held,
     )
 
 
@@ -90,9 +100,12 @@ def answer(
     plan: list[str] | None = None,
     result: str = "",
     comment: str = "",
+    held_result: str | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """An answer in the JSON every agent parses, as a language model would give it."""
+    """An answer in the JSON every agent parses, as a language model would give it;
+    `held_result` is the result with its quotes held (the model takes it out of the JSON)."""
+    held = {HELD_RESULT: held_result} if held_result is not None else {}
     return {
         "observation": observation,
         "thought": thought,
@@ -101,6 +114,7 @@ def answer(
         "comment": comment,
         "result": result,
         **extra,
+        **held,
     }
 
 
@@ -143,13 +157,13 @@ def understand(request: str) -> ShellIntent | None:
 def _list_files(args: dict[str, str]) -> ShellIntent:
     path = _unquote(args.get("path", "."))
 
-    def answer(out: list[str]) -> str:
-        names = [line for line in out[0].splitlines() if line]
+    def answer(out: list[StepOutput]) -> Said:
+        names = [out[0].line(n) for n, line in enumerate(out[0].lines, 1) if line.strip()]
         if not names:
-            return f"{path} is empty."
-        shown = ", ".join(names[:MAX_NAMES])
+            return said(f"{path} is empty.")
+        shown = joined(names[:MAX_NAMES], ", ")
         more = f", and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else ""
-        return f"{len(names)} entries in {path}: {shown}{more}."
+        return said(f"{len(names)} entries in {path}: ", *shown, f"{more}.")
 
     return ShellIntent((f"ls -A1 -- {quote_path(path)}",), answer)
 
@@ -157,59 +171,33 @@ def _list_files(args: dict[str, str]) -> ShellIntent:
 def _disk_free(args: dict[str, str]) -> ShellIntent:
     path = _unquote(args.get("path", "/"))
 
-    def answer(out: list[str]) -> str:
-        fields = out[0].splitlines()[-1].split()
-        size, used, avail = (int(fields[i]) * 1024 for i in (1, 2, 3))
-        mount = fields[5]
-        # as df computes Use%: reserved blocks count neither as used nor as available
-        percent = 100 * used / (used + avail) if used + avail else 0
-        return (
-            f"{human(avail)} free of {human(size)} on {mount} ({human(used)} used, {percent:.0f}%)."
-        )
+    def answer(out: list[StepOutput]) -> Said:
+        # df -hP's last line: Filesystem Size Used Avail Capacity Mounted-on.
+        size, used, avail, percent, mount = (out[0].word(-1, n) for n in (2, 3, 4, 5, 6))
+        return said(avail, " free of ", size, " on ", mount, " (", used, " used, ", percent, ").")
 
-    return ShellIntent((f"df -Pk -- {quote_path(path)}",), answer)
+    return ShellIntent((f"df -hP -- {quote_path(path)}",), answer)
 
 
 def _memory_free(_: dict[str, str]) -> ShellIntent:
-    def answer(out: list[str]) -> str:
-        info = {}
-        for line in out[0].splitlines():
-            key, _, rest = line.partition(":")
-            if rest.strip():
-                info[key] = int(rest.split()[0]) * 1024
-        return (
-            f"{human(info['MemAvailable'])} of memory available out of {human(info['MemTotal'])} "
-            f"({human(info['MemFree'])} completely unused)."
+    def answer(out: list[StepOutput]) -> Said:
+        # free -h: "Mem: total used free shared buff/cache available".
+        row = next(n for n, line in enumerate(out[0].lines, 1) if line.startswith("Mem:"))
+        total, free, available = (out[0].word(row, n) for n in (2, 4, 7))
+        return said(
+            available, " of memory available out of ", total, " (", free, " completely unused)."
         )
 
-    return ShellIntent(("cat /proc/meminfo",), answer)
+    return ShellIntent(("free -h",), answer)
 
 
-def _one_line(command: str, template: str) -> Callable[[dict[str, str]], ShellIntent]:
+def _one_line(command: str, before: str, after: str) -> Callable[[dict[str, str]], ShellIntent]:
+    """A request answered by the one line a command prints: `before` LINE `after`."""
+
     def build(_: dict[str, str]) -> ShellIntent:
-        return ShellIntent((command,), lambda out: template.format(out[0].strip()))
+        return ShellIntent((command,), lambda out: said(before, out[0].line(1), after))
 
     return build
-
-
-def _os_release(_: dict[str, str]) -> ShellIntent:
-    def answer(out: list[str]) -> str:
-        for line in out[0].splitlines():
-            if line.startswith("PRETTY_NAME="):
-                return f"This is {line.partition('=')[2].strip(chr(34))}."
-        return "The operating system does not name itself in /etc/os-release."
-
-    return ShellIntent(("cat /etc/os-release",), answer)
-
-
-def _uptime(_: dict[str, str]) -> ShellIntent:
-    def answer(out: list[str]) -> str:
-        seconds = int(float(out[0].split()[0]))
-        days, rest = divmod(seconds, 86400)
-        hours, rest = divmod(rest, 3600)
-        return f"The machine has been up {days} days, {hours} hours and {rest // 60} minutes."
-
-    return ShellIntent(("cat /proc/uptime",), answer)
 
 
 def _create_file(args: dict[str, str]) -> ShellIntent:
@@ -217,28 +205,32 @@ def _create_file(args: dict[str, str]) -> ShellIntent:
     # set -C: never overwrite a file that exists; the user asked to create one.
     write = f"set -C; printf '%s\\n' {shlex.quote(text)} > {quote_path(path)}"
     check = f"cat -- {quote_path(path)}"
-    return ShellIntent((write, check), lambda out: f"Created {path} containing: {out[1].strip()}")
+    return ShellIntent(
+        (write, check), lambda out: said(f"Created {path} containing: ", out[1].line(1))
+    )
 
 
 def _head(args: dict[str, str]) -> ShellIntent:
     path, count = _unquote(args["path"]), int(args.get("count", "10"))
     return ShellIntent(
         (f"head -n {count} -- {quote_path(path)}",),
-        lambda out: f"The first {count} lines of {path}:\n{out[0].rstrip()}",
+        lambda out: said(f"The first {count} lines of {path}:\n", *out[0].every_line()),
     )
 
 
 def _contents(args: dict[str, str]) -> ShellIntent:
     path = _unquote(args["path"])
     return ShellIntent(
-        (f"cat -- {quote_path(path)}",), lambda out: f"Contents of {path}:\n{out[0].rstrip()}"
+        (f"cat -- {quote_path(path)}",),
+        lambda out: said(f"Contents of {path}:\n", *out[0].every_line()),
     )
 
 
 def _count_lines(args: dict[str, str]) -> ShellIntent:
     path = _unquote(args["path"])
     return ShellIntent(
-        (f"wc -l < {quote_path(path)}",), lambda out: f"{path} has {int(out[0].strip())} lines."
+        (f"wc -l < {quote_path(path)}",),
+        lambda out: said(f"{path} has ", out[0].line(1), " lines."),
     )
 
 
@@ -248,9 +240,11 @@ def _exists(args: dict[str, str]) -> ShellIntent:
         f"if [ -e {quote_path(path)} ]; then stat -c %F -- {quote_path(path)}; else echo absent; fi"
     )
 
-    def answer(out: list[str]) -> str:
-        kind = out[0].strip()
-        return f"{path} does not exist." if kind == "absent" else f"Yes, {path} exists ({kind})."
+    def answer(out: list[StepOutput]) -> Said:
+        kind = out[0].line(1)
+        if kind.value == "absent":
+            return said(f"{path} does not exist.")
+        return said(f"Yes, {path} exists (", kind, ").")
 
     return ShellIntent((command,), answer)
 
@@ -276,37 +270,38 @@ _INTENTS: tuple[tuple[str, Callable[[dict[str, str]], ShellIntent]], ...] = (
     ),
     (
         r"what(?: is|'s) the (?:linux )?kernel(?: version)?|(?:show )?(?:the )?kernel version",
-        _one_line("uname -r", "The kernel version is {}."),
+        _one_line("uname -r", "The kernel version is ", "."),
     ),
     (
         r"(?:which|what) (?:operating system|os|linux distribution|distribution)"
         r"(?: is this| is running| am i running)?"
         r"|what is the (?:os|operating system)(?: version)?",
-        _os_release,
+        _one_line('. /etc/os-release && echo "$PRETTY_NAME"', "This is ", "."),
     ),
     (
         r"what(?: is|'s) the host ?name(?: of this machine)?|(?:show )?(?:the )?host ?name",
-        _one_line("hostname", "The hostname is {}."),
+        _one_line("hostname", "The hostname is ", "."),
     ),
     (
         r"who am i|which user am i|what(?: is|'s) the current user(?:name)?"
         r"|what is my user ?name",
-        _one_line("id -un", "You are {}."),
+        _one_line("id -un", "You are ", "."),
     ),
     (
         r"what (?:time|date|day) is it(?: now)?"
         r"|what(?: is|'s) the (?:current )?(?:date|time)(?: and time)?",
-        _one_line("date '+%Y-%m-%d %H:%M:%S %Z'", "It is {}."),
+        _one_line("date '+%Y-%m-%d %H:%M:%S %Z'", "It is ", "."),
     ),
     (
         r"(?:what is the |show )?uptime"
         r"|how long has (?:this machine|the machine|the system) been (?:up|running)",
-        _uptime,
+        # uptime -p says it as people do: "up 2 days, 3 hours, 4 minutes"
+        _one_line("uptime -p", "The machine has been ", "."),
     ),
     (
         r"how many (?:cpus|cpu cores|cores|processors)"
         r"(?: are there| does this machine have| do i have)?",
-        _one_line("nproc", "There are {} CPUs."),
+        _one_line("nproc", "There are ", " CPUs."),
     ),
     (
         rf"(?:create|make|write) (?:a )?(?:new )?file (?:called |named )?{_PATH} "
@@ -323,12 +318,3 @@ _INTENTS: tuple[tuple[str, Callable[[dict[str, str]], ShellIntent]], ...] = (
     (rf"cat {_PATH}", _contents),
     (rf"does (?:the )?(?:file |folder |directory )?{_PATH} exist", _exists),
 )
-
-
-def human(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{value:.1f} {unit}" if unit != "B" else f"{size} B"
-        value /= 1024
-    raise AssertionError("unreachable")

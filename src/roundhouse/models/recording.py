@@ -1,5 +1,16 @@
 """`RecordingModel`: passes requests through and writes every answer to a replay file, so
-that a run can be replayed later (`--model replay:FILE`) step for step."""
+that a run can be replayed later (`--model replay:FILE`) step for step, on any machine.
+
+Before an answer is written, the facts of this machine are taken out of it:
+- its result (what the user and a task's checks read) has every quote of a step's output
+  held as a reference, filled in again on replay (references.py): exactly, when the model
+  said what it quoted (the offline planner does), else by matching;
+- its free text (observation, thought, plan, comment) has the facts it still names
+  redacted: "<the hostname>";
+- a fact left in its result or its action cannot be held or redacted without changing what
+  the answer does: the recorder refuses it, the round ends in ERROR naming the fact, and the
+  file keeps the answers before it.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +19,37 @@ import os
 from pathlib import Path
 from typing import Any
 
-from roundhouse.models.base import Completion, LanguageModel, ModelRequest
+from roundhouse.models.base import Completion, LanguageModel, ModelError, ModelRequest
+from roundhouse.models.machine_facts import MachineFact, quoted_facts, redact, this_machine
+from roundhouse.models.references import HELD_RESULT, hold, map_strings, step_outputs
+
+FREE_TEXT = ("observation", "thought", "plan", "comment")
 
 
 class RecordingModel:
-    def __init__(self, inner: LanguageModel, path: Path) -> None:
+    def __init__(
+        self, inner: LanguageModel, path: Path, facts: tuple[MachineFact, ...] | None = None
+    ) -> None:
         self.inner = inner
         self.path = path
         self.name = inner.name
+        # The user's own name and folder stand in paths the user gave: not refused here.
+        known = this_machine() if facts is None else facts
+        self.facts = tuple(fact for fact in known if not fact.personal)
         self.recorded: list[dict[str, Any]] = []
 
     async def complete(self, request: ModelRequest) -> Completion:
         completion = await self.inner.complete(request)
+        try:
+            answer = self.portable(completion, step_outputs(request.observation))
+        except RefusedFact as refused:
+            raise ModelError(
+                f"--record refuses answer {len(self.recorded) + 1}: {refused}",
+                usage=completion.usage,
+            ) from None
         self.recorded.append(
             {
-                "answer": completion.text,
+                "answer": answer,
                 "usage": {
                     "input_tokens": completion.usage.input_tokens,
                     "output_tokens": completion.usage.output_tokens,
@@ -36,7 +63,44 @@ class RecordingModel:
         os.replace(temporary, self.path)
         return completion
 
+    def portable(self, completion: Completion, outputs: list[str]) -> str:
+        """The answer as it is written: no fact of this machine left in it."""
+        names = [fact.text for fact in self.facts if fact.name]
+        try:
+            value = json.loads(completion.text)
+        except json.JSONDecodeError:
+            value = None
+        if not isinstance(value, dict):  # not an answer object: kept whole, held as a result
+            held = hold(completion.text, outputs, names)
+            self._refuse_facts_in(held, "the answer")
+            return held
+        answer = dict(value)
+        if isinstance(answer.get("result"), str):
+            exact = completion.extra.get(HELD_RESULT)
+            held = exact if isinstance(exact, str) else hold(answer["result"], outputs, names)
+            answer["result"] = held
+        for key in FREE_TEXT:
+            if key in answer:
+                answer[key] = map_strings(answer[key], lambda text: redact(text, self.facts))
+        for key, part in answer.items():
+            if key not in FREE_TEXT:
+                self._refuse_facts_in(json.dumps(part, ensure_ascii=False), f"its {key}")
+        return completion.text if answer == value else json.dumps(answer, ensure_ascii=False)
+
+    def _refuse_facts_in(self, text: str, where: str) -> None:
+        leaked = quoted_facts(text, self.facts)
+        if leaked:
+            raise RefusedFact(
+                f"{where} quotes {leaked[0].what} ({leaked[0].text!r}), which no step's output "
+                "in this run shows, so a replay on another machine would state it as a fact "
+                "there; an answer should quote the output that says it"
+            )
+
     async def aclose(self) -> None:
         closer = getattr(self.inner, "aclose", None)
         if closer is not None:
             await closer()
+
+
+class RefusedFact(ValueError):
+    """An answer quotes a fact of this machine that cannot be held or redacted."""

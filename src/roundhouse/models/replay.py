@@ -2,6 +2,8 @@
 
 Each item is either a string (sent verbatim: handy for invalid answers), an answer object,
 or {answer: <object or string>, usage: {input_tokens, output_tokens}, model: NAME}.
+References to what a step printed ({{step 1 line 1}}, written by --record in place of the
+recording machine's facts) are filled from this run's steps: see models/references.py.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from roundhouse.config import ConfigError
 from roundhouse.models.base import Completion, ModelError, ModelRequest, Usage
+from roundhouse.models.references import UnfillableReference, fill_answer, step_outputs
 
 
 class _RecordedUsage(BaseModel):
@@ -74,4 +77,10 @@ class ReplayModel:
         item = self._answers.popleft()
         self.used += 1
         usage = Usage(1, item.usage.input_tokens, item.usage.output_tokens)
-        return Completion(text=item.text, usage=usage, model=item.model)
+        try:
+            text = fill_answer(item.text, step_outputs(request.observation))
+        except UnfillableReference as error:
+            raise ModelError(
+                f"replay file {self.path}: answer {self.used}: {error}", usage=usage
+            ) from None
+        return Completion(text=text, usage=usage, model=item.model)

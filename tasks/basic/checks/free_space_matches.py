@@ -1,19 +1,24 @@
-"""Exit 0 when the answer in RH_ANSWER names the free space of / within 2 %.
+"""Exit 0 when the answer in RH_ANSWER names the free space of / as df does.
 
-Free space moves while a suite runs (the runs themselves write to the disk), so an exact
-or rounded comparison would fail for the wrong reason."""
+The answer quotes `df -h` ("78G free", "7.8G free"); the check asks `df` again, in bytes.
+Free space moves while a suite runs (the runs themselves write to the disk), and df -h
+rounds to its last digit, so an exact comparison would fail for the wrong reason: the two
+may differ by 2 % plus one unit of that last digit."""
 
 import os
 import re
-import shutil
+import subprocess
 import sys
 
-UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
-
-said = re.search(r"([\d.]+) (B|KiB|MiB|GiB|TiB) free", os.environ.get("RH_ANSWER", ""))
+said = re.search(r"(\d+(?:\.(\d))?)([KMGT])i?B? free", os.environ.get("RH_ANSWER", ""))
 if said is None:
     sys.exit("the answer names no free space")
-claimed = float(said.group(1)) * UNITS[said.group(2)]
-actual = shutil.disk_usage("/").free
-print(f"answer {claimed / 2**30:.2f} GiB, disk {actual / 2**30:.2f} GiB")
-sys.exit(0 if abs(claimed - actual) <= 0.02 * actual else 1)
+unit = 1024 ** ("KMGT".index(said.group(3)) + 1)
+claimed = float(said.group(1)) * unit
+rounding = unit / 10 if said.group(2) else unit
+df = subprocess.run(
+    ["df", "-B1", "--output=avail", "/"], capture_output=True, text=True, timeout=30, check=True
+)
+actual = int(df.stdout.split()[-1])
+print(f"answer {claimed / 2**30:.2f} GiB, df {actual / 2**30:.2f} GiB")
+sys.exit(0 if abs(claimed - actual) <= 0.02 * actual + rounding else 1)
