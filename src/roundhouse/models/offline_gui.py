@@ -65,8 +65,10 @@ class Op:
 
 
 _VERBS = r"(?:open|launch|start|type|write|enter|click|press|hit|save|close|quit)\b"
+# "then" and ";" always start a new phrase; "," and "and" only before a verb, so that
+# "type milk, eggs and bread" stays one phrase.
 _SPLIT = re.compile(
-    rf"\s*(?:,\s*(?:and\s+)?(?:then\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+|;\s*)(?={_VERBS})",
+    rf"\s*(?:,?\s*(?:and\s+)?then\s+|;\s*)|\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?={_VERBS})",
     re.IGNORECASE,
 )
 
