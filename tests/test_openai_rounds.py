@@ -50,8 +50,8 @@ async def test_a_shell_round_through_the_fake_server_counts_retries_and_errors(
     assert steps[1].retries == 1
     step_costs = [s.usage.cost for s in steps]
     assert all(cost is not None and cost > 0 for cost in step_costs)
-    assert outcome.cost.dollars == pytest.approx(sum(c for c in step_costs if c))
-    assert outcome.cost.dollars == pytest.approx((3400 * 1.0 + 160 * 10.0) / 1e6)
+    assert outcome.usage.cost == pytest.approx(sum(c for c in step_costs if c))
+    assert outcome.usage.cost == pytest.approx((3400 * 1.0 + 160 * 10.0) / 1e6)
     # The re-ask carried the validation error to the model.
     last_messages = received[-1].body["messages"]
     assert "That answer is invalid" in last_messages[-1]["content"]

@@ -279,8 +279,8 @@ async def test_cost_is_priced_per_step_and_summed(
     outcome = await session.run_round("x")
     steps = session.store.read_steps()
     assert [s.usage.cost for s in steps] == pytest.approx([0.2, 0.4])
-    assert outcome.cost.dollars == pytest.approx(0.6)
-    assert session.cost.dollars == pytest.approx(0.6)
+    assert outcome.usage.cost == pytest.approx(0.6)
+    assert session.usage.cost == pytest.approx(0.6)
     assert (outcome.usage.input_tokens, outcome.usage.output_tokens) == (3000, 300)
 
 
@@ -299,12 +299,12 @@ async def test_an_unknown_price_is_unknown_never_zero(
     )
     session = make_session(model=f"replay:{replay}")
     outcome = await session.run_round("x")
-    assert not outcome.cost.known
-    assert str(outcome.cost) == "unknown"
+    assert not outcome.usage.cost_known
+    assert outcome.usage.cost_text == "unknown"
     from roundhouse.session import cost_line
 
-    assert "$0.00" not in cost_line(outcome.cost)
-    assert "unknown" in cost_line(outcome.cost)
+    assert "$0.00" not in cost_line(outcome.usage)
+    assert "unknown" in cost_line(outcome.usage)
 
 
 async def test_the_evaluation_hook_records_not_evaluated_never_a_verdict(

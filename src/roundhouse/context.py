@@ -1,13 +1,12 @@
 """Typed round and session context: what the loop and the agents share, with no bag of
-string keys. Usage is kept as a value; cost is derived by pricing each completion."""
+string keys. Usage (tokens and cost) is one value, added up in one place: add_usage."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from roundhouse.blackboard import Blackboard
-from roundhouse.models.base import Usage
-from roundhouse.models.pricing import ZERO_COST, Cost
+from roundhouse.models.base import NOTHING_SPENT, Usage
 from roundhouse.record import RoundRecord
 from roundhouse.states import RoundState
 
@@ -26,9 +25,12 @@ class SubtaskResult:
 @dataclass(kw_only=True)
 class SessionContext:
     session_step: int = 0  # steps over all rounds
-    usage: Usage = field(default_factory=Usage)
-    cost: Cost = ZERO_COST
+    usage: Usage = NOTHING_SPENT
     blackboard: Blackboard = field(default_factory=Blackboard)
+
+    def add_usage(self, usage: Usage) -> None:
+        """The one place the session's spending grows: every model call, the judge's too."""
+        self.usage += usage
 
 
 @dataclass(kw_only=True)
@@ -39,19 +41,16 @@ class RoundContext:
     record: RoundRecord
     round_step: int = 0
     subtask_amount: int = 0
-    usage: Usage = field(default_factory=Usage)
-    cost: Cost = ZERO_COST
+    usage: Usage = NOTHING_SPENT  # this round's part of the session's usage
     current_application: str | None = None
     previous_subtasks: list[SubtaskResult] = field(default_factory=list)
     state: RoundState = RoundState.START
     result: str | None = None  # the answer a finished (or failed) round gives the user
     error: str | None = None  # why a round ended in ERROR
 
-    def add_usage(self, usage: Usage, cost: Cost) -> None:
+    def add_usage(self, usage: Usage) -> None:
         self.usage += usage
-        self.cost += cost
-        self.session.usage += usage
-        self.session.cost += cost
+        self.session.add_usage(usage)
 
     def next_step(self) -> int:
         """Count a step in the round and in the session; returns the session step."""

@@ -7,7 +7,8 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from roundhouse.trajectory import RoundTrajectory, UsageRecord
+from roundhouse.models.base import NOTHING_SPENT, Usage
+from roundhouse.trajectory import RoundTrajectory
 
 Verdict = Literal["yes", "no", "unsure"]
 
@@ -23,7 +24,7 @@ class Evaluation(BaseModel):
     complete: Verdict | Literal["not evaluated"]
     reason: str
     sub_scores: list[SubScore] = Field(default_factory=list)
-    usage: UsageRecord = Field(default_factory=UsageRecord)
+    usage: Usage = NOTHING_SPENT
 
 
 class Evaluator(Protocol):

@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from roundhouse.models.base import Message
-from roundhouse.models.pricing import Cost
+from roundhouse.models.base import Message, Usage
 from roundhouse.states import RoundState
 from roundhouse.trajectory import StepRecord
 
@@ -56,8 +55,8 @@ class SubtaskEnded:
 @dataclass(frozen=True)
 class CostUpdated:
     round_id: int
-    round_cost: Cost
-    session_cost: Cost
+    round_usage: Usage
+    session_usage: Usage
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ class RoundEnded:
     result: str | None
     error: str | None
     steps: int
-    cost: Cost
+    usage: Usage
 
 
 Event = (

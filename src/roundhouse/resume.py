@@ -19,8 +19,6 @@ from roundhouse.blackboard import Blackboard
 from roundhouse.config import ConfigError
 from roundhouse.context import SessionContext
 from roundhouse.evaluation import Evaluation
-from roundhouse.models.base import Usage
-from roundhouse.models.pricing import Cost
 from roundhouse.record import Post, RecordState, RoundRecord
 from roundhouse.session import SESSION_FILE, SessionInfo
 from roundhouse.store import (
@@ -75,17 +73,8 @@ def plan_resume(folder: Path) -> ResumePlan:
         session_step=max((step.session_step for step in steps), default=0),
         blackboard=_blackboard(folder, gone),
     )
-    for step in steps:
-        _spend(
-            context,
-            step.usage.requests,
-            step.usage.input_tokens,
-            step.usage.output_tokens,
-            step.usage.cost,
-        )
-    for evaluation in evaluations:
-        spent = evaluation.usage
-        _spend(context, spent.requests, spent.input_tokens, spent.output_tokens, spent.cost)
+    for spent in [step.usage for step in steps] + [e.usage for e in evaluations]:
+        context.add_usage(spent)
     return ResumePlan(
         folder=folder,
         info=info,
@@ -110,14 +99,6 @@ def mark_interrupted(store: LogStore, plan: ResumePlan) -> None:
             )
         )
         store.write_round(record)
-
-
-def _spend(
-    context: SessionContext, requests: int, inputs: int, outputs: int, dollars: float | None
-) -> None:
-    """What a logged step or evaluation spent; a cost of None was an unknown price."""
-    context.usage += Usage(requests, inputs, outputs)
-    context.cost += Cost(dollars)
 
 
 def _blackboard(folder: Path, interrupted: set[int]) -> Blackboard:

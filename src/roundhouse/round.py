@@ -26,7 +26,6 @@ from roundhouse.events import (
     SubtaskEnded,
 )
 from roundhouse.models.base import ModelError, Usage
-from roundhouse.models.pricing import Cost
 from roundhouse.record import Post, RecordState, RoundRecord
 from roundhouse.states import AgentKind, RoundState, Transition, is_round_end, transition
 from roundhouse.store import LogStore
@@ -78,8 +77,7 @@ class RoundOutcome:
     result: str | None
     error: str | None
     steps: int
-    usage: Usage
-    cost: Cost
+    usage: Usage  # tokens and cost of the round, its judge's included
     log_dir: Path
     evaluation: Evaluation | None
 
@@ -182,10 +180,7 @@ class Round:
     async def evaluation(self) -> None:
         self.evaluation_result = await self.evaluator.evaluate_round(self.trajectory())
         self.store.write_evaluation(self.evaluation_result)
-        spent = self.evaluation_result.usage  # judging is paid for like any other call
-        self.context.add_usage(
-            Usage(spent.requests, spent.input_tokens, spent.output_tokens), Cost(spent.cost)
-        )
+        self.context.add_usage(self.evaluation_result.usage)  # judging is paid for too
 
     def trajectory(self) -> RoundTrajectory:
         return RoundTrajectory(
@@ -220,7 +215,7 @@ class Round:
         )
         self.store.write_blackboard(self.context.session.blackboard)
         self.events.emit(StepTaken(step))
-        self.events.emit(CostUpdated(self.id, self.context.cost, self.context.session.cost))
+        self.events.emit(CostUpdated(self.id, self.context.usage, self.context.session.usage))
 
     def _archive_subtask(self, step: StepRecord) -> None:
         """What an acting agent's subtask came to; the host's ASSIGN only starts one."""
@@ -253,11 +248,10 @@ class Round:
             error=error,
             steps=self.context.round_step,
             usage=self.context.usage,
-            cost=self.context.cost,
             log_dir=self.store.folder,
             evaluation=self.evaluation_result,
         )
         self.events.emit(
-            RoundEnded(self.id, self.state, outcome.result, error, outcome.steps, outcome.cost)
+            RoundEnded(self.id, self.state, outcome.result, error, outcome.steps, outcome.usage)
         )
         return outcome

@@ -25,7 +25,7 @@ from roundhouse.evaluation import Evaluation, Evaluator, NotEvaluated
 from roundhouse.events import Event, EventBus, PromptSent
 from roundhouse.models import ModelPool
 from roundhouse.models.base import Usage
-from roundhouse.models.pricing import Cost, PriceTable
+from roundhouse.models.pricing import PriceTable
 from roundhouse.round import Agent, AgentPool, NoSnapshots, Round, RoundOutcome, Snapshotter
 from roundhouse.states import AgentKind, Transition
 from roundhouse.store import LogStore
@@ -120,8 +120,8 @@ class Session:
         )
 
     @property
-    def cost(self) -> Cost:
-        return self.context.cost
+    def usage(self) -> Usage:
+        return self.context.usage
 
     def new_agents(self) -> AgentPool:
         if self.agent_kind is AgentKind.LINUX:
@@ -174,9 +174,7 @@ class Session:
     async def evaluate(self) -> Evaluation:
         evaluation = await self.evaluator.evaluate_session(self.trajectories)
         self.store.write_evaluation(evaluation)
-        spent = evaluation.usage
-        self.context.usage += Usage(spent.requests, spent.input_tokens, spent.output_tokens)
-        self.context.cost += Cost(spent.cost)
+        self.context.add_usage(evaluation.usage)
         return evaluation
 
     def _log_prompts(self, event: Event) -> None:
@@ -184,8 +182,8 @@ class Session:
             self.store.write_prompt(event.round_id, event.agent, event.attempt, event.messages)
 
 
-def cost_line(cost: Cost, scope: str = "current round") -> str:
+def cost_line(usage: Usage, scope: str = "current round") -> str:
     """UFO's print_cost line; an unknown price is said, never shown as $0.00."""
-    if not cost.known:
+    if not usage.cost_known:
         return f"Request total cost for {scope} is unknown (no price is known for the model)"
-    return f"Request total cost for {scope} is {cost}"
+    return f"Request total cost for {scope} is {usage.cost_text}"

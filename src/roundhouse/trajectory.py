@@ -12,14 +12,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from roundhouse.devices.base import Result
+from roundhouse.models.base import NOTHING_SPENT, Usage
 from roundhouse.states import AgentKind, RoundState, Status
-
-
-class UsageRecord(BaseModel):
-    requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float | None = None  # dollars; None when the price is unknown
 
 
 class ActionRecord(BaseModel):
@@ -46,7 +40,7 @@ class StepRecord(BaseModel):
     question: str | None = None
     user_reply: str | None = None
     retries: int = 0  # invalid answers sent back to the model in this step
-    usage: UsageRecord = Field(default_factory=UsageRecord)
+    usage: Usage = NOTHING_SPENT
     model_ms: float = 0.0
     action_ms: float = 0.0
     screenshots: list[str] = Field(default_factory=list)  # file names in the log folder

@@ -289,7 +289,7 @@ async def test_a_gui_round_through_the_openai_client_sends_the_screenshots(
     for request in received:  # the host's desktop shot, the app's annotated window
         [image] = request.image_urls()
         assert image.startswith("data:image/png;base64,")
-    assert outcome.cost.known and (outcome.cost.dollars or 0) > 0
+    assert outcome.usage.cost_known and (outcome.usage.cost or 0) > 0
     prompts = read_jsonl(session.store.folder / "request.log")
     assert prompts[1]["messages"][1]["images"] == [f"action_step{2}_annotated.png"]
 

@@ -341,9 +341,9 @@ async def test_usage_and_cost_add_up_across_attempts(
 
     total = completions[0].usage + completions[1].usage
     assert total == Usage(requests=3, input_tokens=3000, output_tokens=300)
-    costs = [prices.cost(c.model, c.usage) for c in completions]
-    assert costs[0].dollars == pytest.approx((1000 * 1 + 100 * 10) / 1e6)
-    assert (costs[0] + costs[1]).dollars == pytest.approx(prices.cost("gpt-4o-mini", total).dollars)
+    priced = [prices.priced(c.model, c.usage) for c in completions]
+    assert priced[0].cost == pytest.approx((1000 * 1 + 100 * 10) / 1e6)
+    assert (priced[0] + priced[1]).cost == pytest.approx(prices.priced("gpt-4o-mini", total).cost)
 
 
 def test_openai_without_a_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -390,8 +390,8 @@ async def test_a_known_model_through_the_fake_has_a_known_non_zero_cost(
 
     completion = await make_model("gpt-4o-mini").complete(ask())
 
-    cost = PriceTable().cost(completion.model, completion.usage)
-    assert cost.known and cost.dollars is not None and cost.dollars > 0
+    priced = PriceTable().priced(completion.model, completion.usage)
+    assert priced.cost is not None and priced.cost > 0
 
 
 async def test_the_model_closes_as_an_async_context_manager(fake: FakeOpenAI) -> None:

@@ -285,7 +285,7 @@ async def test_cost_per_step_round_and_session_and_the_evaluations_with_sub_scor
     costs = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".step-cost")]
     assert costs == ["$0.20", "$0.20"]
     assert browser.find_element(By.CSS_SELECTOR, ".round-cost").text == "$0.60"  # + its judge
-    assert browser.find_element(By.ID, "total-cost").text == str(session.cost) == "$0.80"
+    assert browser.find_element(By.ID, "total-cost").text == session.usage.cost_text == "$0.80"
     round_verdict = browser.find_element(By.CSS_SELECTOR, "section.round .evaluation")
     assert "yes" in round_verdict.find_element(By.CSS_SELECTOR, ".verdict").text
     assert "ran the command" in round_verdict.find_element(By.TAG_NAME, "table").text

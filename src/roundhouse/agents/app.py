@@ -27,8 +27,7 @@ from roundhouse.agents.sensitive import is_closing, sensitive_reason
 from roundhouse.context import RoundContext
 from roundhouse.devices.base import Result, ToolSpec
 from roundhouse.devices.linux.types import Control, ControlList, WindowInfo
-from roundhouse.models.base import ModelRequest, Usage
-from roundhouse.models.pricing import ZERO_COST
+from roundhouse.models.base import NOTHING_SPENT, ModelRequest
 from roundhouse.observation import AppObservation
 from roundhouse.states import AgentKind, Status
 from roundhouse.trajectory import StepRecord
@@ -207,7 +206,7 @@ class AppAgent(AgentCore):
             action=ActionAnswer(status=status),
             result=result,
         )
-        asked: Asked[AppAnswer] = Asked(answer, "", Usage(), ZERO_COST, 0, 0.0)
+        asked: Asked[AppAnswer] = Asked(answer, "", NOTHING_SPENT, 0, 0.0)
         session_step = context.next_step()
         return self.conclude(
             context,

@@ -11,8 +11,15 @@ from typing import Generic, TypeVar
 from roundhouse.agents.responses import InvalidAnswer
 from roundhouse.context import RoundContext
 from roundhouse.events import AnswerRejected, EventBus, PromptSent
-from roundhouse.models.base import LanguageModel, Message, ModelError, ModelRequest, Usage
-from roundhouse.models.pricing import ZERO_COST, Cost, PriceTable
+from roundhouse.models.base import (
+    NOTHING_SPENT,
+    LanguageModel,
+    Message,
+    ModelError,
+    ModelRequest,
+    Usage,
+)
+from roundhouse.models.pricing import PriceTable
 
 T = TypeVar("T")
 
@@ -25,8 +32,7 @@ class NoValidAnswer(RuntimeError):
 class Asked(Generic[T]):
     answer: T
     raw: str
-    usage: Usage
-    cost: Cost
+    usage: Usage  # priced: every attempt of this step, the rejected ones too
     retries: int
     model_ms: float
     image_scales: tuple[float, ...] = ()  # of the images sent with the accepted answer
@@ -48,7 +54,7 @@ async def ask_model(
     whether anything changed: an answer about a UI that has just changed is checked once
     more against the fresh view before it goes back to the model."""
     messages = list(request.messages)
-    usage, cost = Usage(), ZERO_COST
+    usage = NOTHING_SPENT
     started = time.monotonic()
     reason = ""
     for attempt in range(retries + 1):
@@ -56,12 +62,11 @@ async def ask_model(
         try:
             completion = await model.complete(replace(request, messages=tuple(messages)))
         except ModelError as error:  # the failed attempts were requests all the same
-            failed_cost = prices.cost(getattr(model, "model", model.name), error.usage)
-            context.add_usage(error.usage, failed_cost)
+            context.add_usage(prices.priced(getattr(model, "model", model.name), error.usage))
             raise
-        step_cost = prices.cost(completion.model, completion.usage)
-        usage, cost = usage + completion.usage, cost + step_cost
-        context.add_usage(completion.usage, step_cost)
+        spent = prices.priced(completion.model, completion.usage)
+        usage += spent
+        context.add_usage(spent)
         try:
             answer = await _parse(parse, completion.text, look_again)
         except InvalidAnswer as error:
@@ -74,7 +79,7 @@ async def ask_model(
             continue
         elapsed = (time.monotonic() - started) * 1000
         scales = tuple(float(x) for x in completion.extra.get("image_scales", ()))
-        return Asked(answer, completion.text, usage, cost, attempt, elapsed, scales)
+        return Asked(answer, completion.text, usage, attempt, elapsed, scales)
     raise NoValidAnswer(f"the model gave no valid answer in {retries + 1} attempts: {reason}")
 
 

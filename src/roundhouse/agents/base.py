@@ -22,7 +22,7 @@ from roundhouse.observation import PastStep
 from roundhouse.record import Attachment, Post
 from roundhouse.states import AgentKind, Status
 from roundhouse.store import LogStore
-from roundhouse.trajectory import ActionRecord, StepRecord, UsageRecord
+from roundhouse.trajectory import ActionRecord, StepRecord
 
 A = TypeVar("A", bound=StepAnswer)
 
@@ -238,12 +238,7 @@ class AgentCore:
             question=answer.question if answer.action.status is Status.PENDING else None,
             user_reply=reply,
             retries=asked.retries,
-            usage=UsageRecord(
-                requests=asked.usage.requests,
-                input_tokens=asked.usage.input_tokens,
-                output_tokens=asked.usage.output_tokens,
-                cost=asked.cost.dollars,
-            ),
+            usage=asked.usage,
             model_ms=round(asked.model_ms, 1),
             action_ms=round(action_ms, 1),
             **extra,

@@ -25,15 +25,15 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
 from roundhouse.evaluation import Evaluation, SubScore, Verdict
 from roundhouse.models.base import (
-    Completion,
+    NOTHING_SPENT,
     LanguageModel,
     Message,
     ModelError,
     ModelRequest,
     Usage,
 )
-from roundhouse.models.pricing import ZERO_COST, Cost, PriceTable
-from roundhouse.trajectory import RoundTrajectory, StepRecord, UsageRecord
+from roundhouse.models.pricing import PriceTable
+from roundhouse.trajectory import RoundTrajectory, StepRecord
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +221,7 @@ class EvaluationAgent:
             Message("system", _prompt("evaluation_system.txt")),
             Message("user", evidence.text, evidence.images),
         ]
-        spent = _Spent()
+        spent = NOTHING_SPENT
         problem = ""
         for _attempt in range(self.retries + 1):
             try:
@@ -233,13 +233,13 @@ class EvaluationAgent:
                     )
                 )
             except ModelError as error:
-                spent.usage += error.usage  # its failed attempts were requests all the same
-                spent.cost += self.prices.cost(self.model.name, error.usage)
+                # its failed attempts were requests all the same
+                spent += self.prices.priced(self.model.name, error.usage)
                 log.warning("the evaluation model could not be asked: %s", error)
                 return self._verdict(
                     round_id, None, f"evaluator could not be asked: {error}", spent
                 )
-            spent.add(completion, self.prices)
+            spent += self.prices.priced(completion.model, completion.usage)
             try:
                 answer = parse_answer(completion.text)
             except (AnswerFormatError, ValidationError) as error:
@@ -258,7 +258,7 @@ class EvaluationAgent:
         return self._verdict(round_id, None, reason, spent)
 
     def _verdict(
-        self, round_id: int | None, answer: EvaluationAnswer | None, reason: str, spent: _Spent
+        self, round_id: int | None, answer: EvaluationAnswer | None, reason: str, spent: Usage
     ) -> Evaluation:
         return Evaluation(
             round_id=round_id,
@@ -266,27 +266,9 @@ class EvaluationAgent:
             complete=answer.complete if answer else "unsure",
             reason=reason,
             sub_scores=answer.sub_scores if answer else [],
-            usage=spent.record(),
+            usage=spent,
         )
 
 
 def _without_screenshots(trajectory: RoundTrajectory) -> list[StepRecord]:
     return [step.model_copy(update={"screenshots": []}) for step in trajectory.steps]
-
-
-@dataclass
-class _Spent:
-    usage: Usage = Usage()
-    cost: Cost = ZERO_COST
-
-    def add(self, completion: Completion, prices: PriceTable) -> None:
-        self.usage += completion.usage
-        self.cost += prices.cost(completion.model, completion.usage)
-
-    def record(self) -> UsageRecord:
-        return UsageRecord(
-            requests=self.usage.requests,
-            input_tokens=self.usage.input_tokens,
-            output_tokens=self.usage.output_tokens,
-            cost=self.cost.dollars,
-        )

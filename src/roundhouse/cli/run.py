@@ -182,7 +182,7 @@ def report(outcome: RoundOutcome) -> None:
     typer.echo(f"\n{outcome.state}: {outcome.result or outcome.error or ''}".rstrip())
     if outcome.error and outcome.result and outcome.error != outcome.result:
         typer.echo(f"error: {outcome.error}")
-    typer.echo(cost_line(outcome.cost))
+    typer.echo(cost_line(outcome.usage))
     typer.echo(f"Logs: {outcome.log_dir}")
 
 
@@ -248,7 +248,7 @@ def chat(
     session, _ = in_session(
         settings, lambda session: _chat(session, interactive), desktop=desktop, mcp=mcp
     )
-    typer.echo(cost_line(session.cost, scope="this session"))
+    typer.echo(cost_line(session.usage, scope="this session"))
     typer.echo(f"Logs: {session.store.folder}")
     failed = any(not outcome.finished for outcome in session.outcomes)
     raise typer.Exit(EXIT_FAILED if failed else 0)
@@ -322,6 +322,6 @@ def resume(
     _, outcomes = in_session(settings, carry_on, desktop=desktop, resume=plan)
     for outcome in outcomes:
         report(outcome)
-    total = plan.context.cost  # the restored context went on counting in the session
+    total = plan.context.usage  # the restored context went on counting in the session
     typer.echo(cost_line(total, scope="this session"))
     raise typer.Exit(0 if all(outcome.finished for outcome in outcomes) else EXIT_FAILED)

@@ -1,17 +1,16 @@
-"""Usage is a value; cost is derived from it with a price table.
+"""Usage is a value; its cost is set from a price table.
 
 Prices come from the maintained genai-prices library (its bundled snapshot: no network),
 overridden by the `prices:` section of the settings (dollars per million tokens). Models
 that run on this machine ("offline") are free. A model nobody knows the price of gives an
-unknown Cost, which stays unknown when added to anything: roundhouse never prints $0.00
-for a price it does not know.
+unknown cost (None), which stays unknown when added to anything: roundhouse never prints
+$0.00 for a price it does not know.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 
 import genai_prices
@@ -25,31 +24,6 @@ log = logging.getLogger(__name__)
 FREE_MODELS = frozenset({"offline"})
 # `--model openai:gpt-4o-mini` and a Completion.model of "gpt-4o-mini" are the same price.
 PROVIDER_PREFIXES = ("openai:",)
-
-
-@dataclass(frozen=True)
-class Cost:
-    dollars: float | None  # None: the price is unknown
-
-    @property
-    def known(self) -> bool:
-        return self.dollars is not None
-
-    def __add__(self, other: Cost) -> Cost:
-        if self.dollars is None or other.dollars is None:
-            return UNKNOWN_COST
-        return Cost(self.dollars + other.dollars)
-
-    def __str__(self) -> str:
-        if self.dollars is None:
-            return "unknown"
-        if 0 < self.dollars < 0.01:  # a cheap model's step is not free: show its digits
-            return f"${self.dollars:.6f}".rstrip("0")
-        return f"${self.dollars:.2f}"
-
-
-ZERO_COST = Cost(0.0)
-UNKNOWN_COST = Cost(None)
 
 
 def bare_name(model: str) -> str:
@@ -74,26 +48,30 @@ def library_price(model: str) -> Price | None:
 
 def price_usage(
     model: str, usage: Usage, overrides: Mapping[str, Price] | None = None, *, library: bool = True
-) -> Cost:
-    """The cost of usage on model: an override, a free model, genai-prices, or unknown."""
-    if usage == Usage():
-        return ZERO_COST
-    override = _override(model, overrides or {})
+) -> Usage:
+    """`usage` on `model`, priced: by an override, as a free model, by genai-prices, or
+    unknown (cost None)."""
+    return usage.priced(_dollars(model, usage, overrides or {}, library))
+
+
+def _dollars(
+    model: str, usage: Usage, overrides: Mapping[str, Price], library: bool
+) -> float | None:
+    if (usage.requests, usage.input_tokens, usage.output_tokens) == (0, 0, 0):
+        return 0.0
+    override = _override(model, overrides)
     if override is not None:
-        return Cost(
-            (
-                usage.input_tokens * override.input_per_mtok
-                + usage.output_tokens * override.output_per_mtok
-            )
-            / 1_000_000
-        )
+        return (
+            usage.input_tokens * override.input_per_mtok
+            + usage.output_tokens * override.output_per_mtok
+        ) / 1_000_000
     if bare_name(model) in FREE_MODELS:
-        return ZERO_COST
+        return 0.0
     if not library:
-        return UNKNOWN_COST
+        return None
     tokens = genai_prices.Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
     found = _library_calculation(model, tokens)
-    return UNKNOWN_COST if found is None else Cost(float(found.total_price))
+    return None if found is None else float(found.total_price)
 
 
 def _override(model: str, overrides: Mapping[str, Price]) -> Price | None:
@@ -128,5 +106,5 @@ class PriceTable:
             return Price(input_per_mtok=0, output_per_mtok=0)
         return library_price(model) if self._library else None
 
-    def cost(self, model: str, usage: Usage) -> Cost:
+    def priced(self, model: str, usage: Usage) -> Usage:
         return price_usage(model, usage, self._prices, library=self._library)

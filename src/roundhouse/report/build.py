@@ -15,8 +15,7 @@ from pathlib import Path
 from roundhouse.blackboard import QuestionAnswer
 from roundhouse.devices.base import Result
 from roundhouse.evaluation import Evaluation
-from roundhouse.models.base import Usage
-from roundhouse.models.pricing import UNKNOWN_COST, ZERO_COST, Cost
+from roundhouse.models.base import NOTHING_SPENT, Usage
 from roundhouse.record import Post, RecordState, RoundRecord
 from roundhouse.report.logs import (
     Notes,
@@ -28,7 +27,7 @@ from roundhouse.report.logs import (
 )
 from roundhouse.states import InvalidTransition, Status, transition
 from roundhouse.store import EVALUATION_LOG, RESPONSE_LOG, ROUNDS_LOG
-from roundhouse.trajectory import StepRecord, UsageRecord
+from roundhouse.trajectory import StepRecord
 
 # Outputs longer than this are folded: the step card stays readable, the text is one click away.
 FOLD_LINES = 12
@@ -76,7 +75,7 @@ class StepView:
     images: tuple[Image, ...]  # the annotated screenshot first
     missing_images: tuple[str, ...]  # named by the step, absent from the folder
     outputs: tuple[Output, ...]
-    cost: Cost
+    usage: Usage
     snapshot: Snapshot | None  # taken at the subtask end this step made
 
     @property
@@ -99,7 +98,6 @@ class RoundView:
     final: Snapshot | None
     evaluation: Evaluation | None
     usage: Usage
-    cost: Cost
 
     @property
     def label(self) -> str:
@@ -126,15 +124,7 @@ class SessionView:
 
     @property
     def usage(self) -> Usage:
-        return sum((round_.usage for round_ in self.rounds), self._evaluation_usage)
-
-    @property
-    def cost(self) -> Cost:
-        return sum((round_.cost for round_ in self.rounds), _evaluation_cost(self.evaluation))
-
-    @property
-    def _evaluation_usage(self) -> Usage:
-        return _usage(self.evaluation.usage) if self.evaluation else Usage()
+        return sum((round_.usage for round_ in self.rounds), _evaluation_usage(self.evaluation))
 
 
 def read_session(folder: Path) -> SessionView:
@@ -261,10 +251,7 @@ def build_round(
     final = unclaimed.pop(None, None)
     state = record.state.value if record else "unknown"
     answer, error = outcome(record.state if record else None, steps)
-    usage = sum((_usage(step.usage) for step in steps), Usage())
-    cost = sum((view.cost for view in views), _evaluation_cost(evaluation))
-    if evaluation is not None:
-        usage += _usage(evaluation.usage)
+    usage = sum((view.usage for view in views), _evaluation_usage(evaluation))
     return RoundView(
         id=round_id,
         request=record.user_query if record else (request or "(not recorded)"),
@@ -279,7 +266,6 @@ def build_round(
         final=final,
         evaluation=evaluation,
         usage=usage,
-        cost=cost,
     )
 
 
@@ -302,7 +288,7 @@ def build_step(
         images=tuple(images),
         missing_images=tuple(missing),
         outputs=result_outputs(step.result),
-        cost=step_cost(step.usage),
+        usage=logged_usage(step.usage),
         snapshot=snapshot,
     )
 
@@ -368,19 +354,14 @@ def ends_round(step: StepRecord) -> bool:
         return False
 
 
-def step_cost(usage: UsageRecord) -> Cost:
-    if usage.cost is not None:
-        return Cost(usage.cost)
-    # No model call: nothing was spent. A call with no price: unknown, never $0.00.
-    return ZERO_COST if usage.requests == 0 else UNKNOWN_COST
+def logged_usage(usage: Usage) -> Usage:
+    """A step's usage as the report counts it: a step that made no model call spent nothing
+    (older logs wrote no cost for it); a call with no price stays unknown, never $0.00."""
+    return NOTHING_SPENT if usage.requests == 0 and usage.cost is None else usage
 
 
-def _evaluation_cost(evaluation: Evaluation | None) -> Cost:
-    return step_cost(evaluation.usage) if evaluation else ZERO_COST
-
-
-def _usage(record: UsageRecord) -> Usage:
-    return Usage(record.requests, record.input_tokens, record.output_tokens)
+def _evaluation_usage(evaluation: Evaluation | None) -> Usage:
+    return logged_usage(evaluation.usage) if evaluation else NOTHING_SPENT
 
 
 def _optional_int(text: str | None) -> int | None:
