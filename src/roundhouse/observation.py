@@ -55,7 +55,7 @@ class HostObservation:
 
 @dataclass(frozen=True)
 class AppObservation:
-    request: str  # the whole request, read from the host's board
+    board: str  # the host's board: the request, its plan and this subtask
     subtask: str  # what the host asked of this application
     application: str
     window: WindowInfo  # the window observed: the app's own, or its dialog in front

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from roundhouse.agents.asking import NoValidAnswer
+from roundhouse.agents.pool import AgentPool
 from roundhouse.config import Settings
 from roundhouse.context import RoundContext, SessionContext, SubtaskResult
 from roundhouse.evaluation import Evaluation, Evaluator
@@ -25,28 +25,13 @@ from roundhouse.events import (
     StepTaken,
     SubtaskEnded,
 )
-from roundhouse.models.base import ModelError, Usage
+from roundhouse.models.base import ModelError, NoValidAnswer, Usage
 from roundhouse.record import Post, RecordState, RoundRecord
-from roundhouse.states import AgentKind, RoundState, Transition, is_round_end, transition
+from roundhouse.states import AgentKind, RoundState, is_round_end, transition
 from roundhouse.store import LogStore
 from roundhouse.trajectory import RoundTrajectory, StepRecord
 
 MAX_STEP_REACHED = "max_step reached"
-
-
-class Agent(Protocol):
-    kind: AgentKind
-    name: str
-
-    async def handle(self, context: RoundContext) -> StepRecord: ...
-
-
-class AgentPool(Protocol):
-    """Which agent acts first, and which acts after a transition."""
-
-    def first(self) -> Agent: ...
-
-    def switch(self, current: Agent, move: Transition, step: StepRecord) -> Agent: ...
 
 
 class Snapshotter(Protocol):

@@ -5,7 +5,6 @@ agent, so its second round starts FINISHED)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -15,7 +14,7 @@ from roundhouse.agents.base import AgentServices
 from roundhouse.agents.evaluation import EvaluationAgent
 from roundhouse.agents.host import HostAgent
 from roundhouse.agents.linux import LinuxAgent
-from roundhouse.agents.pool import HostAppPool
+from roundhouse.agents.pool import AgentPool, HostAppPool, SingleAgent
 from roundhouse.agents.user import UserChannel
 from roundhouse.config import ConfigError, Settings
 from roundhouse.context import SessionContext
@@ -26,10 +25,10 @@ from roundhouse.events import Event, EventBus, PromptSent
 from roundhouse.models import ModelPool
 from roundhouse.models.base import Usage
 from roundhouse.models.pricing import PriceTable
-from roundhouse.round import Agent, AgentPool, NoSnapshots, Round, RoundOutcome, Snapshotter
-from roundhouse.states import AgentKind, Transition
+from roundhouse.round import NoSnapshots, Round, RoundOutcome, Snapshotter
+from roundhouse.states import AgentKind
 from roundhouse.store import LogStore
-from roundhouse.trajectory import RoundTrajectory, StepRecord
+from roundhouse.trajectory import RoundTrajectory
 
 
 class SessionLimit(RuntimeError):
@@ -51,19 +50,6 @@ class SessionInfo(BaseModel):
     def describe(cls, settings: Settings, agent: AgentKind) -> SessionInfo:
         dumped = settings.model_dump(mode="json", exclude={"openai": {"api_key"}})
         return cls(agent=agent, settings=dumped)
-
-
-@dataclass
-class SingleAgent:
-    """The single-tier pool: one agent acts for the whole round."""
-
-    agent: Agent
-
-    def first(self) -> Agent:
-        return self.agent
-
-    def switch(self, current: Agent, move: Transition, step: StepRecord) -> Agent:
-        return current
 
 
 class Session:
@@ -94,7 +80,7 @@ class Session:
             user=user,
             prices=PriceTable(settings.prices),  # one table for every agent and the judge
             events=self.events,
-            store=store,
+            log_folder=store.folder,
         )
         self.evaluator = evaluator or self._evaluator()
         self.context = context or SessionContext()  # a resumed session brings its own

@@ -1,73 +1,76 @@
 """The AppAgent: acts inside one application for the subtask the host gave it.
 
-Each step it looks at its window (the application's dialog in front, when there is one):
-the numbered control list and the annotated screenshot. The model names a control by
-number and name together, and they must agree. Sensitive actions need a yes BEFORE they
-run, whatever the model answered; a "no" fails the subtask and the host decides.
-A window that is gone is never acted on: the subtask ends with the reason.
+Its step is the common one (agents/base.py); what is its own: each step it looks at its
+window (the application's dialog in front, when there is one): the numbered control list
+and the annotated screenshot. The model names a control by number and name together, and
+they must agree (checked again against a fresh look when the window may have changed).
+Sensitive actions need a yes BEFORE they run, whatever the model answered; a "no" fails the
+subtask and the host decides. A window that is gone is never acted on: the step ends
+without a model call, with the reason.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 from roundhouse.agents.asking import Asked
-from roundhouse.agents.base import AgentCore, Declined
+from roundhouse.agents.base import AgentCore, Conclusion, Ended, Seen
 from roundhouse.agents.prompting import app_messages
-from roundhouse.agents.responses import (
-    ActionAnswer,
-    AppAnswer,
-    answer_schema,
-    check_control,
-    parse_answer,
-)
+from roundhouse.agents.responses import ActionAnswer, AppAnswer, check_control
 from roundhouse.agents.sensitive import is_closing, sensitive_reason
 from roundhouse.context import RoundContext
-from roundhouse.devices.base import Result, ToolSpec
+from roundhouse.devices.base import Result, ResultStatus, ToolSpec
 from roundhouse.devices.linux.types import Control, ControlList, WindowInfo
-from roundhouse.models.base import NOTHING_SPENT, ModelRequest
+from roundhouse.models.base import Message
 from roundhouse.observation import AppObservation
 from roundhouse.states import AgentKind, Status
-from roundhouse.trajectory import StepRecord
 
 LOOK_AGAIN_PAUSE = 0.5  # seconds a UI gets to finish changing before an answer is re-checked
-APP_FUNCTIONS = (
-    "click_control",
-    "click_coordinates",
-    "set_text",
-    "type_text",
-    "press_keys",
-    "scroll",
-    "drag",
-    "wait",
-)
 
 
 @dataclass(kw_only=True)
-class AppAgent(AgentCore):
+class AppAgent(AgentCore[AppObservation, AppAnswer]):
     window: WindowInfo
     subtask: str = ""
     kind: AgentKind = AgentKind.APP
+    answer_type: ClassVar = AppAnswer
+    functions: ClassVar = (
+        "click_control",
+        "click_coordinates",
+        "set_text",
+        "type_text",
+        "press_keys",
+        "scroll",
+        "drag",
+        "wait",
+    )
 
     def assign(self, window: WindowInfo, subtask: str) -> None:
         """A (new) subtask from the host: its history starts empty, as its progress does."""
         self.window, self.subtask, self.history = window, subtask, []
 
-    async def handle(self, context: RoundContext) -> StepRecord:
-        specs = await self.services.dispatcher.tool_specs()
-        found = await self._current_window()
-        if found is None:
-            return self._window_gone(context)
-        target: WindowInfo = found
+    # --- the hooks -----------------------------------------------------------------------
+
+    async def observe(
+        self, context: RoundContext, specs: list[ToolSpec]
+    ) -> Seen[AppObservation] | Ended[AppAnswer]:
+        target = await self._current_window()
+        if target is None:
+            return Ended(self._window_gone())
         listed = await self._controls(target)
         step_number = context.session.session_step + 1
-        plain = self.services.store.path(f"action_step{step_number}.png")
-        annotated = self.services.store.path(f"action_step{step_number}_annotated.png")
-        shots = await self._screenshots(target, plain, annotated)
+        plain = self.services.log_folder / f"action_step{step_number}.png"
+        annotated = self.services.log_folder / f"action_step{step_number}_annotated.png"
+        saved = []
+        for path, annotate in ((plain, False), (annotated, True)):
+            shot = await self.collect(
+                "capture_window_screenshot", window_id=target.xid, path=str(path), annotate=annotate
+            )
+            if shot.ok:
+                saved.append(path.name)
         observation = AppObservation(
-            request=context.record.read_board("host") or context.request,
+            board=context.record.read_board("host") or f"Request: {context.request}",
             subtask=self.subtask,
             application=self.name,
             window=target,
@@ -76,84 +79,75 @@ class AppAgent(AgentCore):
             tree_available=listed.tree_available,
             note=listed.note,
             history=tuple(self.history),
-            screenshot=annotated if annotated.name in shots else None,
+            screenshot=annotated if annotated.name in saved else None,
         )
-        available = {spec.name for spec in specs}
-        functions = [name for name in APP_FUNCTIONS if name in available]
+        return Seen(observation, tuple(saved))
 
-        def parse(text: str) -> AppAnswer:
-            answer = parse_answer(text, answer_type=AppAnswer, agent=self.kind, functions=functions)
-            check_control(answer.action.arguments, [(c.label, c.name) for c in listed.controls])
-            return answer
+    def render(self, seen: Seen[AppObservation], offered: list[ToolSpec]) -> tuple[Message, ...]:
+        return app_messages(seen.observation, offered)
 
-        async def look_again() -> bool:
-            """The UI may have changed since the observation (a dialog that opens late):
-            what is there now is what the answer will act on."""
-            nonlocal target, listed
-            await self.observe("wait", seconds=LOOK_AGAIN_PAUSE)  # then the screen settles
-            now = await self._current_window()
-            if now is None:
-                return False
-            fresh = await self._controls(now)
-            changed = now.xid != target.xid or fresh.controls != listed.controls
-            target, listed = now, fresh
-            return changed
+    def check(self, seen: Seen[AppObservation], answer: AppAnswer) -> None:
+        controls = [(c.label, c.name) for c in seen.observation.controls]
+        check_control(answer.action.arguments, controls)
 
-        request = ModelRequest(
-            agent="app",
-            messages=app_messages(observation, [s for s in specs if s.name in functions]),
-            observation=observation,
-            response_schema=answer_schema(AppAnswer),
+    async def look_again(self, seen: Seen[AppObservation]) -> Seen[AppObservation] | None:
+        """The UI may have changed since the observation (a dialog that opens late): what is
+        there now is what the answer is checked against, and acts on."""
+        await self.collect("wait", seconds=LOOK_AGAIN_PAUSE)  # then the screen settles
+        now = await self._current_window()
+        if now is None:
+            return None
+        fresh = await self._controls(now)
+        before = seen.observation
+        if now.xid == before.window.xid and tuple(fresh.controls) == before.controls:
+            return None
+        observation = replace(
+            before,
+            window=now,
+            in_dialog=now.xid != self.window.xid,
+            controls=tuple(fresh.controls),
+            tree_available=fresh.tree_available,
+            note=fresh.note,
         )
-        asked = await self.ask(context, request, parse, look_again)
-        answer = asked.answer
+        return Seen(observation, seen.screenshots)
+
+    async def act(
+        self,
+        context: RoundContext,
+        seen: Seen[AppObservation],
+        answer: AppAnswer,
+        asked: Asked[AppAnswer],
+        specs: list[ToolSpec],
+    ) -> Result:
+        function = answer.action.function or ""
+        control = _named_control(answer.action.arguments, seen.observation.controls)
+        why = sensitive_reason(function, answer.action.arguments, control)
+        if why is None and answer.action.status is Status.CONFIRM:
+            why = "the model asked for a confirmation"
+        scale = asked.image_scales[0] if asked.image_scales else 1.0
+        window = seen.observation.window
+        arguments = _tool_arguments(function, answer.action.arguments, specs, window, scale)
+        return await self.run(function, arguments, specs, why)
+
+    def conclude(
+        self, context: RoundContext, seen: Seen[Any], answer: AppAnswer, result: Result | None
+    ) -> Conclusion[AppAnswer]:
         status = answer.action.status
-        session_step = context.next_step()
+        if result is not None and result.status is ResultStatus.SKIPPED:
+            # Not run (a "no", or the shell policy): the subtask fails, saying why.
+            status = Status.FAIL
+            answer = answer.model_copy(update={"result": result.error or "not run"})
+        annotated = [name for name in seen.screenshots if name.endswith("_annotated.png")]
+        if answer.save_screenshot and annotated:
+            context.session.blackboard.add_screenshot(annotated[0])
+        send_to = "host" if status in (Status.FINISH, Status.FAIL) else self.name
+        return Conclusion(status, send_to, answer, self.subtask)
 
-        declined: list[Declined] = []
-
-        async def act() -> Result | None:
-            function = answer.action.function or ""
-            if status is Status.SCREENSHOT:  # only look again
-                return None
-            control = _named_control(answer.action.arguments, listed)
-            why = sensitive_reason(function, answer.action.arguments, control)
-            if why is None and status is Status.CONFIRM:
-                why = "the model asked for a confirmation"
-            scale = asked.image_scales[0] if asked.image_scales else 1.0
-            arguments = _tool_arguments(function, answer.action.arguments, specs, target, scale)
-            ran = await self.run(function, arguments, specs, why)
-            if isinstance(ran, Declined):
-                declined.append(ran)
-                return ran.result
-            return ran
-
-        result, reply, action_ms = await self.act_or_ask(context, answer, act)
-        effective = status
-        if declined:  # a "no" fails the subtask, and says why
-            effective = Status.FAIL
-            answer = answer.model_copy(update={"result": declined[0].result.error or "declined"})
-        if answer.save_screenshot and annotated.name in shots:
-            context.session.blackboard.add_screenshot(annotated.name)
-
-        return self.conclude(
-            context,
-            send_to="host" if effective in (Status.FINISH, Status.FAIL) else self.name,
-            comment=answer.comment,
-            session_step=session_step,
-            status=effective,
-            answer=answer,
-            asked=asked,
-            result=result,
-            reply=reply,
-            action_ms=action_ms,
-            subtask=self.subtask,
-            screenshots=shots,
-        )
+    # --- its window ------------------------------------------------------------------------
 
     async def _current_window(self) -> WindowInfo | None:
         """The application's window to act in: its active dialog, else its own window."""
-        listed = await self.observe("list_windows")
+        listed = await self.collect("list_windows")
         if not listed.ok or not isinstance(listed.result, list):
             return None
         windows = [WindowInfo.model_validate(item) for item in listed.result]
@@ -168,65 +162,40 @@ class AppAgent(AgentCore):
             (w for w in mine if w.xid == self.window.xid), mine[0]
         )
 
-    async def _screenshots(self, window: WindowInfo, plain: Path, annotated: Path) -> list[str]:
-        """action_step{N}.png and its annotated twin; the names of those that were saved."""
-        saved = []
-        for path, annotate in ((plain, False), (annotated, True)):
-            shot = await self.observe(
-                "capture_window_screenshot", window_id=window.xid, path=str(path), annotate=annotate
-            )
-            if shot.ok:
-                saved.append(path.name)
-        return saved
-
     async def _controls(self, window: WindowInfo) -> ControlList:
-        listed = await self.observe("get_controls", window_id=window.xid)
+        listed = await self.collect("get_controls", window_id=window.xid)
         if listed.ok:
             return ControlList.model_validate(listed.result)
         note = f"the control list could not be read ({listed.error}); use the screenshot"
         return ControlList(window=window, controls=[], tree_available=False, note=note)
 
-    def _window_gone(self, context: RoundContext) -> StepRecord:
-        """No model call: the window is gone, and acting on its old coordinates is wrong."""
+    def _window_gone(self) -> AppAnswer:
+        """The window is gone, and acting on its old coordinates is wrong: FINISH if the
+        agent's own last action closed it, else FAIL."""
         last = self.history[-1] if self.history else None
         closed = last is not None and is_closing(
             last.function, last.arguments, str(last.arguments.get("name", ""))
         )
-        status = Status.FINISH if closed else Status.FAIL
+        title = self.window.title
         if closed:
             result = f"the {self.name} window was closed"
         else:
-            title = self.window.title
             result = (
                 f"the {self.name} window {title!r} disappeared (the application may have crashed)"
             )
-        answer = AppAnswer(
-            observation=f"The window {self.window.title!r} is no longer on the desktop.",
+        return AppAnswer(
+            observation=f"The window {title!r} is no longer on the desktop.",
             thought="There is nothing left to act on.",
-            action=ActionAnswer(status=status),
+            action=ActionAnswer(status=Status.FINISH if closed else Status.FAIL),
             result=result,
         )
-        asked: Asked[AppAnswer] = Asked(answer, "", NOTHING_SPENT, 0, 0.0)
-        session_step = context.next_step()
-        return self.conclude(
-            context,
-            send_to="host",
-            session_step=session_step,
-            status=status,
-            answer=answer,
-            asked=asked,
-            result=None,
-            reply=None,
-            action_ms=0.0,
-            subtask=self.subtask,
-        )
 
 
-def _named_control(arguments: dict[str, Any], listed: ControlList) -> Control | None:
+def _named_control(arguments: dict[str, Any], controls: tuple[Control, ...]) -> Control | None:
     if "id" not in arguments:
         return None
     label = int(arguments["id"])
-    return next((c for c in listed.controls if c.label == label), None)
+    return next((c for c in controls if c.label == label), None)
 
 
 # Coordinates the model gives are pixels of the window screenshot it saw (shrunk by

@@ -17,15 +17,12 @@ from roundhouse.models.base import (
     Message,
     ModelError,
     ModelRequest,
+    NoValidAnswer,
     Usage,
 )
 from roundhouse.models.pricing import PriceTable
 
 T = TypeVar("T")
-
-
-class NoValidAnswer(RuntimeError):
-    """The model kept answering invalidly; the round ends in ERROR with this reason."""
 
 
 @dataclass(frozen=True)

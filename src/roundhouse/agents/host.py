@@ -1,24 +1,26 @@
 """The HostAgent: looks at the desktop, picks the application for the next subtask
 (selects an open window or launches one), writes the request and plan on the round's
-board, and ASSIGNs an AppAgent. After each subtask it continues, finishes or fails."""
+board, and ASSIGNs an AppAgent. After each subtask it continues, finishes or fails.
+
+Its step is the common one (agents/base.py); what is its own: it observes the desktop (a
+screenshot, the windows, the applications), an ASSIGN must name the application and the
+subtask, and an ASSIGN whose window could not be had is a CONTINUE (the host decides again).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
+from typing import Any, ClassVar
 
-from roundhouse.agents.base import AgentCore, Declined
+from roundhouse.agents.base import AgentCore, Conclusion, Seen
 from roundhouse.agents.prompting import host_messages
-from roundhouse.agents.responses import HostAnswer, answer_schema, check_host, parse_answer
+from roundhouse.agents.responses import HostAnswer, check_host
 from roundhouse.context import RoundContext
-from roundhouse.devices.base import Result
+from roundhouse.devices.base import Result, ToolSpec
 from roundhouse.devices.linux.types import WindowInfo
-from roundhouse.models.base import ModelRequest
+from roundhouse.models.base import Message
 from roundhouse.observation import HostObservation, SubtaskView
 from roundhouse.states import AgentKind, Status
-from roundhouse.trajectory import StepRecord
-
-HOST_FUNCTIONS = ("select_window", "launch_application", "run_shell", "get_system_info")
 
 
 @dataclass(frozen=True)
@@ -28,17 +30,18 @@ class Assignment:
 
 
 @dataclass(kw_only=True)
-class HostAgent(AgentCore):
+class HostAgent(AgentCore[HostObservation, HostAnswer]):
     kind: AgentKind = AgentKind.HOST
     name: str = "host"
     assignment: Assignment | None = None
+    answer_type: ClassVar = HostAnswer
+    functions: ClassVar = ("select_window", "launch_application", "run_shell", "get_system_info")
 
-    async def handle(self, context: RoundContext) -> StepRecord:
-        specs = await self.services.dispatcher.tool_specs()
-        available = {spec.name for spec in specs}
+    async def observe(self, context: RoundContext, specs: list[ToolSpec]) -> Seen[HostObservation]:
         step_number = context.session.session_step + 1
-        screenshot = self.services.store.path(f"action_step{step_number}.png")
-        shot = await self.observe("capture_desktop_screenshot", path=str(screenshot))
+        screenshot = self.services.log_folder / f"action_step{step_number}.png"
+        shot = await self.collect("capture_desktop_screenshot", path=str(screenshot))
+        available = {spec.name for spec in specs}
         observation = HostObservation(
             request=context.request,
             windows=await self._windows(),
@@ -51,55 +54,31 @@ class HostAgent(AgentCore):
             blackboard=context.session.blackboard.render(),
             screenshot=screenshot if shot.ok else None,
         )
-        functions = [name for name in HOST_FUNCTIONS if name in available]
-        request = ModelRequest(
-            agent="host",
-            messages=host_messages(observation, [s for s in specs if s.name in functions]),
-            observation=observation,
-            response_schema=answer_schema(HostAnswer),
-        )
-        parse = partial(parse_answer, answer_type=HostAnswer, agent=self.kind, functions=functions)
-        asked = await self.ask(context, request, lambda text: check_host(parse(text)))
-        answer = asked.answer
-        status = answer.action.status
-        session_step = context.next_step()
+        return Seen(observation, (screenshot.name,) if shot.ok else ())
 
-        async def act() -> Result:
-            ran = await self.run(answer.action.function or "", answer.action.arguments, specs, None)
-            return ran.result if isinstance(ran, Declined) else ran
+    def render(self, seen: Seen[HostObservation], offered: list[ToolSpec]) -> tuple[Message, ...]:
+        return host_messages(seen.observation, offered)
 
-        result, reply, action_ms = await self.act_or_ask(context, answer, act)
+    def check(self, seen: Seen[HostObservation], answer: HostAnswer) -> None:
+        check_host(answer)
 
-        effective = status
-        send_to = "user"
-        if status is Status.ASSIGN:
-            if result is not None and result.ok:
-                window = WindowInfo.model_validate(result.result)
-                self.assignment = Assignment(window, answer.current_subtask)
-                context.current_application = window.application
-                send_to = window.application
-                context.record.write_board("host", self._board(context, answer, window))
-            else:
-                # No window to hand over: the host decides again, seeing the failure.
-                effective = Status.CONTINUE
-        if status in (Status.FINISH, Status.FAIL):
-            context.result = answer.result
-        return self.conclude(
-            context,
-            send_to=send_to,
-            session_step=session_step,
-            status=effective,
-            answer=answer,
-            asked=asked,
-            result=result,
-            reply=reply,
-            action_ms=action_ms,
-            subtask=answer.current_subtask or None,
-            screenshots=[screenshot.name] if shot.ok else [],
-        )
+    def conclude(
+        self, context: RoundContext, seen: Seen[Any], answer: HostAnswer, result: Result | None
+    ) -> Conclusion[HostAnswer]:
+        subtask = answer.current_subtask or None
+        if answer.action.status is not Status.ASSIGN:
+            return Conclusion(answer.action.status, "user", answer, subtask)
+        if result is None or not result.ok:
+            # No window to hand over: the host decides again, seeing the failure.
+            return Conclusion(Status.CONTINUE, "user", answer, subtask)
+        window = WindowInfo.model_validate(result.result)
+        self.assignment = Assignment(window, answer.current_subtask)
+        context.current_application = window.application
+        context.record.write_board("host", self._board(context, answer, window))
+        return Conclusion(Status.ASSIGN, window.application, answer, subtask)
 
     async def _windows(self) -> tuple[WindowInfo, ...]:
-        listed = await self.observe("list_windows")
+        listed = await self.collect("list_windows")
         if not listed.ok or not isinstance(listed.result, list):
             return ()
         return tuple(WindowInfo.model_validate(item) for item in listed.result)
@@ -107,7 +86,7 @@ class HostAgent(AgentCore):
     async def _applications(self, available: set[str]) -> tuple[str, ...]:
         if "list_applications" not in available:
             return ()
-        listed = await self.observe("list_applications")
+        listed = await self.collect("list_applications")
         return (
             tuple(str(name) for name in listed.result)
             if listed.ok and isinstance(listed.result, list)

@@ -1,17 +1,46 @@
-"""Which agent acts next: the host, or the AppAgent of the application it assigned.
-One AppAgent per application, reused when the host comes back to it."""
+"""Which agent acts next. A round asks its pool for the first agent and, after each step,
+for the agent the transition leads to:
+- SingleAgent: one agent for the whole round (the Linux agent);
+- HostAppPool: the host, and one AppAgent per application it assigns, reused when the host
+  comes back to that application.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from roundhouse.agents.app import AppAgent
 from roundhouse.agents.host import HostAgent
+from roundhouse.context import RoundContext
 from roundhouse.devices.linux.types import WindowInfo
-from roundhouse.round import Agent
 from roundhouse.states import AgentKind, Transition
 from roundhouse.trajectory import StepRecord
+
+
+class Agent(Protocol):
+    kind: AgentKind
+    name: str
+
+    async def handle(self, context: RoundContext) -> StepRecord: ...
+
+
+class AgentPool(Protocol):
+    def first(self) -> Agent: ...
+
+    def switch(self, current: Agent, move: Transition, step: StepRecord) -> Agent: ...
+
+
+@dataclass
+class SingleAgent:
+    agent: Agent
+
+    def first(self) -> Agent:
+        return self.agent
+
+    def switch(self, current: Agent, move: Transition, step: StepRecord) -> Agent:
+        return current
 
 
 @dataclass

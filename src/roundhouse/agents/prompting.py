@@ -100,7 +100,7 @@ def app_messages(observation: AppObservation, specs: list[ToolSpec]) -> tuple[Me
         application=observation.application, tools=describe_tools(specs)
     )
     user = template("app_user.txt").substitute(
-        request=observation.request,
+        board=observation.board,
         subtask=observation.subtask,
         window=describe_window(observation.window),
         controls=controls or "(no interactive controls)",

@@ -48,6 +48,7 @@ class StepAnswer(_Answer):
     plan: list[str] = Field(default_factory=list)
     result: str = ""  # the answer so far; the final answer with FINISH, the reason with FAIL
     question: str | None = None  # what to ask the user when status is PENDING
+    comment: str = ""  # what the agent notes for itself about this step (its progress)
 
     @field_validator("plan", mode="before")
     @classmethod
@@ -107,14 +108,12 @@ class HostAnswer(StepAnswer):
     """The host's decision: which application serves the next subtask, or the round's end."""
 
     current_subtask: str = ""  # with ASSIGN: what the AppAgent is to do
-    comment: str = ""
 
 
 class AppAnswer(StepAnswer):
     """{observation, thought, action {function, arguments {id, name, ...}, status}, plan,
     comment, save_screenshot, result}"""
 
-    comment: str = ""
     save_screenshot: bool = False
 
 

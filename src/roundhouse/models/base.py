@@ -26,6 +26,10 @@ class ModelError(RuntimeError):
         self.usage = usage if usage is not None else Usage()  # tokens of the attempts, unpriced
 
 
+class NoValidAnswer(RuntimeError):
+    """The model kept answering invalidly; the round ends in ERROR with this reason."""
+
+
 @dataclass(frozen=True)
 class Usage:
     """What model calls spent: requests, tokens, and their cost in dollars.
