@@ -10,11 +10,13 @@ from typing import Any
 import pytest
 
 from roundhouse.agents.user import NonInteractiveUser, UserChannel
+from roundhouse.compose import compose_session
 from roundhouse.config import Settings
 from roundhouse.devices.base import LocalDispatcher, ToolRegistry
 from roundhouse.devices.shell import ShellTools
 from roundhouse.events import Event, EventBus
 from roundhouse.session import Session
+from roundhouse.states import AgentKind
 from roundhouse.store import LogStore
 from tests.helpers import SessionFactory
 
@@ -44,8 +46,9 @@ def make_session(tmp_path: Path) -> SessionFactory:
         bus = EventBus()
         if events is not None:
             bus.subscribe(events.append)
-        return Session(
+        return compose_session(
             config,
+            kind=AgentKind.LINUX,
             store=LogStore.create(config.logs, config.task or "test"),
             dispatcher=LocalDispatcher(ToolRegistry(ShellTools(config).tools())),
             user=user or NonInteractiveUser(assume_yes=False),

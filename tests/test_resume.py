@@ -185,3 +185,33 @@ def test_resuming_a_folder_that_is_no_session_is_a_usage_error(tmp_path: Path) -
     )
     assert done.returncode == 2
     assert "not a roundhouse session folder" in done.stderr
+
+
+def test_resume_restores_the_sessions_settings_whole(tmp_path: Path) -> None:
+    """Every setting survives a resume, not a hand-picked list: shell_output_limit was not
+    among the keys resume once copied."""
+    first_home, elsewhere = tmp_path / "first", tmp_path / "elsewhere"
+    first_home.mkdir()
+    elsewhere.mkdir()
+    (first_home / "roundhouse.yaml").write_text("shell_output_limit: 321\nanswer_retries: 1\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "roundhouse", "run", "who am i", "--agent", "linux"],
+        cwd=first_home,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    folder = Path(done.stdout.split("Logs: ")[1].strip())
+    resumed = subprocess.run(  # from a folder with no roundhouse.yaml
+        [sys.executable, "-m", "roundhouse", "resume", str(folder)],
+        cwd=elsewhere,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    settings = plan_resume(folder).info.settings
+    assert (settings["shell_output_limit"], settings["answer_retries"]) == (321, 1)

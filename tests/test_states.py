@@ -9,11 +9,7 @@ from roundhouse.states import (
     RoundState,
     Status,
     allowed_statuses,
-    initial_agent,
     is_round_end,
-    is_subtask_end,
-    next_agent,
-    next_state,
     transition,
 )
 
@@ -45,10 +41,11 @@ EXPECTED = {
 @pytest.mark.parametrize(("agent", "status"), list(EXPECTED))
 def test_every_row_of_the_table(agent: AgentKind, status: Status) -> None:
     agent_after, state, subtask_end, round_end = EXPECTED[(agent, status)]
-    assert next_agent(agent, status) == agent_after
-    assert next_state(agent, status) is state
-    assert is_subtask_end(agent, status) is subtask_end
-    assert transition(agent, status).round_end is round_end
+    move = transition(agent, status)
+    assert move.next_agent == agent_after
+    assert move.next_state is state
+    assert move.subtask_end is subtask_end
+    assert move.round_end is round_end
     assert is_round_end(state) is round_end
 
 
@@ -69,7 +66,5 @@ def test_a_status_an_agent_cannot_answer_is_refused_with_the_allowed_ones(
         assert allowed.value in str(caught.value)
 
 
-def test_initial_agent_and_round_end_states() -> None:
-    assert initial_agent(gui=True) is H
-    assert initial_agent(gui=False) is L
+def test_round_end_states() -> None:
     assert {s for s in RoundState if is_round_end(s)} == {R.FINISH, R.FAIL, R.ERROR}

@@ -118,8 +118,11 @@ def load_settings(
     config_file: Path | None = None,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    restored: tuple[str, Mapping[str, Any]] | None = None,
 ) -> Settings:
-    """Build the settings from file, environment and flags (flags win)."""
+    """Build the settings from file, environment and flags (flags win). `restored` (where
+    from, and the values) is a session's own settings, carried on by resume whole: they win
+    over file and environment, and flags still win over them."""
     layers: list[_Layer] = []
     if config_file is not None and not config_file.is_file():
         raise ConfigError(f"config file {config_file} does not exist")
@@ -127,6 +130,8 @@ def load_settings(
     if path is not None:
         layers.append(_Layer(str(path), _read_file(path)))
     layers.append(_Layer("environment", _read_env(os.environ if env is None else env)))
+    if restored is not None:
+        layers.append(_Layer(restored[0], dict(restored[1])))
     flags = {key: value for key, value in (overrides or {}).items() if value is not None}
     layers.append(_Layer("command line", flags))
 

@@ -1,4 +1,5 @@
-"""The Round record in TaskWeaver's shape: posts between roles, and a board per role.
+"""A session's records: each Round's in TaskWeaver's shape (posts between roles, and a board
+per role), and the session's own (what `resume` needs).
 
 The host writes the original request and its plan on the board; an AppAgent reads it,
 so it knows the whole request and not only its subtask.
@@ -8,9 +9,12 @@ from __future__ import annotations
 
 import enum
 import uuid
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+from roundhouse.config import Settings
+from roundhouse.states import AgentKind
 
 
 class RecordState(enum.StrEnum):
@@ -57,3 +61,17 @@ class RoundRecord(BaseModel):
         if role is not None:
             return self.board.get(role, "")
         return "\n\n".join(f"[{name}]\n{text}" for name, text in self.board.items())
+
+
+class SessionInfo(BaseModel):
+    """What `roundhouse resume` needs to carry a session on (session.json): written when it
+    starts and each time a request arrives. Secrets (the API key) are never written."""
+
+    agent: AgentKind
+    settings: dict[str, Any]
+    requests: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def describe(cls, settings: Settings, agent: AgentKind) -> SessionInfo:
+        dumped = settings.model_dump(mode="json", exclude={"openai": {"api_key"}})
+        return cls(agent=agent, settings=dumped)

@@ -19,14 +19,14 @@ from roundhouse.blackboard import Blackboard
 from roundhouse.config import ConfigError
 from roundhouse.context import SessionContext
 from roundhouse.evaluation import Evaluation
-from roundhouse.record import Post, RecordState, RoundRecord
-from roundhouse.session import SESSION_FILE, SessionInfo
+from roundhouse.events import EventBus, RecordChanged
+from roundhouse.record import Post, RecordState, RoundRecord, SessionInfo
 from roundhouse.store import (
     BLACKBOARD,
     EVALUATION_LOG,
     RESPONSE_LOG,
     ROUNDS_LOG,
-    LogStore,
+    SESSION_FILE,
     read_jsonl,
 )
 from roundhouse.trajectory import StepRecord
@@ -86,8 +86,8 @@ def plan_resume(folder: Path) -> ResumePlan:
     )
 
 
-def mark_interrupted(store: LogStore, plan: ResumePlan) -> None:
-    """Say in each unfinished round's record what became of it."""
+def mark_interrupted(events: EventBus, plan: ResumePlan) -> None:
+    """Say in each unfinished round's record what became of it (the recorder writes it)."""
     for number, record in enumerate(plan.interrupted):
         again = plan.next_round_id + number
         record.state = RecordState.CANCELLED
@@ -98,7 +98,7 @@ def mark_interrupted(store: LogStore, plan: ResumePlan) -> None:
                 message=f"interrupted before it ended; run again as round {again}",
             )
         )
-        store.write_round(record)
+        events.emit(RecordChanged(record))
 
 
 def _blackboard(folder: Path, interrupted: set[int]) -> Blackboard:

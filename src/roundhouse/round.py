@@ -18,28 +18,29 @@ from roundhouse.config import Settings
 from roundhouse.context import RoundContext, SessionContext, SubtaskResult
 from roundhouse.evaluation import Evaluation, Evaluator
 from roundhouse.events import (
+    BlackboardChanged,
     CostUpdated,
+    Evaluated,
     EventBus,
+    RecordChanged,
     RoundEnded,
     RoundStarted,
+    SnapshotTaken,
     StepTaken,
     SubtaskEnded,
 )
 from roundhouse.models.base import ModelError, NoValidAnswer, Usage
 from roundhouse.record import Post, RecordState, RoundRecord
 from roundhouse.states import AgentKind, RoundState, is_round_end, transition
-from roundhouse.store import LogStore
 from roundhouse.trajectory import RoundTrajectory, StepRecord
 
 MAX_STEP_REACHED = "max_step reached"
 
 
 class Snapshotter(Protocol):
-    """Saves what the round looks like at a subtask end or at round end; returns file names."""
+    """Takes what the round looks like at a subtask end or at round end."""
 
-    async def capture(
-        self, store: LogStore, round_id: int, sub_round_id: int | None
-    ) -> list[str]: ...
+    async def capture(self, round_id: int, sub_round_id: int | None) -> SnapshotTaken: ...
 
     async def settle(self) -> None: ...
 
@@ -47,8 +48,8 @@ class Snapshotter(Protocol):
 class NoSnapshots:
     """A shell round has no window to photograph."""
 
-    async def capture(self, store: LogStore, round_id: int, sub_round_id: int | None) -> list[str]:
-        return []
+    async def capture(self, round_id: int, sub_round_id: int | None) -> SnapshotTaken:
+        return SnapshotTaken(round_id, sub_round_id, ())
 
     async def settle(self) -> None:
         return None
@@ -80,7 +81,7 @@ class Round:
         session: SessionContext,
         agents: AgentPool,
         settings: Settings,
-        store: LogStore,
+        log_folder: Path,
         events: EventBus,
         evaluator: Evaluator,
         snapshots: Snapshotter,
@@ -88,7 +89,7 @@ class Round:
         self.id = round_id
         self.request = request
         self.settings = settings
-        self.store = store
+        self.log_folder = log_folder
         self.events = events
         self.evaluator = evaluator
         self.snapshots = snapshots
@@ -154,7 +155,9 @@ class Round:
         return self.settings.eva_round
 
     async def capture_last_snapshot(self, sub_round_id: int | None = None) -> None:
-        files = await self.snapshots.capture(self.store, self.id, sub_round_id)
+        snapshot = await self.snapshots.capture(self.id, sub_round_id)
+        self.events.emit(snapshot)
+        files = list(snapshot.files)
         for name in files:
             self.context.session.blackboard.add_screenshot(name)
         if sub_round_id is None:
@@ -164,7 +167,7 @@ class Round:
 
     async def evaluation(self) -> None:
         self.evaluation_result = await self.evaluator.evaluate_round(self.trajectory())
-        self.store.write_evaluation(self.evaluation_result)
+        self.events.emit(Evaluated(self.evaluation_result))
         self.context.add_usage(self.evaluation_result.usage)  # judging is paid for too
 
     def trajectory(self) -> RoundTrajectory:
@@ -175,18 +178,18 @@ class Round:
             result=self.context.result,
             error=self.context.error,
             steps=self.steps,
-            log_dir=self.store.folder,
+            log_dir=self.log_folder,
             final_screenshots=self.final_snapshots,
         )
 
     def _begin(self) -> None:
         self.context.record.state = RecordState.RUNNING
-        self.store.write_round(self.context.record)
+        self.events.emit(RecordChanged(self.context.record))
         self.events.emit(RoundStarted(self.id, self.request))
 
     def _log_step(self, step: StepRecord) -> None:
         self.steps.append(step)
-        self.store.write_step(step)
+        self.events.emit(StepTaken(step))
         self.context.session.blackboard.add_trajectory(
             {
                 "round": self.id,
@@ -198,8 +201,7 @@ class Round:
                 "answer": step.answer,
             }
         )
-        self.store.write_blackboard(self.context.session.blackboard)
-        self.events.emit(StepTaken(step))
+        self.events.emit(BlackboardChanged(self.context.session.blackboard))
         self.events.emit(CostUpdated(self.id, self.context.usage, self.context.session.usage))
 
     def _archive_subtask(self, step: StepRecord) -> None:
@@ -223,8 +225,8 @@ class Round:
         record.state = record_state
         if error:  # the record has no error field (TaskWeaver's shape): a post says it
             record.add_post(Post(send_from="roundhouse", send_to="user", message=f"error: {error}"))
-        self.store.write_round(record)
-        self.store.write_blackboard(self.context.session.blackboard)
+        self.events.emit(RecordChanged(record))
+        self.events.emit(BlackboardChanged(self.context.session.blackboard))
         outcome = RoundOutcome(
             round_id=self.id,
             request=self.request,
@@ -233,7 +235,7 @@ class Round:
             error=error,
             steps=self.context.round_step,
             usage=self.context.usage,
-            log_dir=self.store.folder,
+            log_dir=self.log_folder,
             evaluation=self.evaluation_result,
         )
         self.events.emit(

@@ -10,37 +10,40 @@ UI trees; we write neither mistake.)
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from roundhouse.config import Settings
 from roundhouse.devices.base import Command, Dispatcher, Result
-from roundhouse.store import LogStore
+from roundhouse.events import SnapshotTaken
 
 
 class DesktopSnapshots:
-    def __init__(self, dispatcher: Dispatcher, settings: Settings) -> None:
+    def __init__(self, dispatcher: Dispatcher, settings: Settings, folder: Path) -> None:
         self.dispatcher = dispatcher
         self.settings = settings
+        self.folder = folder  # the log folder: the device writes the screenshots there
 
-    async def capture(self, store: LogStore, round_id: int, sub_round_id: int | None) -> list[str]:
+    async def capture(self, round_id: int, sub_round_id: int | None) -> SnapshotTaken:
         suffix = "" if sub_round_id is None else f"_sub_round_{sub_round_id}"
         files = []
-        window_png = store.path(f"action_round_{round_id}{suffix}_final.png")
+        window_png = self.folder / f"action_round_{round_id}{suffix}_final.png"
         shot = await self._call("capture_window_screenshot", path=str(window_png))
         if not shot.ok:  # no active window: the desktop stands in for it
             shot = await self._call("capture_desktop_screenshot", path=str(window_png))
         if shot.ok:
             files.append(window_png.name)
+        ui_tree = None
         if self.settings.save_ui_tree:
             name = f"ui_trees/ui_tree_round_{round_id}{suffix}_final.json"
             tree = await self._call("get_ui_tree")
-            store.write_json(name, tree.result if tree.ok else {"error": tree.error})
+            ui_tree = (name, tree.result if tree.ok else {"error": tree.error})
             files.append(name)
         if self.settings.save_full_screen:
-            desktop_png = store.path(f"desktop_round_{round_id}{suffix}_final.png")
+            desktop_png = self.folder / f"desktop_round_{round_id}{suffix}_final.png"
             if (await self._call("capture_desktop_screenshot", path=str(desktop_png))).ok:
                 files.append(desktop_png.name)
-        return files
+        return SnapshotTaken(round_id, sub_round_id, tuple(files), ui_tree)
 
     async def settle(self) -> None:
         """Wait until the screen is quiet: an application launched a moment ago may not

@@ -1,9 +1,9 @@
 """Statuses, round states and the ONE transition table.
 
 Statuses are what an agent answers; round states are what the round is in. Every
-transition of every agent kind is a row of TRANSITIONS; the helper functions are derived
-from it. A status an agent kind has no row for is refused (the answer goes back to the
-model), never looked up by a raw string and silently dropped.
+transition of every agent kind is a row of TRANSITIONS; `transition` looks one up. A
+status an agent kind has no row for is refused (the answer goes back to the model), never
+looked up by a raw string and silently dropped.
 """
 
 from __future__ import annotations
@@ -82,11 +82,6 @@ class InvalidTransition(ValueError):
     pass
 
 
-def initial_agent(gui: bool) -> AgentKind:
-    """The first agent of a round: the host on a desktop, the Linux agent in a shell."""
-    return AgentKind.HOST if gui else AgentKind.LINUX
-
-
 def allowed_statuses(agent: AgentKind) -> tuple[Status, ...]:
     return tuple(t.status for t in TRANSITIONS if t.agent is agent)
 
@@ -99,18 +94,6 @@ def transition(agent: AgentKind, status: Status) -> Transition:
         raise InvalidTransition(
             f"the {agent} agent cannot answer {status}; it answers one of {allowed}"
         ) from None
-
-
-def next_state(agent: AgentKind, status: Status) -> RoundState:
-    return transition(agent, status).next_state
-
-
-def next_agent(agent: AgentKind, status: Status) -> AgentKind | None:
-    return transition(agent, status).next_agent
-
-
-def is_subtask_end(agent: AgentKind, status: Status) -> bool:
-    return transition(agent, status).subtask_end
 
 
 def is_round_end(state: RoundState) -> bool:

@@ -1,8 +1,9 @@
-"""The session's log folder, laid out as docs/design.md says.
+"""The session's log folder, laid out as docs/design.md says: the files and how each is
+written. Only the recorder (recorder.py) writes through it; resume and the report read.
 
 Logs are appended and flushed as they happen (a killed process loses at most the step in
-flight); whole-file states (blackboard.json) are replaced atomically. A task name can
-never lead outside the logs folder.
+flight); whole-file states (blackboard.json, session.json) are replaced atomically. A task
+name can never lead outside the logs folder.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ REQUEST_LOG = "request.log"
 EVALUATION_LOG = "evaluation.log"
 ROUNDS_LOG = "rounds.jsonl"
 BLACKBOARD = "blackboard.json"
+SESSION_FILE = "session.json"
 UI_TREES = "ui_trees"
 
 log = logging.getLogger(__name__)
@@ -102,7 +104,7 @@ class LogStore:
     def write_blackboard(self, blackboard: Blackboard) -> None:
         self._replace(BLACKBOARD, blackboard.to_json())
 
-    def write_json(self, name: str, value: BaseModel | dict[str, Any]) -> Path:
+    def write_json(self, name: str, value: BaseModel | Any) -> Path:
         text = (
             value.model_dump_json(indent=1)
             if isinstance(value, BaseModel)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from roundhouse.agents.user import NonInteractiveUser, UserChannel
+from roundhouse.compose import compose_session
 from roundhouse.config import DesktopSettings, Settings
 from roundhouse.devices.base import Dispatcher, LocalDispatcher
 from roundhouse.devices.linux.apps import application_tools
@@ -21,7 +22,6 @@ from roundhouse.events import Event, EventBus
 from roundhouse.models import ModelPool
 from roundhouse.models.base import LanguageModel
 from roundhouse.session import Session
-from roundhouse.snapshots import DesktopSnapshots
 from roundhouse.states import AgentKind
 from roundhouse.store import LogStore
 
@@ -58,15 +58,14 @@ def gui_session(desktop: Desktop, tmp_path: Path) -> GuiSession:
             if dispatcher is None:
                 extra = [*ShellTools(config).tools(), *application_tools()]
                 dispatcher = LocalDispatcher(desktop_registry(tools, extra=extra))
-            session = Session(
+            session = compose_session(
                 config,
+                kind=AgentKind.HOST,
                 store=LogStore.create(config.logs, config.task),
                 dispatcher=dispatcher,
                 user=user or NonInteractiveUser(assume_yes=False),
                 events=bus,
                 models=ModelPool(config, models),
-                snapshots=DesktopSnapshots(dispatcher, config),
-                agent_kind=AgentKind.HOST,
             )
             try:
                 yield session

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -16,6 +16,7 @@ from roundhouse.agents.user import NonInteractiveUser, TerminalUser, UserChannel
 from roundhouse.cli.app import app
 from roundhouse.cli.desktop import DesktopOption, open_cli_desktop
 from roundhouse.cli.display import StepPrinter
+from roundhouse.compose import compose_session
 from roundhouse.config import ConfigError, Settings, ShellPolicy, load_settings
 from roundhouse.devices.base import Dispatcher, LocalDispatcher, ToolRegistry
 from roundhouse.devices.linux.apps import application_tools
@@ -23,11 +24,10 @@ from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.shell import ShellTools
 from roundhouse.events import EventBus
 from roundhouse.resume import ResumePlan, mark_interrupted, plan_resume
-from roundhouse.round import RoundOutcome, Snapshotter
+from roundhouse.round import RoundOutcome
 from roundhouse.session import Session, SessionLimit, cost_line
-from roundhouse.snapshots import DesktopSnapshots
 from roundhouse.states import AgentKind
-from roundhouse.store import LogStore
+from roundhouse.store import SESSION_FILE, LogStore
 
 T = TypeVar("T")
 
@@ -68,10 +68,14 @@ PolicyOption = Annotated[
 ]
 
 
-def build_settings(**flags: object) -> Settings:
+def build_settings(
+    restored: tuple[str, Mapping[str, Any]] | None = None, **flags: object
+) -> Settings:
     config = flags.pop("config", None)
     try:
-        return load_settings(config if isinstance(config, Path) else None, overrides=flags)
+        return load_settings(
+            config if isinstance(config, Path) else None, overrides=flags, restored=restored
+        )
     except ConfigError as error:
         typer.echo(f"roundhouse: {error}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
@@ -95,8 +99,8 @@ async def open_session(
     mcp: str | None = None,
     resume: ResumePlan | None = None,
 ) -> AsyncIterator[Session]:
-    """A session with what its agents act through: the shell alone, a desktop here
-    (virtual or the current one), or a desktop served over MCP."""
+    """A session (compose.py) with what its agents act through: the shell alone, a desktop
+    here (virtual or the current one), or a desktop served over MCP."""
     kind = resume.info.agent if resume else resolve_agent(settings, desktop, mcp)
     user: UserChannel = (
         TerminalUser(settings.assume_yes)
@@ -107,7 +111,6 @@ async def open_session(
     events.subscribe(StepPrinter(sys.stderr))
     async with AsyncExitStack() as stack:
         dispatcher: Dispatcher
-        snapshots: Snapshotter | None = None
         if kind is AgentKind.LINUX:
             dispatcher = LocalDispatcher(ToolRegistry(ShellTools(settings).tools()))
         elif mcp is not None:
@@ -120,21 +123,16 @@ async def open_session(
             tools = await stack.enter_async_context(await DesktopTools.open(opened, settings))
             extra = [*ShellTools(settings).tools(), *application_tools()]
             dispatcher = LocalDispatcher(desktop_registry(tools, extra=extra))
-        if kind is AgentKind.HOST:
-            snapshots = DesktopSnapshots(dispatcher, settings)
         store = LogStore(resume.folder) if resume else LogStore.create(settings.logs, settings.task)
-        session = Session(
+        session = compose_session(
             settings,
-            store=store,
-            context=resume.context if resume else None,
-            next_round_id=resume.next_round_id if resume else 0,
+            kind=kind,
             dispatcher=dispatcher,
             user=user,
+            store=store,
             events=events,
-            snapshots=snapshots,
-            agent_kind=kind,
+            resume=resume,
         )
-        session.new_agents()  # a bad model spec is a usage error before any round
         try:
             yield session
         finally:
@@ -285,29 +283,12 @@ def resume(
     except ConfigError as error:
         typer.echo(f"roundhouse: {error}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
-    saved = plan.info.settings
     settings = build_settings(
-        **{
-            key: saved[key]
-            for key in (
-                "max_step",
-                "max_round",
-                "sleep_time",
-                "save_ui_tree",
-                "save_full_screen",
-                "eva_round",
-                "eva_session",
-                "answer_retries",
-                "shell_policy",
-                "shell_timeout",
-                "prices",
-                "openai",
-            )
-        },
-        model=model or saved["model"],
+        restored=(str(log_dir / SESSION_FILE), plan.info.settings),  # the session's, whole
+        model=model,
         agent=plan.info.agent.value,
         logs=log_dir.parent,
-        assume_yes=yes or saved.get("assume_yes") or None,
+        assume_yes=yes or None,
     )
     typer.echo(
         f"roundhouse: {len(plan.kept)} rounds kept, {len(plan.interrupted)} to run again"
@@ -316,7 +297,7 @@ def resume(
     )
 
     async def carry_on(session: Session) -> list[RoundOutcome]:
-        mark_interrupted(session.store, plan)
+        mark_interrupted(session.events, plan)
         return [await session.run_round(request) for request in plan.requests]
 
     _, outcomes = in_session(settings, carry_on, desktop=desktop, resume=plan)
