@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.config import Settings
+from roundhouse.devices.contract import ControlList, WindowInfo
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools
-from roundhouse.devices.linux.types import ControlList, WindowInfo
 from roundhouse.devices.shell import ShellTimeout, run_command
 from roundhouse.tasks import Check
 

@@ -17,7 +17,7 @@ from roundhouse.agents.pool import AgentPool, HostAppPool, SingleAgent
 from roundhouse.agents.user import UserChannel
 from roundhouse.config import ConfigError, Settings
 from roundhouse.devices.base import Dispatcher
-from roundhouse.devices.linux.types import WindowInfo
+from roundhouse.devices.contract import WindowInfo
 from roundhouse.evaluation import Evaluator, NotEvaluated
 from roundhouse.events import EventBus
 from roundhouse.models import ModelPool

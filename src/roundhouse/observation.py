@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from roundhouse.devices.linux.types import Control, WindowInfo
+from roundhouse.devices.contract import Control, WindowInfo
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Any
 
 from roundhouse.config import Settings
 from roundhouse.devices.base import Command, Dispatcher, Result
+from roundhouse.devices.contract import ToolName
 from roundhouse.events import SnapshotTaken
 
 
@@ -28,27 +29,27 @@ class DesktopSnapshots:
         suffix = "" if sub_round_id is None else f"_sub_round_{sub_round_id}"
         files = []
         window_png = self.folder / f"action_round_{round_id}{suffix}_final.png"
-        shot = await self._call("capture_window_screenshot", path=str(window_png))
+        shot = await self._call(ToolName.CAPTURE_WINDOW_SCREENSHOT, path=str(window_png))
         if not shot.ok:  # no active window: the desktop stands in for it
-            shot = await self._call("capture_desktop_screenshot", path=str(window_png))
+            shot = await self._call(ToolName.CAPTURE_DESKTOP_SCREENSHOT, path=str(window_png))
         if shot.ok:
             files.append(window_png.name)
         ui_tree = None
         if self.settings.save_ui_tree:
             name = f"ui_trees/ui_tree_round_{round_id}{suffix}_final.json"
-            tree = await self._call("get_ui_tree")
+            tree = await self._call(ToolName.GET_UI_TREE)
             ui_tree = (name, tree.result if tree.ok else {"error": tree.error})
             files.append(name)
         if self.settings.save_full_screen:
             desktop_png = self.folder / f"desktop_round_{round_id}{suffix}_final.png"
-            if (await self._call("capture_desktop_screenshot", path=str(desktop_png))).ok:
+            if (await self._call(ToolName.CAPTURE_DESKTOP_SCREENSHOT, path=str(desktop_png))).ok:
                 files.append(desktop_png.name)
         return SnapshotTaken(round_id, sub_round_id, tuple(files), ui_tree)
 
     async def settle(self) -> None:
         """Wait until the screen is quiet: an application launched a moment ago may not
         have painted yet, and its snapshot would be black."""
-        await self._call("wait", seconds=0)
+        await self._call(ToolName.WAIT, seconds=0)
 
     async def _call(self, tool: str, **parameters: Any) -> Result:
         [result] = await self.dispatcher.execute(

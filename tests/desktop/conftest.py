@@ -17,8 +17,8 @@ from typing import Protocol, TypeVar
 import pytest
 
 from roundhouse.config import DesktopSettings
+from roundhouse.devices.contract import WindowInfo
 from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
-from roundhouse.devices.linux.types import WindowInfo
 from roundhouse.devices.linux.windows import list_windows
 
 T = TypeVar("T")

@@ -19,12 +19,12 @@ from tests.desktop.conftest import (
 from Xlib import XK, X  # type: ignore[import-untyped, unused-ignore]
 from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
 
+from roundhouse.devices.contract import Control
 from roundhouse.devices.linux.atspi_bus import parse_node_id
 from roundhouse.devices.linux.atspi_constants import TEXT
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.input import InputError, char_keysym, key_keysym, parse_combo
 from roundhouse.devices.linux.tools import DesktopTools
-from roundhouse.devices.linux.types import Control
 
 UNICODE = "Grüße, Zoë! 10 € — ½ ≠ ∞ 漢字\nSecond line: ~`{}|<>?\"' ok"
 

@@ -16,6 +16,7 @@ from tests.desktop.conftest import (
     wait_until,
 )
 
+from roundhouse.devices.contract import Control, Rect
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.screenshot import (
     Screen,
@@ -24,7 +25,6 @@ from roundhouse.devices.linux.screenshot import (
     capture_window_png,
 )
 from roundhouse.devices.linux.settle import wait_quiet
-from roundhouse.devices.linux.types import Control, Rect
 from roundhouse.devices.linux.windows import WindowManager
 
 ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))

@@ -11,10 +11,10 @@ from PIL import Image, ImageChops
 from tests.desktop.conftest import QT_APP_TITLE, qt_app_argv, wait_until_async
 
 from roundhouse.devices.base import Command, Result, ToolRegistry
+from roundhouse.devices.contract import UiNode
 from roundhouse.devices.linux.atspi_tree import walk
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
-from roundhouse.devices.linux.types import UiNode
 
 DESIGN_TOOLS = {
     "data_collection": {

@@ -20,6 +20,7 @@ from tests.desktop.conftest import (
     wait_until_async,
 )
 
+from roundhouse.devices.contract import Control, ControlList, Rect, UiNode, WindowInfo
 from roundhouse.devices.linux.atspi import (
     AtspiClient,
     AtspiError,
@@ -39,7 +40,6 @@ from roundhouse.devices.linux.atspi_tree import (
     walk,
 )
 from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.types import Control, ControlList, Rect, UiNode, WindowInfo
 
 
 @pytest.fixture

@@ -122,7 +122,7 @@ def test_desktop_entries_and_command_resolution(tmp_path: Path) -> None:
 
 
 def test_find_window_prefers_an_exact_title() -> None:
-    from roundhouse.devices.linux.types import Rect, WindowInfo
+    from roundhouse.devices.contract import Rect, WindowInfo
 
     rect = Rect(left=0, top=0, right=10, bottom=10)
     a = WindowInfo(

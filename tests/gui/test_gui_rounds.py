@@ -15,8 +15,8 @@ from typing import Any
 
 from roundhouse.agents.user import ScriptedUser
 from roundhouse.devices.base import Command
+from roundhouse.devices.contract import ControlList, WindowInfo
 from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.types import ControlList, WindowInfo
 from roundhouse.devices.linux.windows import list_windows
 from roundhouse.devices.mcp import MCPDispatcher
 from roundhouse.events import AnswerRejected, Event, StepTaken

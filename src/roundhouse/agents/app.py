@@ -21,7 +21,7 @@ from roundhouse.agents.responses import ActionAnswer, AppAnswer, check_control
 from roundhouse.agents.sensitive import is_closing, sensitive_reason
 from roundhouse.context import RoundContext
 from roundhouse.devices.base import Result, ResultStatus, ToolSpec
-from roundhouse.devices.linux.types import Control, ControlList, WindowInfo
+from roundhouse.devices.contract import Control, ControlList, ToolName, WindowInfo
 from roundhouse.models.base import Message
 from roundhouse.observation import AppObservation
 from roundhouse.states import AgentKind, Status
@@ -36,14 +36,14 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
     kind: AgentKind = AgentKind.APP
     answer_type: ClassVar = AppAnswer
     functions: ClassVar = (
-        "click_control",
-        "click_coordinates",
-        "set_text",
-        "type_text",
-        "press_keys",
-        "scroll",
-        "drag",
-        "wait",
+        ToolName.CLICK_CONTROL,
+        ToolName.CLICK_COORDINATES,
+        ToolName.SET_TEXT,
+        ToolName.TYPE_TEXT,
+        ToolName.PRESS_KEYS,
+        ToolName.SCROLL,
+        ToolName.DRAG,
+        ToolName.WAIT,
     )
 
     def assign(self, window: WindowInfo, subtask: str) -> None:
@@ -65,7 +65,10 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         saved = []
         for path, annotate in ((plain, False), (annotated, True)):
             shot = await self.collect(
-                "capture_window_screenshot", window_id=target.xid, path=str(path), annotate=annotate
+                ToolName.CAPTURE_WINDOW_SCREENSHOT,
+                window_id=target.xid,
+                path=str(path),
+                annotate=annotate,
             )
             if shot.ok:
                 saved.append(path.name)
@@ -93,7 +96,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
     async def look_again(self, seen: Seen[AppObservation]) -> Seen[AppObservation] | None:
         """The UI may have changed since the observation (a dialog that opens late): what is
         there now is what the answer is checked against, and acts on."""
-        await self.collect("wait", seconds=LOOK_AGAIN_PAUSE)  # then the screen settles
+        await self.collect(ToolName.WAIT, seconds=LOOK_AGAIN_PAUSE)  # then the screen settles
         now = await self._current_window()
         if now is None:
             return None
@@ -147,7 +150,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
 
     async def _current_window(self) -> WindowInfo | None:
         """The application's window to act in: its active dialog, else its own window."""
-        listed = await self.collect("list_windows")
+        listed = await self.collect(ToolName.LIST_WINDOWS)
         if not listed.ok or not isinstance(listed.result, list):
             return None
         windows = [WindowInfo.model_validate(item) for item in listed.result]
@@ -163,7 +166,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         )
 
     async def _controls(self, window: WindowInfo) -> ControlList:
-        listed = await self.collect("get_controls", window_id=window.xid)
+        listed = await self.collect(ToolName.GET_CONTROLS, window_id=window.xid)
         if listed.ok:
             return ControlList.model_validate(listed.result)
         note = f"the control list could not be read ({listed.error}); use the screenshot"

@@ -24,6 +24,7 @@ from roundhouse.agents.user import UserChannel
 from roundhouse.config import Settings
 from roundhouse.context import RoundContext
 from roundhouse.devices.base import Command, Dispatcher, Result, ResultStatus, ToolSpec
+from roundhouse.devices.contract import ToolName
 from roundhouse.devices.shell import judge_command
 from roundhouse.events import EventBus
 from roundhouse.models.base import NOTHING_SPENT, LanguageModel, Message, ModelRequest
@@ -242,7 +243,7 @@ class AgentCore(Generic[Obs, A]):
             parameters=arguments,
             tool_type=spec.tool_type if spec else "action",
         )
-        if function == "run_shell":
+        if function == ToolName.RUN_SHELL:
             decision = judge_command(
                 str(arguments.get("command", "")), self.services.settings.shell_policy
             )

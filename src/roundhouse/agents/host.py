@@ -17,7 +17,7 @@ from roundhouse.agents.prompting import host_messages
 from roundhouse.agents.responses import HostAnswer, check_host
 from roundhouse.context import RoundContext
 from roundhouse.devices.base import Result, ToolSpec
-from roundhouse.devices.linux.types import WindowInfo
+from roundhouse.devices.contract import ToolName, WindowInfo
 from roundhouse.models.base import Message
 from roundhouse.observation import HostObservation, SubtaskView
 from roundhouse.states import AgentKind, Status
@@ -35,12 +35,17 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
     name: str = "host"
     assignment: Assignment | None = None
     answer_type: ClassVar = HostAnswer
-    functions: ClassVar = ("select_window", "launch_application", "run_shell", "get_system_info")
+    functions: ClassVar = (
+        ToolName.SELECT_WINDOW,
+        ToolName.LAUNCH_APPLICATION,
+        ToolName.RUN_SHELL,
+        ToolName.GET_SYSTEM_INFO,
+    )
 
     async def observe(self, context: RoundContext, specs: list[ToolSpec]) -> Seen[HostObservation]:
         step_number = context.session.session_step + 1
         screenshot = self.services.log_folder / f"action_step{step_number}.png"
-        shot = await self.collect("capture_desktop_screenshot", path=str(screenshot))
+        shot = await self.collect(ToolName.CAPTURE_DESKTOP_SCREENSHOT, path=str(screenshot))
         available = {spec.name for spec in specs}
         observation = HostObservation(
             request=context.request,
@@ -78,15 +83,15 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
         return Conclusion(Status.ASSIGN, window.application, answer, subtask)
 
     async def _windows(self) -> tuple[WindowInfo, ...]:
-        listed = await self.collect("list_windows")
+        listed = await self.collect(ToolName.LIST_WINDOWS)
         if not listed.ok or not isinstance(listed.result, list):
             return ()
         return tuple(WindowInfo.model_validate(item) for item in listed.result)
 
     async def _applications(self, available: set[str]) -> tuple[str, ...]:
-        if "list_applications" not in available:
+        if ToolName.LIST_APPLICATIONS not in available:
             return ()
-        listed = await self.collect("list_applications")
+        listed = await self.collect(ToolName.LIST_APPLICATIONS)
         return (
             tuple(str(name) for name in listed.result)
             if listed.ok and isinstance(listed.result, list)

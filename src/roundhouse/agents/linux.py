@@ -15,6 +15,7 @@ from roundhouse.agents.prompting import linux_messages
 from roundhouse.agents.responses import LinuxAnswer
 from roundhouse.context import RoundContext
 from roundhouse.devices.base import ToolSpec
+from roundhouse.devices.contract import ToolName
 from roundhouse.models.base import Message
 from roundhouse.observation import ShellObservation
 from roundhouse.states import AgentKind
@@ -25,7 +26,7 @@ class LinuxAgent(AgentCore[ShellObservation, LinuxAnswer]):
     kind: AgentKind = AgentKind.LINUX
     name: str = "linux"
     answer_type: ClassVar = LinuxAnswer
-    functions: ClassVar = ("run_shell", "get_system_info")
+    functions: ClassVar = (ToolName.RUN_SHELL, ToolName.GET_SYSTEM_INFO)
 
     async def observe(self, context: RoundContext, specs: list[ToolSpec]) -> Seen[ShellObservation]:
         return Seen(

@@ -14,7 +14,7 @@ from typing import Protocol
 from roundhouse.agents.app import AppAgent
 from roundhouse.agents.host import HostAgent
 from roundhouse.context import RoundContext
-from roundhouse.devices.linux.types import WindowInfo
+from roundhouse.devices.contract import WindowInfo
 from roundhouse.states import AgentKind, Transition
 from roundhouse.trajectory import StepRecord
 

@@ -8,7 +8,7 @@ from importlib import resources
 from string import Template
 
 from roundhouse.devices.base import ToolSpec
-from roundhouse.devices.linux.types import Control, WindowInfo
+from roundhouse.devices.contract import Control, WindowInfo
 from roundhouse.models.base import Message
 from roundhouse.observation import AppObservation, HostObservation, PastStep, ShellObservation
 

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
+from roundhouse.devices.contract import ToolName
 from roundhouse.states import AgentKind, InvalidTransition, Status, transition
 
 
@@ -117,7 +118,7 @@ class AppAnswer(StepAnswer):
     save_screenshot: bool = False
 
 
-ASSIGN_FUNCTIONS = ("select_window", "launch_application")
+ASSIGN_FUNCTIONS = (ToolName.SELECT_WINDOW, ToolName.LAUNCH_APPLICATION)
 
 
 def check_host(answer: HostAnswer) -> HostAnswer:

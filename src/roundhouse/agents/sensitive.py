@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from roundhouse.devices.linux.types import Control
+from roundhouse.devices.contract import Control, ToolName
 
 _SENSITIVE_NAMES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), reason)
@@ -25,12 +25,12 @@ def sensitive_reason(
     function: str, arguments: dict[str, Any], control: Control | None
 ) -> str | None:
     """Why this action needs a yes before it runs, or None."""
-    if function == "press_keys":
+    if function == ToolName.PRESS_KEYS:
         pressed = {part.lower() for part in str(arguments.get("keys", "")).split()}
         if pressed & _CLOSING_KEYS:
             return "closes a window; unsaved work may be lost"
         return None
-    if function in ("click_control", "click_coordinates") and control is not None:
+    if function in (ToolName.CLICK_CONTROL, ToolName.CLICK_COORDINATES) and control is not None:
         for pattern, reason in _SENSITIVE_NAMES:
             if pattern.search(control.name):
                 return f"clicking {control.name!r} {reason}"
@@ -38,8 +38,8 @@ def sensitive_reason(
 
 
 def is_closing(function: str | None, arguments: dict[str, Any], control_name: str = "") -> bool:
-    if function == "press_keys":
+    if function == ToolName.PRESS_KEYS:
         return bool({p.lower() for p in str(arguments.get("keys", "")).split()} & _CLOSING_KEYS)
-    return function == "click_control" and bool(
+    return function == ToolName.CLICK_CONTROL and bool(
         re.search(r"\b(close|quit|exit)\b", control_name, re.I)
     )

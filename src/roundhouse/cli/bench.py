@@ -27,6 +27,7 @@ import typer
 
 from roundhouse.cli.app import app
 from roundhouse.config import DesktopSettings
+from roundhouse.devices.contract import Control, ControlList, UiNode, WindowInfo
 from roundhouse.devices.linux.atspi import AtspiClient
 from roundhouse.devices.linux.atspi_naive import naive_tree
 from roundhouse.devices.linux.atspi_tree import intersection, select_controls
@@ -34,7 +35,6 @@ from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.input import XInput
 from roundhouse.devices.linux.screenshot import Screen, capture_desktop_png
 from roundhouse.devices.linux.settle import frame, wait_quiet
-from roundhouse.devices.linux.types import Control, ControlList, UiNode, WindowInfo
 from roundhouse.devices.linux.windows import list_windows
 
 bench_app = typer.Typer(help="Benchmarks, measured on this machine in one run.")

@@ -21,6 +21,7 @@ import typer
 
 from roundhouse.cli.app import app
 from roundhouse.config import ConfigError, DesktopSettings, load_settings
+from roundhouse.devices.contract import UiNode, UiSnapshot, WindowInfo
 from roundhouse.devices.linux.atspi import AtspiClient, AtspiError, TreeLimits, ui_tree_json
 from roundhouse.devices.linux.desktop import (
     Desktop,
@@ -33,7 +34,6 @@ from roundhouse.devices.linux.desktop import (
     state_alive,
     stop_detached,
 )
-from roundhouse.devices.linux.types import UiNode, UiSnapshot, WindowInfo
 from roundhouse.devices.linux.windows import list_windows
 
 desktop_app = typer.Typer(help="Virtual desktops: start one, see which run, stop them.")

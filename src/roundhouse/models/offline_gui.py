@@ -16,7 +16,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from roundhouse.devices.linux.types import Control
+from roundhouse.devices.contract import Control, ToolName
 from roundhouse.models.offline_shell import answer, fail, plan_shell, understand
 from roundhouse.models.references import StepOutput, printed, said
 from roundhouse.observation import AppObservation, HostObservation, PastStep, ShellObservation
@@ -199,7 +199,7 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
     if obs.history:
         last = obs.history[-1]
         if (
-            last.function in ("launch_application", "select_window")
+            last.function in (ToolName.LAUNCH_APPLICATION, ToolName.SELECT_WINDOW)
             and last.result_status != "success"
         ):
             # The error names what this machine has installed: quoted, so a recording
@@ -213,7 +213,7 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
                 result=spoken.text,
                 held_result=spoken.held,
             )
-        if last.function == "run_shell" and _shell_failed(last):
+        if last.function == ToolName.RUN_SHELL and _shell_failed(last):
             return fail(
                 "Preparing the folders failed.", f"`{last.arguments.get('command')}` failed"
             )
@@ -240,7 +240,7 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
                 "CONTINUE",
                 "The file will be saved in a folder that may not exist.",
                 "Make the folder first, so the Save dialog can use it.",
-                function="run_shell",
+                function=ToolName.RUN_SHELL,
                 arguments={"command": command},
             )
     if group.application is not None:
@@ -248,7 +248,7 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
             "ASSIGN",
             f"The request needs {group.application}.",
             "Open it and hand it the subtask.",
-            function="launch_application",
+            function=ToolName.LAUNCH_APPLICATION,
             arguments={"name": group.application},
             current_subtask=group.subtask,
         )
@@ -259,7 +259,7 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
         "ASSIGN",
         f"The active window is {active.title!r}.",
         "Act in it.",
-        function="select_window",
+        function=ToolName.SELECT_WINDOW,
         arguments={"window_id": active.xid},
         current_subtask=group.subtask,
     )
@@ -341,7 +341,7 @@ def _type(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
             "CONTINUE",
             obs.note or "No control tree.",
             "Type into the focused control.",
-            function="type_text",
+            function=ToolName.TYPE_TEXT,
             arguments={"text": op.text},
         )
     fields = [c for c in obs.controls if c.role in TEXT_ROLES]
@@ -359,7 +359,7 @@ def _type(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
         "CONTINUE",
         f"{field.name or field.role!r} is the text field.",
         "Type the text into it.",
-        function="type_text",
+        function=ToolName.TYPE_TEXT,
         arguments={"id": field.label, "name": field.name, "text": op.text},
     )
 
@@ -372,7 +372,7 @@ def _click(target: str, obs: AppObservation, thought: str) -> Decision:
         "CONTINUE",
         f"Control {control.label} is {control.name!r}.",
         thought,
-        function="click_control",
+        function=ToolName.CLICK_CONTROL,
         arguments={"id": control.label, "name": control.name},
     )
 
@@ -382,7 +382,7 @@ def _keys(keys: str) -> dict[str, Any]:
         "CONTINUE",
         "Keys will do it.",
         f"Press {keys}.",
-        function="press_keys",
+        function=ToolName.PRESS_KEYS,
         arguments={"keys": keys},
     )
 
@@ -403,7 +403,7 @@ def _save_as(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
             "CONTINUE",
             f"The Save dialog is open; control {field.label} takes the name.",
             "Put the full path in the name field.",
-            function="set_text",
+            function=ToolName.SET_TEXT,
             arguments={"id": field.label, "name": field.name, "text": path},
         )
     if phase == "named":
@@ -423,12 +423,12 @@ def _save_as(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
 
 def _save_as_phase(mine: list[PastStep]) -> Literal["open", "named", "submitted", "replaced"]:
     functions = [step.function for step in mine if step.function]
-    if "click_control" in functions:
+    if ToolName.CLICK_CONTROL in functions:
         return "replaced"
-    if "set_text" not in functions:
+    if ToolName.SET_TEXT not in functions:
         return "open"
-    after_name = functions[functions.index("set_text") + 1 :]
-    return "submitted" if "press_keys" in after_name else "named"
+    after_name = functions[functions.index(ToolName.SET_TEXT) + 1 :]
+    return "submitted" if ToolName.PRESS_KEYS in after_name else "named"
 
 
 def _reobserve(waited: int, what: str, failure: str | None = None) -> Decision:

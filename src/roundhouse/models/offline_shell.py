@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from roundhouse.devices.contract import ToolName
 from roundhouse.models.references import HELD_RESULT, Said, StepOutput, joined, said
 from roundhouse.observation import PastStep, ShellObservation
 
@@ -52,7 +53,7 @@ def plan_shell(observation: ShellObservation) -> dict[str, Any]:
     ran = [
         (number, step)
         for number, step in enumerate(observation.history, 1)
-        if step.function == "run_shell"
+        if step.function == ToolName.RUN_SHELL
     ]
     outputs: list[StepOutput] = []
     for number, step in ran:
@@ -66,7 +67,7 @@ def plan_shell(observation: ShellObservation) -> dict[str, Any]:
             "CONTINUE",
             f"Running `{command}`.",
             thought="Run the next command and read its output.",
-            function="run_shell",
+            function=ToolName.RUN_SHELL,
             arguments={"command": command},
             plan=[f"run `{c}`" for c in intent.commands[len(ran) :]] + ["answer from the output"],
         )

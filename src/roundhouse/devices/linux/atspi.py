@@ -22,6 +22,7 @@ from typing import Any
 from dbus_fast.aio import MessageBus
 from dbus_fast.errors import DBusFastError
 
+from roundhouse.devices.contract import ControlList, Rect, UiNode, UiSnapshot, WindowInfo
 from roundhouse.devices.linux.atspi_bus import (
     CONNECT_TIMEOUT,
     AtspiBus,
@@ -56,7 +57,6 @@ from roundhouse.devices.linux.atspi_tree import (
     ui_tree_json,
 )
 from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.types import ControlList, Rect, UiNode, UiSnapshot, WindowInfo
 
 log = logging.getLogger(__name__)
 

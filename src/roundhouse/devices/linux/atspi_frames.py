@@ -11,6 +11,7 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.atspi_bus import AtspiBus, NodeGone, Ref, WindowGone
 from roundhouse.devices.linux.atspi_constants import ACCESSIBLE, REGISTRY_BUS, ROOT_PATH
 from roundhouse.devices.linux.atspi_read import (
@@ -22,7 +23,6 @@ from roundhouse.devices.linux.atspi_read import (
 )
 from roundhouse.devices.linux.atspi_tree import intersection
 from roundhouse.devices.linux.desktop import process_age
-from roundhouse.devices.linux.types import Rect, WindowInfo
 
 REGISTER_GRACE = 5.0  # seconds after its start an app may still be registering
 

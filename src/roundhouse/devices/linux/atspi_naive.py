@@ -4,6 +4,7 @@ property per node, as OSWorld's pyatspi walk does, with the same D-Bus library."
 
 from __future__ import annotations
 
+from roundhouse.devices.contract import Rect, UiNode
 from roundhouse.devices.linux.atspi_bus import AtspiBus, Ref, node_id
 from roundhouse.devices.linux.atspi_constants import (
     ACCESSIBLE,
@@ -17,7 +18,6 @@ from roundhouse.devices.linux.atspi_constants import (
     role_name,
     state_names,
 )
-from roundhouse.devices.linux.types import Rect, UiNode
 
 
 async def naive_tree(

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi_bus import AtspiBus, AtspiTimeout, Ref
 from roundhouse.devices.linux.atspi_constants import (
     ACCESSIBLE,
@@ -34,7 +35,6 @@ from roundhouse.devices.linux.atspi_constants import (
     state_names,
 )
 from roundhouse.devices.linux.atspi_scroll import LONG_LIST, extents, rows_in_view
-from roundhouse.devices.linux.types import Rect
 
 log = logging.getLogger(__name__)
 

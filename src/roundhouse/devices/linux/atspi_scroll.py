@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 
+from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi_bus import AtspiBus, Ref
 from roundhouse.devices.linux.atspi_constants import COMPONENT, COORD_SCREEN, OFFSCREEN
-from roundhouse.devices.linux.types import Rect
 
 LONG_LIST = 64  # children of a scrolling container worth bisecting rather than reading
 MAX_ROWS_IN_VIEW = 2000  # a table in view can hold many cells

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from roundhouse.devices.contract import Control, Rect, UiNode, UiSnapshot
 from roundhouse.devices.linux.atspi_bus import Ref, node_id
 from roundhouse.devices.linux.atspi_constants import (
     ACTION,
@@ -16,7 +17,6 @@ from roundhouse.devices.linux.atspi_constants import (
     TEXT_ROLES,
 )
 from roundhouse.devices.linux.atspi_read import RawNode
-from roundhouse.devices.linux.types import Control, Rect, UiNode, UiSnapshot
 
 
 def build_tree(nodes: dict[Ref, RawNode], root: Ref) -> UiNode:

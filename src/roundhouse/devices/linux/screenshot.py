@@ -23,7 +23,7 @@ from Xlib import X, error  # type: ignore[import-untyped, unused-ignore]
 from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import composite  # type: ignore[import-untyped, unused-ignore]
 
-from roundhouse.devices.linux.types import Control, Rect
+from roundhouse.devices.contract import Control, Rect
 
 PNG_LEVEL = 1
 _FONT_FILE = "DejaVuSans-Bold.ttf"

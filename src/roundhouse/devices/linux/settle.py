@@ -18,8 +18,8 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.screenshot import Screen
-from roundhouse.devices.linux.types import Rect
 
 
 @dataclass(frozen=True)

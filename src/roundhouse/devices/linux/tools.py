@@ -30,6 +30,14 @@ from typing import Any, Literal
 
 from roundhouse.config import Settings
 from roundhouse.devices.base import Tool, ToolRegistry, make_tool
+from roundhouse.devices.contract import (
+    DESKTOP_ACTIONS,
+    DESKTOP_DATA_COLLECTION,
+    Control,
+    ControlList,
+    UiNode,
+    WindowInfo,
+)
 from roundhouse.devices.linux.atspi import AtspiClient, AtspiError, TreeLimits, ui_tree_json
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.input import Button, XInput
@@ -40,7 +48,6 @@ from roundhouse.devices.linux.screenshot import (
     capture_window_png,
 )
 from roundhouse.devices.linux.settle import Settled, frame, wait_quiet
-from roundhouse.devices.linux.types import Control, ControlList, UiNode, WindowInfo
 from roundhouse.devices.linux.windows import WindowError, WindowManager, describe
 
 log = logging.getLogger(__name__)
@@ -408,31 +415,10 @@ def _shot_result(shot: Screenshot, path: str | None) -> dict[str, Any]:
     return result
 
 
-DATA_COLLECTION = (
-    "capture_desktop_screenshot",
-    "capture_window_screenshot",
-    "get_ui_tree",
-    "list_windows",
-    "get_controls",
-)
-ACTIONS = (
-    "select_window",
-    "launch_application",
-    "click_control",
-    "click_coordinates",
-    "set_text",
-    "type_text",
-    "press_keys",
-    "scroll",
-    "drag",
-    "wait",
-)
-
-
 def desktop_tools(tools: DesktopTools) -> list[Tool]:
     """The desktop tools as registry entries (names are DESIGN.md's contract)."""
-    found = [make_tool(getattr(tools, name), "data_collection") for name in DATA_COLLECTION]
-    found += [make_tool(getattr(tools, name), "action") for name in ACTIONS]
+    found = [make_tool(getattr(tools, name), "data_collection") for name in DESKTOP_DATA_COLLECTION]
+    found += [make_tool(getattr(tools, name), "action") for name in DESKTOP_ACTIONS]
     return found
 
 

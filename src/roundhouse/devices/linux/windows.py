@@ -23,7 +23,7 @@ from Xlib import X, Xatom, error  # type: ignore[import-untyped, unused-ignore]
 from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 
-from roundhouse.devices.linux.types import Rect, WindowInfo
+from roundhouse.devices.contract import Rect, WindowInfo
 
 APPLICATION_DIRS = (
     Path.home() / ".local/share/applications",

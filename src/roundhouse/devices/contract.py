@@ -1,12 +1,63 @@
-"""Plain data the Linux desktop device speaks: windows, control-tree nodes, controls.
+"""The device contract: the tools by name, and the plain data the desktop tools speak
+(windows, control-tree nodes, controls). Agents, planners and prompts know the device
+through this module alone; devices/linux/ is one implementation of it.
 
-Shared by the AT-SPI reader, the window manager side, the tools and the agents.
 Rectangles are screen pixels [left, top, right, bottom], as the seeds' bounding_box.
 """
 
 from __future__ import annotations
 
+import enum
+
 from pydantic import BaseModel, Field
+
+
+class ToolName(enum.StrEnum):
+    """Every tool a device serves, by the name agents call it. A renamed tool is renamed
+    here; the type checker finds its callers."""
+
+    # data collection
+    CAPTURE_DESKTOP_SCREENSHOT = "capture_desktop_screenshot"
+    CAPTURE_WINDOW_SCREENSHOT = "capture_window_screenshot"
+    GET_UI_TREE = "get_ui_tree"
+    LIST_WINDOWS = "list_windows"
+    GET_CONTROLS = "get_controls"
+    LIST_APPLICATIONS = "list_applications"
+    GET_SYSTEM_INFO = "get_system_info"
+    # actions
+    SELECT_WINDOW = "select_window"
+    LAUNCH_APPLICATION = "launch_application"
+    CLICK_CONTROL = "click_control"
+    CLICK_COORDINATES = "click_coordinates"
+    SET_TEXT = "set_text"
+    TYPE_TEXT = "type_text"
+    PRESS_KEYS = "press_keys"
+    SCROLL = "scroll"
+    DRAG = "drag"
+    WAIT = "wait"
+    RUN_SHELL = "run_shell"
+
+
+# The desktop tools of devices/linux/tools.py, in the order they are served.
+DESKTOP_DATA_COLLECTION = (
+    ToolName.CAPTURE_DESKTOP_SCREENSHOT,
+    ToolName.CAPTURE_WINDOW_SCREENSHOT,
+    ToolName.GET_UI_TREE,
+    ToolName.LIST_WINDOWS,
+    ToolName.GET_CONTROLS,
+)
+DESKTOP_ACTIONS = (
+    ToolName.SELECT_WINDOW,
+    ToolName.LAUNCH_APPLICATION,
+    ToolName.CLICK_CONTROL,
+    ToolName.CLICK_COORDINATES,
+    ToolName.SET_TEXT,
+    ToolName.TYPE_TEXT,
+    ToolName.PRESS_KEYS,
+    ToolName.SCROLL,
+    ToolName.DRAG,
+    ToolName.WAIT,
+)
 
 
 class Rect(BaseModel):
