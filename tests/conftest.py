@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 
 from roundhouse.agents.user import NonInteractiveUser, UserChannel
-from roundhouse.compose import compose_session
 from roundhouse.config import Settings
+from roundhouse.core.events import Event, EventBus
+from roundhouse.core.states import AgentKind
 from roundhouse.devices.base import LocalDispatcher, ToolRegistry
 from roundhouse.devices.shell import ShellTools
-from roundhouse.events import Event, EventBus
-from roundhouse.session import Session
-from roundhouse.states import AgentKind
-from roundhouse.store import LogStore
+from roundhouse.engine.compose import compose_session
+from roundhouse.engine.session import Session
+from roundhouse.logs.store import LogStore
 from tests.helpers import SessionFactory
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from roundhouse.session import Session
+from roundhouse.engine.session import Session
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

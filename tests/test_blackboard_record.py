@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from roundhouse.blackboard import Blackboard
-from roundhouse.record import Attachment, Post, RecordState, RoundRecord
+from roundhouse.core.blackboard import Blackboard
+from roundhouse.core.record import Attachment, Post, RecordState, RoundRecord
 
 
 def test_blackboard_round_trips_through_json_and_renders_for_the_prompt() -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from roundhouse.core.states import RoundState
 from roundhouse.models.offline_shell import understand
-from roundhouse.states import RoundState
 from tests.helpers import SessionFactory
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from roundhouse.config import Price
+from roundhouse.core.states import RoundState
 from roundhouse.models.fake_openai import FakeOpenAI, Reply
-from roundhouse.states import RoundState
 from tests.helpers import SessionFactory, read_jsonl, shell_answer
 
 

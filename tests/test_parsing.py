@@ -4,7 +4,7 @@ import pytest
 
 from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
 from roundhouse.agents.responses import InvalidAnswer, LinuxAnswer, parse_answer
-from roundhouse.states import AgentKind, Status
+from roundhouse.core.states import AgentKind, Status
 
 GOOD = (
     '{"observation": "o", "thought": "t", "plan": "- a\\n- b", "result": "",'

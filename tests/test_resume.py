@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from roundhouse.resume import plan_resume
+from roundhouse.logs.resume import plan_resume
 from tests.helpers import kill_processes, read_jsonl, shell_answer, write_replay
 
 PRICED = {"usage": {"input_tokens": 1000, "output_tokens": 10}, "model": "gpt-4o-mini"}

@@ -11,10 +11,10 @@ import pytest
 
 from roundhouse.agents.user import NonInteractiveUser, ScriptedUser
 from roundhouse.config import Price
-from roundhouse.events import AnswerRejected, Event, RoundEnded, StepTaken
-from roundhouse.record import RecordState
-from roundhouse.round import MAX_STEP_REACHED
-from roundhouse.states import RoundState, Status
+from roundhouse.core.events import AnswerRejected, Event, RoundEnded, StepTaken
+from roundhouse.core.record import RecordState
+from roundhouse.core.states import RoundState, Status
+from roundhouse.engine.round import MAX_STEP_REACHED
 from tests.helpers import SessionFactory, read_jsonl, shell_answer, write_replay
 
 
@@ -301,7 +301,7 @@ async def test_an_unknown_price_is_unknown_never_zero(
     outcome = await session.run_round("x")
     assert not outcome.usage.cost_known
     assert outcome.usage.cost_text == "unknown"
-    from roundhouse.session import cost_line
+    from roundhouse.engine.session import cost_line
 
     assert "$0.00" not in cost_line(outcome.usage)
     assert "unknown" in cost_line(outcome.usage)
@@ -360,7 +360,7 @@ async def test_sleep_time_is_waited_at_each_subtask_end(
         slept.append(seconds)
         await real_sleep(0)
 
-    monkeypatch.setattr("roundhouse.round.asyncio.sleep", recording_sleep)
+    monkeypatch.setattr("roundhouse.engine.round.asyncio.sleep", recording_sleep)
     replay = write_replay(tmp_path / "a.json", [shell_answer("FINISH", result="ok")])
     session = make_session(model=f"replay:{replay}", sleep_time=1.5)
     await session.run_round("x")
@@ -391,12 +391,12 @@ async def test_a_judge_model_gives_the_verdict_and_its_usage_is_counted(
 async def test_an_answer_about_a_ui_that_just_changed_is_checked_against_a_fresh_look() -> None:
     from roundhouse.agents.asking import ask_model
     from roundhouse.agents.responses import InvalidAnswer
-    from roundhouse.context import RoundContext, SessionContext
-    from roundhouse.events import EventBus
+    from roundhouse.core.context import RoundContext, SessionContext
+    from roundhouse.core.events import EventBus
+    from roundhouse.core.record import RoundRecord
     from roundhouse.models.base import Message, ModelRequest
     from roundhouse.models.function import FunctionModel
     from roundhouse.models.pricing import PriceTable
-    from roundhouse.record import RoundRecord
 
     def run(view_changes: bool) -> Any:
         fresh: list[bool] = []

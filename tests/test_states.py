@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from roundhouse.states import (
+from roundhouse.core.states import (
     TRANSITIONS,
     AgentKind,
     InvalidTransition,

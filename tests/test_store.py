@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from roundhouse.store import LogStore, safe_task_name
+from roundhouse.logs.store import LogStore, safe_task_name
 from tests.helpers import SessionFactory, read_jsonl, shell_answer, write_replay
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from roundhouse.batch import BatchOptions, run_batch
-from roundhouse.checks import CheckContext, evaluate
 from roundhouse.config import ConfigError
-from roundhouse.tasks import Check, Task, load_suite
+from roundhouse.suite.batch import BatchOptions, run_batch
+from roundhouse.suite.checks import CheckContext, evaluate
+from roundhouse.suite.tasks import Check, Task, load_suite
 from tests.helpers import shell_answer, write_replay
 
 REPO = Path(__file__).parents[1]

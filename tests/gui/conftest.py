@@ -11,19 +11,19 @@ from typing import Any
 import pytest
 
 from roundhouse.agents.user import NonInteractiveUser, UserChannel
-from roundhouse.compose import compose_session
 from roundhouse.config import DesktopSettings, Settings
+from roundhouse.core.events import Event, EventBus
+from roundhouse.core.states import AgentKind
 from roundhouse.devices.base import Dispatcher, LocalDispatcher
 from roundhouse.devices.linux.apps import application_tools
 from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.shell import ShellTools
-from roundhouse.events import Event, EventBus
+from roundhouse.engine.compose import compose_session
+from roundhouse.engine.session import Session
+from roundhouse.logs.store import LogStore
 from roundhouse.models import ModelPool
 from roundhouse.models.base import LanguageModel
-from roundhouse.session import Session
-from roundhouse.states import AgentKind
-from roundhouse.store import LogStore
 
 QT_APP = Path(__file__).parents[1] / "desktop" / "qt_app.py"
 QT_COMMAND = f"{sys.executable} {QT_APP}"

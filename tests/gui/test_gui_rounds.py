@@ -14,17 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.agents.user import ScriptedUser
+from roundhouse.core.events import AnswerRejected, Event, StepTaken
+from roundhouse.core.states import AgentKind, RoundState, Status
 from roundhouse.devices.base import Command
 from roundhouse.devices.contract import ControlList, WindowInfo
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.windows import list_windows
 from roundhouse.devices.mcp import MCPDispatcher
-from roundhouse.events import AnswerRejected, Event, StepTaken
 from roundhouse.models.base import ModelRequest
 from roundhouse.models.fake_openai import FakeOpenAI, Reply
 from roundhouse.models.function import FunctionModel
-from roundhouse.observation import AppObservation, HostObservation
-from roundhouse.states import AgentKind, RoundState, Status
+from roundhouse.models.observation import AppObservation, HostObservation
 from tests.gui.conftest import QT_COMMAND, GuiSession
 from tests.helpers import read_jsonl, write_replay
 

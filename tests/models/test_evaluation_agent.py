@@ -11,12 +11,12 @@ from PIL import Image
 
 from roundhouse.agents.evaluation import EvaluationAgent, choose_images, render_round
 from roundhouse.config import OpenAISettings, Price
+from roundhouse.core.states import AgentKind, RoundState, Status
+from roundhouse.core.trajectory import ActionRecord, RoundTrajectory, StepRecord
 from roundhouse.devices.base import Result, ResultStatus
 from roundhouse.models.fake_openai import FakeOpenAI, Reply
 from roundhouse.models.openai_client import OpenAIModel
 from roundhouse.models.pricing import PriceTable
-from roundhouse.states import AgentKind, RoundState, Status
-from roundhouse.trajectory import ActionRecord, RoundTrajectory, StepRecord
 from tests.models.fakes import Sleeps
 
 PRICES = PriceTable({"judge": Price(input_per_mtok=2.0, output_per_mtok=8.0)})

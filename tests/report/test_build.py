@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from roundhouse.core.record import RecordState
+from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.base import Result, ResultStatus
-from roundhouse.record import RecordState
-from roundhouse.report.build import find_snapshots, outcome, read_session, result_outputs
-from roundhouse.report.logs import Notes, read_jsonl
-from roundhouse.trajectory import StepRecord
+from roundhouse.logs.report.build import find_snapshots, outcome, read_session, result_outputs
+from roundhouse.logs.report.logs import Notes, read_jsonl
 
 
 def step(number: int, status: str = "CONTINUE", **fields: Any) -> StepRecord:

@@ -24,9 +24,9 @@ from typer.testing import CliRunner
 from roundhouse.agents.user import ScriptedUser
 from roundhouse.cli.app import app
 from roundhouse.config import Price
-from roundhouse.report import REPORT_NAME, NotALogFolder, read_session, write_report
-from roundhouse.states import RoundState
-from roundhouse.trajectory import StepRecord
+from roundhouse.core.states import RoundState
+from roundhouse.core.trajectory import StepRecord
+from roundhouse.logs.report import REPORT_NAME, NotALogFolder, read_session, write_report
 from tests.gui.conftest import GuiSession
 from tests.gui.conftest import desktop as desktop  # noqa: F401  (the GUI fixtures, reused)
 from tests.gui.conftest import gui_session as gui_session  # noqa: F401

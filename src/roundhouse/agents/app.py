@@ -19,12 +19,12 @@ from roundhouse.agents.base import AgentCore, Conclusion, Ended, Seen
 from roundhouse.agents.prompting import app_messages
 from roundhouse.agents.responses import ActionAnswer, AppAnswer, check_control
 from roundhouse.agents.sensitive import is_closing, sensitive_reason
-from roundhouse.context import RoundContext
+from roundhouse.core.context import RoundContext
+from roundhouse.core.states import AgentKind, Status
 from roundhouse.devices.base import Result, ResultStatus, ToolSpec
 from roundhouse.devices.contract import Control, ControlList, ToolName, WindowInfo
 from roundhouse.models.base import Message
-from roundhouse.observation import AppObservation
-from roundhouse.states import AgentKind, Status
+from roundhouse.models.observation import AppObservation
 
 LOOK_AGAIN_PAUSE = 0.5  # seconds a UI gets to finish changing before an answer is re-checked
 

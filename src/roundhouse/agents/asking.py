@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from roundhouse.agents.responses import InvalidAnswer
-from roundhouse.context import RoundContext
-from roundhouse.events import AnswerRejected, EventBus, PromptSent
+from roundhouse.core.context import RoundContext
+from roundhouse.core.events import AnswerRejected, EventBus, PromptSent
 from roundhouse.models.base import (
     NOTHING_SPENT,
     LanguageModel,

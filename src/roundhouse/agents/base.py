@@ -22,17 +22,17 @@ from roundhouse.agents.asking import Asked, ask_model
 from roundhouse.agents.responses import StepAnswer, answer_schema, parse_answer
 from roundhouse.agents.user import UserChannel
 from roundhouse.config import Settings
-from roundhouse.context import RoundContext
+from roundhouse.core.context import RoundContext
+from roundhouse.core.events import EventBus
+from roundhouse.core.record import Attachment, Post
+from roundhouse.core.states import AgentKind, Status, transition
+from roundhouse.core.trajectory import ActionRecord, StepRecord
 from roundhouse.devices.base import Command, Dispatcher, Result, ResultStatus, ToolSpec
 from roundhouse.devices.contract import ToolName
 from roundhouse.devices.shell import judge_command
-from roundhouse.events import EventBus
 from roundhouse.models.base import NOTHING_SPENT, LanguageModel, Message, ModelRequest
+from roundhouse.models.observation import PastStep
 from roundhouse.models.pricing import PriceTable
-from roundhouse.observation import PastStep
-from roundhouse.record import Attachment, Post
-from roundhouse.states import AgentKind, Status, transition
-from roundhouse.trajectory import ActionRecord, StepRecord
 
 Obs = TypeVar("Obs")  # what the agent observes
 A = TypeVar("A", bound=StepAnswer)  # what it must answer

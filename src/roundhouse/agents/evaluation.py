@@ -23,7 +23,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
-from roundhouse.evaluation import Evaluation, SubScore, Verdict
+from roundhouse.core.evaluation import Evaluation, SubScore, Verdict
+from roundhouse.core.trajectory import RoundTrajectory, StepRecord
 from roundhouse.models.base import (
     NOTHING_SPENT,
     LanguageModel,
@@ -33,7 +34,6 @@ from roundhouse.models.base import (
     Usage,
 )
 from roundhouse.models.pricing import PriceTable
-from roundhouse.trajectory import RoundTrajectory, StepRecord
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +190,7 @@ SESSION_SCOPE = "Judge whether the session as a whole fulfilled every request be
 
 
 class EvaluationAgent:
-    """An Evaluator (see roundhouse.evaluation) backed by a language model."""
+    """An Evaluator (see roundhouse.core.evaluation) backed by a language model."""
 
     def __init__(
         self, model: LanguageModel, prices: PriceTable, max_images: int = 6, retries: int = 3

@@ -13,12 +13,12 @@ from typing import ClassVar
 from roundhouse.agents.base import AgentCore, Seen
 from roundhouse.agents.prompting import linux_messages
 from roundhouse.agents.responses import LinuxAnswer
-from roundhouse.context import RoundContext
+from roundhouse.core.context import RoundContext
+from roundhouse.core.states import AgentKind
 from roundhouse.devices.base import ToolSpec
 from roundhouse.devices.contract import ToolName
 from roundhouse.models.base import Message
-from roundhouse.observation import ShellObservation
-from roundhouse.states import AgentKind
+from roundhouse.models.observation import ShellObservation
 
 
 @dataclass(kw_only=True)

@@ -13,10 +13,10 @@ from typing import Protocol
 
 from roundhouse.agents.app import AppAgent
 from roundhouse.agents.host import HostAgent
-from roundhouse.context import RoundContext
+from roundhouse.core.context import RoundContext
+from roundhouse.core.states import AgentKind, Transition
+from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.contract import WindowInfo
-from roundhouse.states import AgentKind, Transition
-from roundhouse.trajectory import StepRecord
 
 
 class Agent(Protocol):

@@ -10,7 +10,12 @@ from string import Template
 from roundhouse.devices.base import ToolSpec
 from roundhouse.devices.contract import Control, WindowInfo
 from roundhouse.models.base import Message
-from roundhouse.observation import AppObservation, HostObservation, PastStep, ShellObservation
+from roundhouse.models.observation import (
+    AppObservation,
+    HostObservation,
+    PastStep,
+    ShellObservation,
+)
 
 MAX_OUTPUT_IN_PROMPT = 3000
 

@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
+from roundhouse.core.states import AgentKind, InvalidTransition, Status, transition
 from roundhouse.devices.contract import ToolName
-from roundhouse.states import AgentKind, InvalidTransition, Status, transition
 
 
 class InvalidAnswer(ValueError):

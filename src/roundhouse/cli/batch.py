@@ -9,10 +9,10 @@ from typing import Annotated, TextIO
 
 import typer
 
-from roundhouse.batch import BatchOptions, TaskResult, results_table, run_batch
 from roundhouse.cli.app import app
 from roundhouse.config import ConfigError
-from roundhouse.tasks import load_suite
+from roundhouse.suite.batch import BatchOptions, TaskResult, results_table, run_batch
+from roundhouse.suite.tasks import load_suite
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2

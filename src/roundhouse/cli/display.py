@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from roundhouse.events import AnswerRejected, Event, RoundStarted, StepTaken, SubtaskEnded
+from roundhouse.core.events import AnswerRejected, Event, RoundStarted, StepTaken, SubtaskEnded
 
 WIDTH = 100
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from roundhouse.cli.app import app
-from roundhouse.report import REPORT_NAME, NotALogFolder, write_report
+from roundhouse.logs.report import REPORT_NAME, NotALogFolder, write_report
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2

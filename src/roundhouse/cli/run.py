@@ -16,18 +16,18 @@ from roundhouse.agents.user import NonInteractiveUser, TerminalUser, UserChannel
 from roundhouse.cli.app import app
 from roundhouse.cli.desktop import DesktopOption, open_cli_desktop
 from roundhouse.cli.display import StepPrinter
-from roundhouse.compose import compose_session
 from roundhouse.config import ConfigError, Settings, ShellPolicy, load_settings
+from roundhouse.core.events import EventBus
+from roundhouse.core.states import AgentKind
 from roundhouse.devices.base import Dispatcher, LocalDispatcher, ToolRegistry
 from roundhouse.devices.linux.apps import application_tools
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.shell import ShellTools
-from roundhouse.events import EventBus
-from roundhouse.resume import ResumePlan, mark_interrupted, plan_resume
-from roundhouse.round import RoundOutcome
-from roundhouse.session import Session, SessionLimit, cost_line
-from roundhouse.states import AgentKind
-from roundhouse.store import SESSION_FILE, LogStore
+from roundhouse.engine.compose import compose_session
+from roundhouse.engine.round import RoundOutcome
+from roundhouse.engine.session import Session, SessionLimit, cost_line
+from roundhouse.logs.resume import ResumePlan, mark_interrupted, plan_resume
+from roundhouse.logs.store import SESSION_FILE, LogStore
 
 T = TypeVar("T")
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 
 from roundhouse.models.base import Completion, ModelRequest, Usage
+from roundhouse.models.observation import AppObservation, HostObservation, ShellObservation
 from roundhouse.models.offline_gui import plan_app, plan_host
 from roundhouse.models.offline_shell import REAL_MODEL_HINT, fail, plan_shell
 from roundhouse.models.references import HELD_RESULT
-from roundhouse.observation import AppObservation, HostObservation, ShellObservation
 
 
 class OfflineModel:

@@ -17,9 +17,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from roundhouse.devices.contract import Control, ToolName
+from roundhouse.models.observation import (
+    AppObservation,
+    HostObservation,
+    PastStep,
+    ShellObservation,
+)
 from roundhouse.models.offline_shell import answer, fail, plan_shell, understand
 from roundhouse.models.references import StepOutput, printed, said
-from roundhouse.observation import AppObservation, HostObservation, PastStep, ShellObservation
 
 GUI_UNDERSTOOD = (
     "open (launch) APPLICATION (e.g. the text editor); type (write) TEXT; type TEXT into the "

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from roundhouse.devices.contract import ToolName
+from roundhouse.models.observation import PastStep, ShellObservation
 from roundhouse.models.references import HELD_RESULT, Said, StepOutput, joined, said
-from roundhouse.observation import PastStep, ShellObservation
 
 UNDERSTOOD = (
     "list the files in DIR; how much disk space is free; how much memory is free; "

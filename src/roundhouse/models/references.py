@@ -29,7 +29,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from roundhouse.observation import AppObservation, HostObservation, PastStep, ShellObservation
+from roundhouse.models.observation import (
+    AppObservation,
+    HostObservation,
+    PastStep,
+    ShellObservation,
+)
 
 REFERENCE = re.compile(r"\{\{step (\d+) line (\d+)(?: word (\d+))?\}\}")
 # Punctuation that ends a sentence or wraps a value, not part of the value: "6.1.0." is 6.1.0.

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from roundhouse.config import Settings
-from roundhouse.states import AgentKind
+from roundhouse.core.states import AgentKind
 
 
 class RecordState(enum.StrEnum):

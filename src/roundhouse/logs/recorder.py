@@ -12,7 +12,7 @@ docs/design.md lays out. The loop, the agents and resume emit; nothing else writ
 
 from __future__ import annotations
 
-from roundhouse.events import (
+from roundhouse.core.events import (
     BlackboardChanged,
     Evaluated,
     Event,
@@ -22,7 +22,7 @@ from roundhouse.events import (
     SnapshotTaken,
     StepTaken,
 )
-from roundhouse.store import SESSION_FILE, LogStore
+from roundhouse.logs.store import SESSION_FILE, LogStore
 
 
 class Recorder:

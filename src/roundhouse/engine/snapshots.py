@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.config import Settings
+from roundhouse.core.events import SnapshotTaken
 from roundhouse.devices.base import Command, Dispatcher, Result
 from roundhouse.devices.contract import ToolName
-from roundhouse.events import SnapshotTaken
 
 
 class DesktopSnapshots:

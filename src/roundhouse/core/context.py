@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from roundhouse.blackboard import Blackboard
+from roundhouse.core.blackboard import Blackboard
+from roundhouse.core.record import RoundRecord
+from roundhouse.core.states import RoundState
 from roundhouse.models.base import NOTHING_SPENT, Usage
-from roundhouse.record import RoundRecord
-from roundhouse.states import RoundState
 
 
 @dataclass(kw_only=True)

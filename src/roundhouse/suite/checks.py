@@ -16,7 +16,7 @@ from roundhouse.devices.contract import ControlList, WindowInfo
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools
 from roundhouse.devices.shell import ShellTimeout, run_command
-from roundhouse.tasks import Check
+from roundhouse.suite.tasks import Check
 
 COMMAND_TIMEOUT = 30.0
 ANSWER_ENV = "RH_ANSWER"  # a check command reads the agent's answer here

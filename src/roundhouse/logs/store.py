@@ -18,11 +18,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from roundhouse.blackboard import Blackboard
-from roundhouse.evaluation import Evaluation
+from roundhouse.core.blackboard import Blackboard
+from roundhouse.core.evaluation import Evaluation
+from roundhouse.core.record import RoundRecord
+from roundhouse.core.trajectory import StepRecord
 from roundhouse.models.base import Message
-from roundhouse.record import RoundRecord
-from roundhouse.trajectory import StepRecord
 
 RESPONSE_LOG = "response.log"
 REQUEST_LOG = "request.log"

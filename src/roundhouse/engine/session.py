@@ -9,15 +9,15 @@ from collections.abc import Callable, Iterable
 from roundhouse.agents.base import AgentServices
 from roundhouse.agents.pool import AgentPool
 from roundhouse.config import Settings
-from roundhouse.context import SessionContext
-from roundhouse.evaluation import Evaluation, Evaluator
-from roundhouse.events import Evaluated, SessionDescribed
+from roundhouse.core.context import SessionContext
+from roundhouse.core.evaluation import Evaluation, Evaluator
+from roundhouse.core.events import Evaluated, SessionDescribed
+from roundhouse.core.record import SessionInfo
+from roundhouse.core.trajectory import RoundTrajectory
+from roundhouse.engine.round import Round, RoundOutcome, Snapshotter
+from roundhouse.logs.store import LogStore
 from roundhouse.models import ModelPool
 from roundhouse.models.base import Usage
-from roundhouse.record import SessionInfo
-from roundhouse.round import Round, RoundOutcome, Snapshotter
-from roundhouse.store import LogStore
-from roundhouse.trajectory import RoundTrajectory
 
 
 class SessionLimit(RuntimeError):

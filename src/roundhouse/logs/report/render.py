@@ -15,12 +15,12 @@ from urllib.parse import quote
 
 import jinja2
 
-from roundhouse.report.build import SessionView, read_session
+from roundhouse.logs.report.build import SessionView, read_session
 
 REPORT_NAME = "report.html"
 
 _environment = jinja2.Environment(
-    loader=jinja2.PackageLoader("roundhouse.report", "templates"),
+    loader=jinja2.PackageLoader("roundhouse.logs.report", "templates"),
     autoescape=True,  # the template's name ends in .j2, so say it outright
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,

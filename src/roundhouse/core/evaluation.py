@@ -7,8 +7,8 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from roundhouse.core.trajectory import RoundTrajectory
 from roundhouse.models.base import NOTHING_SPENT, Usage
-from roundhouse.trajectory import RoundTrajectory
 
 Verdict = Literal["yes", "no", "unsure"]
 

@@ -14,9 +14,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from roundhouse import store
-from roundhouse.blackboard import Blackboard
-from roundhouse.store import BLACKBOARD, EVALUATION_LOG, REQUEST_LOG, RESPONSE_LOG, ROUNDS_LOG
+from roundhouse.core.blackboard import Blackboard
+from roundhouse.logs import store
+from roundhouse.logs.store import BLACKBOARD, EVALUATION_LOG, REQUEST_LOG, RESPONSE_LOG, ROUNDS_LOG
 
 # Any of these makes a folder a session's log folder.
 LOG_FILES = (RESPONSE_LOG, ROUNDS_LOG, REQUEST_LOG, BLACKBOARD, EVALUATION_LOG)

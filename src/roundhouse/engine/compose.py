@@ -16,19 +16,19 @@ from roundhouse.agents.linux import LinuxAgent
 from roundhouse.agents.pool import AgentPool, HostAppPool, SingleAgent
 from roundhouse.agents.user import UserChannel
 from roundhouse.config import ConfigError, Settings
+from roundhouse.core.evaluation import Evaluator, NotEvaluated
+from roundhouse.core.events import EventBus
+from roundhouse.core.record import SessionInfo
+from roundhouse.core.states import AgentKind
 from roundhouse.devices.base import Dispatcher
 from roundhouse.devices.contract import WindowInfo
-from roundhouse.evaluation import Evaluator, NotEvaluated
-from roundhouse.events import EventBus
+from roundhouse.engine.round import NoSnapshots, Snapshotter
+from roundhouse.engine.session import Session
+from roundhouse.logs.recorder import Recorder
+from roundhouse.logs.resume import ResumePlan
+from roundhouse.logs.store import LogStore
 from roundhouse.models import ModelPool
 from roundhouse.models.pricing import PriceTable
-from roundhouse.record import SessionInfo
-from roundhouse.recorder import Recorder
-from roundhouse.resume import ResumePlan
-from roundhouse.round import NoSnapshots, Snapshotter
-from roundhouse.session import Session
-from roundhouse.states import AgentKind
-from roundhouse.store import LogStore
 
 
 def compose_session(
@@ -57,7 +57,7 @@ def compose_session(
         log_folder=store.folder,
     )
     if snapshots is None and kind is AgentKind.HOST:
-        from roundhouse.snapshots import DesktopSnapshots
+        from roundhouse.engine.snapshots import DesktopSnapshots
 
         snapshots = DesktopSnapshots(dispatcher, settings, store.folder)
     info = SessionInfo.describe(settings, kind)

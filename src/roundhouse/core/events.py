@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from roundhouse.blackboard import Blackboard
-from roundhouse.evaluation import Evaluation
+from roundhouse.core.blackboard import Blackboard
+from roundhouse.core.evaluation import Evaluation
+from roundhouse.core.record import RoundRecord, SessionInfo
+from roundhouse.core.states import RoundState
+from roundhouse.core.trajectory import StepRecord
 from roundhouse.models.base import Message, Usage
-from roundhouse.record import RoundRecord, SessionInfo
-from roundhouse.states import RoundState
-from roundhouse.trajectory import StepRecord
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ from typing import Protocol
 
 from roundhouse.agents.pool import AgentPool
 from roundhouse.config import Settings
-from roundhouse.context import RoundContext, SessionContext, SubtaskResult
-from roundhouse.evaluation import Evaluation, Evaluator
-from roundhouse.events import (
+from roundhouse.core.context import RoundContext, SessionContext, SubtaskResult
+from roundhouse.core.evaluation import Evaluation, Evaluator
+from roundhouse.core.events import (
     BlackboardChanged,
     CostUpdated,
     Evaluated,
@@ -29,10 +29,10 @@ from roundhouse.events import (
     StepTaken,
     SubtaskEnded,
 )
+from roundhouse.core.record import Post, RecordState, RoundRecord
+from roundhouse.core.states import AgentKind, RoundState, is_round_end, transition
+from roundhouse.core.trajectory import RoundTrajectory, StepRecord
 from roundhouse.models.base import ModelError, NoValidAnswer, Usage
-from roundhouse.record import Post, RecordState, RoundRecord
-from roundhouse.states import AgentKind, RoundState, is_round_end, transition
-from roundhouse.trajectory import RoundTrajectory, StepRecord
 
 MAX_STEP_REACHED = "max_step reached"
 

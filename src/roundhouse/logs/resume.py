@@ -15,13 +15,14 @@ from typing import TypeVar
 
 from pydantic import ValidationError
 
-from roundhouse.blackboard import Blackboard
 from roundhouse.config import ConfigError
-from roundhouse.context import SessionContext
-from roundhouse.evaluation import Evaluation
-from roundhouse.events import EventBus, RecordChanged
-from roundhouse.record import Post, RecordState, RoundRecord, SessionInfo
-from roundhouse.store import (
+from roundhouse.core.blackboard import Blackboard
+from roundhouse.core.context import SessionContext
+from roundhouse.core.evaluation import Evaluation
+from roundhouse.core.events import EventBus, RecordChanged
+from roundhouse.core.record import Post, RecordState, RoundRecord, SessionInfo
+from roundhouse.core.trajectory import StepRecord
+from roundhouse.logs.store import (
     BLACKBOARD,
     EVALUATION_LOG,
     RESPONSE_LOG,
@@ -29,7 +30,6 @@ from roundhouse.store import (
     SESSION_FILE,
     read_jsonl,
 )
-from roundhouse.trajectory import StepRecord
 
 log = logging.getLogger(__name__)
 

@@ -21,15 +21,15 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from roundhouse.checks import CheckContext, evaluate
 from roundhouse.config import DesktopSettings
+from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.linux.desktop import Desktop, DesktopUnavailable, VirtualDesktop
 from roundhouse.devices.linux.windows import WindowError, WindowManager
 from roundhouse.devices.shell import run_command
+from roundhouse.logs.store import ROUNDS_LOG, LogStore
 from roundhouse.models.machine_facts import quoted_facts, this_machine
-from roundhouse.store import ROUNDS_LOG, LogStore
-from roundhouse.tasks import SuiteTask, Task
-from roundhouse.trajectory import StepRecord
+from roundhouse.suite.checks import CheckContext, evaluate
+from roundhouse.suite.tasks import SuiteTask, Task
 
 TASK_TIMEOUT = 300.0
 SETUP_TIMEOUT = 60.0

@@ -12,12 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from roundhouse.blackboard import QuestionAnswer
+from roundhouse.core.blackboard import QuestionAnswer
+from roundhouse.core.evaluation import Evaluation
+from roundhouse.core.record import Post, RecordState, RoundRecord
+from roundhouse.core.states import InvalidTransition, Status, transition
+from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.base import Result
-from roundhouse.evaluation import Evaluation
-from roundhouse.models.base import NOTHING_SPENT, Usage
-from roundhouse.record import Post, RecordState, RoundRecord
-from roundhouse.report.logs import (
+from roundhouse.logs.report.logs import (
     Notes,
     check_log_folder,
     list_files,
@@ -25,9 +26,8 @@ from roundhouse.report.logs import (
     read_blackboard,
     read_jsonl,
 )
-from roundhouse.states import InvalidTransition, Status, transition
-from roundhouse.store import EVALUATION_LOG, RESPONSE_LOG, ROUNDS_LOG
-from roundhouse.trajectory import StepRecord
+from roundhouse.logs.store import EVALUATION_LOG, RESPONSE_LOG, ROUNDS_LOG
+from roundhouse.models.base import NOTHING_SPENT, Usage
 
 # Outputs longer than this are folded: the step card stays readable, the text is one click away.
 FOLD_LINES = 12
