@@ -22,7 +22,7 @@ from roundhouse.agents.sensitive import is_closing, sensitive_reason
 from roundhouse.core.context import RoundContext
 from roundhouse.core.states import AgentKind, Status
 from roundhouse.devices.base import Result, ResultStatus, ToolSpec
-from roundhouse.devices.contract import Control, ControlList, ToolName, WindowInfo
+from roundhouse.devices.contract import WINDOW_ACTIONS, Control, ControlList, ToolName, WindowInfo
 from roundhouse.models.base import Message
 from roundhouse.models.observation import AppObservation
 
@@ -35,16 +35,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
     subtask: str = ""
     kind: AgentKind = AgentKind.APP
     answer_type: ClassVar = AppAnswer
-    functions: ClassVar = (
-        ToolName.CLICK_CONTROL,
-        ToolName.CLICK_COORDINATES,
-        ToolName.SET_TEXT,
-        ToolName.TYPE_TEXT,
-        ToolName.PRESS_KEYS,
-        ToolName.SCROLL,
-        ToolName.DRAG,
-        ToolName.WAIT,
-    )
+    functions: ClassVar = WINDOW_ACTIONS
 
     def assign(self, window: WindowInfo, subtask: str) -> None:
         """A (new) subtask from the host: its history starts empty, as its progress does."""

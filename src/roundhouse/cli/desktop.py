@@ -46,7 +46,7 @@ DesktopOption = Annotated[
     typer.Option(
         "--desktop",
         help="current, virtual, or the display of a started desktop (:3) "
-        "[default: the current display, else a virtual one]",
+        "(default: the current display, else a virtual one)",
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON")]
@@ -91,8 +91,8 @@ def open_cli_desktop(
 
 @desktop_app.command("start")
 def start(
-    width: Annotated[int | None, typer.Option(help="Screen width [default: 1280]")] = None,
-    height: Annotated[int | None, typer.Option(help="Screen height [default: 800]")] = None,
+    width: Annotated[int | None, typer.Option(help="Screen width (default: 1280)")] = None,
+    height: Annotated[int | None, typer.Option(help="Screen height (default: 800)")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Start a virtual desktop that keeps running; print how to use it.

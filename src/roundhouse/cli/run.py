@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
@@ -43,7 +46,7 @@ AgentOption = Annotated[
     str | None,
     typer.Option(
         help="host: the GUI agents on a desktop; linux: the shell "
-        "[default: host when there is a desktop]"
+        "(default: host when there is a desktop)"
     ),
 ]
 McpOption = Annotated[
@@ -53,12 +56,12 @@ McpOption = Annotated[
         "its token from RH_MCP_TOKEN"
     ),
 ]
-LogsOption = Annotated[Path | None, typer.Option(help="Folder for the log folders [default: logs]")]
+LogsOption = Annotated[Path | None, typer.Option(help="Folder for the log folders (default: logs)")]
 TaskOption = Annotated[str | None, typer.Option(help="Name of this session's log folder")]
 MaxStepOption = Annotated[int | None, typer.Option(help="Most steps a round may take")]
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Approve confirmations")]
 ConfigOption = Annotated[
-    Path | None, typer.Option(help="Settings file [default: ./roundhouse.yaml]")
+    Path | None, typer.Option(help="Settings file (default: ./roundhouse.yaml)")
 ]
 RecordOption = Annotated[
     Path | None, typer.Option("--record", help="Write every model answer to FILE, for replay:FILE")
@@ -66,6 +69,67 @@ RecordOption = Annotated[
 PolicyOption = Annotated[
     ShellPolicy | None, typer.Option(help="Destructive shell commands: confirm, allow or deny")
 ]
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """The options run and chat share (the commands declare them once, through
+    `session_command`)."""
+
+    model: ModelOption = None
+    agent: AgentOption = None
+    desktop: DesktopOption = None
+    mcp: McpOption = None
+    logs: LogsOption = None
+    task: TaskOption = None
+    max_step: MaxStepOption = None
+    yes: YesOption = False
+    shell_policy: PolicyOption = None
+    record: RecordOption = None
+    config: ConfigOption = None
+
+    def settings(self) -> Settings:
+        return build_settings(
+            model=self.model,
+            agent=self.agent,
+            logs=self.logs,
+            task=self.task,
+            max_step=self.max_step,
+            assume_yes=self.yes or None,
+            shell_policy=self.shell_policy,
+            record_answers=self.record,
+            config=self.config,
+        )
+
+
+def session_command(command: Callable[..., None]) -> Callable[..., None]:
+    """A command whose last parameter is `options: SessionOptions` gets the shared options
+    as its own (typer reads the signature), and receives them as one value."""
+    hints = get_type_hints(SessionOptions, include_extras=True)
+    shared = [
+        inspect.Parameter(
+            field.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=field.default,
+            annotation=hints[field.name],
+        )
+        for field in fields(SessionOptions)
+    ]
+    signature = inspect.signature(command)
+    resolved = get_type_hints(command, include_extras=True)  # typer needs them evaluated
+    own = [
+        p.replace(annotation=resolved[p.name])
+        for p in signature.parameters.values()
+        if p.name != "options"
+    ]
+
+    @functools.wraps(command)
+    def with_options(*args: Any, **kwargs: Any) -> None:
+        options = SessionOptions(**{p.name: kwargs.pop(p.name) for p in shared})
+        command(*args, options=options, **kwargs)
+
+    with_options.__signature__ = signature.replace(parameters=[*own, *shared])  # type: ignore[attr-defined]
+    return with_options
 
 
 def build_settings(
@@ -185,66 +249,34 @@ def report(outcome: RoundOutcome) -> None:
 
 
 @app.command()
+@session_command
 def run(
     request: Annotated[str, typer.Argument(help="What you want done, in plain language")],
-    model: ModelOption = None,
-    agent: AgentOption = None,
-    desktop: DesktopOption = None,
-    mcp: McpOption = None,
-    logs: LogsOption = None,
-    task: TaskOption = None,
-    max_step: MaxStepOption = None,
-    yes: YesOption = False,
-    shell_policy: PolicyOption = None,
-    record: RecordOption = None,
-    config: ConfigOption = None,
+    options: SessionOptions,
 ) -> None:
     """Run one request as a round and print its answer, its cost and its log folder."""
-    settings = build_settings(
-        model=model,
-        agent=agent,
-        logs=logs,
-        task=task,
-        max_step=max_step,
-        assume_yes=yes or None,
-        shell_policy=shell_policy,
-        record_answers=record,
-        config=config,
-    )
+    settings = options.settings()
     _, outcome = in_session(
-        settings, lambda session: session.run_round(request), desktop=desktop, mcp=mcp
+        settings,
+        lambda session: session.run_round(request),
+        desktop=options.desktop,
+        mcp=options.mcp,
     )
     report(outcome)
     raise typer.Exit(0 if outcome.finished else EXIT_FAILED)
 
 
 @app.command()
-def chat(
-    model: ModelOption = None,
-    agent: AgentOption = None,
-    desktop: DesktopOption = None,
-    mcp: McpOption = None,
-    logs: LogsOption = None,
-    task: TaskOption = None,
-    max_step: MaxStepOption = None,
-    yes: YesOption = False,
-    shell_policy: PolicyOption = None,
-    config: ConfigOption = None,
-) -> None:
+@session_command
+def chat(options: SessionOptions) -> None:
     """One session: each line you type is a round. Ctrl-D ends it."""
-    settings = build_settings(
-        model=model,
-        agent=agent,
-        logs=logs,
-        task=task,
-        max_step=max_step,
-        assume_yes=yes or None,
-        shell_policy=shell_policy,
-        config=config,
-    )
+    settings = options.settings()
     interactive = sys.stdin.isatty()
     session, _ = in_session(
-        settings, lambda session: _chat(session, interactive), desktop=desktop, mcp=mcp
+        settings,
+        lambda session: _chat(session, interactive),
+        desktop=options.desktop,
+        mcp=options.mcp,
     )
     typer.echo(cost_line(session.usage, scope="this session"))
     typer.echo(f"Logs: {session.store.folder}")

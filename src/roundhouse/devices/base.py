@@ -16,7 +16,7 @@ import logging
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, get_type_hints
+from typing import Any, Literal, Protocol, Self, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -66,6 +66,19 @@ class ToolSpec(BaseModel):
     description: str
     tool_type: ToolType
     parameters: dict[str, Any]  # JSON schema of the arguments
+
+
+class Closing:
+    """`async with thing:` closes it on the way out, whatever happened inside."""
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
 
 
 ToolFunction = Callable[..., Any]

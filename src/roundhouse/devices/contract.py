@@ -46,9 +46,8 @@ DESKTOP_DATA_COLLECTION = (
     ToolName.LIST_WINDOWS,
     ToolName.GET_CONTROLS,
 )
-DESKTOP_ACTIONS = (
-    ToolName.SELECT_WINDOW,
-    ToolName.LAUNCH_APPLICATION,
+# What acts inside one window: the AppAgent's tools.
+WINDOW_ACTIONS = (
     ToolName.CLICK_CONTROL,
     ToolName.CLICK_COORDINATES,
     ToolName.SET_TEXT,
@@ -58,6 +57,7 @@ DESKTOP_ACTIONS = (
     ToolName.DRAG,
     ToolName.WAIT,
 )
+DESKTOP_ACTIONS = (ToolName.SELECT_WINDOW, ToolName.LAUNCH_APPLICATION, *WINDOW_ACTIONS)
 
 
 class Rect(BaseModel):

@@ -24,7 +24,6 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from contextlib import AsyncExitStack
-from types import TracebackType
 from typing import Any
 
 import mcp.types as types
@@ -38,6 +37,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from starlette.responses import PlainTextResponse
 
 from roundhouse.devices.base import (
+    Closing,
     Command,
     Result,
     ResultStatus,
@@ -181,7 +181,7 @@ async def serve_http(
 # ---------------------------------------------------------------- client
 
 
-class MCPDispatcher:
+class MCPDispatcher(Closing):
     """The Dispatcher protocol over MCP: the engine drives a remote desktop like a local one.
 
     Use as `async with` in one task (the MCP client's streams belong to the task that
@@ -230,14 +230,6 @@ class MCPDispatcher:
     async def __aenter__(self) -> MCPDispatcher:
         await self.connect()
         return self
-
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     async def connect(self) -> None:
         stack = AsyncExitStack()

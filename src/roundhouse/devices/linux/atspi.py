@@ -16,12 +16,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from types import TracebackType
 from typing import Any
 
 from dbus_fast.aio import MessageBus
 from dbus_fast.errors import DBusFastError
 
+from roundhouse.devices.base import Closing
 from roundhouse.devices.contract import ControlList, Rect, UiNode, UiSnapshot, WindowInfo
 from roundhouse.devices.linux.atspi_bus import (
     CONNECT_TIMEOUT,
@@ -77,7 +77,7 @@ def no_tree_note(window: WindowInfo) -> str:
     return f"{name} exposes no accessibility tree; use screenshots and coordinates"
 
 
-class AtspiClient:
+class AtspiClient(Closing):
     def __init__(self, *, call_timeout: float = 3.0, max_in_flight: int = 64) -> None:
         self.call_timeout = call_timeout
         self.max_in_flight = max_in_flight
@@ -135,17 +135,6 @@ class AtspiClient:
         if self._bus is not None:
             self._bus.bus.disconnect()
             self._bus = None
-
-    async def __aenter__(self) -> AtspiClient:
-        return self
-
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     @property
     def bus(self) -> AtspiBus:

@@ -25,11 +25,10 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Literal
 
 from roundhouse.config import Settings
-from roundhouse.devices.base import Tool, ToolRegistry, make_tool
+from roundhouse.devices.base import Closing, Tool, ToolRegistry, make_tool
 from roundhouse.devices.contract import (
     DESKTOP_ACTIONS,
     DESKTOP_DATA_COLLECTION,
@@ -65,7 +64,7 @@ class ToolError(RuntimeError):
     """A bad request from the model; the message says what exists instead."""
 
 
-class DesktopTools:
+class DesktopTools(Closing):
     """The tools on one desktop. Build with `await DesktopTools.open(desktop, settings)`."""
 
     def __init__(
@@ -111,17 +110,6 @@ class DesktopTools:
         self.xinput.close()
         self.screen.close()
         self.windows.close()
-
-    async def __aenter__(self) -> DesktopTools:
-        return self
-
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     # ------------------------------------------------------------ data collection
 
