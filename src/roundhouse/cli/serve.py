@@ -46,7 +46,9 @@ def engine_tools(settings: Settings) -> list[Tool]:
 
 @app.command("serve")
 def serve(
-    stdio: Annotated[bool, typer.Option("--stdio", help="Serve on stdin/stdout (the default)")] = False,
+    stdio: Annotated[
+        bool, typer.Option("--stdio", help="Serve on stdin/stdout (the default)")
+    ] = False,
     http: Annotated[
         str | None,
         typer.Option(
