@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench system-deps venv clean
+.PHONY: demo test lint bench stress system-deps venv clean
 
 venv: $(STAMP)
 
@@ -36,6 +36,10 @@ test: venv system-deps lint
 bench: venv system-deps
 	bash scripts/system-deps.sh bench || echo "roundhouse: could not install python3-pyatspi; the bench compares with the naive walk alone" >&2
 	$(BIN)/roundhouse bench tree
+
+# The desktop and GUI tests RUNS times (default 20) beside a CPU-heavy process: the flake hunt.
+stress: venv system-deps
+	bash scripts/stress.sh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

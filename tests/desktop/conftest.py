@@ -70,6 +70,10 @@ def qt_app_argv() -> list[str]:
 
 def gedit_argv(*files: str) -> list[str]:
     # --standalone: gedit is D-Bus activatable and would hand a second start to the first.
+    # A test that acts on gedit's window waits for a title naming its file (see
+    # wait_for_window): gedit maps the window before it opens the file, then presents the
+    # window again once the document is loaded, taking the focus back from whatever was
+    # activated in between. That was the cause of test_activate's flake under load.
     return ["gedit", "--standalone", *files]
 
 

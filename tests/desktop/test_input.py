@@ -72,7 +72,8 @@ async def editor(
     path = tmp_path / "notes.txt"
     path.write_text(initial)
     process = launch(desktop, gedit_argv(str(path)))
-    window = wait_for_window(desktop, pid=process.pid)
+    # Once the title names the file, gedit has loaded it and will not take the focus back.
+    window = wait_for_window(desktop, pid=process.pid, title=path.name)
     await tools.windows.activate(window.xid)
 
     async def text_view() -> Control | None:
