@@ -63,6 +63,23 @@ def test_app_command_adds_chromium_accessibility(desktop: Desktop) -> None:
     assert desktop.app_command(["gedit", "a.txt"]) == ["gedit", "a.txt"]
 
 
+def test_chromium_gets_a_throwaway_profile_only_on_a_virtual_desktop(desktop: Desktop) -> None:
+    command = desktop.app_command(["chromium", "https://example.org"])
+    profile = f"--user-data-dir={desktop.env['XDG_RUNTIME_DIR']}/chromium-profile"
+    assert profile in command and "--no-first-run" in command
+    assert "--no-default-browser-check" in command
+    # The user's own desktop: the user's profile, and Chromium asks what it always asks.
+    users = Desktop(desktop.display, dict(desktop.env), desktop.width, desktop.height, False)
+    own = users.app_command(["chromium", "https://example.org"])
+    assert not any(arg.startswith("--user-data-dir") for arg in own)
+    assert "--no-first-run" not in own
+    # A profile the caller chose is kept.
+    chosen = desktop.app_command(["chromium", "--user-data-dir=/tmp/mine"])
+    assert [a for a in chosen if a.startswith("--user-data-dir")] == ["--user-data-dir=/tmp/mine"]
+    # Electron apps are not browsers: accessibility yes, a browser profile no.
+    assert not any(a.startswith("--user-data-dir") for a in desktop.app_command(["code"]))
+
+
 def test_two_desktops_side_by_side_and_stop_leaves_nothing() -> None:
     settings = DesktopSettings(width=800, height=600)
     first, second = VirtualDesktop(settings), VirtualDesktop(settings)

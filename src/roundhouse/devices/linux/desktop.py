@@ -74,13 +74,21 @@ class Desktop:
         """The command line that makes the app expose its accessibility tree.
 
         Chromium and Electron apps only build their tree with --force-renderer-accessibility;
-        as root Chromium also refuses to start without --no-sandbox.
+        as root Chromium also refuses to start without --no-sandbox. On a virtual desktop a
+        Chromium browser also gets a throw-away profile in the desktop's runtime folder
+        (removed when the desktop stops) and no first-run or default-browser questions; on
+        the user's own desktop it keeps the user's profile.
         """
         command = list(argv)
         if command and _is_chromium_like(command[0]):
             extra = ["--force-renderer-accessibility"]
             if os.geteuid() == 0:
                 extra.append("--no-sandbox")
+            runtime_dir = self.env.get("XDG_RUNTIME_DIR")
+            if self.virtual and _is_chromium_browser(command[0]) and runtime_dir:
+                extra += ["--no-first-run", "--no-default-browser-check"]
+                if not any(arg.startswith("--user-data-dir") for arg in command):
+                    extra.append(f"--user-data-dir={os.path.join(runtime_dir, 'chromium-profile')}")
             command[1:1] = [flag for flag in extra if flag not in command]
         return command
 
@@ -88,6 +96,12 @@ class Desktop:
 def _is_chromium_like(program: str) -> bool:
     name = Path(program).name.lower()
     return any(key in name for key in ("chrom", "electron", "code", "brave", "edge"))
+
+
+def _is_chromium_browser(program: str) -> bool:
+    """A browser built on Chromium (Electron apps keep their own profile switches)."""
+    name = Path(program).name.lower()
+    return any(key in name for key in ("chrom", "brave", "edge"))
 
 
 def desktop_env(

@@ -1,0 +1,62 @@
+"""Chromium, launched as the desktop launches it, exposes a web page's controls over AT-SPI."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from tests.desktop.conftest import Launcher, wait_for_window, wait_until_async
+
+from roundhouse.devices.contract import ControlList
+from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.tools import DesktopTools
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="chromium is installed by `make system-deps`"
+)
+
+FORM = """<!doctype html>
+<html><head><title>Roundhouse form</title></head><body>
+<h1>Order</h1>
+<form>
+  <label>Name <input name="name" type="text"></label>
+  <label><input name="gift" type="checkbox"> Gift wrap</label>
+  <label>Size <select name="size"><option>Small</option><option>Large</option></select></label>
+  <button type="submit">Submit</button>
+</form>
+<a href="#more">More details</a>
+</body></html>
+"""
+
+
+async def test_a_web_forms_controls_appear(
+    desktop: Desktop, launch: Launcher, tools: DesktopTools, tmp_path: Path
+) -> None:
+    page = tmp_path / "form.html"
+    page.write_text(FORM)
+    # Only the program and the page: the accessibility switch and, on this virtual desktop,
+    # the throw-away profile come from Desktop.app_command, as for launch_application.
+    process = launch(desktop, ["chromium", page.as_uri()])
+    window = wait_for_window(desktop, title="Roundhouse form", timeout=60)
+    assert tools.tree is not None
+
+    wanted = {
+        ("entry", "Name"),
+        ("check box", "Gift wrap"),
+        ("combo box", ""),
+        ("push button", "Submit"),
+        ("link", "More details"),
+    }
+
+    async def form_controls() -> ControlList | None:
+        listed = await tools.tree.controls(tools.windows.get(window.xid))
+        found = {(c.role, c.name if c.role != "combo box" else "") for c in listed.controls}
+        return listed if wanted <= found else None
+
+    listed = await wait_until_async(form_controls, timeout=60, what="the form's controls")
+    entry = next(c for c in listed.controls if c.role == "entry" and c.name == "Name")
+    # The entry lies inside the window, where a click would reach it.
+    assert window.rect.left <= entry.rect.left < entry.rect.right <= window.rect.right
+    assert window.rect.top <= entry.rect.top < entry.rect.bottom <= window.rect.bottom
+    process.terminate()
