@@ -73,6 +73,33 @@ async def test_an_unreachable_endpoint_ends_the_round_in_error_with_the_reason(
     assert outcome.usage.requests == 1
 
 
+async def test_a_storm_of_429s_ends_the_round_in_error_once_the_budget_is_spent(
+    tmp_path: Path, make_session: SessionFactory
+) -> None:
+    storm = [Reply.error(429, "slow down", {"Retry-After": "1"}) for _ in range(20)]
+    with FakeOpenAI(storm) as server:
+        session = make_session(
+            model="openai:gpt-4o-mini",
+            openai={
+                "base_url": server.base_url,
+                "api_key": "test",
+                "max_retries": 20,
+                "retry_budget": 2.5,
+            },
+        )
+        outcome = await session.run_round("anything")
+        received = len(server.requests)
+    await session.models.close()
+    assert outcome.state is RoundState.ERROR
+    assert "retry budget of 2.5 s" in (outcome.error or "")
+    # Two waits of 1 s fit the budget; the third attempt was the last, and all were counted.
+    assert received == 3 and outcome.usage.requests == 3
+    # The round's record on disk carries the error.
+    rounds = read_jsonl(session.store.folder / "rounds.jsonl")
+    assert rounds[-1]["state"] == "failed"
+    assert "retry budget" in rounds[-1]["post_list"][-1]["message"]
+
+
 def test_acceptance_cli_cost_line_matches_the_steps(tmp_path: Path) -> None:
     replies = [
         completion(shell_answer("CONTINUE", "uname -r"), 1200, 80),

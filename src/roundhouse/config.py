@@ -48,6 +48,9 @@ class OpenAISettings(_Section):
     api_version: str | None = None  # Azure OpenAI
     timeout: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
+    # Seconds one request may spend on all its attempts and the waits between them; a storm
+    # of 429s (each asking to wait) ends with an error once this is spent.
+    retry_budget: float = Field(default=300.0, gt=0)
     vision: bool = True
     image_max_side: int = Field(default=1280, ge=64)
     structured_output: bool = True

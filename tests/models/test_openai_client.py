@@ -399,3 +399,52 @@ async def test_the_model_closes_as_an_async_context_manager(fake: FakeOpenAI) ->
     settings = OpenAISettings(base_url=fake.base_url, api_key="k")
     async with OpenAIModel("gpt-4o-mini", settings) as model:
         assert (await model.complete(ask())).text == "ok"
+
+
+async def test_a_connection_reset_mid_body_is_retried(
+    fake: FakeOpenAI, make_model: MakeModel, sleeps: Sleeps
+) -> None:
+    fake.push(Reply.reset_mid_body(), Reply.completion("ok", 10, 2))
+
+    completion = await make_model().complete(ask())
+
+    assert completion.text == "ok"
+    assert completion.usage == Usage(requests=2, input_tokens=10, output_tokens=2)
+    assert sleeps.calls == [1.0]
+
+
+async def test_a_body_that_never_ends_is_cut_at_the_timeout(
+    fake: FakeOpenAI, make_model: MakeModel, sleeps: Sleeps
+) -> None:
+    # Each read gets a byte well within the SDK's read timeout: only the whole-attempt
+    # timeout can end this.
+    fake.push(Reply.never_ending(), Reply.never_ending())
+
+    with pytest.raises(ModelError, match=r"no answer within 1 s \(gave up after 2 attempts\)"):
+        await make_model(timeout=1.0, max_retries=1).complete(ask())
+    assert len(fake.requests) == 2
+
+
+async def test_a_storm_of_429s_ends_when_the_retry_budget_is_spent(
+    fake: FakeOpenAI, make_model: MakeModel, sleeps: Sleeps
+) -> None:
+    fake.push(*[Reply.error(429, "slow down", {"Retry-After": "2"}) for _ in range(20)])
+
+    with pytest.raises(ModelError, match=r"retry budget of 11 s") as raised:
+        await make_model(max_retries=50, retry_budget=11).complete(ask())
+    # 2 s per wait: five waits (10 s) fit the budget, a sixth would not.
+    assert sleeps.calls == [2.0] * 5
+    assert len(fake.requests) == 6
+    assert raised.value.usage == Usage(requests=6)  # every attempt counted
+    assert "gave up after 6 attempts" in str(raised.value)
+
+
+async def test_server_errors_then_broken_bodies_end_with_the_last_reason(
+    fake: FakeOpenAI, make_model: MakeModel, sleeps: Sleeps
+) -> None:
+    fake.push(Reply.error(500), Reply.error(502), Reply.reset_mid_body(), Reply.malformed())
+
+    with pytest.raises(ModelError, match="not a chat completion") as raised:
+        await make_model(max_retries=3).complete(ask())
+    assert raised.value.usage == Usage(requests=4)
+    assert sleeps.calls == [1.0, 2.0, 4.0]

@@ -22,6 +22,8 @@ The script is YAML: a list of replies (or a mapping with `replies:`); each reply
     - malformed: true                         # a 200 whose body is not JSON
     - delay: 30                               # seconds to wait before answering
       text: late
+    - cut: true                               # half the body, then a connection reset
+    - endless: true                           # headers, then a body that never ends
 
 A request that finds the script empty gets a 400 saying so (never retried by a client).
 """
@@ -31,6 +33,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -63,6 +67,8 @@ class Reply:
     body: str | None = None  # sent verbatim instead of the usual JSON
     delay: float = 0.0  # seconds before answering
     model: str | None = None  # default: the model the request named
+    cut: bool = False  # send half the body, then reset the connection
+    endless: bool = False  # send the headers, then a byte now and then, never the end
 
     @classmethod
     def completion(
@@ -91,10 +97,18 @@ class Reply:
         return cls(text=text, delay=delay)
 
     @classmethod
+    def reset_mid_body(cls, text: str = "never whole") -> Reply:
+        return cls(text=text, cut=True)
+
+    @classmethod
+    def never_ending(cls) -> Reply:
+        return cls(endless=True)
+
+    @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Reply:
         """One entry of a YAML script (see the module docstring)."""
         known = {"text", "usage", "finish_reason", "status", "message", "headers", "body"}
-        known |= {"delay", "model", "malformed"}
+        known |= {"delay", "model", "malformed", "cut", "endless"}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown reply keys {sorted(unknown)} (known: {sorted(known)})")
@@ -112,6 +126,8 @@ class Reply:
             body=None if data.get("body") is None else str(data["body"]),
             delay=float(data.get("delay", 0.0)),
             model=None if data.get("model") is None else str(data["model"]),
+            cut=bool(data.get("cut", False)),
+            endless=bool(data.get("endless", False)),
         )
 
     def render(self, request_model: str, serial: int) -> tuple[int, dict[str, str], bytes]:
@@ -274,7 +290,44 @@ def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if reply.delay:
                 fake._wait(reply.delay)
             status, headers, payload = reply.render(str(body.get("model", "")), serial)
-            self._send(status, headers, payload)
+            if reply.endless:
+                self._trickle(headers)
+            elif reply.cut:
+                self._cut(status, headers, payload)
+            else:
+                self._send(status, headers, payload)
+
+        def _cut(self, status: int, headers: Mapping[str, str], payload: bytes) -> None:
+            """Promise the whole body, send half, then reset the connection (RST, not FIN):
+            what a proxy or a crashing server does to a client mid-answer."""
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload[: len(payload) // 2])
+            self.wfile.flush()
+            linger = struct.pack("ii", 1, 0)  # on, 0 s: close() sends a reset
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            self.close_connection = True
+            self.connection.close()
+
+        def _trickle(self, headers: Mapping[str, str]) -> None:
+            """A body that never ends: one space every 0.2 s (JSON allows leading blanks),
+            until the client hangs up or the server stops."""
+            try:
+                self.send_response(200)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(1 << 30))
+                self.end_headers()
+                while not fake._stopping.is_set():
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    fake._wait(0.2)
+            except (BrokenPipeError, ConnectionResetError):
+                log.debug("fake server: the client stopped waiting for the endless body")
+            self.close_connection = True
 
         def _send(self, status: int, headers: Mapping[str, str], payload: bytes) -> None:
             try:

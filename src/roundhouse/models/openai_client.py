@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -140,6 +141,7 @@ class _Attempts:
 
     usage: Usage = Usage()
     retries: int = 0
+    spent: float = 0.0  # seconds of attempts and waits, against openai.retry_budget
 
 
 class _Retry(Exception):
@@ -213,17 +215,28 @@ class OpenAIModel:
     async def complete(self, request: ModelRequest) -> Completion:
         messages, images = await asyncio.to_thread(self._messages, request.messages)
         attempts = _Attempts()
+        budget = self.settings.retry_budget
         while True:
+            started = time.monotonic()
             try:
-                completion = await self._attempt(messages, request.response_schema, attempts)
+                completion = await self._timed_attempt(messages, request.response_schema, attempts)
             except _Retry as problem:
+                attempts.spent += time.monotonic() - started
+                tries = attempts.retries + 1
                 if attempts.retries >= self.settings.max_retries:
-                    tries = attempts.retries + 1
                     message = f"{problem} (gave up after {tries} attempts)"
                     raise ModelError(message, attempts.usage) from None
                 delay = backoff_seconds(attempts.retries, problem.retry_after)
+                if attempts.spent + delay > budget:
+                    message = (
+                        f"{problem} (gave up after {tries} attempts: waiting {delay:g} s more "
+                        f"would pass the retry budget of {budget:g} s, openai.retry_budget)"
+                    )
+                    raise ModelError(message, attempts.usage) from None
                 log.warning("%s: %s; retrying in %.1f s", self.name, problem, delay)
                 await self._sleep(delay)
+                # Counted as asked for, not as measured: a test's instant sleep spends it too.
+                attempts.spent += delay
                 attempts.retries += 1
                 continue
             structured = request.response_schema is not None and self._structured
@@ -247,6 +260,18 @@ class OpenAIModel:
             chat.append(chat_message(message, images))
             sent += images
         return chat, sent
+
+    async def _timed_attempt(
+        self, messages: list[dict[str, Any]], schema: Mapping[str, Any] | None, attempts: _Attempts
+    ) -> ChatCompletion:
+        """One attempt within openai.timeout as a whole: the SDK's timeout bounds each read,
+        so a body that trickles in forever would never end without this."""
+        timeout = self.settings.timeout
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._attempt(messages, schema, attempts)
+        except TimeoutError:
+            raise _Retry(f"{self.base_url}: no answer within {timeout:g} s") from None
 
     async def _attempt(
         self, messages: list[dict[str, Any]], schema: Mapping[str, Any] | None, attempts: _Attempts
