@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
+import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -18,7 +24,7 @@ from tests.desktop.conftest import QT_APP_TITLE, Launcher, qt_app_argv, wait_for
 
 from roundhouse.cli.serve import engine_tools
 from roundhouse.config import Settings
-from roundhouse.devices.base import Command, ToolRegistry
+from roundhouse.devices.base import Command, DeviceLost, ToolRegistry
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.mcp import (
@@ -53,8 +59,8 @@ def serve_http(desktop: Desktop, tmp_path: Path) -> Iterator[Any]:
     """serve_http(host, token=None) runs `roundhouse serve --http` on the test desktop."""
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(host: str, token: str | None = None) -> str:
-        port = _free_port()
+    def start(host: str, token: str | None = None, port: int | None = None) -> str:
+        port = port or _free_port()
         env = {key: value for key, value in desktop.env.items() if key != TOKEN_ENV}
         if token is not None:
             env[TOKEN_ENV] = token
@@ -72,10 +78,22 @@ def serve_http(desktop: Desktop, tmp_path: Path) -> Iterator[Any]:
         assert process.poll() is None, (tmp_path / f"serve-{port}.log").read_text()
         return f"http://127.0.0.1:{port}/mcp"
 
+    start.started = started  # type: ignore[attr-defined]  # the tests kill them
     yield start
     for process in started:
-        process.terminate()
+        if process.poll() is None:
+            process.terminate()
         process.wait(timeout=10)
+
+
+def _kill_server(serve_http: Any, url: str) -> None:
+    """SIGKILL the newest server and wait until its port stops accepting: a restart on the
+    same port must not race the old socket."""
+    process = serve_http.started[-1]
+    process.kill()
+    process.wait(timeout=10)
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    wait_until(lambda: not _accepting(port), what="the killed server's port to close")
 
 
 def _stdio_server(desktop: Desktop) -> StdioServerParameters:
@@ -181,3 +199,119 @@ def test_http_app_refuses_a_public_bind_without_a_token() -> None:
         http_app(ToolRegistry(), host="example.org", token="")
     http_app(ToolRegistry(), host="127.0.0.1", token=None)
     http_app(ToolRegistry(), host="::1", token=None)
+
+
+async def test_a_server_restarted_within_the_window_is_used_again(
+    desktop: Desktop, launch: Launcher, serve_http: Any
+) -> None:
+    process = launch(desktop, qt_app_argv())
+    wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
+    url = serve_http("127.0.0.1")
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+
+    async def restart_after(seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        await asyncio.to_thread(serve_http, "127.0.0.1", None, port)
+
+    async with MCPDispatcher.http(url, timeout=30) as dispatcher:
+        await dispatcher.tool_specs()
+        # The server is down when we look, and back 1.5 s later: looking is safe to
+        # repeat, so the dispatcher reconnects and asks again.
+        _kill_server(serve_http, url)
+        restarting = asyncio.create_task(restart_after(1.5))
+        (listed,) = await dispatcher.execute(
+            [Command(tool_name="list_windows", tool_type="data_collection")]
+        )
+        await restarting
+        assert listed.ok, listed.error
+        assert QT_APP_TITLE in [window["title"] for window in listed.result]
+
+        # The server dies while an action runs: its effect is unknown, and it is not
+        # replayed; the agent is told to look again.
+        acting = asyncio.create_task(
+            dispatcher.execute([Command(tool_name="wait", parameters={"seconds": 3})])
+        )
+        await asyncio.sleep(1.0)
+        _kill_server(serve_http, url)
+        await asyncio.to_thread(serve_http, "127.0.0.1", None, port)
+        (waited,) = await acting
+        assert not waited.ok and waited.error is not None
+        assert "effect unknown" in waited.error and "Look again" in waited.error
+        # The new connection serves the next call.
+        (again,) = await dispatcher.execute(
+            [Command(tool_name="list_windows", tool_type="data_collection")]
+        )
+        assert again.ok, again.error
+
+
+async def test_a_server_gone_for_good_is_a_lost_device(desktop: Desktop, serve_http: Any) -> None:
+    url = serve_http("127.0.0.1")
+    dispatcher = MCPDispatcher.http(url, timeout=30)
+    dispatcher.reconnect_window = 1.0
+    async with dispatcher:
+        await dispatcher.tool_specs()
+        _kill_server(serve_http, url)
+        started = time.monotonic()
+        with pytest.raises(DeviceLost, match="device connection lost") as lost:
+            await dispatcher.execute(
+                [Command(tool_name="list_windows", tool_type="data_collection")]
+            )
+        assert time.monotonic() - started < 10
+        assert url in str(lost.value)
+
+
+def test_a_round_whose_server_dies_ends_in_error_with_its_log_whole(
+    desktop: Desktop, serve_http: Any, tmp_path: Path
+) -> None:
+    url = serve_http("127.0.0.1")
+    logs = tmp_path / "logs"
+    target = tmp_path / "out" / "notes.txt"
+    request = f"Launch the text editor, write 'one two three' and save the document to {target}"
+    run = subprocess.Popen(
+        [ROUNDHOUSE, "run", request, "--mcp", url, "--logs", str(logs), "--task", "lost", "--yes"],
+        env={key: value for key, value in desktop.env.items() if key != TOKEN_ENV},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        # Kill the server once the round has taken its first step.
+        wait_until(
+            lambda: any(path.stat().st_size for path in logs.glob("*/response.log")),
+            timeout=60,
+            what="the round's first step",
+        )
+        _kill_server(serve_http, url)
+        killed = time.monotonic()
+        output, _ = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    text = output.decode(errors="replace")
+    assert run.returncode == 1, text
+    assert time.monotonic() - killed < 15  # reconnect window (5 s) and the round's end
+    assert "device connection lost" in text and "Traceback" not in text
+    (folder,) = logs.glob("*/")
+    rounds = [json.loads(line) for line in (folder / "rounds.jsonl").read_text().splitlines()]
+    assert rounds[-1]["state"] == "failed"
+    assert "device connection lost" in rounds[-1]["post_list"][-1]["message"]
+    steps = [json.loads(line) for line in (folder / "response.log").read_text().splitlines()]
+    assert steps and [step["session_step"] for step in steps] == list(range(1, len(steps) + 1))
+    _kill_apps_on(desktop.display)
+
+
+def _kill_apps_on(display: str) -> None:
+    """The apps a killed server launched outlive it (a session of their own): end those on
+    this test desktop, and only those."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if f"DISPLAY={display}".encode() in environ and b"gedit" in command:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(entry.name), signal.SIGKILL)

@@ -68,6 +68,11 @@ class ToolSpec(BaseModel):
     parameters: dict[str, Any]  # JSON schema of the arguments
 
 
+class DeviceLost(RuntimeError):
+    """The device (e.g. a remote MCP server) is gone for good: the round cannot go on and
+    ends in ERROR with this message; the log folder stays whole for a later resume."""
+
+
 class Closing:
     """`async with thing:` closes it on the way out, whatever happened inside."""
 

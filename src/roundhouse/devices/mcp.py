@@ -24,7 +24,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from contextlib import AsyncExitStack
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp.types as types
 import uvicorn
@@ -34,11 +34,13 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
 from starlette.responses import PlainTextResponse
 
 from roundhouse.devices.base import (
     Closing,
     Command,
+    DeviceLost,
     Result,
     ResultStatus,
     ToolRegistry,
@@ -55,6 +57,7 @@ SERVER_NAME = "roundhouse"
 _TOOL_TYPE_KEY = "roundhouse/tool_type"
 _DESKTOP_ENV = ("DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
 
+T = TypeVar("T")
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -181,11 +184,20 @@ async def serve_http(
 # ---------------------------------------------------------------- client
 
 
+class _Lost(Exception):
+    """The connection to the server broke; the message says how."""
+
+
 class MCPDispatcher(Closing):
     """The Dispatcher protocol over MCP: the engine drives a remote desktop like a local one.
 
-    Use as `async with` in one task (the MCP client's streams belong to the task that
-    opened them). Every call has a timeout; a lost server is a failure Result, not a hang.
+    The MCP client lives in a task of its own (the holder). When the server dies, the SDK's
+    transport fails inside the holder's task group; that ends the holder, never the task
+    that runs the round, which sees it as a lost connection. A lost connection is met by
+    reconnecting for up to `reconnect_window` seconds: a server restarted in that time is
+    used again, an observation is asked again, and an action whose effect is unknown is
+    reported so, never replayed blindly. A server that stays away raises DeviceLost.
+    Every call has a timeout.
     """
 
     def __init__(
@@ -195,14 +207,18 @@ class MCPDispatcher(Closing):
         token: str | None = None,
         timeout: float = 120.0,
         connect_timeout: float = 30.0,
+        reconnect_window: float = 5.0,
     ) -> None:
         self.target = target
         self.timeout = timeout
         self.connect_timeout = connect_timeout
+        self.reconnect_window = reconnect_window
         self._token = token
         self._client: Client | None = None
-        self._stack: AsyncExitStack | None = None
+        self._holder: asyncio.Task[None] | None = None
+        self._release: asyncio.Event | None = None
         self._specs: dict[str, ToolSpec] = {}
+        self._lost: str | None = None  # why the last connection was given up
 
     @classmethod
     def http(cls, url: str, *, token: str | None = None, timeout: float = 120.0) -> MCPDispatcher:
@@ -227,23 +243,44 @@ class MCPDispatcher(Closing):
         parameters = StdioServerParameters(command=command, args=list(args), env=env)
         return cls(parameters, timeout=timeout)
 
+    @property
+    def where(self) -> str:
+        return self.target if isinstance(self.target, str) else self.target.command
+
     async def __aenter__(self) -> MCPDispatcher:
         await self.connect()
         return self
 
     async def connect(self) -> None:
-        stack = AsyncExitStack()
+        """Start the holder and wait until its client is ready (or failed to be)."""
+        ready: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
+        release = asyncio.Event()
+        holder = asyncio.create_task(self._hold(ready, release), name="mcp-client")
         try:
             async with asyncio.timeout(self.connect_timeout):
-                self._client = await stack.enter_async_context(await self._client_on(stack))
+                self._client = await asyncio.shield(ready)
         except BaseException as error:
-            await stack.aclose()
+            release.set()
+            await _finish(holder)
             if isinstance(error, Exception):  # the SDK's task groups raise groups: flatten
-                where = self.target if isinstance(self.target, str) else self.target.command
-                message = f"cannot use MCP server {where}: {_reasons(error)}"
+                message = f"cannot use MCP server {self.where}: {_reasons(error)}"
                 raise MCPConnectionError(message) from error
             raise
-        self._stack = stack
+        self._holder, self._release = holder, release
+
+    async def _hold(self, ready: asyncio.Future[Client], release: asyncio.Event) -> None:
+        """Open the client, hand it over, keep it open until released or broken."""
+        try:
+            async with AsyncExitStack() as stack:
+                client = await stack.enter_async_context(await self._client_on(stack))
+                ready.set_result(client)
+                await release.wait()
+        except BaseException as error:
+            if not ready.done():
+                ready.set_exception(error if isinstance(error, Exception) else _Lost("cancelled"))
+            if not isinstance(error, Exception):
+                raise
+            log.info("MCP client for %s ended: %s", self.where, _reasons(error))
 
     async def _client_on(self, stack: AsyncExitStack) -> Client:
         if not isinstance(self.target, str):
@@ -255,14 +292,66 @@ class MCPDispatcher(Closing):
         return Client(transport, read_timeout_seconds=self.timeout)
 
     async def close(self) -> None:
-        if self._stack is not None:
-            stack, self._stack, self._client = self._stack, None, None
-            await stack.aclose()
+        holder, release = self._holder, self._release
+        self._holder = self._release = self._client = None
+        if holder is not None and release is not None:
+            release.set()
+            await _finish(holder)
+
+    async def _request(self, call: Callable[[Client], Awaitable[T]]) -> T:
+        """One call on the client, raced against the holder: a broken connection is _Lost
+        at once instead of a wait for a reply nobody will send."""
+        client, holder = self._connected()
+        asked = asyncio.ensure_future(call(client))
+        async with asyncio.timeout(self.timeout):
+            await asyncio.wait({asked, holder}, return_when=asyncio.FIRST_COMPLETED)
+        if not asked.done():
+            await _finish(asked)
+            raise _Lost("the connection to the server broke")
+        try:
+            return asked.result()
+        except MCPError as error:
+            if error.code == types.CONNECTION_CLOSED:  # the SDK's word for a dead line
+                raise _Lost(error.message) from error
+            raise  # the server answered, with a protocol error: not a lost line
+        except (ValueError, TypeError):
+            raise
+        except Exception as error:  # transport failures: refused, reset, closed stream
+            raise _Lost(_reasons(error)) from error
+
+    async def _reconnect(self, reason: str) -> None:
+        """Connect again within reconnect_window, or give up with DeviceLost."""
+        await self.close()
+        deadline = asyncio.get_running_loop().time() + self.reconnect_window
+        last = reason
+        while True:
+            try:
+                remaining = deadline - asyncio.get_running_loop().time()
+                if remaining <= 0:
+                    break
+                saved, self.connect_timeout = self.connect_timeout, remaining
+                try:
+                    await self.connect()
+                finally:
+                    self.connect_timeout = saved
+                log.warning("MCP server %s is back after: %s", self.where, reason)
+                self._lost = None
+                return
+            except MCPConnectionError as error:
+                last = str(error)
+                await asyncio.sleep(0.2)
+        self._lost = reason  # the next call tries once more: the server may be back
+        raise DeviceLost(
+            f"device connection lost: {reason}; MCP server {self.where} did not come back "
+            f"within {self.reconnect_window:g} s ({last})"
+        )
 
     async def tool_specs(self) -> list[ToolSpec]:
-        client = self._connected()
-        async with asyncio.timeout(self.timeout):
-            listed = await client.list_tools()
+        try:
+            listed = await self._request(lambda client: client.list_tools())
+        except _Lost as lost:
+            await self._reconnect(str(lost))
+            listed = await self._request(lambda client: client.list_tools())
         specs = [_tool_spec(tool) for tool in listed.tools]
         self._specs = {spec.name: spec for spec in specs}
         return specs
@@ -272,26 +361,58 @@ class MCPDispatcher(Closing):
         return [await self._execute(command) for command in commands]
 
     async def _execute(self, command: Command) -> Result:
-        client = self._connected()
         try:
-            async with asyncio.timeout(self.timeout):
-                reply = await client.call_tool(
-                    command.tool_name, command.parameters, read_timeout_seconds=self.timeout
-                )
+            return await self._call(command)
+        except _Lost as lost:
+            await self._reconnect(str(lost))
+        spec = self._specs.get(command.tool_name)
+        if spec is not None and spec.tool_type == "data_collection":
+            try:
+                return await self._call(command)  # only looks: safe to ask again
+            except _Lost as lost:
+                raise DeviceLost(f"device connection lost: {lost}") from None
+        return Result.failure(
+            f"{command.tool_name}: effect unknown: the connection to the device server broke "
+            "while it ran, and it was not repeated. Look again before deciding what to do.",
+            command.call_id,
+        )
+
+    async def _call(self, command: Command) -> Result:
+        name, arguments = command.tool_name, command.parameters
+        try:
+            reply = await self._request(
+                lambda client: client.call_tool(name, arguments, read_timeout_seconds=self.timeout)
+            )
         except TimeoutError:
             error = f"{command.tool_name}: the MCP server did not answer within {self.timeout:g} s"
             return Result.failure(error, command.call_id)
-        except Exception as error:  # transport or protocol failure: the round sees it
+        except _Lost:
+            raise
+        except Exception as error:  # the server answered with a protocol error
             log.warning("MCP call %s failed: %r", command.tool_name, error)
             return Result.failure(
                 f"MCP call failed: {type(error).__name__}: {error}", command.call_id
             )
         return _result(reply, command.call_id)
 
-    def _connected(self) -> Client:
-        if self._client is None:
+    def _connected(self) -> tuple[Client, asyncio.Task[None]]:
+        if self._lost is not None:
+            raise _Lost(self._lost)
+        if self._client is None or self._holder is None:
             raise RuntimeError("MCPDispatcher is not connected: use `async with` or connect()")
-        return self._client
+        return self._client, self._holder
+
+
+async def _finish(task: asyncio.Future[Any]) -> None:
+    """Cancel a task if it still runs and wait for it; what it raised was logged already."""
+    if not task.done():
+        task.cancel()
+    try:
+        await task
+    except BaseException as error:  # noqa: BLE001 - an ended task's own failure
+        if isinstance(error, KeyboardInterrupt | SystemExit):
+            raise
+        log.debug("ended task: %r", error)
 
 
 def _reasons(error: BaseException) -> str:

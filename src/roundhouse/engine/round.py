@@ -32,6 +32,7 @@ from roundhouse.core.events import (
 from roundhouse.core.record import Post, RecordState, RoundRecord
 from roundhouse.core.states import AgentKind, RoundState, is_round_end, transition
 from roundhouse.core.trajectory import RoundTrajectory, StepRecord
+from roundhouse.devices.base import DeviceLost
 from roundhouse.models.base import ModelError, NoValidAnswer, Usage
 
 MAX_STEP_REACHED = "max_step reached"
@@ -108,6 +109,7 @@ class Round:
 
     async def run(self) -> RoundOutcome:
         self._begin()
+        device_lost = False  # then there is no device to take the last snapshot with
         try:
             while not self.is_finished():
                 step = await self.agent.handle(self.context)
@@ -120,8 +122,9 @@ class Round:
                     await self.settle()
                     await self.capture_last_snapshot(sub_round_id=self.context.subtask_amount)
                     self.context.subtask_amount += 1
-        except (NoValidAnswer, ModelError) as error:
+        except (NoValidAnswer, ModelError, DeviceLost) as error:
             self.state, self.context.error = RoundState.ERROR, str(error)
+            device_lost = isinstance(error, DeviceLost)
         except (asyncio.CancelledError, KeyboardInterrupt):
             self.state = RoundState.ERROR
             self._end(RecordState.CANCELLED, error="cancelled by the user")
@@ -135,7 +138,8 @@ class Round:
             self.context.result = self.context.result or MAX_STEP_REACHED
             self.context.error = MAX_STEP_REACHED
         self.context.session.blackboard.add_requests({f"request_{self.id}": self.request})
-        await self.capture_last_snapshot()
+        if not device_lost:
+            await self.capture_last_snapshot()
         if self.should_evaluate:
             await self.evaluation()
         done = RecordState.FINISHED if self.state is RoundState.FINISH else RecordState.FAILED
