@@ -33,6 +33,7 @@ from roundhouse.core.record import Post, RecordState, RoundRecord
 from roundhouse.core.states import AgentKind, RoundState, is_round_end, transition
 from roundhouse.core.trajectory import RoundTrajectory, StepRecord
 from roundhouse.devices.base import DeviceLost
+from roundhouse.logs.store import LogWriteError
 from roundhouse.models.base import ModelError, NoValidAnswer, Usage
 
 MAX_STEP_REACHED = "max_step reached"
@@ -125,6 +126,12 @@ class Round:
         except (NoValidAnswer, ModelError, DeviceLost) as error:
             self.state, self.context.error = RoundState.ERROR, str(error)
             device_lost = isinstance(error, DeviceLost)
+        except LogWriteError as error:
+            # Not the round's failure but its log's: recorded (where it still fits) as
+            # interrupted, so that resume runs it again once there is room.
+            self.state = RoundState.ERROR
+            self.context.error = f"{error}; make room, then `roundhouse resume` this folder"
+            return self._end(RecordState.CANCELLED, error=self.context.error)
         except (asyncio.CancelledError, KeyboardInterrupt):
             self.state = RoundState.ERROR
             self._end(RecordState.CANCELLED, error="cancelled by the user")

@@ -34,6 +34,12 @@ UI_TREES = "ui_trees"
 
 log = logging.getLogger(__name__)
 
+
+class LogWriteError(RuntimeError):
+    """The log folder cannot be written (a full disk, a read-only or vanished folder); the
+    message names the file and the reason. What was written before stays whole."""
+
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 MAX_TASK_NAME = 80
 
@@ -124,15 +130,40 @@ class LogStore:
         return str(path.relative_to(self.folder)) if path.is_relative_to(self.folder) else str(path)
 
     def _append(self, name: str, line: str) -> None:
-        with open(self.folder / name, "a", encoding="utf-8") as log:
-            log.write(line + "\n")
-            log.flush()
+        """One whole line, or nothing: a write cut short (a full disk) is taken back, so
+        the next line, once there is room, does not run into half of this one."""
+        path = self.folder / name
+        data = (line + "\n").encode("utf-8")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise _write_error(path, error) from error
+        try:
+            start = os.lseek(fd, 0, os.SEEK_END)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            except OSError as error:
+                os.ftruncate(fd, start)  # shrinking a file needs no space
+                raise _write_error(path, error) from error
+        finally:
+            os.close(fd)
 
     def _replace(self, name: str, text: str) -> None:
+        """The new content whole, or the old one untouched."""
         target = self.folder / name
         temporary = target.with_name(f".{target.name}.tmp")
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
+        try:
+            temporary.write_text(text, encoding="utf-8")
+            os.replace(temporary, target)
+        except OSError as error:
+            temporary.unlink(missing_ok=True)
+            raise _write_error(target, error) from error
+
+
+def _write_error(path: Path, error: OSError) -> LogWriteError:
+    return LogWriteError(f"cannot write the log file {path}: {error.strerror or error}")
 
 
 Record = TypeVar("Record", bound=BaseModel)
