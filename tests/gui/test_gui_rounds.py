@@ -202,6 +202,50 @@ async def test_an_application_that_dies_mid_round_fails_its_subtask_and_the_host
     )  # no model call for the dead window
 
 
+async def test_a_display_that_dies_ends_the_round_in_error_within_seconds(
+    gui_session: GuiSession, desktop: Desktop
+) -> None:
+    model = _qt_host_and_app([_press_me("Press me"), _press_me("Press me")])
+    killed: list[float] = []
+
+    def kill_the_display_after_the_first_app_step(event: Event) -> None:
+        if isinstance(event, StepTaken) and event.step.agent is AgentKind.APP and not killed:
+            os.kill(_x_server_pid(desktop.display), signal.SIGKILL)
+            killed.append(time.monotonic())
+
+    async with gui_session(model="function", models={"function": model}) as session:
+        session.events.subscribe(kill_the_display_after_the_first_app_step)
+        outcome = await session.run_round("press the button while the display dies")
+    assert killed, "the round never reached the app"
+    assert outcome.state is RoundState.ERROR
+    assert "display lost" in (outcome.error or "")
+    assert time.monotonic() - killed[0] < 10
+    # No model was asked to act on a dead display.
+    assert len([r for r in model.requests if r.agent == "app"]) == 1
+
+
+def _x_server_pid(display: str) -> int:
+    """The pid of the X server listening on this display's socket (no other desktop's)."""
+    socket_path = f"/tmp/.X11-unix/X{display.lstrip(':').split('.')[0]}"
+    inodes = {
+        line.split()[6]
+        for line in Path("/proc/net/unix").read_text().splitlines()[1:]
+        if line.split()[-1] == socket_path
+    }
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if "Xvfb" not in (entry / "comm").read_text():
+                continue
+            links = {os.readlink(fd) for fd in (entry / "fd").iterdir()}
+        except OSError:
+            continue
+        if any(f"socket:[{inode}]" in links for inode in inodes):
+            return int(entry.name)
+    raise AssertionError(f"no X server listens on {socket_path}")
+
+
 def _qt_pid(display: str) -> int:
     """The pid of the Qt test window on this desktop (other desktops may run one too)."""
     for window in list_windows(display):

@@ -178,8 +178,8 @@ class ToolRegistry:
             value = await asyncio.wait_for(_invoke(tool, arguments), timeout)
         except TimeoutError:
             return Result.failure(f"{tool.name} timed out after {timeout:g} s", command.call_id)
-        except asyncio.CancelledError:
-            raise
+        except (asyncio.CancelledError, DeviceLost):
+            raise  # the device is gone: the round ends, no model can act on that
         except Exception as error:  # a tool's failure is the model's to see, not our crash
             log.info("tool %s failed: %r", tool.name, error)
             return Result.failure(f"{type(error).__name__}: {error}", command.call_id)

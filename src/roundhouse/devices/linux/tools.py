@@ -22,13 +22,16 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
+from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
+
 from roundhouse.config import Settings
-from roundhouse.devices.base import Closing, Tool, ToolRegistry, make_tool
+from roundhouse.devices.base import Closing, DeviceLost, Tool, ToolRegistry, make_tool
 from roundhouse.devices.contract import (
     DESKTOP_ACTIONS,
     DESKTOP_DATA_COLLECTION,
@@ -107,9 +110,14 @@ class DesktopTools(Closing):
     async def close(self) -> None:
         if self.tree is not None:
             await self.tree.close()
-        self.xinput.close()
-        self.screen.close()
-        self.windows.close()
+        # A display that died closed these connections already; closing must not fail.
+        for connection in (self.xinput, self.screen, self.windows):
+            try:
+                connection.close()
+            except (xerror.ConnectionClosedError, OSError) as error:
+                log.info(
+                    "closing a connection to the lost display %s: %s", self.desktop.display, error
+                )
 
     # ------------------------------------------------------------ data collection
 
@@ -405,9 +413,32 @@ def _shot_result(shot: Screenshot, path: str | None) -> dict[str, Any]:
 
 def desktop_tools(tools: DesktopTools) -> list[Tool]:
     """The desktop tools as registry entries (names are DESIGN.md's contract)."""
-    found = [make_tool(getattr(tools, name), "data_collection") for name in DESKTOP_DATA_COLLECTION]
-    found += [make_tool(getattr(tools, name), "action") for name in DESKTOP_ACTIONS]
+    display = tools.desktop.display
+    found = [
+        make_tool(_display_guarded(getattr(tools, name), display), "data_collection")
+        for name in DESKTOP_DATA_COLLECTION
+    ]
+    found += [
+        make_tool(_display_guarded(getattr(tools, name), display), "action")
+        for name in DESKTOP_ACTIONS
+    ]
     return found
+
+
+def _display_guarded(
+    tool: Callable[..., Awaitable[Any]], display: str
+) -> Callable[..., Awaitable[Any]]:
+    """The tool, with a closed X connection turned into DeviceLost: no later step can work
+    on a display that is gone, so the round ends in ERROR instead of trying on."""
+
+    @functools.wraps(tool)
+    async def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await tool(*args, **kwargs)
+        except (xerror.ConnectionClosedError, xerror.DisplayConnectionError) as error:
+            raise DeviceLost(f"display lost: the X display {display} is gone ({error})") from None
+
+    return guarded
 
 
 def desktop_registry(tools: DesktopTools, extra: Iterable[Tool] = ()) -> ToolRegistry:
