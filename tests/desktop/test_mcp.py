@@ -20,7 +20,14 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import ImageContent
-from tests.desktop.conftest import QT_APP_TITLE, Launcher, qt_app_argv, wait_for_window, wait_until
+from tests.desktop.conftest import (
+    QT_APP_TITLE,
+    Launcher,
+    gedit_argv,
+    qt_app_argv,
+    wait_for_window,
+    wait_until,
+)
 
 from roundhouse.cli.serve import engine_tools
 from roundhouse.config import Settings
@@ -315,3 +322,60 @@ def _kill_apps_on(display: str) -> None:
         if f"DISPLAY={display}".encode() in environ and b"gedit" in command:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(entry.name), signal.SIGKILL)
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
+async def test_concurrent_clients_over_http_all_get_answers_and_the_server_does_not_leak(
+    desktop: Desktop, launch: Launcher, serve_http: Any, tmp_path: Path
+) -> None:
+    """20 MCP clients at once, each calling get_controls and capture_window_screenshot.
+    `make faults` runs 200 calls per client (RH_SERVE_LOAD_CALLS); `make test` 10, to stay
+    within CI's time. Latencies are written to serve-load.txt beside the test's files."""
+    clients, calls = 20, int(os.environ.get("RH_SERVE_LOAD_CALLS", "10"))
+    document = tmp_path / "load.txt"
+    document.write_text("a line of text\n" * 30)
+    editor = launch(desktop, gedit_argv(str(document)))
+    window = wait_for_window(desktop, pid=editor.pid, title="load.txt")
+    url = serve_http("127.0.0.1")
+    server = serve_http.started[-1]
+
+    async def client(number: int) -> list[float]:
+        took = []
+        shot = str(tmp_path / f"shot-{number}.png")
+        async with MCPDispatcher.http(url, timeout=120) as dispatcher:
+            for _ in range(calls):
+                for command in (
+                    Command(tool_name="get_controls", parameters={"window_id": window.xid}),
+                    Command(
+                        tool_name="capture_window_screenshot",
+                        parameters={"window_id": window.xid, "path": shot},
+                    ),
+                ):
+                    started = time.monotonic()
+                    (result,) = await dispatcher.execute([command])
+                    took.append(time.monotonic() - started)
+                    assert result.ok, result.error
+        return took
+
+    await client(0)  # warm: the first read of a window fills caches
+    before = _rss_kib(server.pid)
+    latencies = sorted(
+        t for took in await asyncio.gather(*map(client, range(clients))) for t in took
+    )
+    after = _rss_kib(server.pid)
+    assert len(latencies) == clients * calls * 2  # every call answered, none failed
+    p50, p99 = latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.99)]
+    report = (
+        f"serve load: {clients} clients x {calls} x (get_controls, capture_window_screenshot): "
+        f"{len(latencies)} calls, p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, "
+        f"server RSS {before // 1024} -> {after // 1024} MiB"
+    )
+    (tmp_path / "serve-load.txt").write_text(report + "\n")
+    print(report)
+    assert after - before < 50 * 1024, report
