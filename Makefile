@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench stress system-deps venv clean
+.PHONY: demo test lint bench stress faults system-deps venv clean
 
 venv: $(STAMP)
 
@@ -40,6 +40,10 @@ bench: venv system-deps
 # The desktop and GUI tests RUNS times (default 20) beside a CPU-heavy process: the flake hunt.
 stress: venv system-deps
 	bash scripts/stress.sh
+
+# The fault-injection suite with its full counts, one line per fault.
+faults: venv system-deps
+	bash scripts/faults.sh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
