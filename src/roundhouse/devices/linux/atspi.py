@@ -72,8 +72,15 @@ __all__ = [
 ]
 
 
-def no_tree_note(window: WindowInfo) -> str:
+def no_tree_note(window: WindowInfo, bus_restarted: bool = False) -> str:
     name = window.application or window.title or "this application"
+    if bus_restarted:
+        # Applications join the accessibility bus once, at start: a bus that died and was
+        # started again knows none of those that were running.
+        return (
+            f"the accessibility bus was restarted and {name} is not on the new one "
+            "(restart the application to read its controls); use screenshots and coordinates"
+        )
     return f"{name} exposes no accessibility tree; use screenshots and coordinates"
 
 
@@ -85,6 +92,8 @@ class AtspiClient(Closing):
         self._desktop: Desktop | None = None
         self.frames = FrameFinder()
         self.screen = Rect(left=0, top=0, right=0, bottom=0)
+        self.bus_restarted = False  # connected again, to a new bus: the old one died
+        self._address: str | None = None
 
     # ------------------------------------------------------------ connection
 
@@ -98,6 +107,7 @@ class AtspiClient(Closing):
         await self.close()
         self._desktop = desktop
         address = await a11y_address(desktop.bus_address)
+        self._address = address
         try:
             connection = await asyncio.wait_for(
                 MessageBus(bus_address=address).connect(), CONNECT_TIMEOUT
@@ -128,7 +138,9 @@ class AtspiClient(Closing):
         if self._desktop is None:
             raise AtspiError("AtspiClient is not connected: call connect(desktop) first")
         log.warning("the AT-SPI connection dropped; connecting again")
+        old_address = self._address
         await self.connect(self._desktop)
+        self.bus_restarted = self.bus_restarted or self._address != old_address
         return self.bus
 
     async def close(self) -> None:
@@ -182,9 +194,8 @@ class AtspiClient(Closing):
         deadline = time.monotonic() + limits.time_limit
         frame = await self.find_frame(window)
         if frame is None:
-            return ControlList(
-                window=window, controls=[], tree_available=False, note=no_tree_note(window)
-            )
+            note = no_tree_note(window, self.bus_restarted)
+            return ControlList(window=window, controls=[], tree_available=False, note=note)
         # What is not showing cannot hold a visible control: those branches are not read.
         structure = await read_structure(
             self.bus,
