@@ -61,6 +61,9 @@ class DesktopSettings(_Section):
     width: int = Field(default=1280, ge=320)
     height: int = Field(default=800, ge=240)
     settle_timeout: float = Field(default=2.0, ge=0)
+    # Seconds an AppAgent waits for an application that stopped answering before its
+    # subtask fails with that reason (the host then decides).
+    unresponsive_timeout: float = Field(default=10.0, ge=0)
 
 
 class Settings(_Section):

@@ -227,6 +227,39 @@ async def test_a_display_that_dies_ends_the_round_in_error_within_seconds(
     assert len([r for r in model.requests if r.agent == "app"]) == 1
 
 
+async def test_a_hung_application_fails_its_subtask_with_the_reason_and_works_once_resumed(
+    gui_session: GuiSession, desktop: Desktop
+) -> None:
+    model = _qt_host_and_app([_press_me("Press me"), _press_me("Press me")])
+    stopped: list[int] = []
+
+    def stop_the_app_after_its_first_step(event: Event) -> None:
+        if isinstance(event, StepTaken) and event.step.agent is AgentKind.APP and not stopped:
+            stopped.append(_qt_pid(desktop.display))
+            os.kill(stopped[0], signal.SIGSTOP)
+
+    settings = {"desktop": {"unresponsive_timeout": 2.0}}
+    async with gui_session(model="function", models={"function": model}, **settings) as session:
+        session.events.subscribe(stop_the_app_after_its_first_step)
+        started = time.monotonic()
+        try:
+            outcome = await session.run_round("press the button while the app hangs")
+        finally:
+            for pid in stopped:
+                os.kill(pid, signal.SIGCONT)
+        took = time.monotonic() - started
+        assert outcome.state is RoundState.FAIL
+        assert "is not responding" in (outcome.result or "")
+        app_steps = [s for s in session.store.read_steps() if s.agent is AgentKind.APP]
+        assert [s.status for s in app_steps] == [Status.CONTINUE, Status.FAIL]
+        assert len([r for r in model.requests if r.agent == "app"]) == 1  # no blind action
+        assert took < 60
+
+        # Resumed (SIGCONT), the same session works again.
+        controls = await controls_of(session, "Roundhouse Qt test")
+        assert "Press me" in [c.name for c in controls.controls]
+
+
 def _x_server_pid(display: str) -> int:
     """The pid of the X server listening on this display's socket (no other desktop's)."""
     socket_path = f"/tmp/.X11-unix/X{display.lstrip(':').split('.')[0]}"

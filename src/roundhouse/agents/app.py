@@ -6,11 +6,14 @@ and the annotated screenshot. The model names a control by number and name toget
 they must agree (checked again against a fresh look when the window may have changed).
 Sensitive actions need a yes BEFORE they run, whatever the model answered; a "no" fails the
 subtask and the host decides. A window that is gone is never acted on: the step ends
-without a model call, with the reason.
+without a model call, with the reason. So is one whose application stopped answering,
+once it has been given desktop.unresponsive_timeout seconds to answer again.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -50,6 +53,10 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         if target is None:
             return Ended(self._window_gone())
         listed = await self._controls(target)
+        if not listed.responding:
+            listed = await self._wait_until_responding(target, listed)
+            if not listed.responding:
+                return Ended(self._not_responding(target, listed))
         step_number = context.session.session_step + 1
         plain = self.services.log_folder / f"action_step{step_number}.png"
         annotated = self.services.log_folder / f"action_step{step_number}_annotated.png"
@@ -162,6 +169,24 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             return ControlList.model_validate(listed.result)
         note = f"the control list could not be read ({listed.error}); use the screenshot"
         return ControlList(window=window, controls=[], tree_available=False, note=note)
+
+    async def _wait_until_responding(self, window: WindowInfo, listed: ControlList) -> ControlList:
+        """Look again, a second apart, until the application answers or the time is up."""
+        deadline = time.monotonic() + self.services.settings.desktop.unresponsive_timeout
+        while not listed.responding and time.monotonic() < deadline:
+            await asyncio.sleep(1.0)
+            listed = await self._controls(window)
+        return listed
+
+    def _not_responding(self, window: WindowInfo, listed: ControlList) -> AppAnswer:
+        waited = self.services.settings.desktop.unresponsive_timeout
+        reason = listed.truncated_reason or "not responding"
+        return AppAnswer(
+            observation=f"The window {window.title!r} does not answer.",
+            thought="Acting on an application that does not answer would queue blind input.",
+            action=ActionAnswer(status=Status.FAIL),
+            result=f"the {self.name} window {window.title!r} is {reason}; waited {waited:g} s",
+        )
 
     def _window_gone(self) -> AppAnswer:
         """The window is gone, and acting on its old coordinates is wrong: FINISH if the

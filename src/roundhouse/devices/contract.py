@@ -136,3 +136,6 @@ class ControlList(BaseModel):
     note: str | None = None  # e.g. "this application exposes no accessibility tree"
     truncated: bool = False
     truncated_reason: str | None = None
+    # False: the application did not answer (hung, or stopped): the list is empty because
+    # of that, not because the window holds nothing.
+    responding: bool = True

@@ -40,7 +40,13 @@ from roundhouse.devices.contract import (
     UiNode,
     WindowInfo,
 )
-from roundhouse.devices.linux.atspi import AtspiClient, AtspiError, TreeLimits, ui_tree_json
+from roundhouse.devices.linux.atspi import (
+    AtspiClient,
+    AtspiError,
+    AtspiTimeout,
+    TreeLimits,
+    ui_tree_json,
+)
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.input import Button, XInput
 from roundhouse.devices.linux.screenshot import (
@@ -307,7 +313,19 @@ class DesktopTools(Closing):
             note = "no accessibility bus on this desktop; use screenshots and coordinates"
             listed = ControlList(window=window, controls=[], tree_available=False, note=note)
         else:
-            listed = await self.tree.controls(window)
+            try:
+                listed = await self.tree.controls(window)
+            except AtspiTimeout as error:
+                # A hung application: say so, as what was seen, rather than fail the look.
+                name = window.application or window.title or "the application"
+                reason = f"not responding: {name} did not answer ({error})"
+                listed = ControlList(
+                    window=window,
+                    controls=[],
+                    truncated=True,
+                    truncated_reason=reason,
+                    responding=False,
+                )
         self._controls[window.xid] = listed
         return listed
 
