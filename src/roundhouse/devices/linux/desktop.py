@@ -90,12 +90,57 @@ class Desktop:
                 if not any(arg.startswith("--user-data-dir") for arg in command):
                     extra.append(f"--user-data-dir={os.path.join(runtime_dir, 'chromium-profile')}")
             command[1:1] = [flag for flag in extra if flag not in command]
+        runtime_dir = self.env.get("XDG_RUNTIME_DIR")
+        if command and self.virtual and runtime_dir and _is_libreoffice(command[0]):
+            if not any(arg.startswith("-env:UserInstallation=") for arg in command):
+                profile = prepare_office_profile(Path(runtime_dir) / "libreoffice-profile")
+                command.insert(1, f"-env:UserInstallation={profile.as_uri()}")
         return command
 
 
 def _is_chromium_like(program: str) -> bool:
     name = Path(program).name.lower()
     return any(key in name for key in ("chrom", "electron", "code", "brave", "edge"))
+
+
+def _is_libreoffice(program: str) -> bool:
+    name = Path(program).name.lower()
+    return name in ("soffice", "soffice.bin", "localc", "lowriter", "loimpress", "lodraw") or (
+        name.startswith("libreoffice")
+    )
+
+
+# What a first start of LibreOffice would otherwise put in front of the document: the tip
+# of the day and the first-start wizard. The "Keep current format" question stays: saving
+# in a foreign format is the user's (and the model's) choice to confirm.
+OFFICE_SETTINGS = (
+    ("/org.openoffice.Office.Common/Misc", "ShowTipOfTheDay", "false"),
+    ("/org.openoffice.Office.Common/Misc", "FirstRun", "false"),
+    ("/org.openoffice.Setup/Office", "FirstStartWizardCompleted", "true"),
+)
+
+
+def _office_registry() -> str:
+    items = "".join(
+        f'<item oor:path="{path}"><prop oor:name="{name}" oor:op="fuse">'
+        f"<value>{value}</value></prop></item>\n"
+        for path, name, value in OFFICE_SETTINGS
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<oor:items xmlns:oor="http://openoffice.org/2001/registry">\n'
+        f"{items}</oor:items>\n"
+    )
+
+
+def prepare_office_profile(folder: Path) -> Path:
+    """A LibreOffice profile that starts straight into the document (made once per
+    virtual desktop, in its runtime folder, so it goes when the desktop stops)."""
+    settings = folder / "user" / "registrymodifications.xcu"
+    if not settings.exists():
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(_office_registry(), encoding="utf-8")
+    return folder
 
 
 def _is_chromium_browser(program: str) -> bool:

@@ -1,0 +1,63 @@
+"""LibreOffice on a virtual desktop starts straight into its document: no tip of the day,
+no first-start wizard, in a profile that lives and goes with the desktop."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.desktop.conftest import Launcher, wait_for_window
+
+from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.windows import list_windows
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("localc") is None, reason="LibreOffice Calc is installed by `make system-deps`"
+)
+
+
+def _kill_office(marker: str) -> None:
+    """soffice.bin is a child of the launcher script's process: end every process started
+    with this profile, and only those."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            if marker.encode() in (entry / "cmdline").read_bytes():
+                os.kill(int(entry.name), signal.SIGKILL)
+
+
+@pytest.fixture
+def office_profile(desktop: Desktop) -> Iterator[str]:
+    profile = Path(desktop.env["XDG_RUNTIME_DIR"]) / "libreoffice-profile"
+    yield profile.as_uri()
+    _kill_office(profile.as_uri())
+
+
+def test_calc_starts_without_first_start_dialogs(
+    desktop: Desktop, launch: Launcher, office_profile: str
+) -> None:
+    command = desktop.app_command(["localc"])
+    assert f"-env:UserInstallation={office_profile}" in command
+    launch(desktop, ["localc"])
+    calc = wait_for_window(desktop, title="LibreOffice Calc", timeout=90)
+    # The tip of the day opens a moment after the document window, when it opens at all.
+    time.sleep(3)
+    titles = [window.title for window in list_windows(desktop.display)]
+    assert not any("Tip" in title or "Welcome" in title for title in titles), titles
+    assert calc.title.startswith("Untitled")
+
+
+def test_the_users_own_desktop_keeps_the_users_profile(desktop: Desktop) -> None:
+    users = Desktop(desktop.display, dict(desktop.env), desktop.width, desktop.height, False)
+    assert not any("UserInstallation" in arg for arg in users.app_command(["localc"]))
+    chosen = desktop.app_command(["soffice", "-env:UserInstallation=file:///tmp/mine", "--calc"])
+    assert [a for a in chosen if "UserInstallation" in a] == [
+        "-env:UserInstallation=file:///tmp/mine"
+    ]
