@@ -9,6 +9,7 @@ from string import Template
 
 from roundhouse.devices.base import ToolSpec
 from roundhouse.devices.contract import Control, WindowInfo
+from roundhouse.devices.describing import describe_tools
 from roundhouse.models.base import Message
 from roundhouse.models.observation import (
     AppObservation,
@@ -24,14 +25,6 @@ MAX_OUTPUT_IN_PROMPT = 3000
 def template(name: str) -> Template:
     text = resources.files("roundhouse.agents").joinpath("prompts", name).read_text("utf-8")
     return Template(text)
-
-
-def describe_tools(specs: list[ToolSpec]) -> str:
-    lines = []
-    for spec in specs:
-        arguments = json.dumps(spec.parameters.get("properties", {}), ensure_ascii=False)
-        lines.append(f"- {spec.name}: {spec.description.splitlines()[0]} Arguments: {arguments}")
-    return "\n".join(lines)
 
 
 def describe_step(index: int, step: PastStep) -> str:

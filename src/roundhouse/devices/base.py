@@ -3,7 +3,8 @@
 Agents never touch a device: they send Commands to a Dispatcher and read Results.
 A tool is a plain typed function (or bound method, so its dependencies are injected by
 whoever builds it); its JSON schema comes from the signature, its description from the
-docstring. A tool that raises becomes a failure Result, never a crash of the round.
+docstring's first sentence (the rest is for whoever reads the code). A tool that raises
+becomes a failure Result, never a crash of the round.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, Self, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from roundhouse.devices.describing import purpose
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +66,7 @@ class ToolSpec(BaseModel):
     """What a model (or an MCP client) is told about a tool."""
 
     name: str
-    description: str
+    description: str  # one sentence: what the tool is for
     tool_type: ToolType
     parameters: dict[str, Any]  # JSON schema of the arguments
 
@@ -104,7 +107,7 @@ class Tool:
         schema.pop("title", None)
         return ToolSpec(
             name=self.name,
-            description=self.description,
+            description=purpose(self.description),
             tool_type=self.tool_type,
             parameters=schema,
         )

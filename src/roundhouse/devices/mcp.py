@@ -6,9 +6,10 @@
     async with MCPDispatcher.http("http://host:8765/mcp", token=...) as dispatcher:
         results = await dispatcher.execute([Command(tool_name="list_windows")])
 
-Tool names, descriptions and JSON schemas come from the registry's ToolSpecs; whether a
-tool only observes (data_collection) travels as the standard readOnlyHint annotation, so
-the dispatcher hands the engine the same ToolSpecs it would get locally. A tool failure
+Tool names, descriptions (one sentence: devices/describing.py) and JSON schemas come from
+the registry's ToolSpecs; whether a tool only observes (data_collection) travels as the
+standard readOnlyHint annotation, so the dispatcher hands the engine the same ToolSpecs
+it would get locally. A tool failure
 is an MCP tool error (isError) carrying the registry's message; the dispatcher turns it
 back into a failure Result. HTTP listens on loopback by default; bound to any other
 address it requires a bearer token from the RH_MCP_TOKEN environment variable (never a
@@ -47,6 +48,7 @@ from roundhouse.devices.base import (
     ToolSpec,
     ToolType,
 )
+from roundhouse.devices.describing import purpose
 from roundhouse.endpoints import MCP_TOKEN_ENV, is_loopback_host
 
 log = logging.getLogger(__name__)
@@ -93,9 +95,10 @@ def build_server(registry: ToolRegistry, default_timeout: float = 120.0) -> Serv
 
 
 def _mcp_tool(spec: ToolSpec) -> types.Tool:
+    """The tool as MCP lists it: the purpose a prompt gives it; the schema says the rest."""
     return types.Tool(
         name=spec.name,
-        description=spec.description,
+        description=purpose(spec.description),
         input_schema=spec.parameters,
         annotations=types.ToolAnnotations(read_only_hint=spec.tool_type == "data_collection"),
         _meta={_TOOL_TYPE_KEY: spec.tool_type},
@@ -435,7 +438,7 @@ def _tool_spec(tool: types.Tool) -> ToolSpec:
         kind = "data_collection" if read_only else "action"
     return ToolSpec(
         name=tool.name,
-        description=tool.description or tool.name,
+        description=purpose(tool.description or tool.name),  # another server's may be long
         tool_type=kind,
         parameters=dict(tool.input_schema),
     )
