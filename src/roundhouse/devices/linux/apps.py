@@ -8,7 +8,7 @@ from roundhouse.devices.linux.windows import desktop_entries
 
 
 def list_applications() -> list[str]:
-    """The applications that launch_application can start, by name."""
+    """List the applications that launch_application can start, by name."""
     return sorted({entry.name for entry in desktop_entries()})
 
 

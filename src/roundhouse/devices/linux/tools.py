@@ -161,8 +161,10 @@ class DesktopTools(Closing):
         return result
 
     async def get_ui_tree(self, window_id: int | None = None, max_nodes: int = 5000) -> Any:
-        """The accessibility tree of a window (default: the active window) as JSON:
-        {"root": {control_type, name, automation_id, bounding_box, children, ...}}."""
+        """Read the accessibility tree of a window (default: the active one) as JSON.
+
+        Its shape: {"root": {control_type, name, automation_id, bounding_box, children, ...}}.
+        """
         window = self._window(window_id)
         if self.tree is None:
             raise ToolError("no accessibility bus on this desktop; use screenshots")
@@ -170,11 +172,12 @@ class DesktopTools(Closing):
         return ui_tree_json(snapshot)
 
     async def list_windows(self) -> list[dict[str, Any]]:
-        """The top-level windows: id, title, application, pid, rectangle, active."""
+        """List the top-level windows with their id, title, application, pid, rectangle and
+        whether each is active."""
         return [window.model_dump(mode="json") for window in self.windows.list_windows()]
 
     async def get_controls(self, window_id: int | None = None) -> dict[str, Any]:
-        """The interactive controls a person sees in a window (default: the active one),
+        """List the interactive controls a person sees in a window (default: the active one),
         numbered by `label` in reading order, with role, name, rectangle and actions."""
         window = self._window(window_id)
         return (await self._read_controls(window)).model_dump(mode="json")
@@ -194,8 +197,8 @@ class DesktopTools(Closing):
         return (await self.windows.activate(xid)).model_dump(mode="json")
 
     async def launch_application(self, name: str, timeout: float = 20.0) -> dict[str, Any]:
-        """Start an application and wait for its window: a desktop entry name ("Mousepad",
-        "Text Editor", "gedit") or a command line ("mousepad /tmp/notes.txt")."""
+        """Start an application by its desktop entry name ("Mousepad", "Text Editor",
+        "gedit") or a command line ("mousepad /tmp/notes.txt"), and wait for its window."""
         window = await self.windows.launch(name, timeout=timeout)
         # The window manager focuses a new window when it gets to it; the next tool call
         # (window_id omitted = the active window) must find this one active.
@@ -211,10 +214,11 @@ class DesktopTools(Closing):
         button: Button = "left",
         double: bool = False,
     ) -> dict[str, Any]:
-        """Click a control: by `label` (its number in get_controls) or `control_id`.
+        """Click a control, by default once with the left button.
 
-        A plain left click uses the control's own accessibility action when it has one
-        (works even when the control is covered); otherwise the centre is clicked.
+        Name it by `label` (its number in get_controls) or `control_id`. A plain left click
+        uses the control's own accessibility action when it has one (works even when the
+        control is covered); otherwise the centre is clicked.
         """
         control = await self._control(label, control_id, window_id)
         action = _click_action(control) if button == "left" and not double else None
@@ -243,8 +247,11 @@ class DesktopTools(Closing):
         control_id: str | None = None,
         window_id: int | None = None,
     ) -> dict[str, Any]:
-        """Replace the whole text of an editable control (by label or control_id) at once,
-        without the keyboard. Use type_text for controls that do not support it."""
+        """Replace the whole text of an editable control at once, without the keyboard.
+
+        Name the control by label or control_id. Controls that do not support it say so:
+        use type_text for them.
+        """
         control = await self._control(label, control_id, window_id)
         if self.tree is None:
             raise ToolError("no accessibility bus on this desktop; use type_text")
@@ -262,15 +269,15 @@ class DesktopTools(Closing):
         self, text: str, label: int | None = None, control_id: str | None = None
     ) -> dict[str, Any]:
         """Type text with the keyboard (any Unicode; "\\n" is Enter) into the focused
-        control, or first click the control given by label or control_id."""
+        control, or into the control named, which is clicked first."""
         if label is not None or control_id is not None:
             control = await self._control(label, control_id, None)
             self.xinput.click(*control.rect.center)
         return await self._act(lambda: self.xinput.type_text(text))
 
     async def press_keys(self, keys: str) -> dict[str, Any]:
-        """Press a key or a key combination: "Return", "ctrl+s", "alt+F4",
-        "ctrl+shift+t". Several, separated by spaces, are pressed in turn."""
+        """Press a key or key combination ("Return", "ctrl+s", "alt+F4", "ctrl+shift+t");
+        several, separated by spaces, are pressed in turn."""
         return await self._act(lambda: self.xinput.press_keys(keys))
 
     async def scroll(
@@ -285,7 +292,8 @@ class DesktopTools(Closing):
     async def drag(
         self, start_x: int, start_y: int, end_x: int, end_y: int, button: Button = "left"
     ) -> dict[str, Any]:
-        """Press the mouse button at (start_x, start_y), move to (end_x, end_y), release."""
+        """Drag: press the mouse button at (start_x, start_y), move to (end_x, end_y) and
+        release it there."""
         self._on_screen(start_x, start_y)
         self._on_screen(end_x, end_y)
         return await self._act(lambda: self.xinput.drag((start_x, start_y), (end_x, end_y), button))
