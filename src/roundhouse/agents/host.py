@@ -79,7 +79,7 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
         window = WindowInfo.model_validate(result.result)
         self.assignment = Assignment(window, answer.current_subtask)
         context.current_application = window.application
-        context.record.write_board("host", self._board(context, answer, window))
+        context.record.write_board("host", self._board(context, answer))
         return Conclusion(Status.ASSIGN, window.application, answer, subtask)
 
     async def _windows(self) -> tuple[WindowInfo, ...]:
@@ -99,9 +99,8 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
         )
 
     @staticmethod
-    def _board(context: RoundContext, answer: HostAnswer, window: WindowInfo) -> str:
+    def _board(context: RoundContext, answer: HostAnswer) -> str:
+        """The request and the plan, for every AppAgent of the round. Not the subtask nor
+        the window: the AppAgent's prompt gives its own under labels of their own."""
         plan = "\n".join(f"- {item}" for item in answer.plan) or "- (no plan given)"
-        return (
-            f"Request: {context.request}\nPlan:\n{plan}\n"
-            f"Current subtask for {window.application} ({window.title!r}): {answer.current_subtask}"
-        )
+        return f"Request: {context.request}\nPlan:\n{plan}"

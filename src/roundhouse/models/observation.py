@@ -55,7 +55,7 @@ class HostObservation:
 
 @dataclass(frozen=True)
 class AppObservation:
-    board: str  # the host's board: the request, its plan and this subtask
+    board: str  # the host's board, labelled: the request and its plan
     subtask: str  # what the host asked of this application
     application: str
     window: WindowInfo  # the window observed: the app's own, or its dialog in front
