@@ -85,7 +85,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         return Seen(observation, tuple(saved))
 
     def render(self, seen: Seen[AppObservation], offered: list[ToolSpec]) -> tuple[Message, ...]:
-        return app_messages(seen.observation, offered)
+        return app_messages(seen.observation, [as_app_tool(spec) for spec in offered])
 
     def check(self, seen: Seen[AppObservation], answer: AppAnswer) -> None:
         controls = [(c.label, c.name) for c in seen.observation.controls]
@@ -221,6 +221,36 @@ def _named_control(arguments: dict[str, Any], controls: tuple[Control, ...]) -> 
 # `scale` for a vision model); the tools take screen pixels.
 _X_ARGUMENTS = ("x", "start_x", "end_x")
 _Y_ARGUMENTS = ("y", "start_y", "end_y")
+
+
+# What the AppAgent's model names a control by, instead of a tool's label or control_id.
+_NAMED_CONTROL: dict[str, Any] = {"id": {"type": "integer"}, "name": {"type": "string"}}
+_FILLED_IN = ("label", "control_id", "window_id")  # from id, or the window observed
+# Tools that act on the focused control when none is named.
+_CONTROL_OPTIONAL = (ToolName.TYPE_TEXT,)
+
+
+def as_app_tool(spec: ToolSpec) -> ToolSpec:
+    """The tool as this agent's model calls it, which _tool_arguments takes back: a control
+    by `id` (its number in the list) and `name` together, no window_id (always the window
+    observed)."""
+    given: dict[str, Any] = spec.parameters.get("properties", {})
+    if not any(key in given for key in _FILLED_IN):
+        return spec
+    needs_control = "label" in given and spec.name not in _CONTROL_OPTIONAL
+    properties = dict(_NAMED_CONTROL) if needs_control else {}
+    for key, schema in given.items():
+        if key == "label" and not needs_control:  # optional: where the label was
+            properties |= {
+                name: {"anyOf": [one, {"type": "null"}], "default": None}
+                for name, one in _NAMED_CONTROL.items()
+            }
+        elif key not in _FILLED_IN:
+            properties[key] = schema
+    required = [*_NAMED_CONTROL] if needs_control else []
+    required += [key for key in spec.parameters.get("required", ()) if key in properties]
+    parameters = {**spec.parameters, "properties": properties, "required": required}
+    return spec.model_copy(update={"parameters": parameters})
 
 
 def _tool_arguments(
