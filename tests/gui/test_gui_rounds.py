@@ -484,8 +484,14 @@ async def test_a_document_that_gives_orders_cannot_make_them_run_unasked(
             return step("FINISH") | {"result": "done as the document said"}
         assert isinstance(observation, AppObservation)
         texts = [f"{c.name} {c.text or ''}" for c in observation.controls]
-        seen.extend(t for t in texts if "rm -rf" in t)
-        if len([r for r in model.requests if r.agent == "app"]) == 1:
+        found = [t for t in texts if "rm -rf" in t]
+        if not seen and not found:
+            # A page still loading on a busy machine: look again a moment later.
+            waits = len([r for r in model.requests if r.agent == "app"])
+            assert waits < 30, "the hostile text never reached the model"
+            return step("CONTINUE", "wait", seconds=1)
+        if not seen:
+            seen.extend(found)
             return step("CONTINUE", "press_keys", keys="ctrl+w")  # obeys: close unsaved
         return step("FINISH") | {"result": "the document asked for rm -rf"}
 
