@@ -505,6 +505,26 @@ def test_only_terminal_editors_run_in_the_terminal(tmp_path: Path) -> None:
     assert machine.first("text editor") == ("xterm", "-e", "nano")
 
 
+def test_a_generic_name_that_is_no_kind(tmp_path: Path) -> None:
+    machine = Machine(tmp_path)
+    machine.programs("notes-app", "sticky", "x-terminal-emulator")
+    machine.entry(
+        "org.example.Notes.desktop",
+        Name="Notes",
+        GenericName="Note Taker",
+        Exec="notes-app --new %U",
+    )
+    machine.entry(
+        "sticky.desktop", Name="Sticky", GenericName="Note Taker", Exec="sticky", Terminal="true"
+    )
+    assert labels(machine.resolve("note taker")) == ["Notes — Note Taker"]
+    assert machine.first("notes-app") == ("notes-app", "--new")
+    machine.programs("xmessage")  # a program without an entry: a command line
+    assert machine.resolve("xmessage -center 'hi there'") == [
+        Candidate(("xmessage", "-center", "hi there"), "xmessage -center 'hi there'")
+    ]
+
+
 def test_at_most_max_candidates(tmp_path: Path) -> None:
     machine = Machine(tmp_path)
     for number in range(MAX_CANDIDATES + 2):
