@@ -415,6 +415,8 @@ def test_ubuntu_without_the_snap_folder_has_no_firefox(ubuntu: Machine) -> None:
     data_dirs = f"{ubuntu.root}/usr/local/share:{ubuntu.root}/usr/share"
     with pytest.raises(LaunchError, match="no application or command 'firefox'"):
         ubuntu.resolve("firefox", XDG_DATA_DIRS=data_dirs)
+    with pytest.raises(LaunchError, match="Did you mean Firefox?"):
+        ubuntu.resolve("firefx")
 
 
 # --- Fedora KDE ---------------------------------------------------------------------------
@@ -437,6 +439,8 @@ def test_fedora_kde_names_ids_and_executables(fedora_kde: Machine) -> None:
     assert fedora_kde.first("terminal") == ("konsole",)
     assert fedora_kde.first("web browser") == ("firefox",)
     assert fedora_kde.first("vim") == ("konsole", "-e", "vim")
+    with pytest.raises(LaunchError, match="'kwirte' here. Did you mean KWrite?"):
+        fedora_kde.resolve("kwirte")
 
 
 def test_fedora_kde_localized_generic_names(fedora_kde: Machine) -> None:
@@ -471,6 +475,12 @@ def test_xfce_hides_what_does_not_run_or_belongs_elsewhere(xfce: Machine) -> Non
         xfce.resolve("gedit")
 
 
+def test_case_is_folded_as_unicode_says(xfce: Machine) -> None:
+    xfce.entry("strasse.desktop", Name="Straße", Exec="mousepad --street")
+    assert xfce.first("STRASSE") == ("mousepad", "--street")
+    assert xfce.first("straße") == ("mousepad", "--street")
+
+
 def test_weaker_matches_come_last(xfce: Machine) -> None:
     assert xfce.first("mouse") == ("mousepad",)  # part of a name
     assert xfce.first("filetools") == ("thunar",)  # a category
@@ -485,7 +495,9 @@ def test_weaker_matches_come_last(xfce: Machine) -> None:
 def test_no_terminal_is_a_clear_error(tmp_path: Path) -> None:
     machine = Machine(tmp_path)
     vim_and_nano(machine)
-    with pytest.raises(LaunchError, match="'vim' is Vim, which runs in a terminal, and no term"):
+    with pytest.raises(
+        LaunchError, match="'vim': Vim runs in a terminal, and no terminal emulator"
+    ):
         machine.resolve("vim")
     with pytest.raises(LaunchError, match="no terminal emulator is installed"):
         machine.resolve("text editor")  # only terminal editors here: they need one too

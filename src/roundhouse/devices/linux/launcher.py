@@ -119,7 +119,7 @@ def resolve(request: str, apps: Applications) -> list[Candidate]:
     wanted = _normalise(request)
     if not wanted:
         raise LaunchError("no application given")
-    kind = next((k for k in KINDS if wanted in k.requests or wanted == k.label.lower()), None)
+    kind = next((k for k in KINDS if wanted in k.requests or wanted == k.label.casefold()), None)
     named = _ranked(apps.entries, lambda entry: _named(entry, wanted))
     # Named so first (GNOME's "Terminal" before XTerm), but after the user's defaults.
     if kind is not None and (of_kind := [*named, *_of_kind(kind, apps)]):
@@ -166,8 +166,8 @@ def short_name(entry: DesktopEntry) -> str:
 
 
 def _normalise(request: str) -> str:
-    """Lower case, single spaces, without "the"/"a" before it or "app" after it."""
-    words = request.lower().split()
+    """Case-folded, single spaces, without "the"/"a" before it or "app" after it."""
+    words = request.casefold().split()
     if len(words) > 1 and words[0] in ("the", "a", "an"):
         words = words[1:]
     if len(words) > 1 and words[-1] in ("app", "application"):
@@ -257,7 +257,7 @@ def _candidates(
             found.append(Candidate((*terminal, *entry.argv), describe(entry), entry))
     if not found:
         raise LaunchError(
-            f"{request!r} is {short_name(chosen[0])}, which runs in a terminal, and no "
+            f"{request.strip()!r}: {short_name(chosen[0])} runs in a terminal, and no "
             "terminal emulator is installed (x-terminal-emulator or an application of "
             "category TerminalEmulator, e.g. xterm)"
         )
