@@ -14,7 +14,8 @@ A request is matched, in this order, as
 3. a generic name that is no kind in KINDS ("Note Taker"), ranked as a kind;
 4. a command line whose program is installed: "mousepad /tmp/a.txt";
 5. a weaker match: part of a name, a keyword, a category, the comment.
-Nothing: WindowError, with the near names ("Did you mean ...").
+Nothing: LaunchError, with the near names ("Did you mean ..."); WindowManager.launch
+reports it as a WindowError.
 
 For a generic request (1, 3, 5) an application that runs in a terminal (Terminal=true,
 vim) is never offered while a graphical one matches, even when it is the user's default:
