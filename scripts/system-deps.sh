@@ -9,9 +9,11 @@ base=(python3-venv procps)
 # The virtual desktop (display, buses, AT-SPI, window manager), the two real applications
 # the tests drive (gedit: GTK 3; the Qt 6 test app: PySide6 from PyPI, whose xcb platform
 # plugin needs the libxcb/libxkbcommon/GL libraries below), and a font for the apps.
+# xterm, vim and nano: the launcher tests' terminal emulator and terminal-only editors
+# (a machine with vim installed must still open gedit for "the text editor").
 desktop=(
   xvfb xauth x11-utils dbus dbus-x11 at-spi2-core libatk-adaptor libatk-bridge2.0-0 openbox
-  gedit
+  gedit xterm vim nano
   libdbus-1-3 libglib2.0-0 libfontconfig1 libfreetype6 libegl1 libgl1 libx11-xcb1
   libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
   libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0

@@ -163,7 +163,7 @@ class FakeDesktop:
             case "launch_application" | "select_window":
                 return ok(window)
             case "list_applications":
-                return ok(["gedit", "Text Editor"])
+                return ok(["gedit — Text Editor", "Vim — Text Editor (runs in a terminal)"])
             case "get_controls":
                 return ok(ControlList(window=GEDIT, controls=[TEXT_FIELD]).model_dump(mode="json"))
             case "capture_desktop_screenshot" | "capture_window_screenshot" | "get_ui_tree":
@@ -302,9 +302,9 @@ def test_signatures_say_types_and_defaults(every_prompt: list[Prompt]) -> None:
     )
     assert app["wait"]["arguments"] == "seconds: float"
     assert host["launch_application"].group(0) == (
-        "- launch_application(name: str, timeout: float = 20.0) — Start an application by its "
-        'desktop entry name ("Mousepad", "Text Editor", "gedit") or a command line '
-        '("mousepad /tmp/notes.txt"), and wait for its window.'
+        "- launch_application(name: str, timeout: float = 20.0) — Start an application by what "
+        'it is ("text editor", "web browser"), its name from list_applications ("gedit") or a '
+        'command line ("mousepad /tmp/notes.txt"), and wait for its window.'
     )
     assert (
         host["select_window"]["arguments"]

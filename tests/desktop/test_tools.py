@@ -23,6 +23,7 @@ DESIGN_TOOLS = {
         "get_ui_tree",
         "list_windows",
         "get_controls",
+        "list_applications",
     },
     "action": {
         "select_window",
@@ -50,8 +51,10 @@ async def ok(registry: ToolRegistry, tool: str, /, **parameters: Any) -> Any:
 
 
 async def start_qt(registry: ToolRegistry) -> dict[str, Any]:
-    window: dict[str, Any] = await ok(registry, "launch_application", name=" ".join(qt_app_argv()))
+    command = " ".join(qt_app_argv())
+    window: dict[str, Any] = await ok(registry, "launch_application", name=command)
     assert window["title"] == QT_APP_TITLE
+    assert window["started"] == command and window["failed"] == []
     return window
 
 
@@ -75,6 +78,14 @@ def test_every_design_tool_is_registered_with_its_type(tools: DesktopTools) -> N
         found[spec.tool_type].add(spec.name)
         assert spec.description and spec.parameters["type"] == "object"
     assert found == DESIGN_TOOLS  # run_shell and get_system_info are the engine's
+
+
+async def test_list_applications_says_what_each_is_for(tools: DesktopTools) -> None:
+    listed = await ok(desktop_registry(tools), "list_applications")
+    # Debian's gedit entry has no GenericName: its category says what it is for.
+    assert "gedit — Text Editor" in listed
+    assert "Vim — Text Editor (runs in a terminal)" in listed
+    assert listed == sorted(listed, key=str.casefold)
 
 
 async def test_click_control_presses_a_real_qt_button(tools: DesktopTools) -> None:

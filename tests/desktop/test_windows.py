@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,13 +23,7 @@ from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-igno
 from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.windows import (
-    WindowError,
-    WindowManager,
-    desktop_entries,
-    find_window,
-    resolve_command,
-)
+from roundhouse.devices.linux.windows import WindowError, WindowManager, find_window
 
 
 def test_list_windows_describes_a_real_window(
@@ -74,16 +70,19 @@ async def test_close_window_removes_it(
 
 async def test_launch_by_desktop_entry_name_opens_its_window(windows: WindowManager) -> None:
     # Debian's /usr/share/applications/org.gnome.gedit.desktop: Name=gedit, Exec=gedit %U.
-    window = await windows.launch("org.gnome.gedit")
+    launched = await windows.launch("org.gnome.gedit")
+    window = launched.window
     assert window.application.lower() == "gedit"
+    assert launched.started == "gedit — Text Editor" and launched.failed == ()
     assert window in windows.list_windows()
     assert await windows.close_window(window.xid)
 
 
 async def test_launch_a_command_opens_its_window(windows: WindowManager) -> None:
     command = f"{qt_app_argv()[0]} {qt_app_argv()[1]}"
-    window = await windows.launch(command)
-    assert window.title == QT_APP_TITLE
+    launched = await windows.launch(command)
+    assert launched.window.title == QT_APP_TITLE
+    assert launched.started == command
 
 
 async def test_unknown_application_names_the_known_ones(windows: WindowManager) -> None:
@@ -101,27 +100,6 @@ async def test_unknown_window_names_the_existing_ones(
     with pytest.raises(WindowError, match=f"no window titled 'Nope'.*{QT_APP_TITLE}"):
         windows.find("Nope")
     assert windows.find("roundhouse qt").xid == window.xid  # substring, any case
-
-
-def test_desktop_entries_and_command_resolution(tmp_path: Path) -> None:
-    (tmp_path / "org.example.Notes.desktop").write_text(
-        "[Desktop Entry]\nType=Application\nName=Notes\nGenericName=Note Taker\n"
-        "Exec=notes-app --new %U\n"
-        "[Desktop Action new]\nExec=ignored\n"
-    )
-    (tmp_path / "hidden.desktop").write_text(
-        "[Desktop Entry]\nType=Application\nName=Hidden\nExec=hidden\nNoDisplay=true\n"
-    )
-    entries = desktop_entries([tmp_path])
-    assert [(e.id, e.name, e.argv) for e in entries] == [
-        ("org.example.Notes", "Notes", ["notes-app", "--new"])
-    ]
-    env = {"PATH": "/usr/bin:/bin"}
-    for name in ("Notes", "notes", "org.example.Notes", "note taker", "notes-app"):
-        assert resolve_command(name, env, entries) == ["notes-app", "--new"]
-    assert resolve_command("ls -l /tmp", env, entries) == ["ls", "-l", "/tmp"]
-    with pytest.raises(WindowError, match="applications: Notes"):
-        resolve_command("Hidden", env, entries)
 
 
 def test_find_window_prefers_an_exact_title() -> None:
@@ -155,7 +133,7 @@ def test_windows_command_lists_the_windows(desktop: Desktop, launch: Launcher) -
 async def test_activate_restores_a_minimised_window(
     desktop: Desktop, windows: WindowManager
 ) -> None:
-    window = await windows.launch(" ".join(qt_app_argv()))
+    window = (await windows.launch(" ".join(qt_app_argv()))).window
     connection = xdisplay.Display(desktop.display)
 
     def minimised() -> bool:
@@ -178,3 +156,92 @@ async def test_activate_restores_a_minimised_window(
         connection.close()
     activated = await windows.activate(window.xid)
     assert activated.active and windows.viewable(window.xid)
+
+
+# --- launching by what an application is -----------------------------------------------
+# These run with the machine's own applications (scripts/system-deps.sh installs gedit,
+# vim, nano and xterm) but a tmp HOME, so the user's own defaults do not decide.
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A tmp HOME with an empty config and applications folder."""
+    home = tmp_path / "home"
+    (home / ".config").mkdir(parents=True)
+    (home / ".local/share/applications").mkdir(parents=True)
+    return home
+
+
+@pytest.fixture
+def home_windows(desktop: Desktop, home: Path) -> Iterator[WindowManager]:
+    """A WindowManager whose apps (and their lookup) get the tmp HOME."""
+    env = {k: v for k, v in desktop.env.items() if k not in ("XDG_CONFIG_HOME", "XDG_DATA_HOME")}
+    with WindowManager(desktop.display, {**env, "HOME": str(home)}) as manager:
+        yield manager
+        manager.kill_launched()
+
+
+async def test_text_editor_is_gedit_though_vim_is_the_users_default(
+    home_windows: WindowManager, home: Path
+) -> None:
+    assert shutil.which("vim"), "vim must be installed (scripts/system-deps.sh all)"
+    (home / ".config/mimeapps.list").write_text("[Default Applications]\ntext/plain=vim.desktop\n")
+    launched = await home_windows.launch("text editor")
+    assert launched.window.application.lower() == "gedit"
+    assert launched.started == "gedit — Text Editor" and launched.failed == ()
+    assert await home_windows.close_window(launched.window.xid)
+
+
+async def test_vim_opens_in_a_terminal_window(
+    desktop: Desktop, home_windows: WindowManager
+) -> None:
+    launched = await home_windows.launch("vim")
+    assert launched.started == "Vim — Text Editor (runs in a terminal)"
+    assert launched.window.pid is not None
+    assert _process_name(launched.window.pid) != "vim"  # the window is the terminal's
+
+    def vim_on_this_desktop() -> bool:
+        return any(
+            _process_name(pid) == "vim" and _environ(pid).get("DISPLAY") == desktop.display
+            for pid in _pids()
+        )
+
+    wait_until(vim_on_this_desktop, what=f"a vim process on {desktop.display}")
+
+
+async def test_a_failing_default_falls_through_to_the_next_editor(
+    home_windows: WindowManager, home: Path
+) -> None:
+    (home / ".local/share/applications/broken-editor.desktop").write_text(
+        "[Desktop Entry]\nType=Application\nName=Broken Editor\nGenericName=Text Editor\n"
+        "Exec=false\nCategories=Utility;TextEditor;\n"
+    )
+    (home / ".config/mimeapps.list").write_text(
+        "[Default Applications]\ntext/plain=broken-editor.desktop\n"
+    )
+    launched = await home_windows.launch("text editor")
+    assert launched.failed == ("Broken Editor — Text Editor: false exited with status 1",)
+    assert launched.started == "gedit — Text Editor"
+    assert launched.window.application.lower() == "gedit"
+    # The launch that failed is not left among the launched processes.
+    assert [child.args for child in home_windows.launched()] == [["gedit"]]
+
+
+def _pids() -> list[int]:
+    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+
+
+def _process_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:  # ended meanwhile, or not ours to read
+        return ""
+
+
+def _environ(pid: int) -> dict[str, str]:
+    try:
+        raw = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return {}
+    pairs = (item.decode(errors="replace").partition("=") for item in raw.split(b"\0") if item)
+    return {key: value for key, _, value in pairs}

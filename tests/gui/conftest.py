@@ -15,7 +15,6 @@ from roundhouse.config import DesktopSettings, Settings
 from roundhouse.core.events import Event, EventBus
 from roundhouse.core.states import AgentKind
 from roundhouse.devices.base import Dispatcher, LocalDispatcher
-from roundhouse.devices.linux.apps import application_tools
 from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.shell import ShellTools
@@ -56,7 +55,7 @@ def gui_session(desktop: Desktop, tmp_path: Path) -> GuiSession:
             bus.subscribe(events.append)
         async with await DesktopTools.open(desktop, config) as tools:
             if dispatcher is None:
-                extra = [*ShellTools(config).tools(), *application_tools()]
+                extra = ShellTools(config).tools()
                 dispatcher = LocalDispatcher(desktop_registry(tools, extra=extra))
             session = compose_session(
                 config,

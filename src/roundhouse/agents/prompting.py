@@ -82,7 +82,8 @@ def host_messages(observation: HostObservation, specs: list[ToolSpec]) -> tuple[
         request=observation.request,
         blackboard=board,
         windows="\n".join(describe_window(w) for w in observation.windows) or "(none)",
-        applications=", ".join(observation.applications) or "(unknown: give a name or a command)",
+        applications="\n".join(observation.applications)
+        or "(unknown: give a name, what it is, e.g. text editor, or a command)",
         subtasks=subtasks or "(none yet)",
         history=_history(observation.history),
     )

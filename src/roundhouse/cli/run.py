@@ -23,7 +23,6 @@ from roundhouse.config import ConfigError, Settings, ShellPolicy, load_settings
 from roundhouse.core.events import EventBus
 from roundhouse.core.states import AgentKind
 from roundhouse.devices.base import Dispatcher, LocalDispatcher, ToolRegistry
-from roundhouse.devices.linux.apps import application_tools
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.shell import ShellTools
 from roundhouse.engine.compose import compose_session
@@ -185,7 +184,7 @@ async def open_session(
         else:
             opened = stack.enter_context(open_cli_desktop(desktop, settings.desktop))
             tools = await stack.enter_async_context(await DesktopTools.open(opened, settings))
-            extra = [*ShellTools(settings).tools(), *application_tools()]
+            extra = ShellTools(settings).tools()
             dispatcher = LocalDispatcher(desktop_registry(tools, extra=extra))
         store = LogStore(resume.folder) if resume else LogStore.create(settings.logs, settings.task)
         session = compose_session(

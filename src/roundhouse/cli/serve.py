@@ -15,7 +15,6 @@ from roundhouse.cli.app import app
 from roundhouse.cli.desktop import DesktopOption, open_cli_desktop
 from roundhouse.config import ConfigError, Settings, load_settings
 from roundhouse.devices.base import Tool
-from roundhouse.devices.linux.apps import application_tools
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import open_registry
 from roundhouse.devices.shell import ShellTools
@@ -39,9 +38,9 @@ def parse_address(value: str) -> tuple[str, int]:
 
 
 def engine_tools(settings: Settings) -> list[Tool]:
-    """The engine's tools served next to the desktop's: the shell and the application list.
-    (The shell policy is the agent's: a client of this server decides what it runs.)"""
-    return [*ShellTools(settings).tools(), *application_tools()]
+    """The engine's tools served next to the desktop's: the shell (its policy is the
+    agent's: a client of this server decides what it runs)."""
+    return ShellTools(settings).tools()
 
 
 @app.command("serve")

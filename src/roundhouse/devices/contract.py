@@ -45,6 +45,7 @@ DESKTOP_DATA_COLLECTION = (
     ToolName.GET_UI_TREE,
     ToolName.LIST_WINDOWS,
     ToolName.GET_CONTROLS,
+    ToolName.LIST_APPLICATIONS,
 )
 # What acts inside one window: the AppAgent's tools.
 WINDOW_ACTIONS = (

@@ -46,7 +46,7 @@ class SubtaskView:
 class HostObservation:
     request: str
     windows: tuple[WindowInfo, ...]
-    applications: tuple[str, ...]  # names launch_application accepts
+    applications: tuple[str, ...]  # "gedit — Text Editor": launch_application takes the name
     subtasks: tuple[SubtaskView, ...] = ()
     history: tuple[PastStep, ...] = ()
     blackboard: str = ""

@@ -49,6 +49,7 @@ from roundhouse.devices.linux.atspi import (
 )
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.input import Button, XInput
+from roundhouse.devices.linux.launcher import Applications, application_list
 from roundhouse.devices.linux.screenshot import (
     Screen,
     Screenshot,
@@ -171,6 +172,15 @@ class DesktopTools(Closing):
         snapshot = await self.tree.ui_tree(window, TreeLimits(max_nodes=max_nodes))
         return ui_tree_json(snapshot)
 
+    async def list_applications(self) -> list[str]:
+        """List the applications launch_application can start, as people know them, with
+        what each is for: "gedit — Text Editor".
+
+        Launch one by its name (before the dash) or by what it is ("text editor").
+        """
+        apps = await asyncio.to_thread(Applications.load, self.desktop.env)
+        return application_list(apps)
+
     async def list_windows(self) -> list[dict[str, Any]]:
         """List the top-level windows with their id, title, application, pid, rectangle and
         whether each is active."""
@@ -197,14 +207,24 @@ class DesktopTools(Closing):
         return (await self.windows.activate(xid)).model_dump(mode="json")
 
     async def launch_application(self, name: str, timeout: float = 20.0) -> dict[str, Any]:
-        """Start an application by its desktop entry name ("Mousepad", "Text Editor",
-        "gedit") or a command line ("mousepad /tmp/notes.txt"), and wait for its window."""
-        window = await self.windows.launch(name, timeout=timeout)
+        """Start an application by what it is ("text editor", "web browser"), its name from
+        list_applications ("gedit") or a command line ("mousepad /tmp/notes.txt"), and wait
+        for its window.
+
+        A kind starts the user's default application for it first. The result is the
+        window, with `started` (what opened it) and `failed` (what was tried before, and
+        why it opened no window).
+        """
+        launched = await self.windows.launch(name, timeout=timeout)
         # The window manager focuses a new window when it gets to it; the next tool call
         # (window_id omitted = the active window) must find this one active.
-        window = await self.windows.activate(window.xid)
+        window = await self.windows.activate(launched.window.xid)
         await self._settle(None)
-        return window.model_dump(mode="json")
+        return {
+            **window.model_dump(mode="json"),
+            "started": launched.started,
+            "failed": list(launched.failed),
+        }
 
     async def click_control(
         self,

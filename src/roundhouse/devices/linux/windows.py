@@ -8,13 +8,14 @@ window manager none of this exists, and we say so instead of returning an empty 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shlex
-import shutil
+import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,15 +25,9 @@ from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.launcher import Applications, LaunchError, resolve
 
-APPLICATION_DIRS = (
-    Path.home() / ".local/share/applications",
-    Path("/usr/local/share/applications"),
-    Path("/usr/share/applications"),
-)
-# Field codes of the Exec key (Desktop Entry spec): we launch without files or URLs.
-_FIELD_CODES = {"%f", "%F", "%u", "%U", "%i", "%c", "%k", "%d", "%D", "%n", "%N", "%v", "%m"}
-
+log = logging.getLogger(__name__)
 
 _still_running: list[subprocess.Popen[bytes]] = []
 
@@ -42,12 +37,12 @@ class WindowError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class DesktopEntry:
-    id: str  # file name without .desktop, e.g. "org.gnome.gedit"
-    name: str
-    argv: list[str]
-    path: Path
-    generic_name: str = ""  # "Text Editor": what people often call the app
+class Launched:
+    """What launch opened, and what it tried before: the tool's result names both."""
+
+    window: WindowInfo
+    started: str  # the candidate whose window this is: "gedit — Text Editor"
+    failed: tuple[str, ...] = ()  # each tried before, with why: "Broken — Text Editor: ..."
 
 
 class WindowManager:
@@ -162,15 +157,34 @@ class WindowManager:
         await self._wait(lambda: xid not in self._client_list_locked(), timeout)
         return xid not in self._client_list_locked()
 
-    async def launch(self, name_or_command: str, timeout: float = 20.0) -> WindowInfo:
-        """Start an application by .desktop name or command; return its first new window."""
-        argv = resolve_command(name_or_command, self._env)
-        if self._app_command is not None:
-            argv = self._app_command(argv)
+    async def launch(self, request: str, timeout: float = 20.0) -> Launched:
+        """Start what `request` names (launcher.resolve: "text editor", "gedit", a command
+        line) and return its first new window. The candidates are tried in turn: one that
+        exits with an error or opens no window within `timeout` is killed, and the next
+        one tried; when none opens a window, the error says what each did."""
+        try:
+            apps = await asyncio.to_thread(Applications.load, self._env)
+            candidates = resolve(request, apps)
+        except LaunchError as error:
+            raise WindowError(str(error)) from None
+        failed: list[str] = []
+        for candidate in candidates:
+            try:
+                window = await self._start(candidate.argv, timeout)
+            except WindowError as error:
+                log.info("launching %r: %s failed: %s", request, candidate.label, error)
+                failed.append(f"{candidate.label}: {error}")
+                continue
+            return Launched(window, candidate.label, tuple(failed))
+        raise WindowError(f"could not start {request.strip()!r}: " + "; ".join(failed))
+
+    async def _start(self, argv: Sequence[str], timeout: float) -> WindowInfo:
+        """Run `argv` and wait for a new window; kill it if none comes or it fails."""
+        command = self._app_command(list(argv)) if self._app_command else list(argv)
         before = set(self._client_list_locked())
         try:
             child = subprocess.Popen(
-                argv,
+                command,
                 env=self._env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -178,7 +192,7 @@ class WindowManager:
                 start_new_session=True,  # our Ctrl-C must not reach the application
             )
         except OSError as err:
-            raise WindowError(f"cannot start {shlex.join(argv)}: {err}") from err
+            raise WindowError(f"cannot start {shlex.join(command)}: {err}") from err
         self._children.append(child)
         _still_running[:] = [old for old in _still_running if old.poll() is None]
         deadline = time.monotonic() + timeout
@@ -191,12 +205,25 @@ class WindowManager:
                 return (mine or new)[0]
             code = child.poll()
             if code not in (None, 0):
-                raise WindowError(f"{shlex.join(argv)} exited with status {code}")
+                self._forget(child)
+                raise WindowError(f"{shlex.join(command)} exited with status {code}")
             await asyncio.sleep(0.05)
+        running = child.poll() is None
+        self._forget(child)
         raise WindowError(
-            f"{shlex.join(argv)} opened no window within {timeout:g} s "
-            f"(still running: {child.poll() is None})"
+            f"{shlex.join(command)} opened no window within {timeout:g} s"
+            + (" (killed)" if running else "")
         )
+
+    def _forget(self, child: subprocess.Popen[bytes]) -> None:
+        """Kill a failed launch with whatever it started in its session (a terminal's
+        shell, a wrapper script's app), so the next candidate starts on a clean slate."""
+        try:
+            os.killpg(child.pid, signal.SIGKILL)  # start_new_session: its pid is the group
+        except ProcessLookupError:
+            pass  # it and everything it started have ended
+        child.wait()
+        self._children.remove(child)
 
     # --- X plumbing ---
 
@@ -291,80 +318,6 @@ def find_window(windows: Iterable[WindowInfo], title: str) -> WindowInfo:
 def describe(windows: Iterable[WindowInfo]) -> str:
     listed = [f"{w.xid} {w.title!r} ({w.application})" for w in windows]
     return "; ".join(listed) or "none"
-
-
-# --- applications ---
-
-
-def desktop_entries(dirs: Iterable[Path] = APPLICATION_DIRS) -> list[DesktopEntry]:
-    """Launchable applications (Type=Application, not hidden), first directory wins."""
-    entries: dict[str, DesktopEntry] = {}
-    for directory in dirs:
-        if not directory.is_dir():
-            continue
-        for path in sorted(directory.glob("*.desktop")):
-            entry = _read_entry(path)
-            if entry is not None and entry.id not in entries:
-                entries[entry.id] = entry
-    return list(entries.values())
-
-
-def _read_entry(path: Path) -> DesktopEntry | None:
-    values: dict[str, str] = {}
-    in_main = False
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        line = line.strip()
-        if line.startswith("["):
-            in_main = line == "[Desktop Entry]"
-        elif in_main and "=" in line:
-            key, _, value = line.partition("=")
-            values.setdefault(key.strip(), value.strip())
-    if values.get("Type") != "Application" or "Exec" not in values:
-        return None
-    if values.get("Hidden") == "true" or values.get("NoDisplay") == "true":
-        return None
-    try:
-        argv = [arg for arg in shlex.split(values["Exec"]) if arg not in _FIELD_CODES]
-    except ValueError:
-        return None
-    if not argv:
-        return None
-    name = values.get("Name", path.stem)
-    return DesktopEntry(path.stem, name, argv, path, values.get("GenericName", ""))
-
-
-def resolve_command(
-    name_or_command: str,
-    env: Mapping[str, str],
-    entries: Iterable[DesktopEntry] | None = None,
-) -> list[str]:
-    """The argv for an application: its .desktop entry by name ('Mousepad', 'gedit'), id
-    ('org.gnome.gedit') or generic name ('Text Editor'); else a command line
-    ('mousepad /tmp/a.txt'); else an entry whose program has that name."""
-    wanted = name_or_command.strip()
-    if not wanted:
-        raise WindowError("no application given")
-    known = desktop_entries() if entries is None else list(entries)
-    lowered = wanted.lower()
-    for entry in known:
-        stem = entry.id.lower()
-        if lowered in (stem, entry.name.lower()) or stem.endswith("." + lowered):
-            return entry.argv
-    for entry in known:  # "Text Editor": the generic name, when no entry is called that
-        if entry.generic_name.lower() == lowered:
-            return entry.argv
-    argv = shlex.split(wanted)
-    if shutil.which(argv[0], path=env.get("PATH")):
-        return argv
-    for entry in known:  # an executable name: 'gedit' for an entry whose Exec is gedit
-        if Path(entry.argv[0]).name == lowered:
-            return entry.argv
-    names = ", ".join(sorted({entry.name for entry in known})[:40]) or "none"
-    raise WindowError(f"no application or command {wanted!r}; applications: {names}")
 
 
 def _process_name(pid: int | None) -> str:
