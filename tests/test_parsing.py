@@ -69,3 +69,17 @@ def test_pending_needs_a_question() -> None:
         ).question
         == "which?"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('{"a": ' + "9" * 5000 + "}", "too many digits"),  # was ValueError from json.loads
+        ('{"a": ' + "[" * 3000 + "]" * 3000 + "}", "nested too deeply"),  # was RecursionError
+    ],
+)
+def test_json_too_big_to_read_is_an_answer_error_that_says_why(text: str, why: str) -> None:
+    with pytest.raises(AnswerFormatError, match=why):
+        extract_json_object(text)
+    with pytest.raises(InvalidAnswer, match=why):
+        parse(text)

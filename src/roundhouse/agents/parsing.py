@@ -22,20 +22,30 @@ class AnswerFormatError(ValueError):
 
 def extract_json_object(text: str) -> dict[str, Any]:
     candidates = [match.group(1) for match in _FENCE.finditer(text)] + [text]
+    problems: list[str] = []
     for candidate in candidates:
         for span in _balanced_objects(candidate):
-            value = _loads_object(span)
+            value = _loads_object(span, problems)
             if value is not None:
                 return value
     preview = text.strip().replace("\n", " ")[:200]
-    raise AnswerFormatError(f"the answer is not a JSON object: {preview!r}")
+    why = f" ({problems[0]})" if problems else ""
+    raise AnswerFormatError(f"the answer is not a JSON object{why}: {preview!r}")
 
 
-def _loads_object(span: str) -> dict[str, Any] | None:
+def _loads_object(span: str, problems: list[str]) -> dict[str, Any] | None:
+    """The object in span, or None; JSON that is well-formed but cannot be read here is
+    added to `problems`, so the model is told why rather than only that it failed."""
     for attempt in (span, _TRAILING_COMMA.sub(r"\1", span)):
         try:
             value = json.loads(attempt)
         except json.JSONDecodeError:
+            continue
+        except ValueError:  # an integer past Python's int-to-str limit (4300 digits)
+            problems.append("a number in it has too many digits to read")
+            continue
+        except RecursionError:
+            problems.append("it is nested too deeply to read")
             continue
         if isinstance(value, dict):
             return value
