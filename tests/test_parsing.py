@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
-from roundhouse.agents.responses import InvalidAnswer, LinuxAnswer, parse_answer
+from roundhouse.agents.responses import InvalidAnswer, LinuxAnswer, check_control, parse_answer
 from roundhouse.core.states import AgentKind, Status
 
 GOOD = (
@@ -83,3 +83,9 @@ def test_json_too_big_to_read_is_an_answer_error_that_says_why(text: str, why: s
         extract_json_object(text)
     with pytest.raises(InvalidAnswer, match=why):
         parse(text)
+
+
+@pytest.mark.parametrize("label", [float("inf"), float("nan"), "17x", None, [17]])
+def test_a_control_id_that_is_no_integer_goes_back_to_the_model(label: object) -> None:
+    with pytest.raises(InvalidAnswer, match="is not a number"):  # inf was an OverflowError
+        check_control({"id": label, "name": "OK"}, [(17, "OK")])

@@ -140,7 +140,7 @@ def check_control(arguments: dict[str, Any], controls: Collection[tuple[int, str
     names = dict(controls)
     try:
         label = int(arguments["id"])
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite id
         raise InvalidAnswer(f"control id {arguments['id']!r} is not a number") from None
     if label not in names:
         available = ", ".join(f"{k} {v!r}" for k, v in sorted(names.items())[:40]) or "none"
