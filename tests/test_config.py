@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from roundhouse.config import ConfigError, ShellPolicy, load_settings
+from tests.helpers import UNREADABLE_YAML
 
 
 def test_defaults_without_file_env_or_flags(
@@ -76,6 +77,14 @@ def test_a_missing_or_unreadable_file_is_a_clear_error(tmp_path: Path) -> None:
     listed.write_text("- 1\n- 2\n")
     with pytest.raises(ConfigError, match="expected a mapping"):
         load_settings(listed, env={})
+
+
+@pytest.mark.parametrize(("raw", "why"), UNREADABLE_YAML)
+def test_yaml_that_cannot_be_built_is_a_config_error(tmp_path: Path, raw: bytes, why: str) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_bytes(raw)
+    with pytest.raises(ConfigError, match=rf"c\.yaml: cannot read it: .*{why}"):
+        load_settings(config, env={})
 
 
 def test_model_per_agent_falls_back_to_the_default(tmp_path: Path) -> None:

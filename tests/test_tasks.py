@@ -16,7 +16,7 @@ from roundhouse.config import ConfigError
 from roundhouse.suite.batch import BatchOptions, run_batch
 from roundhouse.suite.checks import CheckContext, evaluate
 from roundhouse.suite.tasks import Check, Task, load_suite
-from tests.helpers import shell_answer, write_replay
+from tests.helpers import UNREADABLE_YAML, shell_answer, write_replay
 
 REPO = Path(__file__).parents[1]
 
@@ -37,6 +37,16 @@ def test_a_feasible_task_needs_checks_and_a_safe_id() -> None:
     Task.model_validate({"id": "t", "request": "x", "infeasible": True})
     with pytest.raises(ValueError):
         Task.model_validate({"id": "../etc", "request": "x", "infeasible": True})
+
+
+@pytest.mark.parametrize(("raw", "why"), UNREADABLE_YAML)
+def test_a_task_file_that_cannot_be_built_is_a_config_error(
+    tmp_path: Path, raw: bytes, why: str
+) -> None:
+    task = tmp_path / "t.yaml"
+    task.write_bytes(raw.replace(b"max_step", b"id"))
+    with pytest.raises(ConfigError, match=rf"task file .*t\.yaml: cannot read it: .*{why}"):
+        load_suite(task)
 
 
 def test_placeholders_are_filled_everywhere(tmp_path: Path) -> None:

@@ -157,11 +157,34 @@ def load_settings(
         raise ConfigError(_explain(error, origin)) from None
 
 
-def _read_file(path: Path) -> dict[str, Any]:
+def read_yaml(path: Path, name: str) -> Any:
+    """The YAML document in `path`, or a ConfigError "{name}: cannot read it: why".
+
+    PyYAML raises more than YAMLError on text it cannot construct: ValueError for an
+    impossible date or an integer past 4300 digits, KeyError for `!!bool maybe`,
+    AttributeError for `!!timestamp soon`, RecursionError for nesting a few hundred deep.
+    Each is the file's fault, so each is said as one.
+    """
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as error:
-        raise ConfigError(f"{path}: cannot read it: {error}") from None
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        where = f"byte {error.object[error.start]:#04x} at offset {error.start}"
+        raise ConfigError(f"{name}: cannot read it: it is not UTF-8 text ({where})") from None
+    except OSError as error:
+        raise ConfigError(f"{name}: cannot read it: {error}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{name}: cannot read it: {error}") from None
+    except RecursionError:
+        raise ConfigError(f"{name}: cannot read it: it is nested too deeply") from None
+    except (ValueError, KeyError, AttributeError) as error:
+        why = f"{type(error).__name__}: {error}"
+        raise ConfigError(f"{name}: cannot read it: a value is not valid YAML ({why})") from None
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    data = read_yaml(path, str(path))
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -19,10 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from roundhouse.config import ConfigError
+from roundhouse.config import ConfigError, read_yaml
 
 TASK_SUFFIXES = (".yaml", ".yml", ".json")
 ANSWERS_SUFFIX = ".answers.json"
@@ -160,10 +159,7 @@ class SuiteTask(BaseModel):
 
 
 def load_task(path: Path) -> SuiteTask:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as error:
-        raise ConfigError(f"task file {path}: cannot read it: {error}") from None
+    data = read_yaml(path, f"task file {path}")
     try:
         return SuiteTask(task=Task.model_validate(data), path=path)
     except ValidationError as error:
