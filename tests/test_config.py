@@ -91,3 +91,18 @@ def test_model_per_agent_falls_back_to_the_default(tmp_path: Path) -> None:
     settings = load_settings(env={"ROUNDHOUSE_MODEL_EVAL": "openai:judge"})
     assert settings.model_for("eval") == "openai:judge"
     assert settings.model_for("linux") == "offline"
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"ROUNDHOUSE_OPENAI": "x", "ROUNDHOUSE_OPENAI__TIMEOUT": "3"},
+        {"ROUNDHOUSE_OPENAI__TIMEOUT": "3", "ROUNDHOUSE_OPENAI": "x"},
+        {"ROUNDHOUSE_MAX_STEP": "3", "ROUNDHOUSE_MAX_STEP__X": "1"},  # was a TypeError
+    ],
+)
+def test_a_variable_that_sets_a_key_whole_beside_one_that_sets_a_part_is_refused(
+    env: dict[str, str],
+) -> None:
+    with pytest.raises(ConfigError, match="one sets .* whole, the other a part of it"):
+        load_settings(env=env)

@@ -201,10 +201,22 @@ def _read_env(env: Mapping[str, str]) -> dict[str, Any]:
             continue
         path = name[len(ENV_PREFIX) :].lower().split("__")
         target = values
-        for part in path[:-1]:
+        for depth, part in enumerate(path[:-1], 1):
             target = target.setdefault(part, {})
+            if not isinstance(target, dict):
+                raise _whole_and_parts(name, path[:depth])
+        if isinstance(target.get(path[-1]), dict):
+            raise _whole_and_parts(name, path)
         target[path[-1]] = raw
     return values
+
+
+def _whole_and_parts(name: str, key: list[str]) -> ConfigError:
+    """ROUNDHOUSE_OPENAI=x beside ROUNDHOUSE_OPENAI__TIMEOUT=3: neither can win silently."""
+    return ConfigError(
+        f"environment: {name} clashes with another {ENV_PREFIX}* variable: one sets "
+        f"'{'.'.join(key)}' whole, the other a part of it; keep one of them"
+    )
 
 
 def _check_key(key: str, source: str) -> None:
