@@ -49,6 +49,12 @@ def test_a_task_file_that_cannot_be_built_is_a_config_error(
         load_suite(task)
 
 
+def test_a_pattern_that_does_not_compile_is_refused_when_the_task_loads() -> None:
+    # It loaded, and then re.error ended the batch when the check ran.
+    with pytest.raises(ValueError, match="'\\(' is not a regular expression"):
+        Check.model_validate({"file_matches": {"path": "a", "pattern": "("}})
+
+
 def test_placeholders_are_filled_everywhere(tmp_path: Path) -> None:
     task = Task.model_validate(
         {

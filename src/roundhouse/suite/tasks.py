@@ -15,11 +15,19 @@ why; a feasible task passes only when the round FINISHes and its checks pass.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from roundhouse.config import ConfigError, read_yaml
 
@@ -38,7 +46,16 @@ class PathText(_Strict):
 
 class PathPattern(_Strict):
     path: str
-    pattern: str
+    pattern: str  # a Python regular expression, searched for line by line
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        try:
+            re.compile(pattern)
+        except re.error as error:  # said when the task loads, not when it is checked
+            raise ValueError(f"pattern {pattern!r} is not a regular expression: {error}") from None
+        return pattern
 
 
 class CommandCheck(_Strict):
