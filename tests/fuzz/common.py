@@ -83,13 +83,13 @@ def deep_json(depth: int, kind: str) -> str:
 
 
 @st.composite
-def mutated(draw: st.DrawFn, text: str) -> str:
-    """`text` with a few insertions, deletions and duplications of hostile pieces."""
+def mutated(draw: st.DrawFn, text: str, pieces: list[str] = HOSTILE_PIECES) -> str:
+    """`text` with a few insertions of hostile pieces, deletions and duplications."""
     for _ in range(draw(st.integers(min_value=0, max_value=4))):
         where = draw(st.integers(min_value=0, max_value=len(text)))
         how = draw(st.sampled_from(["insert", "delete", "duplicate", "truncate"]))
         if how == "insert":
-            piece = draw(st.one_of(st.sampled_from(HOSTILE_PIECES), st.text(max_size=8)))
+            piece = draw(st.one_of(st.sampled_from(pieces), st.text(max_size=8)))
             text = text[:where] + piece + text[where:]
         elif how == "delete":
             size = draw(st.integers(min_value=1, max_value=20))
