@@ -99,6 +99,7 @@ def test_model_per_agent_falls_back_to_the_default(tmp_path: Path) -> None:
         {"ROUNDHOUSE_OPENAI": "x", "ROUNDHOUSE_OPENAI__TIMEOUT": "3"},
         {"ROUNDHOUSE_OPENAI__TIMEOUT": "3", "ROUNDHOUSE_OPENAI": "x"},
         {"ROUNDHOUSE_MAX_STEP": "3", "ROUNDHOUSE_MAX_STEP__X": "1"},  # was a TypeError
+        {"ROUNDHOUSE_OPENAI": "x", "ROUNDHOUSE_OPENAI__A__B": "1"},  # was an AttributeError
     ],
 )
 def test_a_variable_that_sets_a_key_whole_beside_one_that_sets_a_part_is_refused(
