@@ -106,10 +106,26 @@ def _mcp_tool(spec: ToolSpec) -> types.Tool:
 
 
 def _mcp_result(result: Result) -> types.CallToolResult:
+    """The result as MCP sends it. Every transport writes it as UTF-8 JSON: one that cannot
+    be written would get no answer, and over stdio end the server's writer for good."""
     if not result.ok:
-        text = result.error or f"tool {result.status.value}"
-        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
-    value = result.result
+        return _mcp_error(result.error or f"tool {result.status.value}")
+    try:
+        reply = _mcp_success(result.result)
+        reply.model_dump_json(by_alias=True, exclude_none=True)  # as the transports will
+    except (TypeError, ValueError) as error:  # json's and pydantic's serialization errors
+        # e.g. a file name that is not UTF-8 (surrogates), an int past 4300 digits, a set
+        return _mcp_error(f"the tool's result cannot be sent as JSON: {error}")
+    return reply
+
+
+def _mcp_error(text: str) -> types.CallToolResult:
+    # A message may quote what cannot be encoded (a file name that is not UTF-8): escape it.
+    sendable = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return types.CallToolResult(content=[types.TextContent(text=sendable)], is_error=True)
+
+
+def _mcp_success(value: Any) -> types.CallToolResult:
     content: list[types.ContentBlock] = []
     if isinstance(value, dict) and isinstance(value.get("png_base64"), str):
         # An inline screenshot is also an image block, which MCP clients can show.
