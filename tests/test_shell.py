@@ -70,6 +70,17 @@ async def test_the_tool_reports_a_timeout_as_a_failure_result(tmp_path: Path) ->
     assert "timed out after 0.3 s" in (result.error or "")
 
 
+@pytest.mark.parametrize("timeout", [float("nan"), -1.0, float("-inf")])
+async def test_a_timeout_that_is_no_duration_is_refused_before_the_command_starts(
+    tmp_path: Path, timeout: float
+) -> None:
+    # It started the command, killed it at once and said "timed out after nan s".
+    tools = ShellTools(Settings(workdir=tmp_path))
+    with pytest.raises(ValueError, match="timeout must be a number of seconds"):
+        await tools.run_shell("touch started", timeout=timeout)
+    assert not (tmp_path / "started").exists()
+
+
 async def test_run_shell_runs_in_the_working_folder_and_a_bad_cwd_fails(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     tools = ShellTools(Settings(workdir=tmp_path))

@@ -155,6 +155,8 @@ class ShellTools:
         cwd defaults to the working folder; timeout (seconds) to the configured one.
         Long output is cut in the middle with a visible marker.
         """
+        if timeout is not None and not timeout >= 0:  # NaN too
+            raise ValueError(f"timeout must be a number of seconds, 0 or more, not {timeout}")
         folder = self.workdir / cwd if cwd else self.workdir
         if not folder.is_dir():
             raise NotADirectoryError(f"cwd {folder} is not a folder")
