@@ -69,7 +69,7 @@ def kill_processes(cmdline: str) -> None:
 # raised something other than ConfigError (out of PyYAML or the decoder): a traceback.
 UNREADABLE_YAML = [
     (b"max_step: \xff\xfe\n", "not UTF-8 text"),  # UnicodeDecodeError
-    (b"max_step: " + b"[" * 3000, "nested too deeply"),  # RecursionError
+    (b"max_step: " + b"[" * 1000, "nested too deeply"),  # RecursionError
     (b"max_step: " + b"9" * 5000, "ValueError"),  # past the 4300-digit limit
     (b"max_step: 2001-13-45\n", "ValueError: month"),  # an impossible date
     (b"max_step: !!bool maybe\n", "KeyError"),

@@ -29,11 +29,12 @@ from roundhouse.core.states import AgentKind, Status
 from tests.fuzz.common import (
     DEEP,
     FUZZ,
+    HUGE,
     HUGE_DIGITS,
     deep_json,
     dumps,
     json_values,
-    mutated,
+    mutate,
     scalars,
 )
 
@@ -45,16 +46,18 @@ CONTROLS = [(1, "OK"), (2, "Cancel"), (17, "File name")]
 def answers(draw: st.DrawFn) -> dict[str, Any]:
     """A step answer near the valid ones: each field right, or replaced by anything."""
 
-    def field(right: st.SearchStrategy[Any]) -> Any:
-        return draw(st.one_of(right, json_values))
+    def field(right: st.SearchStrategy[Any]) -> Any:  # mostly right: the checks behind run
+        return draw(json_values if draw(st.integers(min_value=0, max_value=9)) == 0 else right)
 
-    arguments = st.dictionaries(
-        st.sampled_from(["id", "name", "command", "text", "x"]), scalars, max_size=3
+    control_ids = st.one_of(st.integers(0, 20), st.floats(), st.just(HUGE), scalars)
+    arguments = st.one_of(
+        st.fixed_dictionaries({"id": control_ids, "name": st.sampled_from(["OK", "Cancel", "x"])}),
+        st.dictionaries(st.sampled_from(["id", "name", "command", "text", "x"]), scalars),
     )
     action = {
         "function": field(st.sampled_from([*FUNCTIONS, "", "rm_everything"])),
         "arguments": field(arguments),
-        "status": field(st.sampled_from([*Status, "continue ", "MAYBE"])),
+        "status": field(st.sampled_from([*Status, "continue ", "MAYBE", HUGE])),
     }
     answer = {
         "observation": field(st.text(max_size=20)),
@@ -66,13 +69,17 @@ def answers(draw: st.DrawFn) -> dict[str, Any]:
         "current_subtask": field(st.text(max_size=10)),
         "save_screenshot": field(st.booleans()),
     }
-    dropped = draw(st.sets(st.sampled_from(sorted(answer))))
+    dropped = draw(st.sets(st.sampled_from(sorted(answer)), max_size=2))
     return {key: value for key, value in answer.items() if key not in dropped}
 
 
 @st.composite
-def wrapped(draw: st.DrawFn, body: str) -> str:
-    """`body` as a model may send it: bare, in a code fence, or with prose around it."""
+def answer_texts(draw: st.DrawFn) -> str:
+    """An answer as a model may send it: bare, in a code fence, or with prose around it;
+    now and then mutated."""
+    body = dumps(draw(answers()))
+    if draw(st.booleans()):
+        body = mutate(draw, body)
     prose = st.text(max_size=20)
     fence = draw(st.sampled_from(["", "```", "```json\n", "```JSON"]))
     closing = "```" if fence and draw(st.booleans()) else ""
@@ -80,10 +87,9 @@ def wrapped(draw: st.DrawFn, body: str) -> str:
 
 
 model_texts = st.one_of(
+    answer_texts(),
     st.text(),
     json_values.map(dumps),
-    answers().map(dumps).flatmap(mutated).flatmap(wrapped),
-    answers().map(dumps).flatmap(wrapped),
     st.builds(deep_json, st.integers(1, DEEP), st.sampled_from(["list", "object"])),
 )
 
@@ -134,7 +140,11 @@ def test_any_model_text_is_an_answer_or_the_documented_error(text: str) -> None:
 
 
 @FUZZ
-@given(st.dictionaries(st.sampled_from(["id", "name", "x"]), json_values, max_size=3))
+@given(
+    st.dictionaries(
+        st.sampled_from(["id", "name", "x"]), st.one_of(scalars, json_values), max_size=3
+    )
+)
 def test_any_control_arguments_are_checked_or_refused(arguments: dict[str, Any]) -> None:
     try:
         check_control(arguments, CONTROLS)

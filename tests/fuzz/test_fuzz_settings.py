@@ -12,7 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from roundhouse.config import ENV_PREFIX, ConfigError, Settings, load_settings
-from tests.fuzz.common import DEEP, FUZZ, HUGE_DIGITS, scalars
+from tests.fuzz.common import FUZZ, HUGE_DIGITS, scalars
 from tests.fuzz.yaml_documents import documents, encode, near
 
 numbers = st.one_of(
@@ -94,7 +94,7 @@ def test_any_settings_file_and_environment_load_or_are_a_config_error(tmp_path: 
     @FUZZ
     @given(settings_documents, environments)
     @example(b"max_step: \xff", {})  # not UTF-8: was UnicodeDecodeError
-    @example(encode("openai: " + "[" * DEEP), {})  # was RecursionError
+    @example(encode("openai: " + "[" * 1000), {})  # was RecursionError
     @example(encode("max_step: " + HUGE_DIGITS), {})  # was ValueError
     @example(b"shell_timeout: !!timestamp soon", {})  # was AttributeError
     @example(b"shell_timeout: .nan", {})
