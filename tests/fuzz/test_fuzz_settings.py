@@ -28,6 +28,7 @@ sections = st.fixed_dictionaries(
         "max_retries": numbers,
         "base_url": st.text(max_size=20),
         "settle_timeout": numbers,
+        "unresponsive_timeout": numbers,
         "width": numbers,
         "mode": st.sampled_from(["auto", "virtual", "current", "other"]),
     },
@@ -75,6 +76,7 @@ def timeouts(settings: Settings) -> list[float]:
         settings.openai.timeout,
         settings.openai.retry_budget,
         settings.desktop.settle_timeout,
+        settings.desktop.unresponsive_timeout,
     ]
 
 
