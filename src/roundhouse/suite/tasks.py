@@ -46,7 +46,7 @@ class PathText(_Strict):
 
 class PathPattern(_Strict):
     path: str
-    pattern: str  # a Python regular expression, searched for line by line
+    pattern: str  # a Python regular expression, searched for in the file (re.MULTILINE)
 
     @field_validator("pattern")
     @classmethod
