@@ -1,7 +1,13 @@
 """Apps launched on a virtual desktop end with it: LibreOffice (oosplash re-executes itself
 as soffice.bin) and Chromium (zygotes and renderers whose environment reads empty), and
 nothing of a second desktop running beside it. Three ways to stop: VirtualDesktop.stop,
-`roundhouse desktop stop`, and the end of a `roundhouse run --desktop virtual`."""
+`roundhouse desktop stop`, and the end of a `roundhouse run --desktop virtual`.
+
+An idle app usually exits by itself when its X server goes; a busy one does not notice
+(the issue's LibreOffice was busy). The tests make soffice.bin and Chromium's browser
+process busy for good with SIGSTOP before the desktop stops: without the reaper they, and
+Chromium's helpers waiting on the browser, would run on.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -18,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from tests.desktop.conftest import wait_for_window
+from Xlib.error import ConnectionClosedError, DisplayError, XError
 
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.linux import procfs
@@ -29,7 +37,7 @@ from roundhouse.devices.linux.desktop import (
 )
 from roundhouse.devices.linux.procfs import Proc, ProcessRecord
 from roundhouse.devices.linux.reaper import TAG_ENV
-from roundhouse.devices.linux.windows import WindowManager
+from roundhouse.devices.linux.windows import WindowError, WindowManager, list_windows
 
 pytestmark = pytest.mark.skipif(
     shutil.which("chromium") is None or shutil.which("soffice") is None,
@@ -78,7 +86,23 @@ def kill_leftovers(records: Iterable[ProcessRecord]) -> None:
     """A failed test must not leave its apps running on the machine."""
     for record in records:
         if procfs.alive(record):
-            os.kill(record.pid, 9)
+            os.kill(record.pid, signal.SIGKILL)
+
+
+def freeze(*records: ProcessRecord) -> None:
+    """Make the processes busy for good: they will not notice their X server going."""
+    for record in records:
+        os.kill(record.pid, signal.SIGSTOP)
+    for record in records:
+        deadline = time.monotonic() + 5
+        while (stat := procfs.read_stat(record.pid)) is not None and stat.state != "T":
+            assert time.monotonic() < deadline, f"{record.name} did not stop"
+            time.sleep(0.01)
+
+
+def named(records: Iterable[ProcessRecord], name: str) -> ProcessRecord:
+    [found] = [record for record in records if record.name == name]
+    return found
 
 
 async def open_apps(desktop: Desktop, profile: Path, calc: bool = True) -> list[int]:
@@ -98,6 +122,10 @@ def apps_of(pids: Iterable[int]) -> list[ProcessRecord]:
     return [p.record for p in family(table, pids).values()]
 
 
+def record_of(pid: int) -> ProcessRecord:
+    return procfs.snapshot(TAG_ENV)[pid].record
+
+
 def test_stop_ends_calc_and_chromium_and_spares_another_desktop(tmp_path: Path) -> None:
     settings = DesktopSettings(width=1280, height=800)
     first, second = VirtualDesktop(settings), VirtualDesktop(settings)
@@ -105,7 +133,8 @@ def test_stop_ends_calc_and_chromium_and_spares_another_desktop(tmp_path: Path) 
     theirs: list[ProcessRecord] = []
     try:
         one, two = first.start(), second.start()
-        ours = apps_of(asyncio.run(open_apps(one, tmp_path / "one")))
+        office, browser = asyncio.run(open_apps(one, tmp_path / "one"))
+        ours = apps_of([office, browser])
         # The second desktop runs a Chromium too: the same program, whose processes read
         # untagged, must be told apart by whose X server it talks to.
         theirs = apps_of(asyncio.run(open_apps(two, tmp_path / "two", calc=False)))
@@ -114,6 +143,7 @@ def test_stop_ends_calc_and_chromium_and_spares_another_desktop(tmp_path: Path) 
         assert names(theirs).count("chromium") >= 3, names(theirs)
 
         own = first.state().processes  # Xvfb, the bus, openbox
+        freeze(named(ours, "soffice.bin"), record_of(browser))
         started = time.monotonic()
         first.stop()
         assert time.monotonic() - started < 15
@@ -203,6 +233,7 @@ def test_cli_desktop_stop_ends_what_the_agent_and_the_user_launched(
         apps = [p.record for p in family(table, [*agents, chromium.pid]).values()]
         assert calc.pid is not None and calc.pid in {r.pid for r in apps}
         assert "soffice.bin" in names(apps) and names(apps).count("chromium") >= 3
+        freeze(named(apps, "soffice.bin"), record_of(chromium.pid))
 
         stop = time.monotonic()
         assert f"stopped {display}" in roundhouse(cli_env, "desktop", "stop", display)
@@ -217,46 +248,76 @@ def test_cli_desktop_stop_ends_what_the_agent_and_the_user_launched(
         kill_leftovers(apps)
 
 
-@pytest.mark.parametrize("application", ["LibreOffice Calc", "Chromium"])
+def shown(found: Mapping[int, Proc], program: str, run: int) -> ProcessRecord | None:
+    """The app's process, once its desktop shows a window (the run's desktop is found
+    through openbox's environment, which has its DISPLAY)."""
+    app = next(
+        (
+            p
+            for p in found.values()
+            # Chromium's browser is the run's child; its helpers have the same name.
+            if p.name == program and (program != "chromium" or p.ppid == run)
+        ),
+        None,
+    )
+    openbox = next((p for p in found.values() if p.name == "openbox"), None)
+    if app is None or openbox is None:
+        return None
+    try:
+        environ = Path(f"/proc/{openbox.pid}/environ").read_bytes()
+        display = procfs.environ_value(environ, "DISPLAY")
+        return app.record if display and list_windows(display) else None
+    except (OSError, WindowError, XError, ConnectionClosedError, DisplayError):
+        return None  # the desktop is not up yet, or already going
+
+
+@pytest.mark.parametrize(
+    ("application", "program"), [("LibreOffice Calc", "soffice.bin"), ("Chromium", "chromium")]
+)
 def test_a_run_on_a_virtual_desktop_leaves_nothing(
-    application: str, cli_env: dict[str, str], tmp_path: Path
+    application: str, program: str, cli_env: dict[str, str], tmp_path: Path
 ) -> None:
     # Every process the run starts is its descendant or carries its environment (a
     # marker of this test), until the desktop re-parents it; the test watches both.
     marker = uuid.uuid4().hex
     env = {**cli_env, "RH_TEST_RUN": marker}
-    run = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "roundhouse",
-            "run",
-            f"open {application}",
-            "--desktop",
-            "virtual",
-            "--agent",
-            "host",
-            "--logs",
-            str(tmp_path / "logs"),
-        ],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    with (tmp_path / "run.err").open("wb") as errors:
+        run = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "roundhouse",
+                "run",
+                f"open {application}",
+                "--desktop",
+                "virtual",
+                "--agent",
+                "host",
+                "--logs",
+                str(tmp_path / "logs"),
+            ],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+        )
     seen: dict[ProcessRecord, None] = {}
+    busy: ProcessRecord | None = None
+    busy_while_up = False
     try:
         while run.poll() is None:
             table = procfs.snapshot("RH_TEST_RUN")
             marked = [pid for pid, p in table.items() if p.tag == marker]
-            for p in family(table, [run.pid, *marked]).values():
-                if p.pid != run.pid:
-                    seen.setdefault(p.record)
-            time.sleep(0.1)
-        _, stderr = run.communicate(timeout=5)
-        assert run.returncode in (0, 1), stderr.decode()
-        program = "soffice.bin" if application.startswith("LibreOffice") else "chromium"
-        assert program in names(seen) and "Xvfb" in names(seen), names(seen)
+            found = family(table, [run.pid, *marked])
+            seen.update(dict.fromkeys(p.record for p in found.values() if p.pid != run.pid))
+            if busy is None and (busy := shown(found, program, run.pid)) is not None:
+                freeze(busy)
+                xvfb = named(seen, "Xvfb")
+                busy_while_up = run.poll() is None and procfs.alive(xvfb)
+            time.sleep(0.05)
+        run.wait(timeout=5)
+        assert run.returncode in (0, 1), (tmp_path / "run.err").read_text()
+        assert busy is not None and busy_while_up, names(seen)
         # The run has ended: so has all it started.
         assert_all_gone(seen)
     finally:

@@ -173,6 +173,9 @@ def terminate(
     wait up to `settle` for it to go. Returns the processes that needed SIGKILL."""
     live = [record for record in records if alive(record)]
     _send(live, signal.SIGTERM)
+    # A stopped process (a hung app someone SIGSTOPped, a job suspended with Ctrl-Z) only
+    # sees the SIGTERM once continued, as a shell's `kill` does for its stopped jobs.
+    _send(live, signal.SIGCONT)
     live = _wait_gone(live, grace)
     _send(live, signal.SIGKILL)
     for record in _wait_gone(live, settle):
