@@ -7,8 +7,15 @@ shell, a second desktop side by side, and the process that stops the desktop.
 
 from __future__ import annotations
 
+from roundhouse.devices.linux.desktop import desktop_env
 from roundhouse.devices.linux.procfs import Proc, ProcessRecord, environ_value, parse_stat
-from roundhouse.devices.linux.reaper import Marks, belonging, protected, sessions_led
+from roundhouse.devices.linux.reaper import (
+    TAG_ENV,
+    Marks,
+    belonging,
+    protected,
+    sessions_led,
+)
 
 MINE, OTHER = "tag-of-this-desktop", "tag-of-another-desktop"
 ME = 500  # the process stopping the desktop
@@ -165,3 +172,14 @@ def test_environ_value() -> None:
     assert environ_value(block, "DISPLAY") is None
     # Chromium's helpers: the environment's memory holds its command line now.
     assert environ_value(b"/usr/lib/chromium/chromium --type=renderer", "RH_DESKTOP_TAG") is None
+
+
+def test_a_virtual_desktops_environment_carries_its_own_tag_only() -> None:
+    # Started from a terminal on another desktop: that desktop's tag is not passed on.
+    inherited = {"PATH": "/usr/bin", TAG_ENV: OTHER}
+    virtual = desktop_env(":3", None, inherited, runtime_dir="/tmp/rt", tag=MINE)
+    assert virtual[TAG_ENV] == MINE
+    # A desktop from an old state file has no tag: its apps get none.
+    assert TAG_ENV not in desktop_env(":3", None, inherited, runtime_dir="/tmp/rt")
+    # The current display: a task batch started on its desktop launches apps there.
+    assert desktop_env(":3", None, inherited)[TAG_ENV] == OTHER

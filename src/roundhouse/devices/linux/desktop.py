@@ -165,8 +165,8 @@ def desktop_env(
     A virtual desktop (`runtime_dir` given) has its own XDG_RUNTIME_DIR: the AT-SPI bus
     launcher puts its socket there, so desktops (and the user's session) never share or
     delete each other's; and in-memory settings (no dconf-service, no dconf warnings). On
-    the user's own desktop, apps keep the user's settings. `tag` marks every process
-    started with this environment as the desktop's, to be ended when it stops.
+    the user's own desktop, apps keep the user's settings. A virtual desktop's `tag` marks
+    every process started with this environment as the desktop's, to end when it stops.
     """
     env = dict(os.environ if base is None else base)
     env["DISPLAY"] = display
@@ -175,11 +175,13 @@ def desktop_env(
     if runtime_dir is not None:
         env["XDG_RUNTIME_DIR"] = runtime_dir
         env["GSETTINGS_BACKEND"] = "memory"
-    # Set or cleared: a process that started us with another desktop's tag (say, a
-    # terminal on that desktop) must not pass it on to the apps of this one.
-    env.pop(TAG_ENV, None)
-    if tag is not None:
-        env[TAG_ENV] = tag
+        # Set or cleared: a process that started us with another desktop's tag (say, a
+        # terminal on that desktop) must not pass it on to the apps of this one.
+        env.pop(TAG_ENV, None)
+        if tag is not None:
+            env[TAG_ENV] = tag
+    # On the current display a tag stays: it came with DISPLAY from whoever started us on
+    # that virtual desktop (batch runs each task so), and what we launch there is its too.
     # A Wayland session around us must not pull toolkits away from this X display.
     for name in ("WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "NO_AT_BRIDGE", "GTK_A11Y", "AT_SPI_BUS"):
         env.pop(name, None)
