@@ -109,11 +109,16 @@ async def open_apps(desktop: Desktop, profile: Path, calc: bool = True) -> list[
     """Launch Calc (optionally) and Chromium as launch_application does; wait for their
     windows; return the pids started."""
     with WindowManager(desktop.display, desktop.env, desktop.app_command) as windows:
-        if calc:
-            await windows.launch(calc_command(profile), timeout=90)
-            wait_for_window(desktop, title=CALC_TITLE, timeout=90)
-        await windows.launch("chromium about:blank", timeout=90)
-        wait_for_window(desktop, title="Chromium", timeout=90)
+        try:
+            if calc:
+                await windows.launch(calc_command(profile), timeout=90)
+                wait_for_window(desktop, title=CALC_TITLE, timeout=90)
+            await windows.launch("chromium about:blank", timeout=90)
+            wait_for_window(desktop, title="Chromium", timeout=90)
+        except BaseException:
+            # Not left to the code under test: the apps and all they forked, by pid.
+            kill_leftovers(apps_of(child.pid for child in windows.launched()))
+            raise
         return [child.pid for child in windows.launched()]
 
 
@@ -242,10 +247,12 @@ def test_cli_desktop_stop_ends_what_the_agent_and_the_user_launched(
         assert_all_gone(apps)
         assert_all_gone(state.processes)
     finally:
-        if chromium is not None and chromium.poll() is None:
-            chromium.kill()
+        # Not left to the code under test: what the agent launched carries the tag.
+        table = procfs.snapshot(TAG_ENV)
+        kill_leftovers([*apps, *(p.record for p in table.values() if p.tag == state.tag)])
+        if chromium is not None:
+            kill_leftovers(apps_of([chromium.pid]))
             chromium.wait()
-        kill_leftovers(apps)
 
 
 def shown(found: Mapping[int, Proc], program: str, run: int) -> ProcessRecord | None:
