@@ -15,6 +15,7 @@ from roundhouse.devices.linux.reaper import (
     belonging,
     protected,
     sessions_led,
+    x_client_pids,
 )
 
 MINE, OTHER = "tag-of-this-desktop", "tag-of-another-desktop"
@@ -183,3 +184,9 @@ def test_a_virtual_desktops_environment_carries_its_own_tag_only() -> None:
     assert TAG_ENV not in desktop_env(":3", None, inherited, runtime_dir="/tmp/rt")
     # The current display: a task batch started on its desktop launches apps there.
     assert desktop_env(":3", None, inherited)[TAG_ENV] == OTHER
+
+
+def test_a_display_without_a_server_names_no_clients() -> None:
+    # No connection is tried (python-xlib would leave its sockets open: a ResourceWarning,
+    # an error under this suite's warning filter).
+    assert x_client_pids(":4093") == frozenset()

@@ -24,7 +24,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import signal
+import socket
 import threading
 import time
 import uuid
@@ -139,6 +141,9 @@ def x_client_pids(display: str) -> frozenset[int]:
 
 
 def _query_client_pids(display: str) -> frozenset[int]:
+    if not _answers(display):
+        log.info("X server %s is gone: no clients to ask about", display)
+        return frozenset()
     try:
         connection = xdisplay.Display(display)
     except (xerror.DisplayError, OSError) as error:
@@ -161,6 +166,24 @@ def _query_client_pids(display: str) -> frozenset[int]:
     finally:
         with contextlib.suppress(xerror.ConnectionClosedError, OSError):
             connection.close()
+
+
+def _answers(display: str) -> bool:
+    """Whether a local X server listens on the display's socket. Asked before python-xlib
+    is: when it cannot connect it leaves its sockets open (a ResourceWarning), and a
+    SIGKILLed Xvfb leaves its socket file behind, so the file's existence says nothing."""
+    match = re.fullmatch(r"(?:unix)?:(\d+)(?:\.\d+)?", display)
+    if match is None:
+        return True  # not a local display: let python-xlib try
+    path = f"/tmp/.X11-unix/X{match[1]}"
+    for address in (path, "\0" + path):  # the file, else Linux's abstract socket
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(address)
+                return True
+            except OSError:
+                continue
+    return False
 
 
 # ---------------------------------------------------------------- signalling
