@@ -7,12 +7,19 @@ shell, a second desktop side by side, and the process that stops the desktop.
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
+from roundhouse.devices.linux import procfs, reaper
 from roundhouse.devices.linux.desktop import desktop_env
 from roundhouse.devices.linux.procfs import Proc, ProcessRecord, environ_value, parse_stat
 from roundhouse.devices.linux.reaper import (
     TAG_ENV,
+    DesktopReaper,
     Marks,
     belonging,
+    new_tag,
     protected,
     sessions_led,
     x_client_pids,
@@ -190,3 +197,24 @@ def test_a_display_without_a_server_names_no_clients() -> None:
     # No connection is tried (python-xlib would leave its sockets open: a ResourceWarning,
     # an error under this suite's warning filter).
     assert x_client_pids(":4093") == frozenset()
+
+
+def test_the_x_server_is_asked_only_while_the_desktops_own_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Once the desktop's Xvfb is gone, its display number may be another desktop's.
+    asked: list[str] = []
+
+    def clients(display: str) -> frozenset[int]:
+        asked.append(display)
+        return frozenset()
+
+    monkeypatch.setattr(reaper, "x_client_pids", clients)
+    gone = ProcessRecord("Xvfb", 10**7, 1)  # beyond any pid_max
+    assert DesktopReaper(new_tag(), ":3", gone, []).end_apps() == []
+    assert asked == []
+    start = procfs.start_time(os.getpid())
+    assert start is not None
+    running = ProcessRecord("Xvfb", os.getpid(), start)  # any live process stands in
+    assert DesktopReaper(new_tag(), ":3", running, []).end_apps() == []
+    assert asked == [":3"]

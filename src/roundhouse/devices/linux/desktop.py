@@ -601,7 +601,8 @@ def stop_desktop_processes(
             services.setdefault(record.pid, record)
     spawned_pids = {record.pid for record in spawned}
     services = {pid: record for pid, record in services.items() if pid not in spawned_pids}
-    reaper = DesktopReaper(tag, display, [*spawned, *services.values()])
+    server = next((record for record in spawned if record.name == "Xvfb"), None)
+    reaper = DesktopReaper(tag, display, server, [*spawned, *services.values()])
     reaper.end_apps()
     _stop_processes(list(services.values()))
     _stop_processes(list(reversed(spawned)))

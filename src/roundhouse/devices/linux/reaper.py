@@ -242,18 +242,35 @@ class DesktopReaper:
     `end_leftovers` takes what was started in between.
     """
 
-    def __init__(self, tag: str | None, display: str, own: Sequence[ProcessRecord]) -> None:
+    def __init__(
+        self,
+        tag: str | None,
+        display: str,
+        server: ProcessRecord | None,
+        own: Sequence[ProcessRecord],
+    ) -> None:
+        """`server` is the desktop's Xvfb: its clients are asked for only while it runs."""
         self.tag = tag
         self.display = display
+        self.server = server
         self.own = frozenset(own)
         self._own_pids = {record.pid for record in own}
         self._sessions: frozenset[int] = frozenset()
 
     def end_apps(self) -> list[ProcessRecord]:
-        return self._passes(x_client_pids(self.display))
+        return self._passes(self._x_clients())
 
     def end_leftovers(self) -> list[ProcessRecord]:
         return self._passes(frozenset())
+
+    def _x_clients(self) -> frozenset[int]:
+        """The clients of the desktop's X server. Once our Xvfb is gone its display number
+        may already be another desktop's (a stale state file, a killed Xvfb): that
+        desktop's clients are not ours. While ours runs, no other server can take it."""
+        if self.server is None or not alive(self.server):
+            return frozenset()
+        clients = x_client_pids(self.display)
+        return clients if alive(self.server) else frozenset()
 
     def _passes(self, x_clients: frozenset[int]) -> list[ProcessRecord]:
         ended: list[ProcessRecord] = []
