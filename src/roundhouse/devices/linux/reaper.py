@@ -8,7 +8,8 @@ when any of these holds:
 - its environment has the desktop's tag (TAG_ENV, unique per desktop start), which
   every process started with the desktop's environment inherits;
 - it is a client of the desktop's X server (the X-Resource extension names the pid of
-  every local client): this is how Chromium, whose environment reads empty, is found;
+  every local client), asked while the desktop's own Xvfb runs: this is how Chromium,
+  whose environment reads empty, is found;
 - it is one of the desktop's own processes (Xvfb, the buses, the window manager, the
   services the buses started);
 - its parent is the desktop's, or it is in a session whose leader is the desktop's
