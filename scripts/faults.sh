@@ -17,6 +17,7 @@ faults=(
   "application hangs (SIGSTOP, then SIGCONT)|tests/gui/test_gui_rounds.py -k hung_application"
   "accessibility bus dies (launcher, bus, registry)|tests/desktop/test_a11y_bus.py"
   "display dies (SIGKILL Xvfb)|tests/gui/test_gui_rounds.py -k display_that_dies"
+  "busy apps when their desktop stops (SIGSTOP)|tests/desktop/test_reaper.py"
   "model endpoint: 429 storm, 5xx, reset, endless body|tests/models/test_openai_client.py tests/test_openai_rounds.py -k storm or reset or never_ends or broken_bodies or past_max_retries or malformed"
   "disk fills while logging (tmpfs)|tests/test_disk_full.py"
   "random kills ($RH_RANDOM_KILLS sessions), then resume|tests/test_random_kills.py"

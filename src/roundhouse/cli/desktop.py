@@ -122,7 +122,8 @@ def stop(
     display: Annotated[str | None, typer.Argument(help="Which desktop, e.g. :3")] = None,
     stop_all: Annotated[bool, typer.Option("--all", help="Stop every started desktop")] = False,
 ) -> None:
-    """Stop a desktop started with `roundhouse desktop start` (only its own processes)."""
+    """Stop a desktop started with `roundhouse desktop start`, and every app that ran on it
+    (with what they forked); nothing of another desktop, nor the user's own programs."""
     states = detached_states()
     if stop_all:
         chosen = states

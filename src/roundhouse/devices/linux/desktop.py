@@ -3,9 +3,12 @@
 A virtual desktop is Xvfb (it picks a free display number itself through -displayfd, so
 several desktops run side by side), a private D-Bus session bus, the AT-SPI bus (activated
 on that session bus) and openbox, without which windows cannot be listed or focused.
-It stops only the processes it started, by pid: the ones it spawned, and the services its
-own buses activated (at-spi-bus-launcher, its bus, at-spi2-registryd, dconf-service), which
-get re-parented and are found over D-Bus and by their DBUS_STARTER_ADDRESS.
+When it stops, it first ends the apps that ran on it, and whatever they forked (see
+reaper.py: by the tag in their environment, as clients of its X server, as their
+descendants and session members); then its own processes, by pid: the ones it spawned, and
+the services its own buses activated (at-spi-bus-launcher, its bus, at-spi2-registryd,
+dconf-service), which get re-parented and are found over D-Bus and by their
+DBUS_STARTER_ADDRESS.
 
 `roundhouse desktop start` detaches: the pids go to a state file so that `stop` and `status`
 work from another process.
@@ -21,7 +24,6 @@ import logging
 import os
 import select
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -38,6 +40,9 @@ from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-igno
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.config import DesktopSettings
+from roundhouse.devices.linux import procfs
+from roundhouse.devices.linux.procfs import ProcessRecord, alive
+from roundhouse.devices.linux.reaper import TAG_ENV, DesktopReaper, new_tag, terminate
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +51,6 @@ APT_PACKAGES = (
     "xvfb xauth x11-utils dbus dbus-x11 at-spi2-core libatk-adaptor libatk-bridge2.0-0 openbox"
 )
 START_TIMEOUT = 10.0  # seconds; a cold first Xvfb start takes ~1 s on these machines
-STOP_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 DBUS_TIMEOUT = 5.0
 
 T = TypeVar("T")
@@ -154,13 +158,15 @@ def desktop_env(
     bus_address: str | None,
     base: Mapping[str, str] | None = None,
     runtime_dir: str | None = None,
+    tag: str | None = None,
 ) -> dict[str, str]:
     """The environment for processes on a desktop: X11 only, accessibility switched on.
 
     A virtual desktop (`runtime_dir` given) has its own XDG_RUNTIME_DIR: the AT-SPI bus
     launcher puts its socket there, so desktops (and the user's session) never share or
     delete each other's; and in-memory settings (no dconf-service, no dconf warnings). On
-    the user's own desktop, apps keep the user's settings.
+    the user's own desktop, apps keep the user's settings. A virtual desktop's `tag` marks
+    every process started with this environment as the desktop's, to end when it stops.
     """
     env = dict(os.environ if base is None else base)
     env["DISPLAY"] = display
@@ -169,6 +175,13 @@ def desktop_env(
     if runtime_dir is not None:
         env["XDG_RUNTIME_DIR"] = runtime_dir
         env["GSETTINGS_BACKEND"] = "memory"
+        # Set or cleared: a process that started us with another desktop's tag (say, a
+        # terminal on that desktop) must not pass it on to the apps of this one.
+        env.pop(TAG_ENV, None)
+        if tag is not None:
+            env[TAG_ENV] = tag
+    # On the current display a tag stays: it came with DISPLAY from whoever started us on
+    # that virtual desktop (batch runs each task so), and what we launch there is its too.
     # A Wayland session around us must not pull toolkits away from this X display.
     for name in ("WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "NO_AT_BRIDGE", "GTK_A11Y", "AT_SPI_BUS"):
         env.pop(name, None)
@@ -180,35 +193,14 @@ def desktop_env(
 # ---------------------------------------------------------------- processes
 
 
-@dataclass(frozen=True)
-class ProcessRecord:
-    """A process we own. `start` (clock ticks after boot) guards against a recycled pid."""
-
-    name: str
-    pid: int
-    start: int
-
-
-def _proc_start(pid: int) -> int | None:
-    """The start time of a live (non-zombie) process, or None."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat[stat.rindex(")") + 2 :].split()
-    if fields[0] in ("Z", "X"):  # a zombie nobody reaped (PID 1 in a container may not)
-        return None
-    return int(fields[19])
-
-
 def process_alive(pid: int) -> bool:
     """Whether the process runs (a zombie does not)."""
-    return _proc_start(pid) is not None
+    return procfs.start_time(pid) is not None
 
 
 def process_age(pid: int) -> float | None:
     """Seconds since the process started; None when it is not running."""
-    start = _proc_start(pid)
+    start = procfs.start_time(pid)
     if start is None:
         return None
     uptime = float(Path("/proc/uptime").read_text().split()[0])
@@ -216,35 +208,14 @@ def process_age(pid: int) -> float | None:
 
 
 def _record(name: str, pid: int) -> ProcessRecord | None:
-    start = _proc_start(pid)
+    start = procfs.start_time(pid)
     return None if start is None else ProcessRecord(name, pid, start)
-
-
-def _alive(record: ProcessRecord) -> bool:
-    return _proc_start(record.pid) == record.start
 
 
 def _stop_processes(records: Sequence[ProcessRecord]) -> None:
     """SIGTERM each (still ours) process, wait, then SIGKILL what is left."""
-    live = [record for record in records if _alive(record)]
-    for record in live:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(record.pid, signal.SIGTERM)
-    deadline = time.monotonic() + STOP_GRACE
-    while live and time.monotonic() < deadline:
-        for record in live:
-            # Reap our own children; re-parented ones are reaped by init.
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(record.pid, os.WNOHANG)
-        live = [record for record in live if _alive(record)]
-        if live:
-            time.sleep(0.01)
-    for record in live:
-        log.warning("%s (pid %d) ignored SIGTERM; killing it", record.name, record.pid)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(record.pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(record.pid, 0)
+    for record in terminate(records):
+        log.warning("%s (pid %d) ignored SIGTERM; killed it", record.name, record.pid)
 
 
 def _activated_by(addresses: Sequence[str]) -> list[ProcessRecord]:
@@ -436,6 +407,7 @@ class DesktopState:
     a11y_address: str | None
     runtime_dir: str
     processes: list[ProcessRecord]
+    tag: str | None = None  # None in the state files of desktops started before tags
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
@@ -457,6 +429,8 @@ class VirtualDesktop:
         self._runtime_dir: str | None = None
         self._a11y_address: str | None = None
         self._bus_address: str | None = None
+        self._display: str | None = None
+        self._tag: str | None = None
         self.desktop: Desktop | None = None
 
     def __enter__(self) -> Desktop:
@@ -476,13 +450,16 @@ class VirtualDesktop:
     def _start(self) -> Desktop:
         width, height = self.settings.width, self.settings.height
         self._runtime_dir = tempfile.mkdtemp(prefix="roundhouse-desktop-")
+        # Everything of this desktop carries its tag, Xvfb too: a desktop started from an
+        # app of another desktop must not look like one of that desktop's processes.
+        self._tag = tag = new_tag()
         number = self._spawn_reading(
             "Xvfb",
             ["Xvfb", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"],
             "-displayfd",
-            os.environ,
+            {**os.environ, TAG_ENV: tag},
         )
-        display = f":{number}"
+        self._display = display = f":{number}"
         bus = f"unix:path={os.path.join(self._runtime_dir, 'bus')}"
         # Services the bus activates (the AT-SPI launcher) inherit this environment: they
         # must see this display, this bus and this runtime directory, not the caller's.
@@ -490,9 +467,9 @@ class VirtualDesktop:
             "dbus-daemon",
             ["dbus-daemon", "--session", "--nofork", f"--address={bus}"],
             "--print-address=",
-            desktop_env(display, bus, runtime_dir=self._runtime_dir),
+            desktop_env(display, bus, runtime_dir=self._runtime_dir, tag=tag),
         )
-        env = desktop_env(display, self._bus_address, runtime_dir=self._runtime_dir)
+        env = desktop_env(display, self._bus_address, runtime_dir=self._runtime_dir, tag=tag)
         self._spawn("openbox", ["openbox", "--sm-disable"], env)
         # The AT-SPI bus comes up while openbox starts.
         try:
@@ -559,6 +536,7 @@ class VirtualDesktop:
             a11y_address=self._a11y_address,
             runtime_dir=self._runtime_dir,
             processes=list(self._records),
+            tag=self._tag,
         )
 
     def detach(self) -> DesktopState:
@@ -570,15 +548,22 @@ class VirtualDesktop:
         self._children.clear()
         self._records.clear()
         self._bus_address = self._a11y_address = self._runtime_dir = None
+        self._display = self._tag = None
         self.desktop = None
         return state
 
     def stop(self) -> None:
-        if self._bus_address is not None:
+        """End the apps that ran on the desktop, and what they forked; then the desktop."""
+        if self._display is not None:
             stop_desktop_processes(
-                self._records, self._bus_address, self._a11y_address, self._runtime_dir
+                self._records,
+                self._bus_address,
+                self._a11y_address,
+                self._runtime_dir,
+                display=self._display,
+                tag=self._tag,
             )
-        else:
+        else:  # Xvfb never named its display: nothing can have run on it
             _stop_processes(list(reversed(self._records)))
         for process in self._children:
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -589,27 +574,39 @@ class VirtualDesktop:
             shutil.rmtree(self._runtime_dir, ignore_errors=True)
             self._runtime_dir = None
         self._bus_address = self._a11y_address = None  # a second stop() does nothing
+        self._display = self._tag = None
         self.desktop = None
 
 
 def stop_desktop_processes(
     spawned: Sequence[ProcessRecord],
-    bus_address: str,
+    bus_address: str | None,
     a11y_address: str | None,
     runtime_dir: str | None,
+    *,
+    display: str,
+    tag: str | None,
 ) -> None:
-    """Stop the services our buses activated, then what we spawned (newest first)."""
+    """End the desktop's apps (and what they forked) while its X server still runs; then
+    the services our buses activated, what we spawned (newest first), and last whatever
+    was started in between."""
     services: dict[int, ProcessRecord] = {}
-    for name, pid in _run_async(lambda: _service_pids(bus_address, a11y_address)).items():
-        record = _record(name, pid)
-        if record is not None and pid != os.getpid():
-            services[pid] = record
-    addresses = [bus_address] + ([a11y_address] if a11y_address else [])
-    for record in _activated_by(addresses):
-        services.setdefault(record.pid, record)
+    if bus_address is not None:
+        for name, pid in _run_async(lambda: _service_pids(bus_address, a11y_address)).items():
+            record = _record(name, pid)
+            if record is not None and pid != os.getpid():
+                services[pid] = record
+        addresses = [bus_address] + ([a11y_address] if a11y_address else [])
+        for record in _activated_by(addresses):
+            services.setdefault(record.pid, record)
     spawned_pids = {record.pid for record in spawned}
-    _stop_processes([record for pid, record in services.items() if pid not in spawned_pids])
+    services = {pid: record for pid, record in services.items() if pid not in spawned_pids}
+    server = next((record for record in spawned if record.name == "Xvfb"), None)
+    reaper = DesktopReaper(tag, display, server, [*spawned, *services.values()])
+    reaper.end_apps()
+    _stop_processes(list(services.values()))
     _stop_processes(list(reversed(spawned)))
+    reaper.end_leftovers()
     if runtime_dir is not None:
         shutil.rmtree(runtime_dir, ignore_errors=True)
 
@@ -696,17 +693,24 @@ def detached_states() -> list[tuple[Path, DesktopState]]:
 
 
 def state_alive(state: DesktopState) -> bool:
-    return any(_alive(record) for record in state.processes if record.name == "Xvfb")
+    return any(alive(record) for record in state.processes if record.name == "Xvfb")
 
 
 def stop_detached(state: DesktopState, path: Path) -> None:
     stop_desktop_processes(
-        state.processes, state.bus_address, state.a11y_address, state.runtime_dir
+        state.processes,
+        state.bus_address,
+        state.a11y_address,
+        state.runtime_dir,
+        display=state.display,
+        tag=state.tag,
     )
     path.unlink(missing_ok=True)
 
 
 def detached_desktop(state: DesktopState) -> Desktop:
     """The Desktop of a detached virtual desktop, to run commands on it."""
-    env = desktop_env(state.display, state.bus_address, runtime_dir=state.runtime_dir)
+    env = desktop_env(
+        state.display, state.bus_address, runtime_dir=state.runtime_dir, tag=state.tag
+    )
     return Desktop(state.display, env, state.width, state.height, virtual=True)
