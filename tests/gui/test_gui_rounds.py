@@ -507,3 +507,13 @@ async def test_a_document_that_gives_orders_cannot_make_them_run_unasked(
     ]
     assert [s.action.function for s in skipped] == ["press_keys", "run_shell"]
     assert outcome.state in (RoundState.FINISH, RoundState.FAIL)
+
+
+async def test_opening_two_applications_and_nothing_else_finishes(gui_session: GuiSession) -> None:
+    # "open X" alone hands the AppAgent nothing to do but see the window open: FINISH.
+    async with gui_session(model="offline") as session:
+        outcome = await session.run_round(f"open {QT_COMMAND}, then open gedit")
+        [listed] = await session.services.dispatcher.execute([Command(tool_name="list_windows")])
+    assert outcome.state is RoundState.FINISH, outcome.result
+    titles = [w["title"] for w in listed.result]
+    assert "Roundhouse Qt test" in titles and any("gedit" in t for t in titles)

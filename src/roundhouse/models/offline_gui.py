@@ -164,6 +164,10 @@ def parse_request(request: str) -> tuple[list[Op], list[str]]:
     return ops, unknown
 
 
+# The subtask of "open X" alone: nothing to do in the window but to see it open.
+NOTHING_MORE = "nothing more: the window is open"
+
+
 @dataclass(frozen=True)
 class Group:
     application: str | None  # None: act in the window that is active now
@@ -171,7 +175,7 @@ class Group:
 
     @property
     def subtask(self) -> str:
-        return ", ".join(op.phrase for op in self.ops) or "nothing more: the window is open"
+        return ", ".join(op.phrase for op in self.ops) or NOTHING_MORE
 
 
 def group_by_application(ops: list[Op]) -> list[Group]:
@@ -292,7 +296,7 @@ Decision = dict[str, Any] | Done | Failed
 
 
 def plan_app(obs: AppObservation) -> dict[str, Any]:
-    ops, unknown = parse_request(obs.subtask)
+    ops, unknown = ([], []) if obs.subtask == NOTHING_MORE else parse_request(obs.subtask)
     if unknown:
         return fail(
             f"I do not understand {unknown[0]!r}.",
