@@ -1,6 +1,7 @@
 """A small Qt 6 window for the desktop tests: a line edit, a button that changes a label, a
 check box, and a list longer than its view (rows scrolled out of sight must not count as
-visible controls). Run with the desktop's environment so that Qt exposes it over AT-SPI."""
+visible controls); with --buttons N, a tight grid of N small buttons below (dense marks).
+Run with the desktop's environment so that Qt exposes it over AT-SPI."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QComboBox,
+    QGridLayout,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -27,6 +29,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=LIST_ROWS, help="rows in the list")
     parser.add_argument("--scroll-to", type=int, default=0, help="show this row (1-based)")
+    parser.add_argument("--buttons", type=int, default=0, help="a grid of this many buttons")
     options, qt_args = parser.parse_known_args()
     app = QApplication([sys.argv[0], *qt_args])
     window = QWidget()
@@ -55,6 +58,12 @@ def main() -> int:
         rows.scrollToItem(rows.item(options.scroll_to - 1), QListWidget.PositionAtTop)
     for widget in (edit, button, label, check, combo, rows):
         layout.addWidget(widget)
+    if options.buttons:
+        grid = QGridLayout()
+        grid.setSpacing(2)
+        for number in range(options.buttons):
+            grid.addWidget(QPushButton(f"B{number + 1}"), number // 8, number % 8)
+        layout.addLayout(grid)
     window.resize(400, 360)
     window.show()
     return app.exec()

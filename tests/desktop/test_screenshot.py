@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from PIL import Image, ImageChops
+from PIL import Image, ImageChops, ImageColor
 from tests.desktop.conftest import (
     QT_APP_TITLE,
     Launcher,
@@ -16,15 +16,19 @@ from tests.desktop.conftest import (
     wait_until,
 )
 
-from roundhouse.devices.contract import Control, Rect
+from roundhouse.devices.contract import Control, ControlList, Rect
 from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.marks import cover
 from roundhouse.devices.linux.screenshot import (
     Screen,
     annotate,
     capture_desktop_png,
     capture_window_png,
+    colour_of,
+    layout_marks,
 )
 from roundhouse.devices.linux.settle import wait_quiet
+from roundhouse.devices.linux.tools import DesktopTools
 from roundhouse.devices.linux.windows import WindowManager
 
 ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))
@@ -83,20 +87,30 @@ def test_annotation_boxes_only_the_controls(
     left, top = window.rect.left, window.rect.top
     box = Rect(left=left + 20, top=top + 30, right=left + 140, bottom=top + 70)
     control = Control(label=7, id="n1", role="push button", name="Press me", rect=box)
+    unnumbered = control.model_copy(update={"label": 0, "rect": _moved(box, 200)})
 
-    # One grab, marked and not: only the box's pixels differ (in image coordinates).
+    # One grab, marked and not: only the box's and its label's pixels differ (in image
+    # coordinates); the label is outside the box, just above it.
     plain, _ = screen.window(window.xid, window.rect)
-    marked = annotate(plain, [control], origin=(left, top))
+    marked = annotate(plain, [control, unnumbered], origin=(left, top))
+    [mark] = layout_marks([control, unnumbered], plain.size, (left, top))
+    assert (mark.box.left, mark.box.top, mark.box.right, mark.box.bottom) == (20, 30, 140, 70)
+    assert mark.label.bottom == 30 and mark.label.left == 20
     changed = ImageChops.difference(plain, marked).getbbox()
     assert changed is not None
-    assert changed[0] >= 20 and changed[1] >= 30 and changed[2] <= 140 and changed[3] <= 70
+    assert changed[0] >= 20 and changed[1] >= mark.label.top
+    assert changed[2] <= 140 and changed[3] <= 70
 
     # The PNG of the tool carries the box too: its outline in the label's colour.
     shot = _decode(capture_window_png(screen, window.xid, window.rect, [control]).png)
     assert shot.getpixel((100, 30)) == marked.getpixel((100, 30)) != plain.getpixel((100, 30))
 
 
-def test_annotate_draws_the_label_number() -> None:
+def _moved(rect: Rect, dx: int) -> Rect:
+    return Rect(left=rect.left + dx, top=rect.top, right=rect.right + dx, bottom=rect.bottom)
+
+
+def test_annotate_puts_each_number_outside_its_box() -> None:
     image = Image.new("RGB", (200, 100), "white")
     one = Control(
         label=1,
@@ -113,12 +127,43 @@ def test_annotate_draws_the_label_number() -> None:
         rect=Rect(left=100, top=10, right=190, bottom=60),
     )
     marked = annotate(image, [one, two])
-    # Two boxes of different colours, each with a filled tag holding its number.
-    first = marked.crop((10, 10, 90, 60))
-    second = marked.crop((100, 10, 190, 60))
-    assert _colours(first) > 2 and _colours(second) > 2
+    # Two boxes of different colours; inside them only their outlines (the control's own
+    # text stays readable); each number on a filled tag just below its box.
     assert marked.getpixel((50, 10)) != marked.getpixel((150, 10))
+    assert _colours(marked.crop((12, 12, 88, 58))) == 1
+    assert _colours(marked.crop((102, 12, 188, 58))) == 1
+    marks = layout_marks([one, two], image.size)
+    assert [(m.label.left, m.label.top) for m in marks] == [(10, 60), (100, 60)]
+    for mark in marks:
+        tag = marked.crop((mark.label.left, mark.label.top, mark.label.right, mark.label.bottom))
+        assert _colours(tag) > 2  # its fill, white digits and their anti-aliasing
+        assert tag.getpixel((0, 0)) == ImageColor.getrgb(colour_of(mark.control))
     assert marked.getpixel((95, 50)) == (255, 255, 255)  # between the boxes: untouched
+
+
+async def test_dense_controls_get_labels_clear_of_each_other_and_of_the_controls(
+    tools: DesktopTools,
+) -> None:
+    """The Qt window with 48 more buttons 2 px apart and a list of 14 px rows: in the
+    tool's real annotated render, no label overlaps another or hides more than 10% of any
+    control, and every label is drawn where the layout put it."""
+    window = await tools.launch_application(" ".join([*qt_app_argv(), "--buttons", "48"]))
+    listed = ControlList.model_validate(await tools.get_controls(window["xid"]))
+    assert len(listed.controls) >= 60
+    info = tools.windows.get(window["xid"])
+    origin = (info.rect.left, info.rect.top)
+    shot = capture_window_png(tools.screen, info.xid, info.rect, listed.controls)
+    image = _decode(shot.png)
+    marks = layout_marks(listed.controls, image.size, origin)
+    assert [m.control for m in marks] == listed.controls  # every control is in the window
+    for mark in marks:
+        assert image.getpixel((mark.label.left, mark.label.top)) == ImageColor.getrgb(
+            colour_of(mark.control)
+        )
+        for other in marks:
+            if other is not mark:
+                assert not mark.label.overlap(other.label), (mark.text, other.text)
+            assert cover(mark.label, other.box) <= 0.10, (mark.text, other.text)
 
 
 def test_screenshot_command_writes_an_annotated_window_png(

@@ -24,9 +24,11 @@ from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import composite  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Control, Rect
+from roundhouse.devices.linux.marks import Box, place_labels
 
 PNG_LEVEL = 1
 _FONT_FILE = "DejaVuSans-Bold.ttf"
+_FONT_SIZE = 14  # a two-digit tag is 23x14 pixels: as tall as a dense list's row
 # Distinct, readable on light and dark UIs; cycled by label so neighbours differ.
 _COLOURS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#008080", "#9a6324"]
 
@@ -144,33 +146,83 @@ def capture_window_png(
     return Screenshot(encode_png(image), width, height, rect, method)
 
 
+@dataclass(frozen=True)
+class Mark:
+    """One numbered control as drawn: its box and its label, in image pixels."""
+
+    control: Control
+    box: Box
+    label: Box
+    text: str
+
+
+def layout_marks(
+    controls: Sequence[Control], size: tuple[int, int], origin: tuple[int, int] = (0, 0)
+) -> list[Mark]:
+    """Where the boxes and labels of `controls` go on an image of `size` whose top-left
+    corner is at `origin` on the screen. Only numbered controls in the image get a mark."""
+    shown = [
+        (control, box)
+        for control in controls
+        if control.label > 0  # what the model cannot name by a number gets no box
+        and (box := _in_image(control.rect, origin, size)) is not None
+    ]
+    texts = [str(control.label) for control, _ in shown]
+    sizes = [_tag_size(text) for text in texts]
+    labels = place_labels([box for _, box in shown], sizes, size)
+    return [
+        Mark(control, box, label, text)
+        for (control, box), label, text in zip(shown, labels, texts, strict=True)
+    ]
+
+
 def annotate(
     image: Image.Image, controls: Sequence[Control], origin: tuple[int, int] = (0, 0)
 ) -> Image.Image:
-    """A copy of `image` with each control boxed and labelled with its number.
+    """A copy of `image` with each numbered control boxed and labelled with its number.
 
     Control rectangles are screen coordinates; `origin` is where the image's top-left
-    corner is on the screen.
+    corner is on the screen. Labels go outside their boxes, clear of one another (marks.py).
     """
     marked = image.copy()
     draw = ImageDraw.Draw(marked)
-    font = _font(14)
-    ox, oy = origin
-    for control in controls:
-        colour = _COLOURS[control.label % len(_COLOURS)]
-        r = control.rect
-        box = (r.left - ox, r.top - oy, r.right - ox - 1, r.bottom - oy - 1)
-        if box[2] < box[0] or box[3] < box[1]:
-            continue
-        draw.rectangle(box, outline=colour, width=2)
-        text = str(control.label)
-        left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
-        tag_w, tag_h = right - left + 6, bottom - top + 4
-        # The tag sits inside the box's top-left corner so it stays within the image.
-        tx, ty = max(box[0], 0), max(box[1], 0)
-        draw.rectangle((tx, ty, tx + tag_w, ty + tag_h), fill=colour)
-        draw.text((tx + 3 - left, ty + 2 - top), text, fill="white", font=font)
+    font = _font(_FONT_SIZE)
+    marks = layout_marks(controls, marked.size, origin)
+    for mark in marks:
+        box = mark.box
+        outline = colour_of(mark.control)
+        draw.rectangle((box.left, box.top, box.right - 1, box.bottom - 1), outline=outline, width=2)
+    # Tags after every box, so that no box is drawn across a number.
+    for mark in marks:
+        tag = mark.label
+        draw.rectangle(
+            (tag.left, tag.top, tag.right - 1, tag.bottom - 1), fill=colour_of(mark.control)
+        )
+        left, top, _, _ = font.getbbox(mark.text)
+        draw.text((tag.left + 2 - left, tag.top + 2 - top), mark.text, "white", font)
     return marked
+
+
+def colour_of(control: Control) -> str:
+    return _COLOURS[control.label % len(_COLOURS)]
+
+
+def _tag_size(text: str) -> tuple[int, int]:
+    """The filled tag around a number: its ink plus 2 pixels each side."""
+    left, top, right, bottom = _font(_FONT_SIZE).getbbox(text)
+    return int(right - left) + 4, int(bottom - top) + 4
+
+
+def _in_image(rect: Rect, origin: tuple[int, int], size: tuple[int, int]) -> Box | None:
+    """The rectangle in image pixels, clipped to the image; None when none of it is there."""
+    ox, oy = origin
+    box = Box(
+        max(rect.left - ox, 0),
+        max(rect.top - oy, 0),
+        min(rect.right - ox, size[0]),
+        min(rect.bottom - oy, size[1]),
+    )
+    return box if box.width > 0 and box.height > 0 else None
 
 
 _fonts: dict[int, ImageFont.FreeTypeFont] = {}
