@@ -64,6 +64,10 @@ class DesktopSettings(_Section):
     # Seconds an AppAgent waits for an application that stopped answering before its
     # subtask fails with that reason (the host then decides).
     unresponsive_timeout: float = Field(default=10.0, ge=0)
+    # Seconds an action that showed no effect yet is watched for a late one (gedit's file
+    # dialog opens ~0.3 s after the click, the screen still meanwhile) before its result
+    # says "no visible effect".
+    effect_grace: float = Field(default=0.6, ge=0)
 
 
 class Settings(_Section):

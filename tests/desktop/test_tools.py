@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import base64
 import io
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PIL import Image, ImageChops
-from tests.desktop.conftest import QT_APP_TITLE, qt_app_argv, wait_until_async
+from tests.desktop.conftest import QT_APP_TITLE, gedit_argv, qt_app_argv, wait_until_async
 
 from roundhouse.devices.base import Command, Result, ToolRegistry
 from roundhouse.devices.contract import UiNode
@@ -140,13 +142,58 @@ async def test_set_text_and_type_text_reach_the_control(tools: DesktopTools) -> 
     field = control(await ok(registry, "get_controls"), "Your name")
     assert tools.tree is not None
 
-    await ok(registry, "set_text", label=field["label"], text="Zoë €")
+    done = await ok(registry, "set_text", label=field["label"], text="Zoë €")
     assert await tools.tree.get_text(field["id"]) == "Zoë €"
+    # The result says so, as read back from the control.
+    assert done["effect"] == "confirmed"
+    assert done["seen"].startswith("'Your name' (text) now holds 'Zoë €' (contains the typed")
 
-    await ok(registry, "type_text", control_id=field["id"], text=" naïve")
+    done = await ok(registry, "type_text", control_id=field["id"], text=" naïve")
+    assert done["effect"] == "confirmed" and "now holds 'Zoë € naïve'" in done["seen"]
     await ok(registry, "press_keys", keys="End")
     await ok(registry, "type_text", text="!")
     assert await tools.tree.get_text(field["id"]) == "Zoë € naïve!"
+
+
+async def test_a_click_names_what_it_changed(tools: DesktopTools) -> None:
+    registry = desktop_registry(tools)
+    await start_qt(registry)
+    controls = await ok(registry, "get_controls")
+
+    pressed = await ok(registry, "click_control", label=control(controls, "Press me")["label"])
+    assert pressed["effect"] == "confirmed"
+    assert "'Not pressed yet' (label) now reads 'Pressed 1 times'" in pressed["seen"]
+
+    checked = await ok(registry, "click_control", label=control(controls, "Remember me")["label"])
+    assert checked["effect"] == "confirmed"
+    assert checked["seen"].startswith("'Remember me' (check box) is now checked")
+
+
+async def test_a_key_that_does_nothing_has_no_visible_effect(tools: DesktopTools) -> None:
+    registry = desktop_registry(tools)
+    await start_qt(registry)
+    done = await ok(registry, "press_keys", keys="F13")  # bound to nothing in the Qt app
+    assert done["effect"] == "not seen" and done["seen"] == "no visible effect"
+
+
+async def test_a_click_that_opens_a_dialog_names_it(tools: DesktopTools) -> None:
+    if shutil.which("gedit") is None:
+        pytest.skip("gedit is installed by `make system-deps`")
+    registry = desktop_registry(tools)
+    await ok(registry, "launch_application", name=" ".join(gedit_argv()))
+    before = {w["xid"] for w in await ok(registry, "list_windows")}
+    open_button = control(await ok(registry, "get_controls"), "Open")
+
+    done = await ok(registry, "click_control", label=open_button["label"])
+    [dialog] = [w for w in await ok(registry, "list_windows") if w["xid"] not in before]
+    assert done["effect"] == "confirmed"
+    assert done["seen"].startswith(f"new window {dialog['title']!r} opened (active)")
+
+    closed = await ok(registry, "press_keys", keys="Escape")
+    assert f"window {dialog['title']!r} closed" in closed["seen"]
+    save_as = await ok(registry, "press_keys", keys="ctrl+shift+s")
+    [dialog] = [w for w in await ok(registry, "list_windows") if w["xid"] not in before]
+    assert save_as["seen"].startswith(f"new window {dialog['title']!r} opened (active)")
 
 
 async def test_unknown_window_and_control_name_what_exists(tools: DesktopTools) -> None:

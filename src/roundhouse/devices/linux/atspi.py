@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from dbus_fast.aio import MessageBus
@@ -55,6 +56,7 @@ from roundhouse.devices.linux.atspi_tree import (
     needs_rect,
     select_controls,
     ui_tree_json,
+    walk,
 )
 from roundhouse.devices.linux.desktop import Desktop
 
@@ -66,10 +68,21 @@ __all__ = [
     "AtspiTimeout",
     "Frame",
     "NodeGone",
+    "TextRead",
     "TreeLimits",
     "WindowGone",
     "ui_tree_json",
 ]
+
+
+@dataclass(frozen=True)
+class TextRead:
+    """A stretch of a node's text: `text` starts at `start` of `length` characters."""
+
+    text: str
+    start: int
+    length: int
+    caret: int
 
 
 def no_tree_note(window: WindowInfo, bus_restarted: bool = False) -> str:
@@ -222,6 +235,31 @@ class AtspiClient(Closing):
             truncated_reason=reason,
         )
 
+    async def showing_nodes(
+        self, window: WindowInfo, limits: TreeLimits
+    ) -> tuple[list[UiNode], bool] | None:
+        """Every showing node of the window, flat, with role, name and states only (no
+        details: cheap enough to read before and after each action), and whether all were
+        read within `limits`. None when the application exposes no tree."""
+        await self._connected()
+        deadline = time.monotonic() + limits.time_limit
+        frame = await self.find_frame(window)
+        if frame is None:
+            return None
+        structure = await read_structure(
+            self.bus,
+            frame.node,
+            frame.cache,
+            limits,
+            lambda node: node.showing,
+            deadline,
+            descriptions=False,
+            in_view_only=True,
+        )
+        tree = build_tree(structure.nodes, structure.root)
+        nodes = [node for node in walk(tree) if "showing" in node.states]
+        return nodes, structure.truncated_reason is None
+
     async def describe(self, node_id: str) -> UiNode:
         """One node with its rectangle, actions and text (no children)."""
         ref = parse_node_id(node_id)
@@ -267,6 +305,21 @@ class AtspiClient(Closing):
             raise NodeGone(f"control {node_id} has no text or no longer exists") from error
         (text,) = await self._on_node(ref, TEXT, "GetText", "ii", [0, int(count)])
         return str(text)
+
+    async def read_text(self, node_id: str, limit: int) -> TextRead:
+        """At most `limit` characters of the node's text: all of it, or the stretch around
+        its caret (a long document is not sent whole over the bus to check one line)."""
+        ref = parse_node_id(node_id)
+        bus = await self._connected()
+        try:
+            count = int(await bus.get_property(ref, TEXT, "CharacterCount"))
+            caret = int(await bus.get_property(ref, TEXT, "CaretOffset"))
+        except NodeGone as error:
+            raise NodeGone(f"control {node_id} has no text or no longer exists") from error
+        start = 0 if count <= limit else max(0, min(caret - limit // 2, count - limit))
+        end = min(count, start + limit)
+        (text,) = await self._on_node(ref, TEXT, "GetText", "ii", [start, end])
+        return TextRead(text=str(text), start=start, length=count, caret=caret)
 
     async def grab_focus(self, node_id: str) -> bool:
         (done,) = await self._on_node(parse_node_id(node_id), COMPONENT, "GrabFocus")

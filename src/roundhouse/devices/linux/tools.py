@@ -24,6 +24,7 @@ import base64
 import contextlib
 import functools
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -48,6 +49,8 @@ from roundhouse.devices.linux.atspi import (
     ui_tree_json,
 )
 from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.effects import Effect, Look, effect_of
+from roundhouse.devices.linux.effects_read import TEXT_LIMIT, TextOf, look
 from roundhouse.devices.linux.input import Button, XInput
 from roundhouse.devices.linux.launcher import Applications, application_list
 from roundhouse.devices.linux.screenshot import (
@@ -240,18 +243,22 @@ class DesktopTools(Closing):
         uses the control's own accessibility action when it has one (works even when the
         control is covered); otherwise the centre is clicked.
         """
+        window = self._window(window_id)
         control = await self._control(label, control_id, window_id)
         action = _click_action(control) if button == "left" and not double else None
-        before = frame(self.screen)
         method = "click"
-        if action is not None and self.tree is not None:
-            if await self.tree.do_action(control.id, action):
-                method = f"action:{action}"
-        if method == "click":
-            x, y = control.rect.center
-            self.xinput.click(x, y, button, 2 if double else 1)
-        settled = await self._settle(before)
-        return {"control": _brief(control), "method": method, **_settled(settled)}
+
+        async def act() -> None:
+            nonlocal method
+            if action is not None and self.tree is not None:
+                if await self.tree.do_action(control.id, action):
+                    method = f"action:{action}"
+            if method == "click":
+                x, y = control.rect.center
+                await asyncio.to_thread(self.xinput.click, x, y, button, 2 if double else 1)
+
+        done = await self._observed(act, window, target=control)
+        return {"control": _brief(control), "method": method, **done}
 
     async def click_coordinates(
         self, x: int, y: int, button: Button = "left", double: bool = False
@@ -272,33 +279,44 @@ class DesktopTools(Closing):
         Name the control by label or control_id. Controls that do not support it say so:
         use type_text for them.
         """
+        window = self._window(window_id)
         control = await self._control(label, control_id, window_id)
-        if self.tree is None:
+        tree = self.tree
+        if tree is None:
             raise ToolError("no accessibility bus on this desktop; use type_text")
-        before = frame(self.screen)
-        try:
-            done = await self.tree.set_text(control.id, text)
-        except AtspiError as error:
-            message = f"{_brief(control)} is not editable here ({error}); use type_text"
-            raise ToolError(message) from error
-        if not done:
-            raise ToolError(f"{_brief(control)} refused the text; use type_text")
-        return {"control": _brief(control), **_settled(await self._settle(before))}
+
+        async def act() -> None:
+            try:
+                done = await tree.set_text(control.id, text)
+            except AtspiError as error:
+                message = f"{_brief(control)} is not editable here ({error}); use type_text"
+                raise ToolError(message) from error
+            if not done:
+                raise ToolError(f"{_brief(control)} refused the text; use type_text")
+
+        done = await self._observed(act, window, target=control, typed=text)
+        return {"control": _brief(control), **done}
 
     async def type_text(
         self, text: str, label: int | None = None, control_id: str | None = None
     ) -> dict[str, Any]:
         """Type text with the keyboard (any Unicode; "\\n" is Enter) into the focused
         control, or into the control named, which is clicked first."""
+        control: Control | None = None
         if label is not None or control_id is not None:
             control = await self._control(label, control_id, None)
-            self.xinput.click(*control.rect.center)
-        return await self._act(lambda: self.xinput.type_text(text))
+
+        async def act() -> None:
+            if control is not None:
+                await asyncio.to_thread(self.xinput.click, *control.rect.center)
+            await asyncio.to_thread(self.xinput.type_text, text)
+
+        return await self._observed(act, None, target=control, typed=text)
 
     async def press_keys(self, keys: str) -> dict[str, Any]:
         """Press a key or key combination ("Return", "ctrl+s", "alt+F4", "ctrl+shift+t");
         several, separated by spaces, are pressed in turn."""
-        return await self._act(lambda: self.xinput.press_keys(keys))
+        return await self._act(lambda: self.xinput.press_keys(keys), focused_text=True)
 
     async def scroll(
         self, x: int, y: int, direction: Direction = "down", amount: int = 3
@@ -322,8 +340,7 @@ class DesktopTools(Closing):
         """Wait (up to 60 s) for something slow to happen, then for the screen to settle."""
         if not 0 <= seconds <= 60:
             raise ToolError("seconds must be between 0 and 60")
-        await asyncio.sleep(seconds)
-        return _settled(await self._settle(None))
+        return await self._observed(lambda: asyncio.sleep(seconds), None, settle_from_start=False)
 
     # ------------------------------------------------------------ helpers
 
@@ -386,12 +403,88 @@ class DesktopTools(Closing):
         if not (0 <= x < width and 0 <= y < height):
             raise ToolError(f"({x}, {y}) is outside the {width}x{height} screen")
 
-    async def _act(self, action: Callable[[], None]) -> dict[str, Any]:
-        before = frame(self.screen)
+    async def _act(self, action: Callable[[], None], focused_text: bool = False) -> dict[str, Any]:
         # Typing a long text or dragging takes a while: keep the event loop (an MCP server's
         # other requests) running meanwhile. XInput serialises its calls on its own lock.
-        await asyncio.to_thread(action)
-        return _settled(await self._settle(before))
+        return await self._observed(
+            lambda: asyncio.to_thread(action), None, focused_text=focused_text
+        )
+
+    async def _observed(
+        self,
+        act: Callable[[], Awaitable[object]],
+        window: WindowInfo | None,
+        *,
+        target: Control | None = None,
+        typed: str | None = None,
+        focused_text: bool = False,
+        settle_from_start: bool = True,
+    ) -> dict[str, Any]:
+        """Run `act` in `window` (default: the active one), wait for the screen to settle,
+        and say what came of it, read from the window list and the accessibility tree
+        (effects.py): the result's "effect" is "confirmed" or "not seen", "seen" says what.
+
+        With `typed`, the text was meant for `target` (else for the focused control);
+        `focused_text` also compares the focused control's text (keys may edit it).
+        """
+        text_of = None
+        if target is not None and typed is not None:
+            text_of = TextOf.of(target.id, target.role, target.name)
+        wants_text = focused_text or (typed is not None and text_of is None)
+        before = await look(
+            self.windows, self.tree, window, text_of=text_of, focused_text=wants_text
+        )
+        pixels = frame(self.screen) if settle_from_start else None
+        await act()
+        settled = await self._settle(pixels)
+        if before.text is not None:
+            text_of = TextOf.seen(before.text)  # the same control after, even if focus moved
+
+        async def look_after() -> Effect:
+            after = await look(
+                self.windows,
+                self.tree,
+                self._window_after(before),
+                text_of=text_of,
+                focused_text=wants_text,
+                text_limit=max(TEXT_LIMIT, len(typed or "") + 200),
+            )
+            return effect_of(before, after, typed=typed, target=target.id if target else None)
+
+        effect = await look_after()
+        if not effect.seen:
+            started = time.monotonic()
+            if await self._changes_late():
+                later = await self._settle(None)
+                waited = (time.monotonic() - started) * 1000
+                settled = Settled(settled.elapsed_ms + waited, True, later.timed_out)
+                effect = await look_after()
+        return {**effect.as_result(), **_settled(settled)}
+
+    async def _changes_late(self) -> bool:
+        """Whether the windows or the screen change within desktop.effect_grace seconds."""
+        pixels = frame(self.screen)
+        windows = _window_states(self.windows.list_windows())
+        deadline = time.monotonic() + self.settings.desktop.effect_grace
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            if frame(self.screen) != pixels:
+                return True
+            if _window_states(self.windows.list_windows()) != windows:
+                return True
+        return False
+
+    def _window_after(self, before: Look) -> WindowInfo | None:
+        """The window to read after an action: the one read before, unless the action
+        made another active (a dialog that opened, a window that closed)."""
+        active = self.windows.active_window()
+        was_active = next((w.xid for w in before.windows if w.active), None)
+        if before.window is None or (active is not None and active.xid != was_active):
+            return active
+        try:
+            return self.windows.get(before.window)
+        except WindowError:
+            return active
 
     def _settle(self, before: bytes | None) -> Awaitable[Settled]:
         return wait_quiet(
@@ -433,6 +526,10 @@ def _list_controls(listed: ControlList) -> str:
     shown = [_brief(control) for control in listed.controls[:_MAX_LISTED]]
     more = len(listed.controls) - len(shown)
     return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
+def _window_states(windows: Iterable[WindowInfo]) -> set[tuple[int, str, bool]]:
+    return {(window.xid, window.title, window.active) for window in windows}
 
 
 def _settled(settled: Settled) -> dict[str, Any]:

@@ -1,0 +1,109 @@
+"""Reading a Look (effects.py) off the desktop: the window list, and through AT-SPI the
+showing nodes of one window and the text of one control.
+
+It runs twice for every action, so it is bounded: a node and time limit on the tree, a
+stretch of text around the caret. What cannot be read (no bus, an application that does
+not answer, a control gone) is left out of the look and logged; the action still stands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, replace
+
+from roundhouse.devices.contract import WindowInfo
+from roundhouse.devices.linux.atspi import AtspiClient, AtspiError, TreeLimits
+from roundhouse.devices.linux.effects import Look, NodeSeen, TextSeen
+from roundhouse.devices.linux.windows import WindowManager
+
+log = logging.getLogger(__name__)
+
+# A look must not slow every action down: what a window shows past these is not compared.
+LOOK_LIMITS = TreeLimits(max_nodes=2000, time_limit=1.0)
+# Finding the window's frame is outside those limits: a hung application would hold each
+# look for the bus's whole call timeout. Past this, the look goes without the tree.
+LOOK_TIMEOUT = 1.5
+TEXT_LIMIT = 2000  # characters of a control's text read, around its caret
+_SECRET_ROLES = frozenset({"password text"})
+
+
+@dataclass(frozen=True)
+class TextOf:
+    """The control whose text a look reads."""
+
+    node: str
+    control: str  # how a line names it: "'Your name' (text)"
+    secret: bool = False
+
+    @classmethod
+    def seen(cls, text: TextSeen) -> TextOf:
+        return cls(text.node, text.control, text.secret)
+
+    @classmethod
+    def of(cls, node: str, role: str, name: str) -> TextOf:
+        return cls(node, NodeSeen(role, name).brief(), role in _SECRET_ROLES)
+
+
+async def look(
+    windows: WindowManager,
+    tree: AtspiClient | None,
+    window: WindowInfo | None,
+    *,
+    text_of: TextOf | None = None,
+    focused_text: bool = False,
+    text_limit: int = TEXT_LIMIT,
+) -> Look:
+    """The windows; the showing nodes of `window` (default: the active one); and the text
+    of `text_of`, or with `focused_text` of the focused control when it is editable."""
+    listed = tuple(windows.list_windows())
+    if window is None:
+        window = next((w for w in listed if w.active), None)
+    if window is None or tree is None:
+        return Look(listed, window.xid if window else None)
+    seen = Look(listed, window.xid, *await _nodes(tree, window))
+    focused = seen.focused
+    if text_of is None and focused_text and seen.nodes is not None and focused is not None:
+        node = seen.nodes[focused]
+        if "editable" in node.states:
+            text_of = TextOf.of(focused, node.role, node.name)
+    if text_of is None:
+        return seen
+    return replace(seen, text=await _text(tree, text_of, text_limit))
+
+
+async def _nodes(tree: AtspiClient, window: WindowInfo) -> tuple[dict[str, NodeSeen] | None, bool]:
+    try:
+        async with asyncio.timeout(LOOK_TIMEOUT):
+            read = await tree.showing_nodes(window, LOOK_LIMITS)
+    except TimeoutError:
+        log.info("effect: the controls of %r took over %g s", window.title, LOOK_TIMEOUT)
+        return None, False
+    except AtspiError as error:
+        log.info("effect: the controls of %r could not be read: %s", window.title, error)
+        return None, False
+    if read is None:
+        return None, False  # no tree: only the window list can show an effect
+    nodes, complete = read
+    seen = {node.id: NodeSeen(node.role, node.name, frozenset(node.states)) for node in nodes}
+    return seen, complete
+
+
+async def _text(tree: AtspiClient, text_of: TextOf, limit: int) -> TextSeen | None:
+    try:
+        async with asyncio.timeout(LOOK_TIMEOUT):
+            read = await tree.read_text(text_of.node, limit)
+    except TimeoutError:
+        log.info("effect: the text of %s took over %g s", text_of.control, LOOK_TIMEOUT)
+        return None
+    except AtspiError as error:
+        log.info("effect: the text of %s could not be read: %s", text_of.control, error)
+        return None
+    return TextSeen(
+        node=text_of.node,
+        control=text_of.control,
+        text=read.text,
+        start=read.start,
+        length=read.length,
+        secret=text_of.secret,
+    )

@@ -1,0 +1,139 @@
+"""What an action did, judged from two looks (pure)."""
+
+from __future__ import annotations
+
+from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.effects import (
+    Look,
+    NodeSeen,
+    TextSeen,
+    contains,
+    effect_of,
+    excerpt,
+)
+
+RECT = Rect(left=0, top=0, right=400, bottom=300)
+MAIN = WindowInfo(
+    xid=1, title="Roundhouse Qt test", application="qt", pid=7, rect=RECT, active=True
+)
+FIELD = NodeSeen("text", "Your name", frozenset({"editable", "focused"}))
+BUTTON = NodeSeen("push button", "Press me", frozenset({"enabled"}))
+CHECK = NodeSeen("check box", "Remember me", frozenset({"enabled"}))
+STATUS = NodeSeen("label", "Not pressed yet")
+
+
+def window_look(**nodes: NodeSeen) -> Look:
+    return Look(windows=(MAIN,), window=MAIN.xid, nodes=nodes)
+
+
+def field_text(text: str) -> TextSeen:
+    return TextSeen(node="field", control="'Your name' (text)", text=text)
+
+
+NODES = {"field": FIELD, "button": BUTTON, "check": CHECK, "status": STATUS}
+BEFORE = window_look(**NODES)
+
+
+def test_a_text_that_holds_what_was_typed_is_confirmed() -> None:
+    before = Look(BEFORE.windows, BEFORE.window, BEFORE.nodes, text=field_text(""))
+    after = Look(BEFORE.windows, BEFORE.window, BEFORE.nodes, text=field_text("Zoë €"))
+    effect = effect_of(before, after, typed="Zoë €", target="field")
+    assert effect.as_result() == {
+        "effect": "confirmed",
+        "seen": "'Your name' (text) now holds 'Zoë €' (contains the typed text)",
+    }
+    # Enter in a one-line field leaves no line break: the text still counts as typed.
+    assert effect_of(before, after, typed="Zoë €\n").confirmed
+
+
+def test_a_text_without_what_was_typed_is_not_seen_and_says_what_it_holds() -> None:
+    after = Look(BEFORE.windows, BEFORE.window, BEFORE.nodes, text=field_text("Zo"))
+    effect = effect_of(BEFORE, after, typed="Zoë")
+    assert not effect.confirmed
+    assert effect.seen == ("'Your name' (text) now holds 'Zo', without the typed 'Zoë'",)
+    # A text that held it already but did not change: the typing did nothing.
+    banana = Look(BEFORE.windows, BEFORE.window, BEFORE.nodes, text=field_text("banana"))
+    assert effect_of(banana, banana, typed="an").as_result() == {
+        "effect": "not seen",
+        "seen": "'Your name' (text) still holds 'banana' (unchanged)",
+    }
+    assert effect_of(banana, banana, typed="banana").confirmed  # set_text to what it was
+    cleared = Look(BEFORE.windows, BEFORE.window, BEFORE.nodes, text=field_text(""))
+    assert effect_of(banana, cleared, typed="").as_result() == {
+        "effect": "confirmed",
+        "seen": "'Your name' (text) is now empty",
+    }
+    unreadable = effect_of(BEFORE, BEFORE, typed="Zoë")  # no text could be read after
+    assert unreadable.as_result() == {
+        "effect": "not seen",
+        "seen": "the text could not be read back (see the screenshot)",
+    }
+
+
+def test_a_long_text_is_cut_around_what_was_typed_and_a_password_never_shown() -> None:
+    long = TextSeen("doc", "the text", "x" * 500 + "NEEDLE" + "y" * 500, start=1000, length=5000)
+    shown = excerpt(long, "NEEDLE")
+    assert "NEEDLE" in shown and shown.startswith("…'") and shown.endswith("… (5000 characters)")
+    assert len(shown) < 120
+    secret = TextSeen("pw", "'Password' (password text)", "•••••", secret=True)
+    assert excerpt(secret) == "5 characters (hidden)"
+    assert contains(secret, "hunter") is False and contains(secret, "abc")
+
+
+def test_a_click_names_the_state_it_changed_and_the_label_that_changed() -> None:
+    checked = NodeSeen("check box", "Remember me", frozenset({"enabled", "checked", "focused"}))
+    after = window_look(
+        field=NodeSeen("text", "Your name"),
+        button=BUTTON,
+        check=checked,
+        status=NodeSeen("label", "Pressed 1 times"),
+    )
+    effect = effect_of(BEFORE, after, target="check")
+    assert effect.confirmed
+    assert effect.seen == (
+        "'Remember me' (check box) is now checked",
+        "focus moved to 'Remember me' (check box)",
+        "'Not pressed yet' (label) now reads 'Pressed 1 times'",
+    )
+
+
+def test_nothing_changed_is_no_visible_effect() -> None:
+    effect = effect_of(BEFORE, BEFORE, target="button")
+    assert effect.as_result() == {"effect": "not seen", "seen": "no visible effect"}
+    no_tree = Look(windows=(MAIN,), window=MAIN.xid)  # no bus, or the app did not answer
+    assert effect_of(no_tree, no_tree).as_result() == {
+        "effect": "not seen",
+        "seen": "no visible effect in the window list "
+        "(the controls could not be read: see the screenshot)",
+    }
+
+
+def test_a_dialog_that_opens_is_named_with_where_the_focus_is() -> None:
+    dialog = WindowInfo(
+        xid=2, title="Open Files", application="gedit", pid=7, rect=RECT, active=True
+    )
+    main = MAIN.model_copy(update={"active": False})
+    files = NodeSeen("table", "Files", frozenset({"focused"}))
+    after = Look(windows=(main, dialog), window=dialog.xid, nodes={"files": files})
+    effect = effect_of(BEFORE, after)
+    assert effect.confirmed
+    assert effect.seen == ("new window 'Open Files' opened (active)", "focus is on 'Files' (table)")
+    # And closing it: the window that closed, the one active again.
+    back = effect_of(after, BEFORE)
+    assert back.seen[:2] == (
+        "window 'Open Files' closed",
+        "'Roundhouse Qt test' is now the active window",
+    )
+
+
+def test_a_title_change_and_many_changes_stay_short() -> None:
+    saved = MAIN.model_copy(update={"title": "notes.txt - gedit"})
+    rows = {f"row{n}": NodeSeen("list item", f"Row {n}") for n in range(20)}
+    after = Look(windows=(saved,), window=MAIN.xid, nodes={**NODES, **rows})
+    effect = effect_of(BEFORE, after)
+    assert effect.seen[0] == "window title now 'notes.txt - gedit'"
+    assert effect.seen[1].startswith("appeared: 'Row 0' (list item), 'Row 1' (list item)")
+    assert effect.seen[1].endswith("and 17 more")
+    # Rows read only in part (a limit) are not counted as appeared.
+    partial = Look(after.windows, after.window, after.nodes, complete=False)
+    assert effect_of(BEFORE, partial).seen == ("window title now 'notes.txt - gedit'",)
