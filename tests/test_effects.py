@@ -1,7 +1,8 @@
-"""What an action did, judged from two looks (pure)."""
+"""What an action did, judged from two looks (pure), and how it reaches the next prompt."""
 
 from __future__ import annotations
 
+from roundhouse.agents.prompting import describe_step
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.effects import (
     Look,
@@ -11,6 +12,7 @@ from roundhouse.devices.linux.effects import (
     effect_of,
     excerpt,
 )
+from roundhouse.models.observation import PastStep
 
 RECT = Rect(left=0, top=0, right=400, bottom=300)
 MAIN = WindowInfo(
@@ -137,3 +139,27 @@ def test_a_title_change_and_many_changes_stay_short() -> None:
     # Rows read only in part (a limit) are not counted as appeared.
     partial = Look(after.windows, after.window, after.nodes, complete=False)
     assert effect_of(BEFORE, partial).seen == ("window title now 'notes.txt - gedit'",)
+
+
+def test_the_next_prompt_gets_the_effect_as_one_line_without_timings() -> None:
+    step = PastStep(
+        function="set_text",
+        arguments={"id": 1, "name": "Your name", "text": "Zoë"},
+        status="CONTINUE",
+        result_status="success",
+        output={
+            "control": "1 'Your name' (text)",
+            "effect": "confirmed",
+            "seen": "'Your name' (text) now holds 'Zoë' (contains the typed text)",
+            "settle_ms": 139.6,
+            "screen_changed": True,
+            "still_changing": False,
+        },
+        error=None,
+    )
+    assert describe_step(2, step) == (
+        '2. [CONTINUE] set_text({"id": 1, "name": "Your name", "text": "Zoë"}) -> success: '
+        "effect confirmed: 'Your name' (text) now holds 'Zoë' (contains the typed text)"
+    )
+    other = PastStep("list_windows", {}, "CONTINUE", "success", [{"xid": 1}], None)
+    assert describe_step(1, other).endswith('-> success: [{"xid": 1}]')

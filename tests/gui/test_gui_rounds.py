@@ -149,6 +149,28 @@ def _press_me(name: str) -> Any:
     return answer
 
 
+async def test_after_set_text_the_next_prompt_says_what_the_field_holds(
+    gui_session: GuiSession,
+) -> None:
+    def set_name(observation: AppObservation) -> dict[str, Any]:
+        field = next(c for c in observation.controls if c.name == "Your name")
+        return step("CONTINUE", "set_text", id=field.label, name="Your name", text="Ada L.")
+
+    model = _qt_host_and_app([set_name, step("FINISH") | {"result": "typed"}])
+    async with gui_session(model="function", models={"function": model}) as session:
+        outcome = await session.run_round("type a name into the Qt app")
+    assert outcome.state is RoundState.FINISH, outcome.error
+    _, second = [r for r in model.requests if r.agent == "app"]
+    prompt = second.messages[-1].text
+    assert (
+        "set_text(" in prompt
+        and "-> success: effect confirmed: 'Your name' (text) now holds 'Ada L.' "
+        "(contains the typed text)"
+        in prompt
+    )
+    assert "settle_ms" not in prompt  # the timings stay in the logs
+
+
 async def test_a_control_that_does_not_exist_or_disagrees_goes_back_to_the_model(
     gui_session: GuiSession,
 ) -> None:

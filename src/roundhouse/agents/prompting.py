@@ -6,6 +6,7 @@ import json
 from functools import cache
 from importlib import resources
 from string import Template
+from typing import Any
 
 from roundhouse.devices.base import ToolSpec
 from roundhouse.devices.contract import Control, WindowInfo
@@ -19,6 +20,9 @@ from roundhouse.models.observation import (
 )
 
 MAX_OUTPUT_IN_PROMPT = 3000
+# What an action's result holds for the logs rather than the model: timings, and the
+# control and method the step's call already names. Its effect is what the model reads.
+_ACTION_DETAILS = ("settle_ms", "screen_changed", "still_changing", "control", "method")
 
 
 @cache
@@ -31,10 +35,22 @@ def describe_step(index: int, step: PastStep) -> str:
     call = f"{step.function}({json.dumps(step.arguments, ensure_ascii=False)})"
     if step.result_status is None:
         return f"{index}. [{step.status}] no action"
-    body = step.error if step.error else json.dumps(step.output, ensure_ascii=False)
+    body = step.error if step.error else describe_output(step.output)
     if len(body) > MAX_OUTPUT_IN_PROMPT:
         body = body[:MAX_OUTPUT_IN_PROMPT] + " [... cut ...]"
     return f"{index}. [{step.status}] {call} -> {step.result_status}: {body}"
+
+
+def describe_output(output: Any) -> str:
+    """A tool's result for the next prompt: an action's as one line, "effect confirmed:
+    <what was seen>" (or "effect not seen: ..."); anything else as JSON."""
+    if not (isinstance(output, dict) and "effect" in output):
+        return json.dumps(output, ensure_ascii=False)
+    line = f"effect {output['effect']}: {output.get('seen', '')}"
+    if output.get("still_changing"):
+        line += " (the screen was still changing)"
+    rest = {k: v for k, v in output.items() if k not in (*_ACTION_DETAILS, "effect", "seen")}
+    return f"{line} {json.dumps(rest, ensure_ascii=False)}" if rest else line
 
 
 def linux_messages(observation: ShellObservation, specs: list[ToolSpec]) -> tuple[Message, ...]:
