@@ -106,7 +106,7 @@ def test_nothing_changed_is_no_visible_effect() -> None:
     assert effect_of(no_tree, no_tree).as_result() == {
         "effect": "not seen",
         "seen": "no visible effect in the window list "
-        "(the controls could not be read: see the screenshot)",
+        "(the controls were not read: see the screenshot)",
     }
 
 

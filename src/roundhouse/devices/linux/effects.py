@@ -82,13 +82,13 @@ class Look:
 class Effect:
     confirmed: bool
     seen: tuple[str, ...] = field(default=())
-    tree_read: bool = True  # False: only the window list could be compared
+    tree_read: bool = True  # False: only the window list was compared
 
     def as_result(self) -> dict[str, str]:
         verdict: Literal["confirmed", "not seen"] = "confirmed" if self.confirmed else "not seen"
         nothing = "no visible effect"
         if not self.tree_read:
-            nothing += " in the window list (the controls could not be read: see the screenshot)"
+            nothing += " in the window list (the controls were not read: see the screenshot)"
         return {"effect": verdict, "seen": "; ".join(self.seen) or nothing}
 
 

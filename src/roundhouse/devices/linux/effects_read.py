@@ -53,13 +53,15 @@ async def look(
     text_of: TextOf | None = None,
     focused_text: bool = False,
     text_limit: int = TEXT_LIMIT,
+    controls: bool = True,
 ) -> Look:
-    """The windows; the showing nodes of `window` (default: the active one); and the text
-    of `text_of`, or with `focused_text` of the focused control when it is editable."""
+    """The windows; the showing nodes of `window` (default: the active one), unless not
+    `controls`; and the text of `text_of`, or with `focused_text` of the focused control
+    when it is editable."""
     listed = tuple(windows.list_windows())
     if window is None:
         window = next((w for w in listed if w.active), None)
-    if window is None or tree is None:
+    if window is None or tree is None or not controls:
         return Look(listed, window.xid if window else None)
     seen = Look(listed, window.xid, *await _nodes(tree, window))
     focused = seen.focused

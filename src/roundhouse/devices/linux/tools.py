@@ -340,7 +340,12 @@ class DesktopTools(Closing):
         """Wait (up to 60 s) for something slow to happen, then for the screen to settle."""
         if not 0 <= seconds <= 60:
             raise ToolError("seconds must be between 0 and 60")
-        return await self._observed(lambda: asyncio.sleep(seconds), None, settle_from_start=False)
+        # Waiting acts on nothing: what changed meanwhile is read from the window list only,
+        # with no late watch. The engine settles with wait(0) at each subtask's end; reading
+        # the tree there cost up to a second, and woke Chromium's accessibility early.
+        return await self._observed(
+            lambda: asyncio.sleep(seconds), None, settle_from_start=False, controls=False
+        )
 
     # ------------------------------------------------------------ helpers
 
@@ -419,6 +424,7 @@ class DesktopTools(Closing):
         typed: str | None = None,
         focused_text: bool = False,
         settle_from_start: bool = True,
+        controls: bool = True,
     ) -> dict[str, Any]:
         """Run `act` in `window` (default: the active one), wait for the screen to settle,
         and say what came of it, read from the window list and the accessibility tree
@@ -426,13 +432,19 @@ class DesktopTools(Closing):
 
         With `typed`, the text was meant for `target` (else for the focused control);
         `focused_text` also compares the focused control's text (keys may edit it).
+        Without `controls`, only the window list is compared, and at once.
         """
         text_of = None
         if target is not None and typed is not None:
             text_of = TextOf.of(target.id, target.role, target.name)
         wants_text = focused_text or (typed is not None and text_of is None)
         before = await look(
-            self.windows, self.tree, window, text_of=text_of, focused_text=wants_text
+            self.windows,
+            self.tree,
+            window,
+            text_of=text_of,
+            focused_text=wants_text,
+            controls=controls,
         )
         pixels = frame(self.screen) if settle_from_start else None
         await act()
@@ -448,11 +460,12 @@ class DesktopTools(Closing):
                 text_of=text_of,
                 focused_text=wants_text,
                 text_limit=max(TEXT_LIMIT, len(typed or "") + 200),
+                controls=controls,
             )
             return effect_of(before, after, typed=typed, target=target.id if target else None)
 
         effect = await look_after()
-        if not effect.seen:
+        if not effect.seen and controls:
             started = time.monotonic()
             if await self._changes_late():
                 later = await self._settle(None)
