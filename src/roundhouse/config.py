@@ -66,8 +66,8 @@ class DesktopSettings(_Section):
     unresponsive_timeout: float = Field(default=10.0, ge=0)
     # Seconds an action that showed no effect yet is watched for a late one (gedit's file
     # dialog opens ~0.3 s after the click, the screen still meanwhile) before its result
-    # says "no visible effect".
-    effect_grace: float = Field(default=0.6, ge=0)
+    # says "no visible effect". Bounded: an endless one would hold every such action.
+    effect_grace: float = Field(default=0.6, ge=0, le=10)
 
 
 class Settings(_Section):

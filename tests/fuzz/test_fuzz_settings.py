@@ -29,6 +29,7 @@ sections = st.fixed_dictionaries(
         "base_url": st.text(max_size=20),
         "settle_timeout": numbers,
         "unresponsive_timeout": numbers,
+        "effect_grace": numbers,
         "width": numbers,
         "mode": st.sampled_from(["auto", "virtual", "current", "other"]),
     },
@@ -77,6 +78,7 @@ def timeouts(settings: Settings) -> list[float]:
         settings.openai.retry_budget,
         settings.desktop.settle_timeout,
         settings.desktop.unresponsive_timeout,
+        settings.desktop.effect_grace,
     ]
 
 
