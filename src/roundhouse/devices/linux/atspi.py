@@ -35,6 +35,7 @@ from roundhouse.devices.linux.atspi_bus import (
     a11y_address,
     parse_node_id,
 )
+from roundhouse.devices.linux.atspi_cells import CellRefs
 from roundhouse.devices.linux.atspi_constants import (
     ACTION,
     COMPONENT,
@@ -44,8 +45,9 @@ from roundhouse.devices.linux.atspi_constants import (
     TEXT,
 )
 from roundhouse.devices.linux.atspi_frames import Frame, FrameFinder
+from roundhouse.devices.linux.atspi_node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi_read import (
-    TreeLimits,
+    Structure,
     fetch_node,
     read_details,
     read_structure,
@@ -107,6 +109,8 @@ class AtspiClient(Closing):
         self.screen = Rect(left=0, top=0, right=0, bottom=0)
         self.bus_restarted = False  # connected again, to a new bus: the old one died
         self._address: str | None = None
+        # Table cells read in view, kept between reads of this connection (atspi_cells).
+        self.cells = CellRefs()
 
     # ------------------------------------------------------------ connection
 
@@ -128,6 +132,7 @@ class AtspiClient(Closing):
         except (OSError, TimeoutError, DBusFastError) as error:
             raise AtspiError(f"cannot reach the AT-SPI bus {address}: {error!r}") from None
         bus = AtspiBus(connection, max_in_flight=self.max_in_flight, timeout=self.call_timeout)
+        self.cells = CellRefs()  # object paths mean nothing on another connection
         self.screen = Rect(left=0, top=0, right=desktop.width, bottom=desktop.height)
         # Kept for the life of the connection: GTK only fills Cache.GetItems while some
         # client listens for events.
@@ -187,10 +192,11 @@ class AtspiClient(Closing):
             limits,
             (lambda node: node.showing) if showing_only else (lambda node: True),
             deadline,
+            area=intersection(self.screen, window.rect),
+            cells=self.cells,
         )
         showing = [node for node in structure.nodes.values() if node.showing]
-        complete = await read_details(self.bus, showing, limits, deadline)
-        reason = structure.truncated_reason or (None if complete else "time limit")
+        reason = await self._details(structure, showing, limits, deadline)
         return UiSnapshot(
             window=window,
             root=build_tree(structure.nodes, structure.root),
@@ -219,11 +225,12 @@ class AtspiClient(Closing):
             deadline,
             descriptions=False,  # read with the details, for the controls that use them
             in_view_only=True,
+            area=intersection(self.screen, window.rect),
+            cells=self.cells,
         )
         root_node = structure.nodes[structure.root]
         wanted = [node for node in structure.nodes.values() if needs_rect(node)]
-        complete = await read_details(self.bus, [root_node, *wanted], limits, deadline)
-        reason = structure.truncated_reason or (None if complete else "time limit")
+        reason = await self._details(structure, [root_node, *wanted], limits, deadline)
         area = self.screen
         if root_node.rect is not None:
             area = intersection(self.screen, root_node.rect)
@@ -255,10 +262,21 @@ class AtspiClient(Closing):
             deadline,
             descriptions=False,
             in_view_only=True,
+            area=intersection(self.screen, window.rect),
+            cells=self.cells,  # the cells kept from the last read: LibreOffice makes none
         )
         tree = build_tree(structure.nodes, structure.root)
         nodes = [node for node in walk(tree) if "showing" in node.states]
         return nodes, structure.truncated_reason is None
+
+    async def _details(
+        self, structure: Structure, nodes: list[RawNode], limits: TreeLimits, deadline: float
+    ) -> str | None:
+        """Read the details of `nodes`; why the read is incomplete, if it is."""
+        if structure.stalled:
+            return structure.truncated_reason  # an application that stopped is not asked more
+        stopped = await read_details(self.bus, nodes, limits, deadline)
+        return structure.truncated_reason or stopped
 
     async def describe(self, node_id: str) -> UiNode:
         """One node with its rectangle, actions and text (no children)."""

@@ -14,13 +14,8 @@ from dataclasses import dataclass
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.atspi_bus import AtspiBus, NodeGone, Ref, WindowGone
 from roundhouse.devices.linux.atspi_constants import ACCESSIBLE, REGISTRY_BUS, ROOT_PATH
-from roundhouse.devices.linux.atspi_read import (
-    RawNode,
-    TreeLimits,
-    fetch_node,
-    load_cache,
-    read_details,
-)
+from roundhouse.devices.linux.atspi_node import RawNode, TreeLimits
+from roundhouse.devices.linux.atspi_read import fetch_node, load_cache, read_details
 from roundhouse.devices.linux.atspi_tree import intersection
 from roundhouse.devices.linux.desktop import process_age
 

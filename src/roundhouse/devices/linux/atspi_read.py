@@ -4,10 +4,15 @@
    child count) in one call, where the toolkit fills it (GTK does once an event listener is
    registered; Qt always answers an empty list).
 2. A level-by-level walk for whatever the cache lacks: every node the cache does not hold,
-   and the children of containers that hold more than the cache lists (GTK's
-   "manages-descendants" views). Calls within a level are pipelined; levels keep the order
-   and the cut under a node limit deterministic.
+   and the children of containers that hold more than the cache lists. Calls within a level
+   are pipelined; levels keep the order and the cut under a node limit deterministic.
+   A managed container (one that manages its descendants or claims more than MAX_CHILDREN)
+   is never asked for its children, on any path: only its part in view is read
+   (atspi_view), and only when it is showing.
 3. Details (extents, actions, text or value) only for the nodes that need them, pipelined.
+
+An application that stops answering ends the read with what it has, marked truncated with
+the reason; so does the time limit.
 """
 
 from __future__ import annotations
@@ -15,12 +20,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import TypeVar
 
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi_bus import AtspiBus, AtspiTimeout, Ref
+from roundhouse.devices.linux.atspi_cells import CellRefs
 from roundhouse.devices.linux.atspi_constants import (
     ACCESSIBLE,
     ACTION,
@@ -34,36 +41,23 @@ from roundhouse.devices.linux.atspi_constants import (
     role_name,
     state_names,
 )
-from roundhouse.devices.linux.atspi_scroll import LONG_LIST, extents, rows_in_view
+from roundhouse.devices.linux.atspi_node import RawNode, TreeLimits, is_managed
+from roundhouse.devices.linux.atspi_props import child_count, extents, read_text
+from roundhouse.devices.linux.atspi_scroll import LONG_LIST, rows_in_view
+from roundhouse.devices.linux.atspi_view import InView, read_in_view
+
+__all__ = [
+    "RawNode",
+    "Structure",
+    "TreeLimits",
+    "fetch_node",
+    "load_cache",
+    "read_details",
+    "read_structure",
+]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class TreeLimits:
-    max_depth: int = 64
-    max_nodes: int = 5000
-    time_limit: float = 10.0  # seconds for the whole read
-    text_limit: int = 4000  # characters of text read per node
-
-
-@dataclass
-class RawNode:
-    ref: Ref
-    role: str
-    name: str
-    description: str | None  # None: not read (a controls read asks only where it is used)
-    states: list[str]
-    interfaces: frozenset[str]
-    child_count: int
-    children: list[Ref] | None  # None: not known yet (must be asked for)
-    rect: Rect | None = None
-    actions: list[str] = field(default_factory=list)
-    text: str | None = None
-
-    @property
-    def showing(self) -> bool:
-        return "showing" in self.states
+T = TypeVar("T")
 
 
 @dataclass
@@ -71,6 +65,11 @@ class Structure:
     nodes: dict[Ref, RawNode]  # every node read, root included
     root: Ref
     truncated_reason: str | None = None
+    stalled: bool = False  # the application stopped answering: ask it nothing more
+
+
+def stalled_reason(error: AtspiTimeout) -> str:
+    return f"the application stopped answering ({error})"
 
 
 def _valid(ref: Ref) -> bool:
@@ -95,15 +94,20 @@ async def load_cache(bus: AtspiBus, app: str) -> dict[Ref, RawNode]:
             return {}  # the old layout (children listed inline), only ever seen empty (Qt)
         ref, _app, parent, index, child_count, interfaces, name, role, description, states = item
         ref, parent = tuple(ref), tuple(parent)
+        names = state_names(states)
+        # -1: the bridge did not count them (GTK's menus, managed containers): unless the
+        # state says so, fetch_children asks for the count before it lists them.
+        managed = is_managed(names, max(child_count, 0))
         nodes[ref] = RawNode(
             ref=ref,
             role=role_name(role),
             name=name,
             description=description,
-            states=state_names(states),
+            states=names,
             interfaces=frozenset(interfaces),
             child_count=child_count,
-            children=None,
+            children=[] if managed else None,  # never to be asked for
+            managed=managed,
         )
         if index >= 0:
             listed.setdefault(parent, []).append((index, ref))
@@ -111,7 +115,7 @@ async def load_cache(bus: AtspiBus, app: str) -> dict[Ref, RawNode]:
         children = [child for _, child in sorted(listed.get(ref, []))]
         # Only trust a complete list: a container that holds more than the cache lists
         # creates its children on demand, and they are read by walking.
-        if len(children) == node.child_count:
+        if not node.managed and len(children) == node.child_count:
             node.children = children
     return nodes
 
@@ -122,8 +126,9 @@ async def fetch_node(
     """Role, name, description, states, interfaces and children, pipelined.
 
     With `get_all` (ATK apps implement Properties.GetAll; Qt does not) name, description and
-    child count come in one call, and leaves are not asked for their children. Without
-    `description` that call is saved where each property costs one (Qt).
+    child count come in one call. Without `description` that call is saved where each
+    property costs one (Qt). Children are asked for only once states and child count say
+    the node is no managed container (and has children).
     """
     if get_all:
         role, properties, states = await asyncio.gather(
@@ -135,39 +140,43 @@ async def fetch_node(
             return await fetch_node(bus, ref, description=description)
         values = {key: variant.value for key, variant in properties[0].items()}
         name, about = values.get("Name"), values.get("Description")
-        count = values.get("ChildCount", -1)
+        count: int | None = values.get("ChildCount")
         # Interfaces only matter for details, which only showing nodes get.
         showing = "showing" in state_names(states[0])
-        children, interfaces = await asyncio.gather(
-            bus.call_or_none(ref, ACCESSIBLE, "GetChildren") if count else _no_children(),
-            bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces") if showing else _no_children(),
-        )
+        interfaces = await bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces") if showing else None
     else:
-        role, name, about, states, interfaces, children = await asyncio.gather(
+        role, name, about, states, interfaces, count = await asyncio.gather(
             bus.call_or_none(ref, ACCESSIBLE, "GetRole"),
             _property(bus, ref, "Name"),
             _property(bus, ref, "Description") if description else _nothing(),
             bus.call_or_none(ref, ACCESSIBLE, "GetState"),
             bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces"),
-            bus.call_or_none(ref, ACCESSIBLE, "GetChildren"),
+            child_count(bus, ref),
         )
     if role is None or states is None:
         return None  # the object went away while we read it
-    child_refs = [tuple(child) for child in children[0]] if children else []
+    names = state_names(states[0])
+    # A count that cannot be read does not stop the walk, the state still does.
+    managed = is_managed(names, 0 if count is None else count)
+    children = await _children(bus, ref) if not managed and count != 0 else []
     return RawNode(
         ref=ref,
         role=role_name(role[0]),
         name=str(name or ""),
         description=None if about is None else str(about),
-        states=state_names(states[0]),
+        states=names,
         interfaces=frozenset(interfaces[0]) if interfaces else frozenset(),
-        child_count=len(child_refs),
-        children=[child for child in child_refs if _valid(child)],
+        child_count=len(children) if count is None else count,
+        children=children,
+        managed=managed,
     )
 
 
-async def _no_children() -> list[Any]:
-    return [[]]
+async def _children(bus: AtspiBus, ref: Ref) -> list[Ref]:
+    reply = await bus.call_or_none(ref, ACCESSIBLE, "GetChildren")
+    if not reply:
+        return []
+    return [child for child in (tuple(child) for child in reply[0]) if _valid(child)]
 
 
 async def _nothing() -> None:
@@ -180,8 +189,13 @@ async def _property(bus: AtspiBus, ref: Ref, name: str) -> object:
 
 
 async def fetch_children(bus: AtspiBus, node: RawNode) -> None:
-    reply = await bus.call_or_none(node.ref, ACCESSIBLE, "GetChildren")
-    node.children = [tuple(child) for child in reply[0] if _valid(tuple(child))] if reply else []
+    """The children of a node from the cache; a count it did not give is asked for first."""
+    if node.child_count < 0 and not node.managed:
+        count = await child_count(bus, node.ref)
+        if count is not None:
+            node.child_count = count
+            node.managed = is_managed(node.states, count)
+    node.children = [] if node.managed or node.child_count == 0 else await _children(bus, node.ref)
 
 
 async def read_structure(
@@ -194,10 +208,14 @@ async def read_structure(
     *,
     descriptions: bool = True,
     in_view_only: bool = False,
+    area: Rect | None = None,
+    cells: CellRefs | None = None,
 ) -> Structure:
     """The subtree under `root_node`, breadth first; `descend(node)` says whether to open a
     node. The root is always part of it, even when the time runs out at once. With
-    `in_view_only`, long scrolling lists are read only where they are in view."""
+    `in_view_only`, long scrolling lists are read only where they are in view. Managed
+    containers always are, within `area` (the window on screen); `cells` keeps their cell
+    references between reads."""
     root = root_node.ref
     # An application that fills its cache speaks ATK, which implements GetAll (Qt does not).
     get_all = bool(cache)
@@ -205,37 +223,26 @@ async def read_structure(
     structure = Structure(nodes={}, root=root)
     frontier: list[tuple[Ref, int]] = [(root, 0)]
     parent_of: dict[Ref, Ref | None] = {root: None}  # who listed a node first
+    everywhere = Rect(left=-(2**31), top=-(2**31), right=2**31, bottom=2**31)
+    view = _View(area or everywhere, cells or CellRefs(), limits, in_view_only)
     while frontier:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            structure.truncated_reason = "time limit"
-            break
         try:
-            level = await asyncio.wait_for(
-                _read_level(bus, frontier, cache, get_all, descriptions), remaining
+            level = await _within(
+                deadline, partial(_read_level, bus, frontier, cache, get_all, descriptions)
+            )
+            following = await _within(
+                deadline,
+                partial(
+                    _open_level, bus, structure, frontier, level, cache, descend, parent_of, view
+                ),
             )
         except TimeoutError:
             structure.truncated_reason = "time limit"
             break
-        following: list[tuple[Ref, int]] = []
-        for (ref, depth), node in zip(frontier, level, strict=True):
-            if node is None:
-                continue
-            structure.nodes[ref] = node
-            children = node.children or []
-            if not descend(node):
-                node.children = []
-                continue
-            if depth + 1 > limits.max_depth and children:
-                structure.truncated_reason = "depth"
-                node.children = []
-                continue
-            if in_view_only and _long_list(node, cache):
-                children = await rows_in_view(bus, ref, children) or children
-                node.children = children
-            fresh = [child for child in children if child not in parent_of]
-            parent_of.update((child, ref) for child in fresh)
-            following.extend((child, depth + 1) for child in fresh)
+        except AtspiTimeout as error:
+            structure.truncated_reason = stalled_reason(error)
+            structure.stalled = True
+            break
         room = limits.max_nodes - len(structure.nodes)
         if len(following) > room:
             structure.truncated_reason = "node limit"
@@ -245,6 +252,90 @@ async def read_structure(
         structure.nodes[root] = replace(root_node, children=[])
     _keep_read_children(structure, parent_of)
     return structure
+
+
+async def _within(deadline: float, job: Callable[[], Awaitable[T]]) -> T:
+    """job(), or TimeoutError at the deadline (it is then cancelled); not started at all
+    when the time is already up."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise TimeoutError
+    return await asyncio.wait_for(job(), remaining)
+
+
+@dataclass(frozen=True)
+class _View:
+    """How containers are read where they are in view."""
+
+    area: Rect
+    cells: CellRefs
+    limits: TreeLimits
+    long_lists: bool  # long lists too, not only managed containers
+
+
+async def _open_level(
+    bus: AtspiBus,
+    structure: Structure,
+    frontier: list[tuple[Ref, int]],
+    level: list[RawNode | None],
+    cache: dict[Ref, RawNode],
+    descend: Callable[[RawNode], bool],
+    parent_of: dict[Ref, Ref | None],
+    view: _View,
+) -> list[tuple[Ref, int]]:
+    """Record a level's nodes and return the next level: their children to read."""
+    limits = view.limits
+    opened: list[tuple[RawNode, int]] = []
+    for (ref, depth), node in zip(frontier, level, strict=True):
+        if node is None:
+            continue
+        structure.nodes[ref] = node
+        if not descend(node) or (node.managed and not node.showing):
+            node.children = []  # (nothing of a managed container is in view unless it shows)
+        elif depth + 1 > limits.max_depth and (node.children or node.managed):
+            structure.truncated_reason = "depth"
+            node.children = []
+        else:
+            opened.append((node, depth))
+    managed = [node for node, _ in opened if node.managed]
+    shown = await asyncio.gather(
+        *(read_in_view(bus, node, view.area, view.cells, limits) for node in managed)
+    )
+    in_view = dict(zip([node.ref for node in managed], shown, strict=True))
+    following: list[tuple[Ref, int]] = []
+    for node, depth in opened:
+        children = node.children or []
+        if node.managed:
+            children = _take_in_view(structure, node, in_view[node.ref], parent_of, limits)
+        elif view.long_lists and _long_list(node, cache):
+            children = await rows_in_view(bus, node.ref, children) or children
+            node.children = children
+        fresh = [child for child in children if child not in parent_of]
+        parent_of.update((child, node.ref) for child in fresh)
+        following.extend((child, depth + 1) for child in fresh)
+    return following
+
+
+def _take_in_view(
+    structure: Structure,
+    node: RawNode,
+    shown: InView,
+    parent_of: dict[Ref, Ref | None],
+    limits: TreeLimits,
+) -> list[Ref]:
+    """Add what a managed container shows: nodes read whole join the structure now, the
+    rest are returned to be read as its children."""
+    node.summary = shown.summary
+    room = max(limits.max_nodes - len(structure.nodes), 0)
+    whole = [cell for cell in shown.nodes if cell.ref not in parent_of]
+    if len(whole) > room:
+        structure.truncated_reason = "node limit"
+        whole = whole[:room]
+    for cell in whole:
+        structure.nodes[cell.ref] = cell
+        parent_of[cell.ref] = node.ref
+    node.children = [cell.ref for cell in whole] + shown.children
+    return shown.children
 
 
 def _long_list(node: RawNode, cache: dict[Ref, RawNode]) -> bool:
@@ -286,17 +377,20 @@ def _keep_read_children(structure: Structure, parent_of: dict[Ref, Ref | None]) 
 
 async def read_details(
     bus: AtspiBus, nodes: Iterable[RawNode], limits: TreeLimits, deadline: float
-) -> bool:
-    """Extents, action names and text/value of `nodes`; False when the time ran out."""
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        return False
-    jobs = [_details(bus, node, limits.text_limit) for node in nodes]
+) -> str | None:
+    """Extents, action names and text/value of `nodes` (but those read whole already).
+    Returns why it stopped early ("time limit", a stalled application), None when done."""
+    wanted = [node for node in nodes if not node.details_read]
     try:
-        await asyncio.wait_for(asyncio.gather(*jobs), remaining)
+        await _within(
+            deadline,
+            lambda: asyncio.gather(*(_details(bus, node, limits.text_limit) for node in wanted)),
+        )
     except TimeoutError:
-        return False
-    return True
+        return "time limit"
+    except AtspiTimeout as error:
+        return stalled_reason(error)
+    return None
 
 
 async def _details(bus: AtspiBus, node: RawNode, text_limit: int) -> None:
@@ -324,8 +418,7 @@ async def _actions(bus: AtspiBus, node: RawNode) -> list[str]:
 
 async def _text(bus: AtspiBus, node: RawNode, text_limit: int) -> str | None:
     if TEXT in node.interfaces:
-        reply = await bus.call_or_none(node.ref, TEXT, "GetText", "ii", [0, text_limit])
-        return str(reply[0]) if reply else None
+        return await read_text(bus, node.ref, text_limit)
     if VALUE in node.interfaces:
         reply = await bus.call_or_none(node.ref, PROPERTIES, "Get", "ss", [VALUE, "CurrentValue"])
         return _format_value(reply[0].value) if reply else None

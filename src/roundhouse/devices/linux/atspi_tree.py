@@ -16,7 +16,7 @@ from roundhouse.devices.linux.atspi_constants import (
     SCROLLING_ROLES,
     TEXT_ROLES,
 )
-from roundhouse.devices.linux.atspi_read import RawNode
+from roundhouse.devices.linux.atspi_node import RawNode
 
 
 def build_tree(nodes: dict[Ref, RawNode], root: Ref) -> UiNode:
@@ -29,7 +29,7 @@ def build_tree(nodes: dict[Ref, RawNode], root: Ref) -> UiNode:
         states=raw.states,
         rect=raw.rect,
         actions=raw.actions,
-        text=raw.text,
+        text=raw.text if raw.summary is None else raw.summary,
         children=[build_tree(nodes, child) for child in raw.children or []],
     )
 

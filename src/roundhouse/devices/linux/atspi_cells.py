@@ -1,0 +1,80 @@
+"""Cell references kept between reads, so that reading a sheet again does not make the
+application build its cells again (pure bookkeeping; the time is passed in).
+
+LibreOffice makes a new accessible object for every Table.GetAccessibleAt; the AT-SPI bridge
+keeps each one alive for ~16 s after handing it out (its "lease"), so reading 500 cells on
+every observation grew soffice by ~4 MB a read. A reference is reused for at most `max_age`
+seconds, less than that lease, and dropped at once when it stops answering. One CellRefs
+belongs to one bus connection: object paths mean nothing on another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from roundhouse.devices.linux.atspi_bus import Ref
+
+MAX_AGE = 10.0  # seconds; at-spi2-atk's lease is 15 s (+1) from when the object was handed out
+MAX_TABLES = 4
+
+Cell = tuple[int, int]  # (row, column), 0-based
+
+
+@dataclass(frozen=True)
+class CellRef:
+    ref: Ref
+    name: str
+    taken: float  # time.monotonic() when the application handed it out
+
+
+@dataclass
+class TableCells:
+    """The cells of one table that were read last, and what was learned about it."""
+
+    cells: dict[Cell, CellRef] = field(default_factory=dict)
+    # GetText(0, -1) was seen to give a cell's whole text: an empty answer means empty.
+    whole_text: bool = False
+    used: float = 0.0
+
+    def get(self, cell: Cell) -> CellRef | None:
+        return self.cells.get(cell)
+
+    def put(self, cell: Cell, ref: Ref, name: str, now: float) -> CellRef:
+        self.cells[cell] = kept = CellRef(ref, name, now)
+        return kept
+
+    def drop(self, cell: Cell) -> None:
+        self.cells.pop(cell, None)
+
+    def keep_only(self, cells: set[Cell]) -> None:
+        """Forget cells no longer in view: the cache never holds more than one view."""
+        for cell in [cell for cell in self.cells if cell not in cells]:
+            del self.cells[cell]
+
+    def sample(self) -> tuple[Cell, CellRef] | None:
+        """One kept cell, to check that the kept references still answer."""
+        return next(iter(self.cells.items()), None)
+
+
+class CellRefs:
+    def __init__(self, max_age: float = MAX_AGE, max_tables: int = MAX_TABLES) -> None:
+        self.max_age = max_age
+        self.max_tables = max_tables
+        self._tables: dict[Ref, TableCells] = {}
+
+    def table(self, ref: Ref, now: float) -> TableCells:
+        """The kept cells of a table, without those too old to trust."""
+        entry = self._tables.pop(ref, None) or TableCells()
+        self._tables[ref] = entry  # the most recently used last
+        entry.used = now
+        for cell in [cell for cell, kept in entry.cells.items() if now - kept.taken > self.max_age]:
+            del entry.cells[cell]
+        while len(self._tables) > self.max_tables:
+            del self._tables[next(iter(self._tables))]
+        return entry
+
+    def forget(self, ref: Ref) -> None:
+        self._tables.pop(ref, None)
+
+    def __len__(self) -> int:
+        return sum(len(entry.cells) for entry in self._tables.values())
