@@ -190,6 +190,9 @@ async def _property(bus: AtspiBus, ref: Ref, name: str) -> object:
 
 async def fetch_children(bus: AtspiBus, node: RawNode) -> None:
     """The children of a node from the cache; a count it did not give is asked for first."""
+    if "defunct" in node.states:
+        node.children = []  # (its count is -1 in the cache too: nothing to list)
+        return
     if node.child_count < 0 and not node.managed:
         count = await child_count(bus, node.ref)
         if count is not None:
@@ -224,11 +227,13 @@ async def read_structure(
     frontier: list[tuple[Ref, int]] = [(root, 0)]
     parent_of: dict[Ref, Ref | None] = {root: None}  # who listed a node first
     everywhere = Rect(left=-(2**31), top=-(2**31), right=2**31, bottom=2**31)
-    view = _View(area or everywhere, cells or CellRefs(), limits, in_view_only)
+    # (not `cells or ...`: an empty CellRefs is falsy, and would be replaced every read)
+    kept = cells if cells is not None else CellRefs()
+    view = _View(area or everywhere, kept, limits, in_view_only)
     while frontier:
         try:
             level = await _within(
-                deadline, partial(_read_level, bus, frontier, cache, get_all, descriptions)
+                deadline, partial(_read_level, bus, frontier, cache, get_all, descriptions, descend)
             )
             following = await _within(
                 deadline,
@@ -351,12 +356,14 @@ async def _read_level(
     cache: dict[Ref, RawNode],
     get_all: bool,
     descriptions: bool,
+    descend: Callable[[RawNode], bool],
 ) -> list[RawNode | None]:
     async def one(ref: Ref) -> RawNode | None:
         node = cache.get(ref)
         if node is None:
             return await fetch_node(bus, ref, get_all=get_all, description=descriptions)
-        if node.children is None:
+        # (the children of a node that is not opened are never used: not asked for)
+        if node.children is None and descend(node):
             await fetch_children(bus, node)
         return node
 
