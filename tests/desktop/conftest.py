@@ -7,6 +7,9 @@ it and kills it after the test; the wait helpers poll instead of sleeping a fixe
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -40,7 +43,9 @@ class Launcher(Protocol):
 
 @pytest.fixture
 def launch() -> Iterator[Launcher]:
-    """launch(desktop, argv) starts an app with the desktop's environment; killed at teardown."""
+    """launch(desktop, argv) starts an app with the desktop's environment, in a session of its
+    own; at teardown the whole session is killed (LibreOffice's launcher forks soffice.bin,
+    which would otherwise outlive the test)."""
     started: list[subprocess.Popen[bytes]] = []
 
     def start(
@@ -53,15 +58,41 @@ def launch() -> Iterator[Launcher]:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         started.append(process)
         return process
 
     yield start
     for process in started:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
+        kill_session(process)
+
+
+def kill_session(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
+    """Kill every process of `process`'s session and wait until none is left. (A pid stays
+    reserved while it names a live process group, so the group cannot be another's.)"""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGCONT)  # a stopped process dies only once continued
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    wait_until(lambda: not session_members(process.pid), timeout, "the session to end")
+
+
+def session_members(sid: int) -> list[int]:
+    """Pids of the live (not zombie) processes in session `sid`."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # it ended while we looked
+        # pid (comm) state ppid pgrp session ...: comm may hold spaces and parentheses
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] != "Z" and int(fields[3]) == sid:
+            members.append(int(entry.name))
+    return members
 
 
 def qt_app_argv() -> list[str]:
@@ -75,6 +106,40 @@ def gedit_argv(*files: str) -> list[str]:
     # window again once the document is loaded, taking the focus back from whatever was
     # activated in between. That was the cause of test_activate's flake under load.
     return ["gedit", "--standalone", *files]
+
+
+# A first start of LibreOffice shows a "Tip of the Day" dialog (a second window of the same
+# process) that takes the focus; a profile saying it was shown before prevents it.
+OFFICE_SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry"
+ xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Misc">
+ <prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc">
+ <prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Setup/Office">
+ <prop oor:name="FirstStartWizardCompleted" oor:op="fuse"><value>true</value></prop></item>
+</oor:items>
+"""
+
+
+def calc_argv(profile: Path, *files: Path) -> list[str]:
+    """LibreOffice Calc with a throw-away profile in `profile` (a fresh directory per test:
+    a killed instance leaves its profile locked). The GTK 3 plugin is the one whose tree
+    reaches AT-SPI (the "gen" plugin exposes nothing)."""
+    user = profile / "user"
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "registrymodifications.xcu").write_text(OFFICE_SETTINGS)
+    return [
+        "env",
+        "SAL_USE_VCLPLUGIN=gtk3",
+        "soffice",
+        f"-env:UserInstallation={profile.as_uri()}",
+        "--calc",
+        "--norestore",
+        "--nologo",
+        *map(str, files),
+    ]
 
 
 def wait_until(
