@@ -1,0 +1,276 @@
+"""Managed containers against a fake application (tests/fake_atspi.py): never listed on any
+path, read where in view, cells kept between reads, a stalled app ends the read. And the
+pure pieces of the table reader."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from roundhouse.devices.contract import Rect
+from roundhouse.devices.linux.atspi_cells import CellRefs
+from roundhouse.devices.linux.atspi_constants import ACCESSIBLE, ACTION, COMPONENT, TABLE
+from roundhouse.devices.linux.atspi_naive import naive_tree
+from roundhouse.devices.linux.atspi_node import RawNode, TreeLimits
+from roundhouse.devices.linux.atspi_read import Structure, fetch_node, load_cache, read_structure
+from roundhouse.devices.linux.atspi_table import (
+    CellRange,
+    cell_rects,
+    corner_points,
+    parse_cell_name,
+    summary,
+)
+from roundhouse.devices.linux.atspi_tree import build_tree, walk
+from tests.fake_atspi import APP, SHOWN, FakeApp, FakeBus, FakeObject, Sheet
+
+SCREEN = Rect(left=0, top=0, right=1000, bottom=700)
+FILLED = {(0, 0): "101", (0, 1): "x", (5, 3): "hello", (30, 0): "below the view"}
+LIST_TOP, ROW = 100, 20  # the list's view starts at y=100; rows are 20 px; row 30 at the top
+
+
+def calc_like() -> FakeApp:
+    """A window with a button, a sheet (20 rows × 10 columns in view) and a long list
+    scrolled to row 31, both managing their descendants."""
+    rows = {
+        f"/row/{index}": FakeObject(
+            role="list item",
+            name=f"Row {index + 1}",
+            interfaces=(ACCESSIBLE, COMPONENT, ACTION),
+            rect=(850, LIST_TOP + (index - 30) * ROW, 150, ROW),
+        )
+        for index in range(100)
+    }
+    objects = {
+        "/root": FakeObject(role="frame", name="sheet.ods", children=["/bar", "/doc", "/list"]),
+        "/bar": FakeObject(role="tool bar", children=["/button"], rect=(0, 0, 1000, 40)),
+        "/button": FakeObject(
+            role="push button",
+            name="Save",
+            interfaces=(ACCESSIBLE, COMPONENT, ACTION),
+            rect=(4, 4, 30, 30),
+        ),
+        "/doc": FakeObject(role="document spreadsheet", children=["/sheet"]),
+        "/sheet": FakeObject(
+            role="table",
+            name="Sheet Sheet1",
+            states=(*SHOWN, "focusable", "manages-descendants"),
+            interfaces=(ACCESSIBLE, COMPONENT, TABLE),
+            rect=(40, 100, 800, 400),
+            child_count=2**34,
+        ),
+        "/list": FakeObject(
+            role="list",
+            name="Rows",
+            states=(*SHOWN, "focusable", "manages-descendants"),
+            interfaces=(ACCESSIBLE, COMPONENT, TABLE),
+            children=list(rows),
+            rect=(850, LIST_TOP, 150, 10 * ROW),
+        ),
+        **rows,
+    }
+    return FakeApp(objects, [Sheet("/sheet", (40, 100, 800, 400), dict(FILLED))])
+
+
+async def read(bus: FakeBus, cells: CellRefs | None = None, **options: object) -> Structure:
+    cache = await load_cache(bus, APP)
+    root = cache.get((APP, "/root")) or await fetch_node(bus, (APP, "/root"))
+    assert root is not None
+    return await read_structure(
+        bus,
+        root,
+        cache,
+        TreeLimits(),
+        lambda node: True,
+        time.monotonic() + 5,
+        area=SCREEN,
+        cells=cells if cells is not None else CellRefs(),
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def cells_of(structure: Structure) -> dict[str, tuple[str | None, Rect | None]]:
+    return {
+        node.name: (node.text, node.rect)
+        for node in structure.nodes.values()
+        if node.role == "table cell"
+    }
+
+
+def names(structure: Structure) -> set[str]:
+    return {node.name for node in structure.nodes.values()}
+
+
+@pytest.mark.parametrize(
+    "bus_options",
+    [
+        pytest.param({}, id="GTK: the cache"),
+        pytest.param({"uncached": frozenset({"/doc", "/sheet", "/list"})}, id="GTK: GetAll walk"),
+        pytest.param({"cache": False, "get_all": False}, id="Qt: no cache, no GetAll"),
+    ],
+)
+async def test_managed_containers_are_never_listed_only_read_in_view(
+    bus_options: dict[str, object],
+) -> None:
+    bus = FakeBus(calc_like(), **bus_options)  # type: ignore[arg-type]
+    structure = await read(bus)
+    assert bus.faults == []
+    assert structure.truncated_reason is None
+    assert cells_of(structure) == {
+        "A1": ("101", Rect(left=40, top=100, right=120, bottom=120)),
+        "B1": ("x", Rect(left=120, top=100, right=200, bottom=120)),
+        "D6": ("hello", Rect(left=280, top=200, right=360, bottom=220)),
+    }
+    sheet = structure.nodes[APP, "/sheet"]
+    assert sheet.managed and sheet.summary == (
+        "rows 1-20, columns 1-10 of 1048576 × 16384 in view; empty cells are not listed"
+    )
+    # The list's rows in view only: rows 31-40 of 100.
+    rows = [structure.nodes[ref].name for ref in structure.nodes[APP, "/list"].children or []]
+    assert rows == [f"Row {number}" for number in range(31, 41)]
+    assert "Row 30" not in names(structure) and "Save" in names(structure)
+    tree = build_tree(structure.nodes, (APP, "/root"))
+    table = next(node for node in walk(tree) if node.role == "table")
+    assert table.text == sheet.summary and [cell.name for cell in table.children] == [
+        "A1",
+        "B1",
+        "D6",
+    ]
+
+
+async def test_the_naive_walk_lists_no_managed_container_either() -> None:
+    bus = FakeBus(calc_like(), cache=False, get_all=False)
+    tree = await naive_tree(bus, (APP, "/root"))
+    assert bus.faults == []
+    assert tree is not None
+    found = {node.name: node for node in walk(tree)}
+    assert found["Sheet Sheet1"].children == [] and found["Rows"].children == []
+    assert "Save" in found
+
+
+async def test_cell_references_are_kept_between_reads_and_replaced_when_gone() -> None:
+    app = calc_like()
+    bus = FakeBus(app)
+    kept = CellRefs()
+    first = await read(bus, kept)
+    made = app.cells_made
+    assert made == 200 + 2  # the cells in view, and the two corners
+    second = await read(bus, kept)
+    assert app.cells_made == made + 2  # only the corners are asked for again
+    assert cells_of(second) == cells_of(first)
+    app.expire()  # the bridge's lease ended: every kept reference is gone
+    third = await read(bus, kept)
+    assert cells_of(third) == cells_of(first)
+    assert app.cells_made == made + 2 + 202
+
+
+async def test_a_cell_changed_between_reads_is_read_anew() -> None:
+    app = calc_like()
+    bus = FakeBus(app)
+    kept = CellRefs()
+    await read(bus, kept)
+    app.sheets["/sheet"].cells[0, 0] = "changed"
+    again = await read(bus, kept)
+    assert cells_of(again)["A1"][0] == "changed"
+
+
+async def test_text_is_read_where_the_whole_text_cannot_be_asked_for() -> None:
+    app = calc_like()
+    app.whole_text_works = False  # GetText(0, -1) answers ""
+    structure = await read(FakeBus(app))
+    assert {name: text for name, (text, _) in cells_of(structure).items()} == {
+        "A1": "101",
+        "B1": "x",
+        "D6": "hello",
+    }
+
+
+async def test_a_sheet_scrolled_away_shows_its_cells_in_view() -> None:
+    app = calc_like()
+    app.sheets["/sheet"].first = (25, 0)  # rows 26-45 in view
+    structure = await read(FakeBus(app))
+    assert {name for name in cells_of(structure)} == {"A31"}
+    assert structure.nodes[APP, "/sheet"].summary == (
+        "rows 26-45, columns 1-10 of 1048576 × 16384 in view; empty cells are not listed"
+    )
+
+
+async def test_an_app_that_stops_answering_ends_the_read_with_what_it_has() -> None:
+    bus = FakeBus(calc_like(), cache=False, get_all=False)
+    bus.stall_after = 40
+    started = time.monotonic()
+    structure = await read(bus)
+    assert time.monotonic() - started < 2
+    assert structure.stalled and structure.truncated_reason is not None
+    assert "stopped answering" in structure.truncated_reason
+    assert (APP, "/root") in structure.nodes
+
+
+async def test_the_time_limit_ends_a_read_of_a_stalled_app_too() -> None:
+    bus = FakeBus(calc_like(), cache=False, get_all=False)
+    bus.stall_after, bus.timeout = 10, 30.0  # a call would wait longer than the read may
+    cache: dict[tuple[str, str], RawNode] = {}
+    root = await fetch_node(bus, (APP, "/root"))
+    assert root is not None
+    started = time.monotonic()
+    structure = await read_structure(
+        bus, root, cache, TreeLimits(), lambda node: True, time.monotonic() + 0.5
+    )
+    assert time.monotonic() - started < 2
+    assert structure.truncated_reason == "time limit"
+
+
+def test_a_range_too_big_is_cut_to_whole_rows() -> None:
+    view = CellRange(first_row=10, last_row=109, first_column=0, last_column=29)
+    assert view.cut(1000) == CellRange(10, 42, 0, 29)  # 33 rows of 30 cells
+    assert view.cut(10) == CellRange(10, 10, 0, 9)  # not even one row: its first cells
+    assert view.cut(5000) == view
+    assert summary(view, view.cut(1000), 2**20, 2**14) == (
+        "rows 11-110, columns 1-30 of 1048576 × 16384 in view; empty cells are not listed"
+        "; only rows 11-43, columns 1-30 were read"
+    )
+
+
+def test_cell_rectangles_come_from_the_first_row_and_column() -> None:
+    view = Rect(left=0, top=0, right=150, bottom=100)
+    rows = {
+        0: Rect(left=0, top=0, right=60, bottom=20),
+        1: Rect(left=0, top=20, right=60, bottom=40),
+    }
+    columns = {
+        0: Rect(left=0, top=0, right=60, bottom=20),
+        1: Rect(left=60, top=0, right=200, bottom=20),
+    }
+    rects = cell_rects(rows, columns, view)
+    assert rects[1, 1] == Rect(left=60, top=20, right=150, bottom=40)  # clipped to the view
+    assert rects[0, 0] == Rect(left=0, top=0, right=60, bottom=20)
+    assert cell_rects({0: None}, columns, view) == {}
+
+
+def test_cell_names_give_row_and_column() -> None:
+    assert parse_cell_name("A1") == (0, 0)
+    assert parse_cell_name("AB12") == (11, 27)
+    assert parse_cell_name("XFD1048576") == (2**20 - 1, 2**14 - 1)
+    assert parse_cell_name("Sheet1") is None and parse_cell_name("a1") is None
+    assert parse_cell_name("12") is None and parse_cell_name("") is None
+
+
+def test_corners_are_looked_for_stepping_inwards() -> None:
+    top_left, bottom_right = corner_points(Rect(left=10, top=20, right=110, bottom=60))
+    assert top_left == [(11, 21), (14, 24), (22, 32)]  # 30 px would leave the 40 px view
+    assert bottom_right == [(108, 58), (105, 55), (97, 47)]
+
+
+def test_kept_cells_age_out_and_few_tables_are_kept() -> None:
+    refs = CellRefs(max_age=10, max_tables=2)
+    table = refs.table((APP, "/t1"), now=0)
+    table.put((0, 0), (APP, "/c1"), "A1", now=0)
+    table.put((0, 1), (APP, "/c2"), "B1", now=5)
+    assert refs.table((APP, "/t1"), now=12).get((0, 0)) is None  # 12 s old: dropped
+    assert refs.table((APP, "/t1"), now=12).get((0, 1)) is not None
+    table.keep_only({(5, 5)})
+    assert len(refs) == 0
+    table.put((5, 5), (APP, "/c3"), "F6", now=12)
+    refs.table((APP, "/t2"), now=13)
+    refs.table((APP, "/t3"), now=14)  # the least recently used table goes
+    assert refs.table((APP, "/t1"), now=15).get((5, 5)) is None
