@@ -185,6 +185,22 @@ async def test_text_is_read_where_the_whole_text_cannot_be_asked_for() -> None:
     }
 
 
+@pytest.mark.parametrize("filled", [{}, FILLED], ids=["empty sheet", "filled sheet"])
+async def test_a_cell_in_view_costs_one_call_once_the_sheet_is_known(
+    filled: dict[tuple[int, int], str],
+) -> None:
+    app = calc_like()
+    app.sheets["/sheet"].cells = dict(filled)
+    bus, kept = FakeBus(app), CellRefs()
+    await read(bus, kept)
+    bus.log.clear()
+    await read(bus, kept)
+    text_calls = [path for path, member in bus.log if member in ("Get", "GetText")]
+    cell_calls = [path for path in text_calls if path.startswith("/cell/")]
+    # One a cell; the corners' names; one kept cell's name, checked before any is trusted.
+    assert len(cell_calls) == 200 + 2 + 1
+
+
 async def test_a_sheet_scrolled_away_shows_its_cells_in_view() -> None:
     app = calc_like()
     app.sheets["/sheet"].first = (25, 0)  # rows 26-45 in view

@@ -32,8 +32,9 @@ class TableCells:
     """The cells of one table that were read last, and what was learned about it."""
 
     cells: dict[Cell, CellRef] = field(default_factory=dict)
-    # GetText(0, -1) was seen to give a cell's whole text: an empty answer means empty.
-    whole_text: bool = False
+    # Whether GetText(0, -1) gives a cell's whole text (None: not seen yet). Until a filled
+    # cell has shown it, each cell's CharacterCount is asked first.
+    whole_text: bool | None = None
     used: float = 0.0
 
     def get(self, cell: Cell) -> CellRef | None:

@@ -338,22 +338,27 @@ async def _fetch_cell(bus: AtspiBus, table: Ref, entry: TableCells, cell: Cell) 
 
 
 async def _cell_text(bus: AtspiBus, entry: TableCells, ref: Ref, limit: int) -> str | None:
-    """The cell's text; None when the reference does not answer. An empty answer to
-    GetText(0, -1) is checked against CharacterCount until this table has shown that -1
-    gives the whole text (then a sheet of empty cells costs one call a cell, not two)."""
-    reply = await bus.call_or_none(ref, TEXT, "GetText", "ii", [0, -1])
-    if reply is None:
+    """The cell's text; None when the reference does not answer. One call a cell once this
+    table has shown that GetText(0, -1) gives the whole text (LibreOffice does; its answer
+    to an end offset past the end is ""); until then, and where it does not, the cell's
+    CharacterCount first, so that a sheet of empty cells still costs one call a cell."""
+    if entry.whole_text:
+        reply = await bus.call_or_none(ref, TEXT, "GetText", "ii", [0, -1])
+        return str(reply[0])[:limit] if reply else None
+    count = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [TEXT, "CharacterCount"])
+    if count is None:
         return None
-    text = str(reply[0])
-    if text:
-        entry.whole_text = True
-    elif not entry.whole_text:
-        count = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [TEXT, "CharacterCount"])
-        length = int(count[0].value) if count else 0
-        if length > 0:
-            again = await bus.call_or_none(ref, TEXT, "GetText", "ii", [0, min(length, limit)])
-            text = str(again[0]) if again else ""
-    return text[:limit]
+    length = int(count[0].value)
+    if length <= 0:
+        return ""
+    if entry.whole_text is None:
+        reply = await bus.call_or_none(ref, TEXT, "GetText", "ii", [0, -1])
+        if reply and str(reply[0]):
+            entry.whole_text = True
+            return str(reply[0])[:limit]
+        entry.whole_text = False
+    reply = await bus.call_or_none(ref, TEXT, "GetText", "ii", [0, min(length, limit)])
+    return str(reply[0]) if reply else ""
 
 
 def _cell_node(kept: CellRef, text: str, rect: Rect, sample: Sample) -> RawNode:
