@@ -225,6 +225,7 @@ class AtspiClient(Closing):
             deadline,
             descriptions=False,  # read with the details, for the controls that use them
             in_view_only=True,
+            hidden_in_full=False,
             area=intersection(self.screen, window.rect),
             cells=self.cells,
         )

@@ -23,7 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi_bus import AtspiBus, AtspiTimeout, Ref
@@ -121,23 +121,59 @@ async def load_cache(bus: AtspiBus, app: str) -> dict[Ref, RawNode]:
 
 
 async def fetch_node(
-    bus: AtspiBus, ref: Ref, *, get_all: bool = False, description: bool = True
+    bus: AtspiBus,
+    ref: Ref,
+    *,
+    get_all: bool = False,
+    description: bool = True,
+    hidden_in_full: bool = True,
 ) -> RawNode | None:
-    """Role, name, description, states, interfaces and children, pipelined.
+    """As _fetch_node; without `hidden_in_full`, a node that is not showing is read no
+    further than its states (role and name stay empty): a controls read opens only showing
+    nodes, and LibreOffice's uncached menus hold ~300 hidden items it asked 3 calls each."""
+    if hidden_in_full:
+        return await _fetch_node(bus, ref, get_all=get_all, description=description)
+    states = await bus.call_or_none(ref, ACCESSIBLE, "GetState")
+    if states is None:
+        return None  # the object went away
+    names = state_names(states[0])
+    if "showing" in names:
+        return await _fetch_node(bus, ref, get_all=get_all, description=description, states=states)
+    return RawNode(
+        ref=ref,
+        role="",
+        name="",
+        description=None,
+        states=names,
+        interfaces=frozenset(),
+        child_count=0,
+        children=[],
+    )
+
+
+async def _fetch_node(
+    bus: AtspiBus,
+    ref: Ref,
+    *,
+    get_all: bool = False,
+    description: bool = True,
+    states: list[Any] | None = None,  # GetState's answer, when asked already
+) -> RawNode | None:
+    """Role, name, description, states, interfaces and child count, pipelined.
 
     With `get_all` (ATK apps implement Properties.GetAll; Qt does not) name, description and
     child count come in one call. Without `description` that call is saved where each
-    property costs one (Qt). Children are asked for only once states and child count say
-    the node is no managed container (and has children).
+    property costs one (Qt). The children are left to fetch_children: a walk asks for them
+    only where it opens the node, and never where it is a managed container.
     """
     if get_all:
         role, properties, states = await asyncio.gather(
             bus.call_or_none(ref, ACCESSIBLE, "GetRole"),
             bus.call_or_none(ref, PROPERTIES, "GetAll", "s", [ACCESSIBLE]),
-            bus.call_or_none(ref, ACCESSIBLE, "GetState"),
+            _states(bus, ref, states),
         )
         if properties is None or states is None:
-            return await fetch_node(bus, ref, description=description)
+            return await _fetch_node(bus, ref, description=description, states=states)
         values = {key: variant.value for key, variant in properties[0].items()}
         name, about = values.get("Name"), values.get("Description")
         count: int | None = values.get("ChildCount")
@@ -149,16 +185,13 @@ async def fetch_node(
             bus.call_or_none(ref, ACCESSIBLE, "GetRole"),
             _property(bus, ref, "Name"),
             _property(bus, ref, "Description") if description else _nothing(),
-            bus.call_or_none(ref, ACCESSIBLE, "GetState"),
+            _states(bus, ref, states),
             bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces"),
             child_count(bus, ref),
         )
     if role is None or states is None:
         return None  # the object went away while we read it
     names = state_names(states[0])
-    # A count that cannot be read does not stop the walk, the state still does.
-    managed = is_managed(names, 0 if count is None else count)
-    children = await _children(bus, ref) if not managed and count != 0 else []
     return RawNode(
         ref=ref,
         role=role_name(role[0]),
@@ -166,10 +199,14 @@ async def fetch_node(
         description=None if about is None else str(about),
         states=names,
         interfaces=frozenset(interfaces[0]) if interfaces else frozenset(),
-        child_count=len(children) if count is None else count,
-        children=children,
-        managed=managed,
+        child_count=-1 if count is None else count,  # -1: fetch_children asks again
+        children=None,
+        managed=is_managed(names, 0 if count is None else count),
     )
+
+
+async def _states(bus: AtspiBus, ref: Ref, known: list[Any] | None) -> list[Any] | None:
+    return known if known is not None else await bus.call_or_none(ref, ACCESSIBLE, "GetState")
 
 
 async def _children(bus: AtspiBus, ref: Ref) -> list[Ref]:
@@ -189,7 +226,8 @@ async def _property(bus: AtspiBus, ref: Ref, name: str) -> object:
 
 
 async def fetch_children(bus: AtspiBus, node: RawNode) -> None:
-    """The children of a node from the cache; a count it did not give is asked for first."""
+    """The children of a node that is opened; a count not known (the cache's -1) is asked
+    for first, and a managed container is never listed."""
     if "defunct" in node.states:
         node.children = []  # (its count is -1 in the cache too: nothing to list)
         return
@@ -213,12 +251,14 @@ async def read_structure(
     in_view_only: bool = False,
     area: Rect | None = None,
     cells: CellRefs | None = None,
+    hidden_in_full: bool = True,
 ) -> Structure:
     """The subtree under `root_node`, breadth first; `descend(node)` says whether to open a
     node. The root is always part of it, even when the time runs out at once. With
     `in_view_only`, long scrolling lists are read only where they are in view. Managed
     containers always are, within `area` (the window on screen); `cells` keeps their cell
-    references between reads."""
+    references between reads. Without `hidden_in_full`, nodes that are not showing are
+    read no further than their states (see fetch_node)."""
     root = root_node.ref
     # An application that fills its cache speaks ATK, which implements GetAll (Qt does not).
     get_all = bool(cache)
@@ -233,7 +273,17 @@ async def read_structure(
     while frontier:
         try:
             level = await _within(
-                deadline, partial(_read_level, bus, frontier, cache, get_all, descriptions, descend)
+                deadline,
+                partial(
+                    _read_level,
+                    bus,
+                    frontier,
+                    cache,
+                    get_all,
+                    descriptions,
+                    hidden_in_full,
+                    descend,
+                ),
             )
             following = await _within(
                 deadline,
@@ -356,14 +406,15 @@ async def _read_level(
     cache: dict[Ref, RawNode],
     get_all: bool,
     descriptions: bool,
+    hidden_in_full: bool,
     descend: Callable[[RawNode], bool],
 ) -> list[RawNode | None]:
     async def one(ref: Ref) -> RawNode | None:
-        node = cache.get(ref)
-        if node is None:
-            return await fetch_node(bus, ref, get_all=get_all, description=descriptions)
+        node = cache.get(ref) or await fetch_node(
+            bus, ref, get_all=get_all, description=descriptions, hidden_in_full=hidden_in_full
+        )
         # (the children of a node that is not opened are never used: not asked for)
-        if node.children is None and descend(node):
+        if node is not None and node.children is None and descend(node):
             await fetch_children(bus, node)
         return node
 
