@@ -199,7 +199,7 @@ class FakeBus(AtspiBus):
             (ACCESSIBLE, "GetIndexInParent"): self._index,
             (PROPERTIES, "Get"): self._get,
             (PROPERTIES, "GetAll"): self._get_all,
-            (COMPONENT, "GetExtents"): lambda path, node, body: [node.rect],
+            (COMPONENT, "GetExtents"): self._extents,
             (COMPONENT, "GetAccessibleAtPoint"): self._at_point,
             (TABLE, "GetAccessibleAt"): self._accessible_at,
             (TABLE, "GetRowColumnExtentsAtIndex"): self._row_column,
@@ -262,6 +262,13 @@ class FakeBus(AtspiBus):
         sheet = self.app.sheets[path]
         row, column = divmod(body[0], sheet.columns)
         return [True, row, column, 1, 1, False]
+
+    def _extents(self, path: str, node: FakeObject, body: list[Any]) -> list[Any]:
+        """A cell lies where its sheet is scrolled to now; other objects where they are."""
+        position = self.app.positions.get(path)
+        if position is not None:
+            return [self.app.sheets[node.parent].cell_rect(*position)]
+        return [node.rect]
 
     def _live_text(self, path: str, node: FakeObject) -> str:
         """A cell shows what its sheet holds now; other objects their own text."""

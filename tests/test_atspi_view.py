@@ -156,12 +156,23 @@ async def test_cell_references_are_kept_between_reads_and_replaced_when_gone() -
     made = app.cells_made
     assert made == 200 + 2  # the cells in view, and the two corners
     second = await read(bus, kept)
-    assert app.cells_made == made + 2  # only the corners are asked for again
+    assert app.cells_made == made  # the corner cells kept still lie at the corners
     assert cells_of(second) == cells_of(first)
     app.expire()  # the bridge's lease ended: every kept reference is gone
     third = await read(bus, kept)
     assert cells_of(third) == cells_of(first)
-    assert app.cells_made == made + 2 + 202
+    assert app.cells_made == made + 202
+
+
+async def test_a_scrolled_sheet_is_read_from_its_new_corners() -> None:
+    app = calc_like()
+    bus, kept = FakeBus(app), CellRefs()
+    await read(bus, kept)
+    app.sheets["/sheet"].first = (25, 0)  # scrolled: the kept corners lie elsewhere now
+    scrolled = await read(bus, kept)
+    assert set(cells_of(scrolled)) == {"A31"}
+    assert scrolled.nodes[APP, "/sheet"].summary is not None
+    assert scrolled.nodes[APP, "/sheet"].summary.startswith("rows 26-45, columns 1-10 of")
 
 
 async def test_a_cell_changed_between_reads_is_read_anew() -> None:
@@ -197,8 +208,9 @@ async def test_a_cell_in_view_costs_one_call_once_the_sheet_is_known(
     await read(bus, kept)
     text_calls = [path for path, member in bus.log if member in ("Get", "GetText")]
     cell_calls = [path for path in text_calls if path.startswith("/cell/")]
-    # One a cell; the corners' names; one kept cell's name, checked before any is trusted.
-    assert len(cell_calls) == 200 + 2 + 1
+    # One a cell, and one kept cell's name, checked before any is trusted.
+    assert len(cell_calls) == 200 + 1
+    assert app.cells_made == 202  # none but in the first read
 
 
 async def test_a_sheet_scrolled_away_shows_its_cells_in_view() -> None:

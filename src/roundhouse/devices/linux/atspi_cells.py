@@ -1,23 +1,51 @@
 """Cell references kept between reads, so that reading a sheet again does not make the
 application build its cells again (pure bookkeeping; the time is passed in).
 
-LibreOffice makes a new accessible object for every Table.GetAccessibleAt; the AT-SPI bridge
-keeps each one alive for ~16 s after handing it out (its "lease"), so reading 500 cells on
-every observation grew soffice by ~4 MB a read. A reference is reused for at most `max_age`
-seconds, less than that lease, and dropped at once when it stops answering. One CellRefs
-belongs to one bus connection: object paths mean nothing on another.
+LibreOffice 7.4 makes a new accessible object for every Table.GetAccessibleAt and
+GetAccessibleAtPoint, and its memory is not given back: reading the ~500 cells in view on
+every observation grew soffice by ~4 MB a read. The AT-SPI bridge ends each object 16 s
+after handing it out (its "lease"); until then the kept reference is used. One kept cell is
+checked at the start of a read and the rest are dropped if it no longer answers; a cell
+that stops answering mid-read is asked for again. The corner cells found last time are
+checked by their extents before any new one is asked for at the view's corners. One
+CellRefs belongs to one bus connection: object paths mean nothing on another.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi_bus import Ref
 
-MAX_AGE = 10.0  # seconds; at-spi2-atk's lease is 15 s (+1) from when the object was handed out
+# Seconds a kept reference is trusted at most. The bridge ends LibreOffice's cells sooner
+# (16 s) and the check finds that; this bounds trust where nothing ends them.
+MAX_AGE = 60.0
 MAX_TABLES = 4
 
 Cell = tuple[int, int]  # (row, column), 0-based
+Point = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A cell read whole, whose role, states and interfaces the other cells are given."""
+
+    role: str
+    states: list[str]
+    interfaces: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Corners:
+    """The cells found at a view's corners, and where they were looked for."""
+
+    view: Rect
+    first: Cell
+    last: Cell
+    first_point: Point
+    last_point: Point
+    sample: Sample
 
 
 @dataclass(frozen=True)
@@ -35,6 +63,7 @@ class TableCells:
     # Whether GetText(0, -1) gives a cell's whole text (None: not seen yet). Until a filled
     # cell has shown it, each cell's CharacterCount is asked first.
     whole_text: bool | None = None
+    corners: Corners | None = None  # found by the last read
     used: float = 0.0
 
     def get(self, cell: Cell) -> CellRef | None:

@@ -3,8 +3,9 @@
 A spreadsheet's table has 2^20 × 2^14 cells and builds a cell object for each one asked for.
 What a person sees is read instead:
 
-1. the cells at the view's top-left and bottom-right corners (Component.GetAccessibleAtPoint,
-   stepping inwards off headers and scroll bars) and their row and column;
+1. the cells at the view's top-left and bottom-right corners: those found last time while
+   their extents still hold the corner points, else Component.GetAccessibleAtPoint
+   (stepping inwards off headers and scroll bars), and their row and column;
 2. the cells between them (Table.GetAccessibleAt, or references kept from the last read:
    atspi_cells), capped at `max_cells`, and each one's text, pipelined;
 3. rectangles from the first row's and first column's extents, not from every cell.
@@ -18,11 +19,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi_bus import AtspiBus, Ref
-from roundhouse.devices.linux.atspi_cells import Cell, CellRef, CellRefs, TableCells
+from roundhouse.devices.linux.atspi_cells import (
+    Cell,
+    CellRef,
+    CellRefs,
+    Corners,
+    Point,
+    Sample,
+    TableCells,
+)
 from roundhouse.devices.linux.atspi_constants import (
     ACCESSIBLE,
     COMPONENT,
@@ -137,21 +146,12 @@ def parse_cell_name(name: str) -> Cell | None:
     return int(digits) - 1, column - 1
 
 
-def corner_points(view: Rect) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def corner_points(view: Rect) -> tuple[list[Point], list[Point]]:
     """Points to look for the top-left and the bottom-right cell at, corner first."""
     steps = [step for step in INWARD_STEPS if 2 * step < min(view.width, view.height)]
     top_left = [(view.left + step, view.top + step) for step in steps]
     bottom_right = [(view.right - 1 - step, view.bottom - 1 - step) for step in steps]
     return top_left, bottom_right
-
-
-@dataclass(frozen=True)
-class Sample:
-    """A cell read whole, whose role, states and interfaces the other cells are given."""
-
-    role: str
-    states: list[str]
-    interfaces: frozenset[str]
 
 
 @dataclass
@@ -181,15 +181,12 @@ async def read_table(
     if view.width <= 0 or view.height <= 0:
         return TableView([], f"none of its {rows} × {columns} cells is in view")
     entry = refs.table(table.ref, time.monotonic())
-    first_points, last_points = corner_points(view)
-    first, last, _ = await asyncio.gather(
-        _corner(bus, table.ref, first_points, rows, columns, sample=True),
-        _corner(bus, table.ref, last_points, rows, columns, sample=False),
-        _check_kept(bus, entry),
-    )
-    if first is None or last is None or first[1] is None:
+    kept, _ = await asyncio.gather(_kept_corners(bus, entry, view), _check_kept(bus, entry))
+    corners = kept or await _find_corners(bus, table.ref, view, rows, columns)
+    if corners is None:
         return None
-    in_view = cell_range(first[0], last[0])
+    entry.corners = corners
+    in_view = cell_range(corners.first, corners.last)
     read = in_view.cut(max_cells)
     entry.keep_only(set(read.cells()))
     cells = await _read_cells(bus, table.ref, entry, read, text_limit)
@@ -205,7 +202,7 @@ async def read_table(
     }
     rects = cell_rects(rows_at, columns_at, view)
     nodes = [
-        _cell_node(done.kept, done.text, rects[cell], first[1])
+        _cell_node(done.kept, done.text, rects[cell], corners.sample)
         for cell, done in cells.items()
         if done.text and cell in rects
     ]
@@ -217,16 +214,56 @@ async def _table_property(bus: AtspiBus, table: Ref, name: str) -> int:
     return int(reply[0].value) if reply else 0
 
 
+async def _kept_corners(bus: AtspiBus, entry: TableCells, view: Rect) -> Corners | None:
+    """The corners found last time, if the same view still has the same cells at them: no
+    new object is asked for (each GetAccessibleAtPoint makes one in LibreOffice)."""
+    last = entry.corners
+    if last is None or last.view != view:
+        return None
+    first, final = entry.get(last.first), entry.get(last.last)
+    if first is None or final is None:
+        return None
+    first_rect, last_rect, states = await asyncio.gather(
+        extents(bus, first.ref),
+        extents(bus, final.ref),
+        bus.call_or_none(first.ref, ACCESSIBLE, "GetState"),
+    )
+    if first_rect is None or last_rect is None or states is None:
+        return None
+    if not (_holds(first_rect, last.first_point) and _holds(last_rect, last.last_point)):
+        return None  # scrolled, or rows and columns resized
+    shared = [state for state in state_names(states[0]) if state not in OWN_STATES]
+    return replace(last, sample=replace(last.sample, states=shared))
+
+
+def _holds(rect: Rect, point: Point) -> bool:
+    return rect.left <= point[0] < rect.right and rect.top <= point[1] < rect.bottom
+
+
+async def _find_corners(
+    bus: AtspiBus, table: Ref, view: Rect, rows: int, columns: int
+) -> Corners | None:
+    first_points, last_points = corner_points(view)
+    first, last = await asyncio.gather(
+        _corner(bus, table, first_points, rows, columns, sample=True),
+        _corner(bus, table, last_points, rows, columns, sample=False),
+    )
+    if first is None or last is None or first[2] is None:
+        return None
+    return Corners(view, first[0], last[0], first[1], last[1], first[2])
+
+
 async def _corner(
     bus: AtspiBus,
     table: Ref,
-    points: list[tuple[int, int]],
+    points: list[Point],
     rows: int,
     columns: int,
     *,
     sample: bool,
-) -> tuple[Cell, Sample | None] | None:
-    """The cell at the first of `points` that holds one, and (with `sample`) how it reads."""
+) -> tuple[Cell, Point, Sample | None] | None:
+    """The cell at the first of `points` that holds one, the point, and (with `sample`) how
+    the cell reads."""
     for x, y in points:
         reply = await bus.call_or_none(
             table, COMPONENT, "GetAccessibleAtPoint", "iiu", [x, y, COORD_SCREEN]
@@ -234,10 +271,9 @@ async def _corner(
         ref = _ref(reply[0]) if reply else None
         if ref is None:
             continue
-        found = await asyncio.gather(_position(bus, table, ref), _sample(bus, ref, sample))
-        cell, read = found
+        cell, read = await asyncio.gather(_position(bus, table, ref), _sample(bus, ref, sample))
         if cell is not None and 0 <= cell[0] < rows and 0 <= cell[1] < columns:
-            return cell, read
+            return cell, (x, y), read
     return None
 
 
