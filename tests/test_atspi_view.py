@@ -138,6 +138,27 @@ async def test_managed_containers_are_never_listed_only_read_in_view(
     ]
 
 
+async def test_a_short_managed_list_is_read_whole_one_child_at_a_time() -> None:
+    # GTK's file dialog sidebar: a list box that manages its descendants, with a separator
+    # row that has no extents (bisecting it could not tell what is in view).
+    rows = {
+        "/row/0": FakeObject(role="list item", name="Home", rect=(0, 40, 150, 30)),
+        "/row/1": FakeObject(role="separator", rect=(-(2**31), -(2**31), 1, 1)),
+        "/row/2": FakeObject(role="list item", name="Trash", rect=(0, 80, 150, 30)),
+    }
+    sidebar = FakeObject(
+        role="list box",
+        states=(*SHOWN, "manages-descendants"),
+        children=list(rows),
+        rect=(0, 40, 150, 400),
+    )
+    frame = FakeObject(role="frame", name="Open", children=["/sidebar"], rect=(0, 0, 800, 600))
+    bus = FakeBus(FakeApp({"/root": frame, "/sidebar": sidebar, **rows}))
+    structure = await read(bus)
+    assert bus.faults == [] and ("/sidebar", "GetChildren") not in bus.log
+    assert {"Home", "Trash"} <= names(structure)
+
+
 async def test_the_naive_walk_lists_no_managed_container_either() -> None:
     bus = FakeBus(calc_like(), cache=False, get_all=False)
     tree = await naive_tree(bus, (APP, "/root"))

@@ -37,7 +37,8 @@ async def rows_in_view(bus: AtspiBus, container: Ref, rows: list[Ref]) -> list[R
 
 async def children_in_view(bus: AtspiBus, container: Ref, count: int) -> list[Ref] | None:
     """The children of a container that must not be listed, that lie within its rectangle;
-    None when that cannot be told."""
+    None when that cannot be told. A short one (GTK's sidebars, whose separators have no
+    extents) is read whole, one child at a time: there is nothing to save by bisecting."""
 
     async def child(index: int) -> Ref | None:
         reply = await bus.call_or_none(container, ACCESSIBLE, "GetChildAtIndex", "i", [index])
@@ -46,6 +47,9 @@ async def children_in_view(bus: AtspiBus, container: Ref, count: int) -> list[Re
         ref = (str(reply[0][0]), str(reply[0][1]))
         return ref if ref[0] and ref[1] != NULL_PATH else None
 
+    if count <= LONG_LIST:
+        found = await asyncio.gather(*(child(index) for index in range(count)))
+        return [ref for ref in found if ref is not None]
     return await _in_view(bus, container, count, child)
 
 
