@@ -159,6 +159,34 @@ async def test_a_short_managed_list_is_read_whole_one_child_at_a_time() -> None:
     assert {"Home", "Trash"} <= names(structure)
 
 
+async def test_a_long_managed_list_with_header_and_hidden_cells_shows_its_rows_in_view() -> None:
+    # A GTK tree view: header cells first (a hidden column's has no extents), then the rows'
+    # cells, the hidden column's among them; scrolled so that rows 101-110 are in view.
+    offscreen = (-(2**31), -(2**31), 1, 1)
+    children = {
+        "/head/0": FakeObject(role="table column header", name="Name", rect=(0, 100, 300, 20)),
+        "/head/1": FakeObject(role="table column header", name="Hidden", rect=offscreen),
+    }
+    for row in range(200):
+        top = 120 + (row - 100) * 20 if row >= 100 else -20  # scrolled away: above the view
+        children[f"/name/{row}"] = FakeObject(
+            role="table cell", name=f"file{row + 1}", rect=(0, top, 300, 20)
+        )
+        children[f"/hidden/{row}"] = FakeObject(role="table cell", rect=offscreen)
+    files = FakeObject(
+        role="tree table",
+        states=(*SHOWN, "manages-descendants"),
+        children=list(children),
+        rect=(0, 100, 300, 220),  # the header and ten rows
+    )
+    frame = FakeObject(role="frame", children=["/files"], rect=(0, 0, 800, 600))
+    bus = FakeBus(FakeApp({"/root": frame, "/files": files, **children}))
+    structure = await read(bus)
+    shown = [structure.nodes[ref].name for ref in structure.nodes[APP, "/files"].children or []]
+    assert shown == ["Name", *(f"file{row}" for row in range(101, 111))]
+    assert bus.faults == [] and len(bus.log) < 200  # not one read per row
+
+
 async def test_the_naive_walk_lists_no_managed_container_either() -> None:
     bus = FakeBus(calc_like(), cache=False, get_all=False)
     tree = await naive_tree(bus, (APP, "/root"))

@@ -21,6 +21,7 @@ from roundhouse.devices.linux.atspi_props import extents
 LONG_LIST = 64  # children of a scrolling container worth bisecting rather than reading
 MAX_ROWS_IN_VIEW = 2000  # a table in view can hold many cells
 BATCH = 32
+PROBES = 8  # rows looked at past one without extents, while bisecting
 
 RowAt = Callable[[int], Awaitable[Ref | None]]
 
@@ -54,6 +55,13 @@ async def children_in_view(bus: AtspiBus, container: Ref, count: int) -> list[Re
 
 
 async def _in_view(bus: AtspiBus, container: Ref, count: int, row_at: RowAt) -> list[Ref] | None:
+    """Bisect for the first row in view, then read on until a row lies below the view.
+
+    Rows without extents (a hidden column's cells and header in a GTK tree view) are not in
+    view and tell nothing: the bisection looks past them to the next row that has some. A
+    start found too early only costs reading more; rows read that lie above the view are
+    left out. The first few children are looked at on their own: a header.
+    """
     view = await extents(bus, container)
     if view is None:
         return None
@@ -61,19 +69,22 @@ async def _in_view(bus: AtspiBus, container: Ref, count: int, row_at: RowAt) -> 
     seen: dict[int, Rect] = {}
     while low < high:  # the first row whose bottom is below the top of the view
         middle = (low + high) // 2
-        row = await row_at(middle)
-        rect = await extents(bus, row) if row is not None else None
-        if rect is None:
-            return None
-        seen[middle] = rect
-        if rect.bottom <= view.top:
-            low = middle + 1
+        placed = await _next_placed(bus, row_at, middle, high)
+        if placed is None:
+            return None  # (the row went away)
+        index, rect = placed
+        if rect is not None:
+            seen[index] = rect
+        if rect is not None and rect.bottom <= view.top:
+            low = index + 1
         else:
             high = middle
-    found: list[Ref] = []
-    end = low
+    # A table's header comes first among its children and stays in view when its rows
+    # scroll: the bisection passes over it.
+    found = await _leading_in_view(bus, row_at, min(low, PROBES), view)
+    end, read = low, 0
     size = _rows_that_fit(seen.get(low), view)
-    while end < count and len(found) < MAX_ROWS_IN_VIEW:
+    while end < count and read < MAX_ROWS_IN_VIEW:
         batch = range(end, min(end + size, count))
         asked = await asyncio.gather(*(row_at(index) for index in batch))
         rows = [row for row in asked if row is not None]
@@ -82,12 +93,38 @@ async def _in_view(bus: AtspiBus, container: Ref, count: int, row_at: RowAt) -> 
         rects = await asyncio.gather(*(extents(bus, row) for row in rows))
         for row, rect in zip(rows, rects, strict=True):
             if rect is None:
-                return None
+                continue
             if rect.top >= view.bottom:
                 return found
-            found.append(row)
-        end, size = batch.stop, BATCH
+            if rect.bottom > view.top:
+                found.append(row)
+        end, read, size = batch.stop, read + len(batch), BATCH
     return found
+
+
+async def _leading_in_view(bus: AtspiBus, row_at: RowAt, count: int, view: Rect) -> list[Ref]:
+    rows = [row for row in await asyncio.gather(*(row_at(i) for i in range(count))) if row]
+    rects = await asyncio.gather(*(extents(bus, row) for row in rows))
+    return [
+        row
+        for row, rect in zip(rows, rects, strict=True)
+        if rect is not None and rect.bottom > view.top and rect.top < view.bottom
+    ]
+
+
+async def _next_placed(
+    bus: AtspiBus, row_at: RowAt, index: int, end: int
+) -> tuple[int, Rect | None] | None:
+    """The first row from `index` on (before `end`, and at most PROBES of them) that has
+    extents, with them; (index, None) when none has. None when a row went away."""
+    for probe in range(index, min(index + PROBES, end)):
+        row = await row_at(probe)
+        if row is None:
+            return None
+        rect = await extents(bus, row)
+        if rect is not None:
+            return probe, rect
+    return index, None
 
 
 def _rows_that_fit(first: Rect | None, view: Rect) -> int:
