@@ -272,6 +272,23 @@ async def test_a_sheet_scrolled_away_shows_its_cells_in_view() -> None:
     )
 
 
+async def test_far_down_a_sheet_cells_are_placed_by_name() -> None:
+    # Past row 131072, LibreOffice's int32 cell index overflows: the "A200001" name tells.
+    app = calc_like()
+    sheet = app.sheets["/sheet"]
+    sheet.first = (200000, 2)
+    sheet.cells = {(200000, 2): "far", (200001, 3): "away"}
+    structure = await read(FakeBus(app))
+    assert {name: text for name, (text, _) in cells_of(structure).items()} == {
+        "C200001": "far",
+        "D200002": "away",
+    }
+    assert structure.nodes[APP, "/sheet"].summary is not None
+    assert structure.nodes[APP, "/sheet"].summary.startswith(
+        "rows 200001-200020, columns 3-12 of 1048576 × 16384"
+    )
+
+
 async def test_an_app_that_stops_answering_ends_the_read_with_what_it_has() -> None:
     bus = FakeBus(calc_like(), cache=False, get_all=False)
     bus.stall_after = 40

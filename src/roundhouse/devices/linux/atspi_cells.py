@@ -70,6 +70,8 @@ class TableCells:
         return self.cells.get(cell)
 
     def put(self, cell: Cell, ref: Ref, name: str, now: float) -> CellRef:
+        # Oldest first: the cell `sample` checks is the one whose lease ends first.
+        self.cells.pop(cell, None)
         self.cells[cell] = kept = CellRef(ref, name, now)
         return kept
 
@@ -82,7 +84,7 @@ class TableCells:
             del self.cells[cell]
 
     def sample(self) -> tuple[Cell, CellRef] | None:
-        """One kept cell, to check that the kept references still answer."""
+        """The oldest kept cell, to check that the kept references still answer."""
         return next(iter(self.cells.items()), None)
 
 
