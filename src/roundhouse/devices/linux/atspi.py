@@ -265,6 +265,7 @@ class AtspiClient(Closing):
             in_view_only=True,
             area=intersection(self.screen, window.rect),
             cells=self.cells,  # the cells kept from the last read: LibreOffice makes none
+            hidden_in_full=False,  # hidden nodes are left out anyway
         )
         tree = build_tree(structure.nodes, structure.root)
         nodes = [node for node in walk(tree) if "showing" in node.states]
