@@ -1,6 +1,7 @@
 """The Ray executor: each attempt is a Ray task on whichever node has room for it — 1 CPU, and
 1 `desktop` unit for a GUI task — running the same attempt.py code as the local executor,
-in a process of its own (node_task.py), in a folder of its own on that node.
+in the Ray worker, in a folder of its own on that node, watched by a janitor process that
+ends the attempt's desktop and processes should the worker die under it (janitor.py).
 
 Nodes share no file system with the driver. The suite goes out as bytes (one object in
 Ray's store, fetched once per node), unless the node already holds the same files at the
@@ -18,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import os
 import shutil
@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -35,11 +36,11 @@ import ray
 import ray.exceptions
 
 from roundhouse.logs.store import LogStore
-from roundhouse.suite import bundle
+from roundhouse.suite import bundle, janitor
+from roundhouse.suite.attempt import AttemptOptions, run_task
 from roundhouse.suite.batch import BatchOptions
-from roundhouse.suite.node_task import EXIT_CUT, MARKER, sweep
 from roundhouse.suite.results import TaskResult
-from roundhouse.suite.tasks import SuiteTask
+from roundhouse.suite.tasks import SuiteTask, load_task
 
 # Where attempts work on a node (removed after each); RH_NODE_WORKDIR moves it.
 NODE_WORKDIR_ENV = "RH_NODE_WORKDIR"
@@ -209,7 +210,7 @@ def _first_line(error: BaseException) -> str:
 def _attempt_on_node(
     spec_data: dict[str, Any], shipment_data: dict[str, Any], suite_bytes: bytes
 ) -> tuple[dict[str, Any], bytes]:
-    """Runs in a Ray worker: the attempt in a node task process; (its row, its logs)."""
+    """Runs in a Ray worker: the attempt, watched by a janitor; (its row, its logs)."""
     started = time.monotonic()
     spec = NodeSpec(**spec_data)
     shipment = SuiteShipment(**shipment_data)
@@ -217,18 +218,47 @@ def _attempt_on_node(
     suite = _node_suite(shipment, suite_bytes, base / "suites")
     folder = base / spec.batch / f"{spec.task}-{uuid.uuid4().hex[:8]}"
     folder.mkdir(parents=True)
-    node = ray.util.get_node_ip_address()
+    options = AttemptOptions(
+        out=folder, model=spec.model, assume_yes=spec.assume_yes, timeout=spec.timeout
+    )
     try:
-        row = _run_node_task(spec, suite / spec.task_file, folder)
-        logs_dir = Path(str(row["log_dir"])) if row["log_dir"] else None
-        logs = bundle.pack(logs_dir) if logs_dir is not None and logs_dir.is_dir() else b""
+        with _watched(f"{spec.batch}/{folder.name}", folder):
+            result = asyncio.run(run_task(load_task(suite / spec.task_file), options))
+        log_dir = Path(result.log_dir) if result.log_dir else None
+        logs = bundle.pack(log_dir) if log_dir is not None and log_dir.is_dir() else b""
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         with contextlib.suppress(OSError):  # the batch's folder, once its last attempt is done
             folder.parent.rmdir()
-    row["node"] = node
-    row["seconds"] = round(time.monotonic() - started, 2)
-    return row, logs
+    seconds = round(time.monotonic() - started, 2)
+    node = ray.util.get_node_ip_address()
+    return asdict(dataclasses.replace(result, node=node, seconds=seconds)), logs
+
+
+@contextlib.contextmanager
+def _watched(marker: str, folder: Path) -> Iterator[None]:
+    """Run the body with every process it starts marked, and a janitor that ends them if
+    this worker dies first (janitor.py says why and how)."""
+    lifeline, ours = os.pipe()
+    try:
+        subprocess.run(
+            [sys.executable, "-I", janitor.__file__, marker, str(folder)],
+            stdin=lifeline,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=True,  # returns once the janitor has forked away
+        )
+    finally:
+        os.close(lifeline)
+    # The processes an attempt starts take their environment from this one (the desktop,
+    # the run, setup and check commands): a Ray worker runs one task at a time.
+    os.environ[janitor.MARKER] = marker
+    try:
+        yield
+        os.write(ours, janitor.DONE)
+    finally:
+        del os.environ[janitor.MARKER]
+        os.close(ours)
 
 
 _remote_attempt = ray.remote(_attempt_on_node)
@@ -257,41 +287,3 @@ def _node_suite(shipment: SuiteShipment, suite_bytes: bytes, store: Path) -> Pat
             if not copy.is_dir():  # another worker of this node unpacked it first
                 raise
     return copy
-
-
-def _run_node_task(spec: NodeSpec, task_file: Path, folder: Path) -> dict[str, Any]:
-    marker = f"{spec.batch}/{folder.name}"
-    line = {
-        "task_file": str(task_file),
-        "out": str(folder),
-        "model": spec.model,
-        "assume_yes": spec.assume_yes,
-        "timeout": spec.timeout,
-    }
-    stderr_path = folder / "node_task.stderr"
-    with open(stderr_path, "wb") as stderr:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "roundhouse.suite.node_task"],
-            cwd=folder,
-            env={**os.environ, MARKER: marker},
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            start_new_session=True,  # a signal to this worker's group must not skip clean-up
-        )
-        assert child.stdin is not None and child.stdout is not None
-        child.stdin.write(json.dumps(line).encode() + b"\n")
-        child.stdin.flush()  # and keep it open: it is the child's lifeline
-        output = child.stdout.read()
-        code = child.wait()
-        child.stdin.close()
-    said = stderr_path.read_text(errors="replace").strip()[-400:]
-    if code < 0 or code == EXIT_CUT:
-        sweep(marker)  # it could not clean up after itself
-        reason = f"the node task process was killed (exit {code}): {said}"
-        return dataclasses.asdict(_lost(spec.task, "KILLED", reason))
-    try:
-        row: dict[str, Any] = json.loads(output.decode().strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        raise RuntimeError(f"the node task gave no row (exit {code}): {said}") from None
-    return row
