@@ -87,8 +87,20 @@ class Lab:
                 done = ip("-n", name, *command)
                 assert done.returncode == 0, done.stderr
 
-    def inside(self, namespace: str, *argv: str) -> list[str]:
-        return ["ip", "netns", "exec", namespace, *argv]
+    def inside(self, namespace: str, *argv: str, hide: tuple[Path, ...] = ()) -> list[str]:
+        """The command, run in the namespace with a /tmp/.X11-unix of its own, and the
+        `hide` folders covered by empty ones.
+
+        Why the X11 folder: X servers in different network namespaces do not see each
+        other's abstract sockets, so one starting here would take a display number in use
+        outside and unlink that server's socket file — breaking the other's display."""
+        covered = (Path("/tmp/.X11-unix"), *hide)
+        mounts = " && ".join(f"mount -t tmpfs -o mode=1777 none {path}" for path in covered)
+        return [
+            *("ip", "netns", "exec", namespace),
+            *("unshare", "--mount", "--propagation", "private"),
+            *("sh", "-c", f'{mounts} && exec "$@"', "sh", *argv),
+        ]
 
     def marked(self) -> dict[int, str]:
         """This test's processes still running: pid → command line."""
