@@ -132,3 +132,17 @@ def _tar(name: str, kind: bytes) -> bytes:
         member.linkname = "/etc/passwd" if kind == tarfile.SYMTYPE else ""
         tar.addfile(member, io.BytesIO(b""))
     return buffer.getvalue()
+
+
+async def test_the_batch_bench_suite_passes_and_is_summarised(tmp_path: Path) -> None:
+    from roundhouse.cli.bench_batch import summarise, write_suite
+
+    gui = write_suite(tmp_path / "suite", shell=2, gui=0)
+    rows = await run_batch(
+        load_suite(tmp_path / "suite"), BatchOptions(out=tmp_path / "R", model="replay")
+    )
+    assert gui == set() and [r.passed for r in rows] == [True, True], rows
+    run = summarise("local", rows, gui, wall=30.0, start=0.0)
+    assert (run.tasks, run.passed, run.tasks_per_minute) == (2, 2, 4.0)
+    assert run.shell_overhead_median is not None and run.shell_overhead_median >= 0
+    assert run.gui_seconds_median is None and run.failed == []
