@@ -77,6 +77,10 @@ def ratio(ray: float | None, local: float | None) -> float | None:
     return round(ray / local, 2) if ray is not None and local else None
 
 
+def difference(ray: float | None, local: float | None) -> float | None:
+    return round(ray - local, 2) if ray is not None and local is not None else None
+
+
 def write_suite(folder: Path, shell: int, gui: int) -> set[str]:
     """N shell tasks (write a file, answer from it) and `gui` copies of the GUI template;
     the GUI tasks' ids."""
@@ -147,6 +151,13 @@ def batch(
             "shell_overhead_median": ratio(ray.shell_overhead_median, local.shell_overhead_median),
             "gui_overhead_median": ratio(ray.gui_overhead_median, local.gui_overhead_median),
         },
+        # A ratio says little when the local overhead is near nothing: the seconds Ray adds.
+        "ray_minus_local": {
+            "shell_overhead_median": difference(
+                ray.shell_overhead_median, local.shell_overhead_median
+            ),
+            "gui_overhead_median": difference(ray.gui_overhead_median, local.gui_overhead_median),
+        },
         "cpus": cpus,
     }
     typer.echo(json.dumps(report, indent=2) if as_json else render(report))
@@ -202,6 +213,11 @@ def render(report: dict[str, Any]) -> str:
         f"ray/local: tasks/min {_cell(ratios['tasks_per_minute'])}, shell overhead "
         f"{_cell(ratios['shell_overhead_median'])}, GUI overhead "
         f"{_cell(ratios['gui_overhead_median'])}"
+    )
+    added = report["ray_minus_local"]
+    lines.append(
+        f"ray adds per task: shell {_cell(added['shell_overhead_median'])} s, "
+        f"GUI {_cell(added['gui_overhead_median'])} s of overhead"
     )
     lines.append(
         "medians per task; overhead = the attempt's wall time minus its `roundhouse run` "
