@@ -112,6 +112,37 @@ def test_a_task_whose_worker_is_killed_is_retried_and_nothing_is_left(tmp_path: 
     assert [p.name for p in (node_dir / "roundhouse-batch").iterdir()] in ([], ["suites"])
 
 
+def test_ctrl_c_cancels_running_tasks_stops_their_desktops_and_keeps_rows(
+    tmp_path: Path,
+) -> None:
+    suite = slow_suite(tmp_path / "suite", {"quick": ("linux", 0), "endless": ("host", 600)})
+    out = tmp_path / "R"
+    with lab() as here:
+        ns = here.namespace()
+        batch = subprocess.Popen(
+            here.inside(
+                ns,
+                *roundhouse("batch", str(suite), "--executor", "ray", "--workers", "2"),
+                *("--out", str(out)),
+            ),
+            env=here.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _wait_for(here, "rh-sleeper-endless", batch)
+        deadline = time.monotonic() + 120
+        while "quick" not in _rows_or_none(out) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        batch.send_signal(signal.SIGINT)  # as Ctrl-C does: the exec chain kept the pid
+        _, err = batch.communicate(timeout=60)
+        assert batch.returncode == 130, err[-3000:]
+        assert "batch cancelled" in err
+        left = here.wait_until_nothing_runs()
+        assert left == {}, left
+    assert list(rows(out)) == ["quick"] and rows(out)["quick"]["passed"]
+
+
 def test_resume_after_the_driver_is_killed_keeps_finished_rows(tmp_path: Path) -> None:
     suite = slow_suite(tmp_path / "suite", {f"t{n}": ("linux", 1.5) for n in range(6)})
     out = tmp_path / "R"

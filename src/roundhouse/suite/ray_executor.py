@@ -163,8 +163,8 @@ class RayExecutor:
         try:
             row, logs = await ref
         except asyncio.CancelledError:
-            # Ctrl-C: the worker is killed; the node task sees its lifeline cut and stops
-            # the attempt's desktop and processes.
+            # Ctrl-C: the worker is killed; the attempt's janitor sees its pipe close and
+            # ends the attempt's desktop and processes.
             ray.cancel(ref, force=True)
             raise
         except ray.exceptions.RayTaskError as error:  # our code raised on the node: a bug
