@@ -6,7 +6,8 @@ Per task, `seconds` is the attempt's wall time on the machine that ran it and `r
 the part its `roundhouse run` process took (the round itself, with the interpreter's
 start); the difference is the executor's overhead: the desktop, setup and checks, and on
 Ray the scheduling, the suite and the logs shipped as bytes. Throughput is tasks per
-minute of the whole batch (Ray's own start is reported apart).
+minute of the whole batch (Ray's own start is reported apart). The executors take turns,
+a round of 20 tasks each, so that load from other processes falls on both alike.
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ import yaml
 from roundhouse.cli.bench import SOURCE_TREE, bench_app
 from roundhouse.suite.batch import BatchOptions, Executor, run_batch
 from roundhouse.suite.results import TaskResult
-from roundhouse.suite.tasks import load_suite
+from roundhouse.suite.tasks import SuiteTask, load_suite
 
 GUI_TEMPLATE = "gedit-type-save"  # a GUI task of tasks/basic, with its recorded answers
+ROUND = 20  # tasks each executor runs before the other takes its turn
 
 
 @dataclass(frozen=True)
@@ -140,9 +142,7 @@ def batch(
         gui_ids = write_suite(root / "suite", tasks, gui)
         suite = load_suite(root / "suite")
         typer.echo(f"{len(suite)} tasks ({tasks} shell, {gui} GUI), {cpus} at once", err=True)
-        local = asyncio.run(_measure("local", suite, root / "local", cpus, None, gui_ids))
-        typer.echo(f"local: {local.wall_seconds} s", err=True)
-        ray = _measure_ray(suite, root, cpus, gui_ids)
+        local, ray = _measure_both(suite, root, cpus, gui_ids)
     report = {
         "local": asdict(local),
         "ray": asdict(ray),
@@ -163,34 +163,52 @@ def batch(
     typer.echo(json.dumps(report, indent=2) if as_json else render(report))
 
 
-def _measure_ray(suite: list[Any], root: Path, cpus: int, gui_ids: set[str]) -> ExecutorRun:
+def _measure_both(
+    suite: list[SuiteTask], root: Path, cpus: int, gui_ids: set[str]
+) -> tuple[ExecutorRun, ExecutorRun]:
     from roundhouse.suite.ray_executor import RayExecutor, RaySettings  # ray only here
 
     options = BatchOptions(out=root / "ray", model="replay", workers=cpus)
-    executor = RayExecutor(options, RaySettings(cpus=cpus), suite, root / "suite")
+    ray = RayExecutor(options, RaySettings(cpus=cpus), suite, root / "suite")
     began = time.monotonic()
-    offered = executor.start()
+    offered = ray.start()
     start = time.monotonic() - began
     typer.echo(f"ray: {offered} (up in {start:.1f} s)", err=True)
     try:
-        return asyncio.run(_measure("ray", suite, root / "ray", cpus, executor, gui_ids, start))
+        return asyncio.run(_interleaved(suite, root, cpus, ray, gui_ids, start))
     finally:
-        executor.close()
+        ray.close()
 
 
-async def _measure(
-    name: str,
-    suite: list[Any],
-    out: Path,
+async def _interleaved(
+    suite: list[SuiteTask],
+    root: Path,
     cpus: int,
-    executor: Executor | None,
+    ray: Executor,
     gui_ids: set[str],
-    start: float = 0.0,
-) -> ExecutorRun:
-    options = BatchOptions(out=out, model="replay", workers=cpus)
-    began = time.monotonic()
-    rows = await run_batch(suite, options, None, executor)
-    return summarise(name, rows, gui_ids, time.monotonic() - began, start)
+    start: float,
+) -> tuple[ExecutorRun, ExecutorRun]:
+    """The suite in rounds, each run by both executors, who goes first alternating: the
+    load other processes put on the machine drifts, and must fall on both alike."""
+    executors: dict[str, Executor | None] = {"local": None, "ray": ray}
+    walls = dict.fromkeys(executors, 0.0)
+    rows: dict[str, list[TaskResult]] = {name: [] for name in executors}
+    chunks = [suite[n : n + ROUND] for n in range(0, len(suite), ROUND)]
+    for number, chunk in enumerate(chunks):
+        order = ["local", "ray"] if number % 2 == 0 else ["ray", "local"]
+        for name in order:
+            options = BatchOptions(
+                out=root / name / f"round-{number}", model="replay", workers=cpus
+            )
+            began = time.monotonic()
+            rows[name] += await run_batch(chunk, options, None, executors[name])
+            walls[name] += time.monotonic() - began
+        so_far = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in walls.items())
+        typer.echo(f"round {number + 1}/{len(chunks)}: {so_far}", err=True)
+    return (
+        summarise("local", rows["local"], gui_ids, walls["local"], 0.0),
+        summarise("ray", rows["ray"], gui_ids, walls["ray"], start),
+    )
 
 
 def render(report: dict[str, Any]) -> str:
