@@ -187,6 +187,7 @@ def test_two_nodes_share_a_batch_and_send_the_logs_home(tmp_path: Path) -> None:
         for name in (f"{task}.yaml", f"{task}.answers.json"):
             shutil.copy(BASIC / name, suite / name)
     out = driver_side / "R"
+    node_dir = tmp_path / "node"  # where attempts work on both nodes, the suite's copy too
     with lab() as here:
         head, other = here.namespace(), here.namespace()
         here.link(head, other, ("10.200.0.1/24", "10.200.0.2/24"))
@@ -198,7 +199,7 @@ def test_two_nodes_share_a_batch_and_send_the_logs_home(tmp_path: Path) -> None:
                 *(ray, "start", "--head", "--node-ip-address", "10.200.0.1", "--port", "6379"),
                 *("--include-dashboard", "false", "--temp-dir", str(here.ray_tmp / "a"), *node),
             ),
-            here.env(),
+            here.env(RH_NODE_WORKDIR=str(node_dir)),
         )
         assert started.returncode == 0, started.stderr[-2000:]
         joined = run(
@@ -208,7 +209,7 @@ def test_two_nodes_share_a_batch_and_send_the_logs_home(tmp_path: Path) -> None:
                 *("--temp-dir", str(here.ray_tmp / "b"), *node),
                 hide=(driver_side,),  # this node cannot see the driver's folders
             ),
-            here.env(),
+            here.env(RH_NODE_WORKDIR=str(node_dir)),
         )
         assert joined.returncode == 0, joined.stderr[-2000:]
         batch = run(
@@ -227,6 +228,13 @@ def test_two_nodes_share_a_batch_and_send_the_logs_home(tmp_path: Path) -> None:
     for task, row in final.items():
         assert Path(row["log_dir"]) == (out / "logs" / task).resolve()
         assert (Path(row["log_dir"]) / "response.log").is_file()
+    # The worker node got the suite as bytes (one copy, kept for the next batch); the head
+    # node used the driver's folder in place. The attempts' folders are gone.
+    [copy] = (node_dir / "roundhouse-batch" / "suites").iterdir()
+    assert sorted(p.name for p in (copy / "suite").iterdir()) == sorted(
+        p.name for p in suite.iterdir()
+    )
+    assert [p.name for p in (node_dir / "roundhouse-batch").iterdir()] == ["suites"]
 
 
 def _wait_for(here: Lab, text: str, batch: subprocess.Popen[str], timeout: float = 120) -> int:
