@@ -1,22 +1,26 @@
-"""`roundhouse batch SUITE`: run a suite of tasks, several at once, and score them."""
+"""`roundhouse batch SUITE`: run a suite of tasks, several at once, and score them — on
+this machine (--executor local) or over a Ray cluster (--executor ray)."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
 from pathlib import Path
-from typing import Annotated, TextIO
+from typing import Annotated, Literal, TextIO
 
 import typer
 
 from roundhouse.cli.app import app
 from roundhouse.config import ConfigError
-from roundhouse.suite.batch import BatchOptions, TaskResult, results_table, run_batch
-from roundhouse.suite.tasks import load_suite
+from roundhouse.suite.batch import BatchOptions, Executor, pending, run_batch
+from roundhouse.suite.results import TaskResult, read_results, results_table
+from roundhouse.suite.tasks import SuiteTask, load_suite
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_CANCELLED = 130
 BAR_WIDTH = 30
+DEFAULT_OUT = Path("batch-results")
 
 
 class ProgressBar:
@@ -28,10 +32,15 @@ class ProgressBar:
 
     def __call__(self, result: TaskResult, done: int, total: int) -> None:
         mark = "pass" if result.passed else "FAIL"
-        line = f"[{done}/{total}] {mark} {result.task} ({result.status}, {result.seconds:.1f} s)"
+        where = f", {result.node}" if result.node else ""
+        again = f", attempt {result.attempts}" if result.attempts > 1 else ""
+        line = (
+            f"[{done}/{total}] {mark} {result.task} "
+            f"({result.status}, {result.seconds:.1f} s{where}{again})"
+        )
         if not result.passed:
             line += f": {result.reason[:160]}"
-        filled = BAR_WIDTH * done // total
+        filled = BAR_WIDTH * done // max(total, 1)
         bar = f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {done}/{total}"
         if self.live:
             self.out.write(f"\r\033[K{line}\n{bar}")
@@ -40,35 +49,147 @@ class ProgressBar:
         self.out.flush()
 
 
+def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    typer.echo(f"roundhouse: {message}", err=True)
+    return typer.Exit(code)
+
+
+def _select(tasks: list[SuiteTask], wanted: list[str]) -> list[SuiteTask]:
+    unknown = sorted(set(wanted) - {item.task.id for item in tasks})
+    if unknown:
+        raise _fail(f"the suite has no task {', '.join(unknown)}")
+    return [item for item in tasks if not wanted or item.task.id in wanted]
+
+
 @app.command()
 def batch(
     suite: Annotated[Path, typer.Argument(help="A folder of task files, or one task file")],
-    workers: Annotated[int, typer.Option(min=1, max=16, help="Tasks run at once")] = 2,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=256,
+            help="Tasks at once (local, default 2); CPUs of the Ray instance started here "
+            "(ray without --ray-address, default: this machine's cores)",
+        ),
+    ] = None,
     model: Annotated[
         str, typer.Option(help="replay (each task's recorded answers), offline, openai:NAME, …")
     ] = "replay",
-    out: Annotated[Path, typer.Option(help="Folder for results, work folders and logs")] = Path(
-        "batch-results"
-    ),
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder for results, work folders and logs [default: batch-results]"),
+    ] = None,
     record: Annotated[
         bool, typer.Option("--record", help="Save each task's model answers beside it")
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve confirmations")] = False,
+    executor: Annotated[
+        Literal["local", "ray"],
+        typer.Option(help="Where tasks run: this machine, or a Ray cluster"),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            help="Join this Ray cluster (auto, HOST:PORT, ray://HOST:PORT); "
+            "without it --executor ray starts Ray on this machine"
+        ),
+    ] = None,
+    desktops: Annotated[
+        int | None,
+        typer.Option(
+            min=0, help="Desktops the Ray instance started here offers (default: cores / 2)"
+        ),
+    ] = None,
+    retries: Annotated[
+        int, typer.Option(min=0, help="Runs again of a task whose worker died under it")
+    ] = 1,
+    resume: Annotated[
+        Path | None,
+        typer.Option(metavar="OUT", help="Carry on the batch in OUT: skip tasks with a row there"),
+    ] = None,
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Run only this task (repeatable)")
+    ] = None,
 ) -> None:
     """Run every task of a suite, each GUI task on its own virtual desktop, and check the
-    results against the real system. Writes OUT/results.json and OUT/results.csv."""
+    results against the real system. Writes OUT/results.json and OUT/results.csv after
+    every finished task."""
     try:
-        tasks = load_suite(suite)
+        tasks = _select(load_suite(suite), task or [])
     except ConfigError as error:
-        typer.echo(f"roundhouse: {error}", err=True)
-        raise typer.Exit(EXIT_USAGE) from None
-    options = BatchOptions(out=out, model=model, workers=workers, record=record, assume_yes=yes)
-    typer.echo(f"roundhouse: {len(tasks)} tasks, {workers} at once, model {model}", err=True)
-    try:
-        results = asyncio.run(run_batch(tasks, options, ProgressBar(sys.stderr)))
-    except KeyboardInterrupt:
-        typer.echo("\nroundhouse: batch cancelled", err=True)
-        raise typer.Exit(130) from None
+        raise _fail(str(error)) from None
+    if resume is not None and out is not None and out.resolve() != resume.resolve():
+        raise _fail("--resume OUT carries on the batch in OUT: give --out the same or not at all")
+    folder = resume or out or DEFAULT_OUT
+    if executor == "local" and (ray_address or desktops is not None):
+        raise _fail("--ray-address and --desktops go with --executor ray")
+    if executor == "ray" and record:
+        raise _fail("--record writes answers beside the suite: use --executor local for it")
+    if executor == "ray" and ray_address and workers is not None:
+        raise _fail("--workers sizes the Ray instance started here; a cluster has its own")
+    options = BatchOptions(
+        out=folder,
+        model=model,
+        workers=workers or 2,
+        record=record,
+        assume_yes=yes,
+        retries=retries,
+        resume=resume is not None,
+    )
+    if resume is not None:
+        try:
+            kept = read_results(folder)
+        except (OSError, ValueError, TypeError) as error:
+            raise _fail(f"cannot resume from {folder}: {error}") from None
+        typer.echo(
+            f"roundhouse: resuming {folder}: {len(tasks) - len(pending(tasks, kept))} tasks "
+            f"have a row, {len(pending(tasks, kept))} to run",
+            err=True,
+        )
+    if executor == "ray":
+        results = _run_on_ray(tasks, options, suite, ray_address, workers, desktops)
+    else:
+        typer.echo(
+            f"roundhouse: {len(tasks)} tasks, {options.workers} at once, model {model}", err=True
+        )
+        results = _run(tasks, options, None)
     typer.echo("\n" + results_table(results))
-    typer.echo(f"Results: {out / 'results.json'} and {out / 'results.csv'}")
+    typer.echo(f"Results: {folder / 'results.json'} and {folder / 'results.csv'}")
     raise typer.Exit(0 if all(r.passed for r in results) else EXIT_FAILED)
+
+
+def _run_on_ray(
+    tasks: list[SuiteTask],
+    options: BatchOptions,
+    suite: Path,
+    address: str | None,
+    cpus: int | None,
+    desktops: int | None,
+) -> list[TaskResult]:
+    # Imported here: a local batch never imports ray.
+    try:
+        from roundhouse.suite.ray_executor import ClusterError, RayExecutor, RaySettings
+    except ImportError as error:
+        raise _fail(f"--executor ray needs Ray: pip install 'roundhouse[ray]' ({error})") from None
+    runner = RayExecutor(options, RaySettings(address, cpus, desktops), tasks, suite)
+    try:
+        try:
+            offered = runner.start()
+        except (ClusterError, ConnectionError, RuntimeError) as error:
+            raise _fail(f"cannot run on Ray: {error}") from None
+        typer.echo(f"roundhouse: {len(tasks)} tasks, model {options.model}; {offered}", err=True)
+        return _run(tasks, options, runner)
+    finally:
+        runner.close()
+
+
+def _run(
+    tasks: list[SuiteTask], options: BatchOptions, runner: Executor | None
+) -> list[TaskResult]:
+    try:
+        return asyncio.run(run_batch(tasks, options, ProgressBar(sys.stderr), runner))
+    except KeyboardInterrupt:
+        # Running tasks were cancelled (their desktops stop); finished rows are written.
+        typer.echo(f"\nroundhouse: batch cancelled; results so far in {options.out}", err=True)
+        raise typer.Exit(EXIT_CANCELLED) from None

@@ -1,0 +1,366 @@
+"""One attempt at a task, start to verdict, on this machine: whichever executor runs a
+batch (local processes, or Ray workers on other machines), a task is run by this code.
+
+Each task runs as its own `roundhouse run` process (a crash or a hang ends that task,
+not the batch), in its own work folder, with its own log folder; a GUI task on a virtual
+desktop of its own. Success is then decided by the task's checks against the real system,
+on the desktop the task ran on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from roundhouse.config import DesktopSettings
+from roundhouse.core.trajectory import StepRecord
+from roundhouse.devices.linux.desktop import Desktop, DesktopUnavailable, VirtualDesktop
+from roundhouse.devices.linux.windows import WindowError, WindowManager
+from roundhouse.devices.shell import run_command
+from roundhouse.logs.store import ROUNDS_LOG, LogStore
+from roundhouse.models.machine_facts import quoted_facts, this_machine
+from roundhouse.suite.checks import CheckContext, evaluate
+from roundhouse.suite.results import TaskResult
+from roundhouse.suite.tasks import SuiteTask, Task
+
+TASK_TIMEOUT = 300.0
+SETUP_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class AttemptOptions:
+    out: Path  # work folders under OUT/work, log folders under OUT/logs
+    model: str  # "replay" alone: each task's recorded answers
+    record: bool = False  # write each task's answers beside it (<id>.answers.json)
+    assume_yes: bool = False
+    timeout: float = TASK_TIMEOUT
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How the `roundhouse run` process ended."""
+
+    status: str | None  # set when the run did not end on its own
+    log_dir: Path | None
+    problem: str | None
+    seconds: float
+
+
+async def run_task(item: SuiteTask, options: AttemptOptions) -> TaskResult:
+    """One task, start to verdict. Whatever goes wrong ends this task, not the batch."""
+    started = time.monotonic()
+    try:
+        return await _run_task(item, options, started)
+    except (OSError, WindowError, DesktopUnavailable) as error:
+        reason = f"{type(error).__name__}: {error}"
+        return _result(item.task, "ERROR", started, [], reason=reason)
+
+
+async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) -> TaskResult:
+    workdir = (options.out / "work" / item.task.id).resolve()
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    task = item.task.resolved(workdir, item.path.parent.resolve())
+    async with _desktop_for(task, workdir) as desktop:
+        windows = WindowManager(desktop.display, desktop.env) if desktop else None
+        try:
+            launched: list[subprocess.Popen[bytes]] = []
+            problem = await _set_up(task, workdir, desktop, windows, launched)
+            if problem is not None:
+                return _result(task, "SETUP FAILED", started, [], reason=problem)
+            run = await _run(task, item, workdir, desktop, options)
+            log_dir, problem = run.log_dir, run.problem
+            steps = LogStore(log_dir).read_steps() if log_dir and log_dir.exists() else []
+            status = run.status or _final_status(log_dir, steps)
+            died = _died(launched)
+            if died:
+                problem = f"{problem + '; ' if problem else ''}{died}"
+            if problem is not None:
+                status = "ERROR" if died and status != "KILLED" else status
+                result = _result(task, status, started, steps, reason=problem, log_dir=log_dir)
+            else:
+                result = await _judge(task, status, log_dir, steps, workdir, desktop, started)
+            return dataclasses.replace(result, run_seconds=run.seconds)
+        finally:
+            if windows is not None:
+                windows.kill_launched()
+                windows.close()
+
+
+@contextlib.asynccontextmanager
+async def _desktop_for(task: Task, workdir: Path) -> AsyncIterator[Desktop | None]:
+    """A fresh virtual desktop for a GUI task, whose applications get a fresh HOME too:
+    what a file dialog shows (recent files, bookmarks) must not depend on earlier runs."""
+    if task.agent != "host":
+        yield None
+        return
+    virtual = VirtualDesktop(DesktopSettings())
+    starting = asyncio.ensure_future(asyncio.to_thread(virtual.start))
+    try:
+        started = await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        # A thread cannot be cancelled: let the start end, then stop what it started.
+        await asyncio.wait([starting])
+        await asyncio.to_thread(virtual.stop)
+        raise
+    home = workdir.parent / f"{task.id}.home"
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir()
+    env = {
+        k: v for k, v in started.env.items() if not k.startswith("XDG_") or k == "XDG_RUNTIME_DIR"
+    }
+    try:
+        yield dataclasses.replace(started, env={**env, "HOME": str(home)})
+    finally:
+        await asyncio.to_thread(virtual.stop)
+
+
+async def _set_up(
+    task: Task,
+    workdir: Path,
+    desktop: Desktop | None,
+    windows: WindowManager | None,
+    launched: list[subprocess.Popen[bytes]],
+) -> str | None:
+    for step in task.setup:
+        if step.file is not None:
+            target = workdir / step.file.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(step.file.content, encoding="utf-8")
+        elif step.run is not None:
+            output = await run_command(step.run, workdir, SETUP_TIMEOUT, 4000)
+            if output.exit_code != 0:
+                return f"setup `{step.run}` exited {output.exit_code}: {output.stderr.strip()}"
+        elif step.launch is not None:
+            if windows is None:
+                return f"setup launches {step.launch!r}, but the task has no desktop (agent: host)"
+            known = set(windows.launched())
+            try:
+                await windows.launch(step.launch)
+            except WindowError as error:
+                return f"setup could not launch {step.launch!r}: {error}"
+            launched += [child for child in windows.launched() if child not in known]
+    return None
+
+
+async def _run(
+    task: Task, item: SuiteTask, workdir: Path, desktop: Desktop | None, options: AttemptOptions
+) -> RunOutcome:
+    logs = (options.out / "logs").resolve()
+    places = _places(workdir, item)
+    model = options.model
+    replay = workdir.parent / f"{task.id}.replay.json"
+    if model == "replay":
+        if not item.answers.exists():
+            return RunOutcome("ERROR", None, f"no recorded answers at {item.answers}", 0.0)
+        replay.write_text(_fill_places(item.answers.read_text(encoding="utf-8"), places))
+        model = f"replay:{replay}"
+    argv = [
+        sys.executable,
+        "-m",
+        "roundhouse",
+        "run",
+        task.request,
+        "--model",
+        model,
+        "--agent",
+        task.agent,
+        "--logs",
+        str(logs),
+        "--task",
+        task.id,
+    ]
+    if task.max_step is not None:
+        argv += ["--max-step", str(task.max_step)]
+    if options.assume_yes:
+        argv.append("--yes")
+    recording = workdir.parent / f"{task.id}.recorded.json"
+    if options.record:
+        argv += ["--record", str(recording)]
+    env = dict(desktop.env) if desktop else dict(os.environ)
+    if desktop is not None:
+        argv += ["--desktop", "current"]
+    started = time.monotonic()
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=workdir,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+    def outcome(status: str | None, log_dir: Path | None, problem: str | None) -> RunOutcome:
+        return RunOutcome(status, log_dir, problem, round(time.monotonic() - started, 2))
+
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(), options.timeout)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        waited = f"no end after {options.timeout:g} s"
+        return outcome("TIMEOUT", _log_dir(b"", logs, task.id), waited)
+    except asyncio.CancelledError:
+        # The batch was cancelled (Ctrl-C, or the worker running us died): the run must
+        # not outlive it, nor keep drawing on a desktop that is about to stop.
+        process.kill()
+        await process.wait()
+        raise
+    log_dir = _log_dir(stdout, logs, task.id)
+    assert process.returncode is not None
+    if process.returncode < 0:
+        # Killed by a signal the batch did not send: what ran it failed, not the task.
+        name = signal.Signals(-process.returncode).name
+        return outcome("KILLED", log_dir, f"its `roundhouse run` was killed by {name}")
+    if options.record and recording.exists():
+        problem = _store_answers(recording, item.answers, places)
+        if problem is not None:
+            return outcome("ERROR", log_dir, problem)
+    said = stderr.decode(errors="replace").strip()[-400:]
+    if process.returncode == 2:
+        return outcome("ERROR", log_dir, f"usage error: {said}")
+    if log_dir is None:
+        return outcome(
+            "ERROR", None, f"the run left no log folder (exit {process.returncode}): {said}"
+        )
+    return outcome(None, log_dir, None)  # the status comes from the log
+
+
+def _store_answers(recording: Path, answers: Path, places: dict[str, str]) -> str | None:
+    """Store the recorded answers with the suite's placeholders, so that they replay in any
+    folder on any machine; refuse (and say why) when they still quote the user's own name or
+    home folder, which no placeholder stands for."""
+    held = _hold_places(recording.read_text(encoding="utf-8"), places)
+    leaked = quoted_facts(held, [fact for fact in this_machine() if fact.personal])
+    if leaked:
+        return (
+            f"the recorded answers quote {leaked[0].what} ({leaked[0].text!r}) outside the "
+            f"suite's placeholders {', '.join(places)}; {answers.name} was not written"
+        )
+    answers.write_text(held, encoding="utf-8")
+    return None
+
+
+def _died(launched: list[subprocess.Popen[bytes]]) -> str | None:
+    """An application the setup started and that is gone: the task did not run as meant."""
+    gone = [child for child in launched if child.poll() is not None]
+    if not gone:
+        return None
+    return "; ".join(f"the application {c.args!r} exited with {c.returncode}" for c in gone)
+
+
+def _places(workdir: Path, item: SuiteTask) -> dict[str, str]:
+    """The placeholders of a task and what they stand for in this run, longest first."""
+    places = {
+        "{suite}": str(item.path.parent.resolve()),
+        "{workdir}": str(workdir),
+        "{python}": sys.executable,
+    }
+    return dict(sorted(places.items(), key=lambda kv: -len(kv[1])))
+
+
+def _hold_places(text: str, places: dict[str, str]) -> str:
+    for token, value in places.items():
+        text = text.replace(value, token)
+    return text
+
+
+def _fill_places(text: str, places: dict[str, str]) -> str:
+    for token, value in places.items():
+        text = text.replace(token, value)
+    return text
+
+
+def _log_dir(stdout: bytes, logs: Path, task_id: str) -> Path | None:
+    for line in stdout.decode(errors="replace").splitlines():
+        if line.startswith("Logs: "):
+            return Path(line[len("Logs: ") :])
+    folder = logs / task_id
+    return folder if folder.exists() else None
+
+
+def _final_status(log_dir: Path | None, steps: list[StepRecord]) -> str:
+    """FINISH or FAIL as the last step said; ERROR when the round ended otherwise."""
+    if log_dir is None or not (log_dir / ROUNDS_LOG).exists():
+        return "ERROR"
+    last = steps[-1].status.value if steps else ""
+    return last if last in ("FINISH", "FAIL") else "ERROR"
+
+
+async def _judge(
+    task: Task,
+    status: str,
+    log_dir: Path | None,
+    steps: list[StepRecord],
+    workdir: Path,
+    desktop: Desktop | None,
+    started: float,
+) -> TaskResult:
+    answer = steps[-1].answer if steps else ""
+    context = CheckContext(workdir=workdir, answer=answer, desktop=desktop)
+    try:
+        outcome = await evaluate(task.checks, context) if task.checks else None
+    finally:
+        await context.close()
+    checks_ok = outcome is None or outcome.passed
+    if task.infeasible:
+        passed = status == "FAIL" and bool(answer.strip()) and checks_ok
+        reason = (
+            "failed and said why, as it should" if passed else f"an infeasible task ended {status}"
+        )
+    else:
+        passed = status == "FINISH" and checks_ok
+        reason = "finished and its checks passed" if passed else f"ended {status}"
+    if outcome is not None and not outcome.passed:
+        reason += "; " + "; ".join(line for line in outcome.details if line.startswith("FAIL"))
+    return _result(
+        task,
+        status,
+        started,
+        steps,
+        passed=passed,
+        reason=reason,
+        log_dir=log_dir,
+        answer=answer,
+        checks=(outcome.leaves_passed, outcome.leaves_total) if outcome else (0, 0),
+    )
+
+
+def _result(
+    task: Task,
+    status: str,
+    started: float,
+    steps: list[StepRecord],
+    *,
+    passed: bool = False,
+    reason: str = "",
+    log_dir: Path | None = None,
+    answer: str = "",
+    checks: tuple[int, int] = (0, 0),
+) -> TaskResult:
+    costs = [step.usage.cost for step in steps]
+    return TaskResult(
+        task=task.id,
+        passed=passed,
+        status=status,
+        checks_passed=checks[0],
+        checks_total=checks[1],
+        steps=len(steps),
+        seconds=round(time.monotonic() - started, 2),
+        input_tokens=sum(step.usage.input_tokens for step in steps),
+        output_tokens=sum(step.usage.output_tokens for step in steps),
+        cost=None if any(cost is None for cost in costs) else round(sum(c or 0 for c in costs), 6),
+        answer=answer,
+        reason=reason,
+        log_dir=str(log_dir or ""),
+    )
