@@ -22,8 +22,6 @@ import dataclasses
 import logging
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -35,8 +33,9 @@ from typing import Any
 import ray
 import ray.exceptions
 
+from roundhouse.devices.linux import janitor
 from roundhouse.logs.store import LogStore
-from roundhouse.suite import bundle, janitor
+from roundhouse.suite import bundle
 from roundhouse.suite.attempt import AttemptOptions, run_task
 from roundhouse.suite.batch import BatchOptions
 from roundhouse.suite.results import TaskResult
@@ -239,26 +238,16 @@ def _attempt_on_node(
 def _watched(marker: str, folder: Path) -> Iterator[None]:
     """Run the body with every process it starts marked, and a janitor that ends them if
     this worker dies first (janitor.py says why and how)."""
-    lifeline, ours = os.pipe()
-    try:
-        subprocess.run(
-            [sys.executable, "-I", janitor.__file__, marker, str(folder)],
-            stdin=lifeline,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=True,  # returns once the janitor has forked away
-        )
-    finally:
-        os.close(lifeline)
+    lifeline = janitor.start(janitor.MARKER, marker, str(folder))
     # The processes an attempt starts take their environment from this one (the desktop,
     # the run, setup and check commands): a Ray worker runs one task at a time.
     os.environ[janitor.MARKER] = marker
     try:
         yield
-        os.write(ours, janitor.DONE)
+        os.write(lifeline, janitor.DONE)
     finally:
         del os.environ[janitor.MARKER]
-        os.close(ours)
+        os.close(lifeline)
 
 
 _remote_attempt = ray.remote(_attempt_on_node)

@@ -40,7 +40,7 @@ from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-igno
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.config import DesktopSettings
-from roundhouse.devices.linux import procfs
+from roundhouse.devices.linux import janitor, procfs
 from roundhouse.devices.linux.procfs import ProcessRecord, alive
 from roundhouse.devices.linux.reaper import TAG_ENV, DesktopReaper, new_tag, terminate
 
@@ -431,6 +431,7 @@ class VirtualDesktop:
         self._bus_address: str | None = None
         self._display: str | None = None
         self._tag: str | None = None
+        self._lifeline: int | None = None  # to this desktop's janitor (janitor.py)
         self.desktop: Desktop | None = None
 
     def __enter__(self) -> Desktop:
@@ -453,6 +454,9 @@ class VirtualDesktop:
         # Everything of this desktop carries its tag, Xvfb too: a desktop started from an
         # app of another desktop must not look like one of that desktop's processes.
         self._tag = tag = new_tag()
+        # Should this process be SIGKILLed, the janitor ends every process with the tag;
+        # told "done" by stop() or "keep" by detach(), it leaves them alone.
+        self._lifeline = janitor.start(TAG_ENV, tag, self._runtime_dir)
         number = self._spawn_reading(
             "Xvfb",
             ["Xvfb", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"],
@@ -542,6 +546,7 @@ class VirtualDesktop:
     def detach(self) -> DesktopState:
         """Leave the desktop running after this process exits; return what stops it later."""
         state = self.state()
+        self._release_janitor(janitor.KEEP)
         for process in self._children:
             # We will never wait for them: mark them done so Popen does not warn at exit.
             process.returncode = 0
@@ -576,6 +581,13 @@ class VirtualDesktop:
         self._bus_address = self._a11y_address = None  # a second stop() does nothing
         self._display = self._tag = None
         self.desktop = None
+        self._release_janitor(janitor.DONE)
+
+    def _release_janitor(self, word: bytes) -> None:
+        if self._lifeline is not None:
+            lifeline, self._lifeline = self._lifeline, None
+            with contextlib.suppress(OSError):
+                janitor.release(lifeline, word)
 
 
 def stop_desktop_processes(
