@@ -6,7 +6,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 py=.venv/bin/python
-export RH_RANDOM_KILLS="${RH_RANDOM_KILLS:-30}"      # sessions SIGKILLed, then resumed
+export RH_RANDOM_KILLS="${RH_RANDOM_KILLS:-30}"      # shell sessions SIGKILLed, then resumed
+export RH_RANDOM_GUI_KILLS="${RH_RANDOM_GUI_KILLS:-5}"  # GUI sessions, the same
 export RH_SERVE_LOAD_CALLS="${RH_SERVE_LOAD_CALLS:-200}"  # calls per client, 20 clients
 out="${FAULTS_OUT:-.faults}"
 mkdir -p "$out"
@@ -20,7 +21,7 @@ faults=(
   "busy apps when their desktop stops (SIGSTOP)|tests/desktop/test_reaper.py"
   "model endpoint: 429 storm, 5xx, reset, endless body|tests/models/test_openai_client.py tests/test_openai_rounds.py -k storm or reset or never_ends or broken_bodies or past_max_retries or malformed"
   "disk fills while logging (tmpfs)|tests/test_disk_full.py"
-  "random kills ($RH_RANDOM_KILLS sessions), then resume|tests/test_random_kills.py"
+  "random kills ($RH_RANDOM_KILLS shell + $RH_RANDOM_GUI_KILLS GUI), then resume|tests/test_random_kills.py"
   "hostile page and document|tests/gui/test_gui_rounds.py -k gives_orders"
   "load on serve (20 clients x $RH_SERVE_LOAD_CALLS calls)|tests/desktop/test_mcp.py -k concurrent_clients"
 )

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from roundhouse.devices.linux.reaper import TAG_ENV
 from roundhouse.engine.session import Session
 
 
@@ -76,3 +77,33 @@ UNREADABLE_YAML = [
     (b"max_step: !!timestamp soon\n", "AttributeError"),
     (b"max_step: !!float x\n", "ValueError"),
 ]
+
+
+def _environ(pid: int) -> list[bytes]:
+    try:
+        return Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:
+        return []
+
+
+def tagged(tag: str) -> list[int]:
+    wanted = f"{TAG_ENV}={tag}".encode()
+    pids = [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit()]
+    return [pid for pid in pids if wanted in _environ(pid)]
+
+
+def desktop_tag_of(owner: int) -> str | None:
+    """The desktop tag of the Xvfb that `owner` started (its child), if it runs."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name, _, rest = stat.partition(") ")
+        if name.endswith("(Xvfb") and int(rest.split()[1]) == owner:
+            for item in _environ(int(entry.name)):
+                if item.startswith(f"{TAG_ENV}=".encode()):
+                    return item.split(b"=", 1)[1].decode()
+    return None

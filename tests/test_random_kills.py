@@ -1,7 +1,8 @@
 """Random kills: a session SIGKILLed at a random moment, then resumed, always completes,
 with every step logged once and its cost equal to the sum of its steps.
 
-`make test` runs 10 seeds; `make faults` runs 30 (RH_RANDOM_KILLS). Each seed fixes the
+`make test` runs 10 shell and 2 GUI seeds; `make faults` runs 30 and 5
+(RH_RANDOM_KILLS, RH_RANDOM_GUI_KILLS). Each seed fixes the
 moment of the kill, so a failure names the seed that reproduces it.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +20,14 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import processes_running, read_jsonl, shell_answer, write_replay
+from tests.helpers import (
+    desktop_tag_of,
+    processes_running,
+    read_jsonl,
+    shell_answer,
+    tagged,
+    write_replay,
+)
 
 PRICED = {"usage": {"input_tokens": 1000, "output_tokens": 10}, "model": "gpt-4o-mini"}
 SEEDS = range(int(os.environ.get("RH_RANDOM_KILLS", "10")))
@@ -94,3 +103,56 @@ def test_a_session_killed_at_a_random_moment_resumes_to_the_end(seed: int, tmp_p
     while processes_running(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not processes_running(marker), f"seed {seed}: commands of the killed run still run"
+
+
+GUI_SEEDS = range(int(os.environ.get("RH_RANDOM_GUI_KILLS", "2")))
+
+
+@pytest.mark.parametrize("seed", GUI_SEEDS)
+def test_a_gui_session_killed_at_a_random_moment_resumes_and_leaves_no_desktop(
+    seed: int, tmp_path: Path
+) -> None:
+    """`make test` runs 2 seeds; `make faults` 5 (RH_RANDOM_GUI_KILLS)."""
+    if shutil.which("Xvfb") is None or shutil.which("gedit") is None:
+        pytest.skip("the desktop stack is installed by `make system-deps`")
+    moment = random.Random(1000 + seed).uniform(0.0, 3.0)
+    target = tmp_path / "out" / "list.txt"
+    request = f"Launch the text editor, write 'milk, eggs' and save the document to {target}"
+    run = subprocess.Popen(
+        roundhouse("run", request, "--desktop", "virtual", "--yes", "--logs", "L", "--task", "g"),
+        cwd=tmp_path,
+        env=clean_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    folder = tmp_path / "L" / "g"
+    tag = None
+    deadline = time.monotonic() + 60
+    while not (tag and (folder / "session.json").exists()) and time.monotonic() < deadline:
+        tag = tag or desktop_tag_of(run.pid)
+        time.sleep(0.01)
+    assert tag is not None, f"seed {seed}: the run started no desktop"
+    time.sleep(moment)
+    run.send_signal(signal.SIGKILL)
+    run.wait(timeout=10)
+    # The killed run's desktop goes with it (its janitor), before anything resumes.
+    deadline = time.monotonic() + 15
+    while tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not tagged(tag), f"seed {seed}: processes of the killed run's desktop still run"
+
+    resumed = subprocess.run(
+        roundhouse("resume", str(folder), "--desktop", "virtual", "--yes"),
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert resumed.returncode == 0, f"seed {seed} ({moment:.2f} s): {resumed.stdout}"
+    assert target.read_text().rstrip("\n") == "milk, eggs", f"seed {seed}"
+    rounds = {record["id"]: record for record in read_jsonl(folder / "rounds.jsonl")}
+    assert rounds[max(rounds)]["state"] == "finished", f"seed {seed}"
+    numbers = [step["session_step"] for step in read_jsonl(folder / "response.log")]
+    assert numbers == list(range(1, len(numbers) + 1)), f"seed {seed}: steps {numbers}"
