@@ -215,20 +215,7 @@ class AtspiClient(Closing):
         if frame is None:
             note = no_tree_note(window, self.bus_restarted)
             return ControlList(window=window, controls=[], tree_available=False, note=note)
-        # What is not showing cannot hold a visible control: those branches are not read.
-        structure = await read_structure(
-            self.bus,
-            frame.node,
-            frame.cache,
-            limits,
-            lambda node: node.showing,
-            deadline,
-            descriptions=False,  # read with the details, for the controls that use them
-            in_view_only=True,
-            hidden_in_full=False,
-            area=intersection(self.screen, window.rect),
-            cells=self.cells,
-        )
+        structure = await self._read_showing(frame, window, limits, deadline)
         root_node = structure.nodes[structure.root]
         wanted = [node for node in structure.nodes.values() if needs_rect(node)]
         reason = await self._details(structure, [root_node, *wanted], limits, deadline)
@@ -243,6 +230,26 @@ class AtspiClient(Closing):
             truncated_reason=reason,
         )
 
+    async def _read_showing(
+        self, frame: Frame, window: WindowInfo, limits: TreeLimits, deadline: float
+    ) -> Structure:
+        """The structure of what shows of the window: what is not showing cannot hold a
+        visible control, so those branches are not read; managed containers only in view;
+        no descriptions (read with the details, for the controls that use them)."""
+        return await read_structure(
+            self.bus,
+            frame.node,
+            frame.cache,
+            limits,
+            lambda node: node.showing,
+            deadline,
+            descriptions=False,
+            in_view_only=True,
+            hidden_in_full=False,
+            area=intersection(self.screen, window.rect),
+            cells=self.cells,  # the cells kept from the last read: LibreOffice makes none
+        )
+
     async def showing_nodes(
         self, window: WindowInfo, limits: TreeLimits
     ) -> tuple[list[UiNode], bool] | None:
@@ -254,19 +261,7 @@ class AtspiClient(Closing):
         frame = await self.find_frame(window)
         if frame is None:
             return None
-        structure = await read_structure(
-            self.bus,
-            frame.node,
-            frame.cache,
-            limits,
-            lambda node: node.showing,
-            deadline,
-            descriptions=False,
-            in_view_only=True,
-            area=intersection(self.screen, window.rect),
-            cells=self.cells,  # the cells kept from the last read: LibreOffice makes none
-            hidden_in_full=False,  # hidden nodes are left out anyway
-        )
+        structure = await self._read_showing(frame, window, limits, deadline)
         tree = build_tree(structure.nodes, structure.root)
         nodes = [node for node in walk(tree) if "showing" in node.states]
         return nodes, structure.truncated_reason is None
