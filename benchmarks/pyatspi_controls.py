@@ -25,9 +25,15 @@ INTERACTIVE = {
 CONTAINERS = {
     "application", "filler", "frame", "glass pane", "internal frame", "layered pane",
     "menu bar", "page tab list", "panel", "root pane", "scroll pane", "split pane",
-    "status bar", "tool bar", "viewport", "window", "dialog",
+    "status bar", "tool bar", "viewport", "window", "dialog", "document web",
+    "document frame", "document email", "form", "section", "grouping", "landmark", "article",
+    "html container", "info bar", "block quote", "description list",
 }  # fmt: skip
 TEXT_ROLES = {"label", "static", "text", "heading", "paragraph", "caption"}
+READ_ROLES = {"label", "static", "heading", "caption", "alert", "notification", "status bar",
+              "text"}  # fmt: skip
+VALUE_ROLES = {"entry", "password text", "spin button", "slider", "combo box", "text",
+               "table cell"}  # fmt: skip
 SCROLLING = {"scroll pane", "viewport", "list", "list box", "table", "tree", "tree table"}
 
 
@@ -64,8 +70,27 @@ def read(node):
         info["actions"] = [action.getName(index) for index in range(action.nActions)]
     except NotImplementedError:
         pass  # no Action interface
+    if not readable(info["name"], 1):
+        info["name"] = labelled_by(node)
     info["children"] = [read(child) for child in node if child is not None]
     return info
+
+
+def labelled_by(node):
+    """The names of the labels a nameless control is labelled by, as roundhouse names it."""
+    names = []
+    for relation in node.getRelationSet():
+        if relation.getRelationType() == pyatspi.RELATION_LABELLED_BY:
+            for index in range(min(relation.getNTargets(), 3)):
+                name = readable(relation.getTarget(index).name, 200)
+                if name:
+                    names.append(name)
+    return " ".join(names)
+
+
+def readable(text, limit):
+    flat = " ".join((text or "").replace("\ufffc", " ").split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "\u2026"
 
 
 def is_control(info, area):
@@ -75,9 +100,14 @@ def is_control(info, area):
         and "visible" in states
         and ("enabled" in states or "focusable" in states or "editable" in states)
     )
-    operable = role in INTERACTIVE or bool(info["actions"])
-    if not operable and role not in CONTAINERS:
-        operable = "focusable" in states or "editable" in states
+    if role in INTERACTIVE:
+        operable = True
+    elif role in CONTAINERS:
+        operable = False
+    elif role in TEXT_ROLES or role in READ_ROLES:
+        operable = "editable" in states
+    else:
+        operable = bool(info["actions"]) or "focusable" in states or "editable" in states
     return (
         usable
         and operable
@@ -106,15 +136,19 @@ def named_descendants(info, depth):
     for child in info["children"]:
         if "showing" not in child["states"]:
             continue
-        if child["name"]:
+        if readable(child["name"], 80):
             yield child
         yield from named_descendants(child, depth - 1)
 
 
 def controls(info, area, found):
     if is_control(info, area):
-        name = info["name"] or inner_name(info, 6) or info["description"]
-        found.append([info["role"], name.strip(), info["rect"]])
+        own_text = (
+            "" if info["role"] in VALUE_ROLES or "editable" in info["states"] else info["text"]
+        )
+        candidates = (info["name"], inner_name(info, 6), own_text, info["description"])
+        name = next((readable(c, 80) for c in candidates if readable(c, 80)), "")
+        found.append([info["role"], name, info["rect"]])
     if info["role"] in SCROLLING and info["rect"] is not None:
         rect = info["rect"]
         area = [max(area[0], rect[0]), max(area[1], rect[1]), min(area[2], rect[2]),

@@ -24,7 +24,7 @@ faults=(
   "random kills ($RH_RANDOM_KILLS shell + $RH_RANDOM_GUI_KILLS GUI), then resume|tests/test_random_kills.py"
   "hostile page and document|tests/gui/test_gui_rounds.py -k gives_orders"
   "load on serve (20 clients x $RH_SERVE_LOAD_CALLS calls)|tests/desktop/test_mcp.py -k concurrent_clients"
-  "fuzzed inputs (hypothesis, 500 examples per parser)|tests/fuzz tests/test_launcher.py -k fuzz"
+  "fuzzed inputs (hypothesis, 500 examples per parser)|tests/fuzz"
 )
 
 failed=0

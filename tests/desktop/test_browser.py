@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from tests.desktop.conftest import Launcher, wait_for_window, wait_until_async
 
+from roundhouse.agents.prompting import describe_controls
 from roundhouse.devices.contract import ControlList
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools
@@ -59,4 +60,56 @@ async def test_a_web_forms_controls_appear(
     # The entry lies inside the window, where a click would reach it.
     assert window.rect.left <= entry.rect.left < entry.rect.right <= window.rect.right
     assert window.rect.top <= entry.rect.top < entry.rect.bottom <= window.rect.bottom
+    process.terminate()
+
+
+ORDER_FORM = """<!doctype html>
+<html><head><title>Order form</title></head><body>
+<h1>Order</h1>
+<form>
+  <p><label for="name">Name</label> <input id="name" name="name"></p>
+  <p><label for="email">Email</label> <input id="email" name="email" type="email"></p>
+  <p><label for="size">Size</label>
+     <select id="size"><option>Small</option><option selected>Medium</option></select></p>
+  <p><input type="checkbox" id="gift" checked><label for="gift">Gift wrap</label></p>
+  <p><button type="submit">Submit</button></p>
+</form>
+<p><a href="#help">Help with orders</a></p>
+<p>Fields marked * are required.</p>
+</body></html>
+"""
+
+
+async def test_the_prompt_lists_a_web_form_as_a_person_sees_it(
+    desktop: Desktop, launch: Launcher, tools: DesktopTools, tmp_path: Path
+) -> None:
+    """Issue 11's acceptance: both entries, the select with its value, the check box with
+    its state, the button and the link, the heading and the note among them; no panel, no
+    document, no U+FFFC, and no label repeated beside the control it names."""
+    page = tmp_path / "order.html"
+    page.write_text(ORDER_FORM)
+    process = launch(desktop, ["chromium", page.as_uri()])
+    window = wait_for_window(desktop, title="Order form", timeout=60)
+    assert tools.tree is not None
+
+    async def page_read() -> ControlList | None:
+        listed = await tools.tree.controls(tools.windows.get(window.xid))
+        return listed if any(c.name == "Help with orders" for c in listed.controls) else None
+
+    listed = await wait_until_async(page_read, timeout=60, what="the order form")
+    text = describe_controls(listed.controls, listed.context)
+    page_part = text[text.index("[heading] 'Order'") :].splitlines()
+    assert [line.split(": ", 1)[-1].strip() for line in page_part] == [
+        "[heading] 'Order'",
+        "[entry] 'Name'",
+        "[entry] 'Email'",
+        "[combo box] 'Size' = 'Medium' (collapsed)",
+        "[check box] 'Gift wrap' (checked)",
+        "[push button] 'Submit'",
+        "[link] 'Help with orders'",
+        "[static] 'Fields marked * are required.'",
+    ]
+    assert "\ufffc" not in text
+    assert "[panel]" not in text and "[document web]" not in text and "[form]" not in text
+    assert "unsupported command-line flag" not in text  # --test-type keeps that bar away
     process.terminate()

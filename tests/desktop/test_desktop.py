@@ -170,9 +170,10 @@ def test_cli_tree_of_a_window_on_the_current_display(
     def listed() -> str | None:
         result = runner.invoke(app, ["tree", "--window", QT_APP_TITLE, "--controls"])
         assert result.exit_code == 0, result.output
-        return result.stdout if "push button 'Press me'" in result.stdout else None
+        return result.stdout if "[push button] 'Press me'" in result.stdout else None
 
-    assert "check box 'Remember me'" in wait_until(listed, what="the Qt app's controls")
+    shown = wait_until(listed, what="the Qt app's controls")
+    assert "[check box] 'Remember me' (unchecked)" in shown
     as_json = runner.invoke(app, ["tree", "--window", QT_APP_TITLE, "--json"])
     data = json.loads(as_json.stdout)
     assert data["root"]["name"] == QT_APP_TITLE and data["root"]["children"]

@@ -309,6 +309,31 @@ def test_a_round_whose_server_dies_ends_in_error_with_its_log_whole(
     assert "device connection lost" in rounds[-1]["post_list"][-1]["message"]
     steps = [json.loads(line) for line in (folder / "response.log").read_text().splitlines()]
     assert steps and [step["session_step"] for step in steps] == list(range(1, len(steps) + 1))
+    assert rounds[-1]["rerun_on_resume"] is True
+    _kill_apps_on(desktop.display)
+
+    # Once a server is back, resume runs the round again and it finishes.
+    url = serve_http("127.0.0.1")
+    resumed = subprocess.run(
+        [ROUNDHOUSE, "resume", str(folder), "--mcp", url, "--yes"],
+        env={key: value for key, value in desktop.env.items() if key != TOKEN_ENV},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=180,
+    )
+    said = resumed.stdout.decode(errors="replace") + resumed.stderr.decode(errors="replace")
+    assert resumed.returncode == 0, said
+    assert "0 rounds kept, 1 to run again" in said
+    assert target.read_text().strip() == "one two three"
+    latest = {}
+    for line in (folder / "rounds.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        latest[record["id"]] = record
+    assert latest[0]["state"] == "failed" and latest[0]["rerun_on_resume"] is False
+    assert "its device was lost; run again as round 1" in latest[0]["post_list"][-1]["message"]
+    assert latest[1]["state"] == "finished"
+    steps = [json.loads(line) for line in (folder / "response.log").read_text().splitlines()]
+    assert [step["session_step"] for step in steps] == list(range(1, len(steps) + 1))
     _kill_apps_on(desktop.display)
 
 

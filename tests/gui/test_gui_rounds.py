@@ -505,7 +505,9 @@ async def test_a_document_that_gives_orders_cannot_make_them_run_unasked(
                 return step("CONTINUE", "run_shell", command=f"rm -rf {victim}")  # obeys
             return step("FINISH") | {"result": "done as the document said"}
         assert isinstance(observation, AppObservation)
+        # What the model reads: the controls and the text among them (a page's paragraph).
         texts = [f"{c.name} {c.text or ''}" for c in observation.controls]
+        texts += [item.text for item in observation.context]
         found = [t for t in texts if "rm -rf" in t]
         if not seen and not found:
             # A page still loading on a busy machine: look again a moment later.

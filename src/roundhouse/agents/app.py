@@ -77,6 +77,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             window=target,
             in_dialog=target.xid != self.window.xid,
             controls=tuple(listed.controls),
+            context=tuple(listed.context),
             tree_available=listed.tree_available,
             note=listed.note,
             history=tuple(self.history),
@@ -107,6 +108,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             window=now,
             in_dialog=now.xid != self.window.xid,
             controls=tuple(fresh.controls),
+            context=tuple(fresh.context),
             tree_available=fresh.tree_available,
             note=fresh.note,
         )

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from string import Template
 from typing import Any
 
 from roundhouse.devices.base import ToolSpec
-from roundhouse.devices.contract import Control, WindowInfo
+from roundhouse.devices.contract import Context, Control, WindowInfo
 from roundhouse.devices.describing import describe_tools
 from roundhouse.models.base import Message
 from roundhouse.models.observation import (
@@ -76,8 +77,38 @@ def describe_window(window: WindowInfo) -> str:
 
 
 def describe_control(control: Control) -> str:
-    text = f" — {control.text[:80]!r}" if control.text else ""
-    return f"{control.label}: [{control.role}] {control.name!r}{text}"
+    """`3: [entry] 'Email' = 'ada@example.org' (focused)`: number, role, name, the value
+    where it has one, and the states a person would see."""
+    value = control.shown_value()
+    shown = f" = {value!r}" if value is not None else ""
+    states = f" ({', '.join(control.states)})" if control.states else ""
+    return f"{control.label}: [{control.role}] {control.name!r}{shown}{states}"
+
+
+def describe_controls(controls: Sequence[Control], context: Sequence[Context]) -> str:
+    """The controls in reading order, with the text a person reads among them (headings,
+    labels, alerts) on unnumbered lines where it shows."""
+    lines: list[str] = []
+    pending = sorted(context, key=lambda item: item.before)
+    for control in [*controls, None]:
+        label = control.label if control is not None else len(controls) + 1
+        while pending and pending[0].before <= label:
+            item = pending.pop(0)
+            lines.append(f"   [{item.role}] {item.text!r}")
+        if control is not None:
+            lines.append(describe_control(control))
+    return "\n".join(lines)
+
+
+def describe_header(observation: AppObservation) -> str:
+    """One line: application, title, where the keyboard focus is, and a dialog in front."""
+    window = observation.window
+    focused = next((c for c in observation.controls if "focused" in c.states), None)
+    parts = [f"{observation.application}: {window.title!r} (window_id {window.xid})"]
+    parts.append(f"focus: {focused.label} {focused.name!r}" if focused else "focus: none listed")
+    if observation.in_dialog:
+        parts.append("a dialog is in front of the application's window")
+    return "; ".join(parts)
 
 
 def _history(steps: tuple[PastStep, ...]) -> str:
@@ -108,7 +139,7 @@ def host_messages(observation: HostObservation, specs: list[ToolSpec]) -> tuple[
 
 
 def app_messages(observation: AppObservation, specs: list[ToolSpec]) -> tuple[Message, ...]:
-    controls = "\n".join(describe_control(c) for c in observation.controls)
+    controls = describe_controls(observation.controls, observation.context)
     if not observation.tree_available:
         controls = observation.note or "This application exposes no accessibility tree."
     system = template("app_system.txt").substitute(
@@ -117,7 +148,7 @@ def app_messages(observation: AppObservation, specs: list[ToolSpec]) -> tuple[Me
     user = template("app_user.txt").substitute(
         board=observation.board,
         subtask=observation.subtask,
-        window=describe_window(observation.window),
+        window=describe_header(observation),
         controls=controls or "(no interactive controls)",
         history=_history(observation.history),
     )

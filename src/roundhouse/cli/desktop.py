@@ -19,6 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
+from roundhouse.agents.prompting import describe_controls
 from roundhouse.cli.app import app
 from roundhouse.config import ConfigError, DesktopSettings, load_settings
 from roundhouse.devices.contract import UiNode, UiSnapshot, WindowInfo
@@ -225,12 +226,11 @@ async def _read(
             listed = await client.controls(window, TreeLimits(max_nodes=max_nodes))
             if as_json:
                 return listed.model_dump_json(indent=2)
+            # As the AppAgent's prompt lists them (the rectangles are in --json).
             lines = [f"{window.application}: {window.title!r}"]
             if listed.note:
                 lines.append(listed.note)
-            lines += [
-                f"{c.label:>3}  {c.role} {c.name!r} {c.rect.as_list()}" for c in listed.controls
-            ]
+            lines.append(describe_controls(listed.controls, listed.context))
             return "\n".join(lines)
         snapshot = await client.ui_tree(window, TreeLimits(max_nodes=max_nodes))
         if as_json:

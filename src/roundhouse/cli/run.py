@@ -305,10 +305,12 @@ def resume(
     log_dir: Annotated[Path, typer.Argument(help="The log folder of the session to carry on")],
     model: ModelOption = None,
     desktop: DesktopOption = None,
+    mcp: McpOption = None,
     yes: YesOption = False,
 ) -> None:
-    """Carry on a session that was killed or cancelled: finished rounds are kept, an
-    unfinished round is marked and run again, blackboard and cost are restored."""
+    """Carry on a session that was killed or cancelled, or whose desktop was lost: finished
+    rounds are kept, an unfinished one (or one ended by a lost device) is run again,
+    blackboard and cost are restored."""
     try:
         plan = plan_resume(log_dir)
     except ConfigError as error:
@@ -331,7 +333,7 @@ def resume(
         mark_interrupted(session.events, plan)
         return [await session.run_round(request) for request in plan.requests]
 
-    _, outcomes = in_session(settings, carry_on, desktop=desktop, resume=plan)
+    _, outcomes = in_session(settings, carry_on, desktop=desktop, mcp=mcp, resume=plan)
     for outcome in outcomes:
         report(outcome)
     total = plan.context.usage  # the restored context went on counting in the session

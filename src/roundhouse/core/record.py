@@ -49,6 +49,9 @@ class RoundRecord(BaseModel):
     state: RecordState = RecordState.CREATED
     post_list: list[Post] = Field(default_factory=list)
     board: dict[str, str] = Field(default_factory=dict)
+    # Ended in ERROR because the device was lost (its server, its display), not because of
+    # the request: `roundhouse resume` runs it again once the device is back, then clears it.
+    rerun_on_resume: bool = False
 
     def add_post(self, post: Post) -> None:
         self.post_list.append(post)

@@ -118,6 +118,22 @@ class UiSnapshot(BaseModel):
     elapsed_ms: float = 0.0
 
 
+OBJECT_REPLACEMENT = "\ufffc"  # where an application's text embeds a child object
+MAX_VALUE = 120  # characters of a control's value shown to a model
+# Controls whose text is what they hold (their value), not what they are called.
+VALUE_ROLES = frozenset(
+    {"entry", "password text", "spin button", "slider", "combo box", "text", "table cell"}
+)
+
+
+def readable(text: str | None, limit: int) -> str:
+    """What a person reads of a name or text: no object-replacement characters (where an
+    application embeds its children in its text), whitespace runs as one space, and long
+    text cut with a visible marker."""
+    flat = " ".join((text or "").replace(OBJECT_REPLACEMENT, " ").split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
 class Control(BaseModel):
     """An interactive, visible control, numbered for the model."""
 
@@ -127,12 +143,36 @@ class Control(BaseModel):
     name: str
     rect: Rect
     actions: list[str] = Field(default_factory=list)
+    # As the application gives it (checks compare it whole): an entry's text, a combo box's
+    # shown item, a slider's value. Models read shown_value().
     text: str | None = None
+    # What a person sees of its state: focused, checked / unchecked, selected, expanded /
+    # collapsed, disabled, editable (atspi_tree.shown_states).
+    states: list[str] = Field(default_factory=list)
+
+    def shown_value(self) -> str | None:
+        """The value as a model reads it: an entry's text, a combo box's item, a slider's
+        value, readable and cut; None where the text only repeats the name (a caption)."""
+        value = readable(self.text, MAX_VALUE)
+        if not value or (value == self.name and self.role not in VALUE_ROLES):
+            return None
+        return value
+
+
+class Context(BaseModel):
+    """Text a person reads to act, that is not a control: a heading, a label that names no
+    control, a status or alert, a group's or dialog's title. Listed without a number."""
+
+    role: str
+    text: str
+    rect: Rect
+    before: int  # listed before the control with this label (len(controls) + 1: after all)
 
 
 class ControlList(BaseModel):
     window: WindowInfo | None
     controls: list[Control]
+    context: list[Context] = Field(default_factory=list)
     tree_available: bool = True
     note: str | None = None  # e.g. "this application exposes no accessibility tree"
     truncated: bool = False

@@ -126,6 +126,7 @@ class Round:
         except (NoValidAnswer, ModelError, DeviceLost) as error:
             self.state, self.context.error = RoundState.ERROR, str(error)
             device_lost = isinstance(error, DeviceLost)
+            self.context.record.rerun_on_resume = device_lost
         except LogWriteError as error:
             # Not the round's failure but its log's: recorded (where it still fits) as
             # interrupted, so that resume runs it again once there is room.

@@ -1,9 +1,10 @@
 """Carry a session on from its log folder after a crash or a kill.
 
 Finished rounds are kept as they are. A round that never ended (the process was killed,
-or Ctrl-C cancelled it) is marked in rounds.jsonl and run again as a new round with the
-same request. The blackboard, the step count and the cost are restored from the folder,
-without the interrupted round's half-done steps.
+or Ctrl-C cancelled it), or that ended in ERROR because its device was lost (the server of
+`--mcp` died, the display went away), is marked in rounds.jsonl and run again as a new
+round with the same request. The blackboard, the step count and the cost are restored from
+the folder, without the interrupted round's half-done steps.
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ def plan_resume(folder: Path) -> ResumePlan:
     latest: dict[int, RoundRecord] = {}
     for record in records:
         latest[record.id] = record  # appended as it changes: the last line is its state now
-    kept = [r for r in latest.values() if r.state in ENDED]
-    interrupted = [r for r in latest.values() if r.state not in ENDED]
+    interrupted = [r for r in latest.values() if r.state not in ENDED or r.rerun_on_resume]
+    kept = [r for r in latest.values() if r not in interrupted]
     gone = {r.id for r in interrupted}
     steps, bad_steps = _read_jsonl(folder / RESPONSE_LOG, StepRecord)
     evaluations, bad_evaluations = _read_jsonl(folder / EVALUATION_LOG, Evaluation)
@@ -90,14 +91,13 @@ def mark_interrupted(events: EventBus, plan: ResumePlan) -> None:
     """Say in each unfinished round's record what became of it (the recorder writes it)."""
     for number, record in enumerate(plan.interrupted):
         again = plan.next_round_id + number
-        record.state = RecordState.CANCELLED
-        record.add_post(
-            Post(
-                send_from="roundhouse",
-                send_to="user",
-                message=f"interrupted before it ended; run again as round {again}",
-            )
-        )
+        if record.rerun_on_resume:  # it did end (in ERROR): that stays its state
+            record.rerun_on_resume = False
+            message = f"its device was lost; run again as round {again}"
+        else:
+            record.state = RecordState.CANCELLED
+            message = f"interrupted before it ended; run again as round {again}"
+        record.add_post(Post(send_from="roundhouse", send_to="user", message=message))
         events.emit(RecordChanged(record))
 
 

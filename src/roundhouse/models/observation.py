@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from roundhouse.devices.contract import Control, WindowInfo
+from roundhouse.devices.contract import Context, Control, WindowInfo
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,7 @@ class AppObservation:
     application: str
     window: WindowInfo  # the window observed: the app's own, or its dialog in front
     controls: tuple[Control, ...]
+    context: tuple[Context, ...] = ()  # headings, labels, alerts among the controls
     in_dialog: bool = False  # the observed window is not the application's own window
     tree_available: bool = True
     note: str | None = None

@@ -45,6 +45,7 @@ from roundhouse.devices.linux.atspi_constants import (
     TEXT,
 )
 from roundhouse.devices.linux.atspi_frames import Frame, FrameFinder
+from roundhouse.devices.linux.atspi_names import name_the_nameless
 from roundhouse.devices.linux.atspi_node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi_read import (
     Structure,
@@ -55,8 +56,10 @@ from roundhouse.devices.linux.atspi_read import (
 from roundhouse.devices.linux.atspi_tree import (
     build_tree,
     intersection,
+    may_be_context,
+    may_be_control,
     needs_rect,
-    select_controls,
+    select_view,
     ui_tree_json,
     walk,
 )
@@ -217,15 +220,23 @@ class AtspiClient(Closing):
             return ControlList(window=window, controls=[], tree_available=False, note=note)
         structure = await self._read_showing(frame, window, limits, deadline)
         root_node = structure.nodes[structure.root]
-        wanted = [node for node in structure.nodes.values() if needs_rect(node)]
-        reason = await self._details(structure, [root_node, *wanted], limits, deadline)
+        candidates = [node for node in structure.nodes.values() if needs_rect(node)]
+        # What is only read as context (a heading, a label) needs its place, nothing more.
+        context = [n for n in candidates if may_be_context(n) and not may_be_control(n)]
+        full = [n for n in candidates if n not in context]
+        reason = await self._details(structure, [root_node, *full], limits, deadline)
+        if reason is None:
+            reason = await self._details(structure, context, limits, deadline, rect_only=True)
+        if reason is None:
+            await name_the_nameless(self.bus, [n for n in full if may_be_control(n)])
         area = self.screen
         if root_node.rect is not None:
             area = intersection(self.screen, root_node.rect)
-        root = build_tree(structure.nodes, structure.root)
+        view = select_view(build_tree(structure.nodes, structure.root), area)
         return ControlList(
             window=window,
-            controls=select_controls(root, area),
+            controls=view.controls,
+            context=view.context,
             truncated=reason is not None,
             truncated_reason=reason,
         )
@@ -267,12 +278,18 @@ class AtspiClient(Closing):
         return nodes, structure.truncated_reason is None
 
     async def _details(
-        self, structure: Structure, nodes: list[RawNode], limits: TreeLimits, deadline: float
+        self,
+        structure: Structure,
+        nodes: list[RawNode],
+        limits: TreeLimits,
+        deadline: float,
+        *,
+        rect_only: bool = False,
     ) -> str | None:
         """Read the details of `nodes`; why the read is incomplete, if it is."""
         if structure.stalled:
             return structure.truncated_reason  # an application that stopped is not asked more
-        stopped = await read_details(self.bus, nodes, limits, deadline)
+        stopped = await read_details(self.bus, nodes, limits, deadline, rect_only=rect_only)
         return structure.truncated_reason or stopped
 
     async def describe(self, node_id: str) -> UiNode:

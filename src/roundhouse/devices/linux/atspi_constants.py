@@ -255,6 +255,20 @@ CONTAINER_ROLES = frozenset(
         "viewport",
         "window",
         "dialog",
+        # Web pages' structure: Chromium makes documents, forms and sections focusable or
+        # gives them actions, and none of them is what a person operates.
+        "document web",
+        "document frame",
+        "document email",
+        "form",
+        "section",
+        "grouping",
+        "landmark",
+        "article",
+        "html container",
+        "info bar",
+        "block quote",
+        "description list",
     }
 )
 

@@ -434,16 +434,26 @@ def _keep_read_children(structure: Structure, parent_of: dict[Ref, Ref | None]) 
 
 
 async def read_details(
-    bus: AtspiBus, nodes: Iterable[RawNode], limits: TreeLimits, deadline: float
+    bus: AtspiBus,
+    nodes: Iterable[RawNode],
+    limits: TreeLimits,
+    deadline: float,
+    *,
+    rect_only: bool = False,
 ) -> str | None:
-    """Extents, action names and text/value of `nodes` (but those read whole already).
-    Returns why it stopped early ("time limit", a stalled application), None when done."""
+    """Extents, action names and text/value of `nodes` (but those read whole already), or
+    with `rect_only` their extents alone. Returns why it stopped early ("time limit", a
+    stalled application), None when done."""
     wanted = [node for node in nodes if not node.details_read]
+
+    async def one(node: RawNode) -> None:
+        if rect_only:
+            node.rect = await _extents(bus, node)
+        else:
+            await _details(bus, node, limits.text_limit)
+
     try:
-        await _within(
-            deadline,
-            lambda: asyncio.gather(*(_details(bus, node, limits.text_limit) for node in wanted)),
-        )
+        await _within(deadline, lambda: asyncio.gather(*(one(node) for node in wanted)))
     except TimeoutError:
         return "time limit"
     except AtspiTimeout as error:

@@ -4,9 +4,19 @@ operate, numbering them in reading order, and the seeds' JSON shape. No I/O here
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from roundhouse.devices.contract import Control, Rect, UiNode, UiSnapshot
+from roundhouse.devices.contract import (
+    VALUE_ROLES,
+    Context,
+    Control,
+    ControlList,
+    Rect,
+    UiNode,
+    UiSnapshot,
+    readable,
+)
 from roundhouse.devices.linux.atspi_bus import Ref, node_id
 from roundhouse.devices.linux.atspi_constants import (
     ACTION,
@@ -17,6 +27,16 @@ from roundhouse.devices.linux.atspi_constants import (
     TEXT_ROLES,
 )
 from roundhouse.devices.linux.atspi_node import RawNode
+
+MAX_NAME = 80  # characters of a control's name shown; longer ones are cut with "…"
+MAX_TEXT = 160  # of a context text
+# Text a person reads to act (a label, a heading, an alert), when it names no control.
+READ_ROLES = frozenset(
+    {"label", "static", "heading", "caption", "alert", "notification", "status bar", "text"}
+)
+CHECKABLE_ROLES = frozenset(
+    {"check box", "radio button", "toggle button", "check menu item", "radio menu item"}
+)
 
 
 def build_tree(nodes: dict[Ref, RawNode], root: Ref) -> UiNode:
@@ -52,9 +72,16 @@ def _usable(states: set[str] | list[str]) -> bool:
 
 
 def _operable(role: str, states: set[str] | list[str], has_actions: bool) -> bool:
-    if role in INTERACTIVE_ROLES or has_actions:
+    """Whether a person operates a node of this role and state. Containers never: Chromium
+    gives panels and documents actions and the focus, and they are not what one clicks;
+    text only where it is edited (gedit's document, a Writer paragraph)."""
+    if role in INTERACTIVE_ROLES:
         return True
-    return role not in CONTAINER_ROLES and ("focusable" in states or "editable" in states)
+    if role in CONTAINER_ROLES:
+        return False
+    if role in TEXT_ROLES or role in READ_ROLES:
+        return "editable" in states
+    return has_actions or "focusable" in states or "editable" in states
 
 
 def may_be_control(node: RawNode) -> bool:
@@ -67,23 +94,37 @@ def may_be_control(node: RawNode) -> bool:
     )
 
 
+def may_be_context(node: RawNode) -> bool:
+    """A node that may be listed as text a person reads: showing, with a name of its own."""
+    return (
+        node.role in READ_ROLES | CONTAINER_ROLES
+        and bool(readable(node.name, MAX_NAME))
+        and node.showing
+        and COMPONENT in node.interfaces
+    )
+
+
 def needs_rect(node: RawNode) -> bool:
-    """Nodes whose rectangle the control filter reads: candidates and scrolling containers."""
-    return may_be_control(node) or (node.role in SCROLLING_ROLES and COMPONENT in node.interfaces)
+    """Nodes whose rectangle the control filter reads: candidates, text a person may read,
+    and scrolling containers."""
+    return (
+        may_be_control(node)
+        or may_be_context(node)
+        or (node.role in SCROLLING_ROLES and COMPONENT in node.interfaces)
+    )
 
 
 def is_control(node: UiNode, area: Rect) -> bool:
     """An interactive control a person sees: usable, operable, of some size, inside `area`."""
     states = set(node.states)
-    rect = node.rect
     return (
-        _usable(states)
-        and _operable(node.role, states, bool(node.actions))
-        and rect is not None
-        and rect.width > 0
-        and rect.height > 0
-        and intersects(rect, area)
+        _usable(states) and _operable(node.role, states, bool(node.actions)) and _placed(node, area)
     )
+
+
+def _placed(node: UiNode, area: Rect) -> bool:
+    rect = node.rect
+    return rect is not None and rect.width > 0 and rect.height > 0 and intersects(rect, area)
 
 
 def intersects(rect: Rect, area: Rect) -> bool:
@@ -104,30 +145,174 @@ def intersection(first: Rect, second: Rect) -> Rect:
     )
 
 
+def control_name(node: UiNode) -> str:
+    """Its own name (the reader fills an empty one from the labelled-by relation), else the
+    text it shows on a descendant, else its own text (not an entry's: that is its value),
+    else its description (GTK puts the tooltip there)."""
+    for candidate in (
+        node.name,
+        inner_name(node),
+        "" if node.role in VALUE_ROLES or "editable" in node.states else node.text,
+        node.description,
+    ):
+        if name := readable(candidate, MAX_NAME):
+            return name
+    return ""
+
+
+def shown_states(node: UiNode) -> list[str]:
+    """The states a person sees, compactly: only those that tell something of this kind of
+    control (every button is "enabled"; a check box is checked or not)."""
+    states = set(node.states)
+    shown = []
+    if "focused" in states:
+        shown.append("focused")
+    if node.role in CHECKABLE_ROLES or "checkable" in states:
+        shown.append("checked" if "checked" in states or "pressed" in states else "unchecked")
+    if "selected" in states:
+        shown.append("selected")
+    if "expandable" in states:
+        shown.append("expanded" if "expanded" in states else "collapsed")
+    if "enabled" not in states and "sensitive" not in states:
+        shown.append("disabled")
+    if "editable" in states and node.role not in ("entry", "password text", "spin button"):
+        shown.append("editable")  # a cell, a document or a Qt text field one can type into
+    return shown
+
+
+@dataclass
+class View:
+    """What a person sees of a window: its controls, numbered in reading order, and the
+    text among them that tells what they are for."""
+
+    controls: list[Control]
+    context: list[Context]
+
+
 def select_controls(root: UiNode, area: Rect) -> list[Control]:
     """The controls under `root` inside `area`, numbered 1..N in reading order."""
-    found = [node for node, clip in _clipped(root, area) if is_control(node, clip)]
-    return [
-        Control(
-            label=label,
-            id=node.id,
-            role=node.role,
-            # GTK pads menu item names with spaces before the accelerator.
-            name=(node.name or inner_name(node) or node.description).strip(),
-            rect=node.rect,
-            actions=node.actions,
-            text=node.text,
-        )
-        for label, node in enumerate(reading_order(found), start=1)
-        if node.rect is not None
+    return select_view(root, area).controls
+
+
+def select_view(root: UiNode, area: Rect) -> View:
+    """The controls under `root` inside `area`, numbered 1..N in reading order, and the
+    context: named headings, labels, alerts and groups, that name no control and are not
+    part of one (a link's text is the link's name), listed once."""
+    controls: list[UiNode] = []
+    texts: list[UiNode] = []
+    _gather(root, area, root, controls, texts, inside=False)
+    ordered = reading_order(controls)
+    listed = [_control(label, node) for label, node in enumerate(ordered, start=1)]
+    return View(listed, _context(texts, listed))
+
+
+def _control(label: int, node: UiNode) -> Control:
+    assert node.rect is not None  # is_control keeps placed nodes only
+    name = control_name(node)
+    return Control(
+        label=label,
+        id=node.id,
+        role=node.role,
+        name=name,
+        rect=node.rect,
+        actions=node.actions,
+        text=node.text,
+        states=shown_states(node),
+    )
+
+
+def keep_numbers(previous: ControlList | None, fresh: ControlList) -> ControlList:
+    """`fresh`, with each control keeping the number it had in `previous` when the window
+    holds the very same controls (only moved, resized or changed in state or text): a model
+    that planned "click 7" must find 7 where it was. Any control come or gone renumbers."""
+    if previous is None or previous.window is None or fresh.window is None:
+        return fresh
+    if previous.window.xid != fresh.window.xid:
+        return fresh
+    kept = {control.id: control.label for control in previous.controls}
+    if set(kept) != {control.id for control in fresh.controls} or len(kept) != len(fresh.controls):
+        return fresh
+    renumber = {control.label: kept[control.id] for control in fresh.controls}
+    controls = sorted(
+        (c.model_copy(update={"label": renumber[c.label]}) for c in fresh.controls),
+        key=lambda control: control.label,
+    )
+    context = [
+        item.model_copy(update={"before": renumber.get(item.before, item.before)})
+        for item in fresh.context
     ]
+    return fresh.model_copy(update={"controls": controls, "context": context})
+
+
+def _gather(
+    node: UiNode,
+    clip: Rect,
+    root: UiNode,
+    controls: list[UiNode],
+    texts: list[UiNode],
+    inside: bool,
+) -> None:
+    """Collect controls everywhere and context outside them (iteratively: trees are deep)."""
+    stack = [(node, clip, inside)]
+    while stack:
+        current, area, within = stack.pop()
+        if is_control(current, area):
+            controls.append(current)
+            within = True  # what shows inside a control is part of it: its name or value
+        elif not within and current is not root and _is_context(current, area):
+            texts.append(current)
+            # A heading's or label's own text is not listed again; an alert's message is.
+            within = current.role in TEXT_ROLES
+        if current.role in SCROLLING_ROLES and current.rect is not None:
+            area = intersection(area, current.rect)
+        stack.extend((child, area, within) for child in reversed(current.children))
+
+
+def _is_context(node: UiNode, area: Rect) -> bool:
+    if not readable(node.name, MAX_NAME) or "showing" not in node.states:
+        return False
+    if not _placed(node, area):
+        return False
+    if node.role in READ_ROLES:
+        return True
+    # A container tells something only with a name none of its descendants shows: Chromium's
+    # document is named after the page's heading, a GTK frame after its label.
+    return node.role in CONTAINER_ROLES and not any(
+        readable(inner.name, MAX_NAME) == readable(node.name, MAX_NAME)
+        for inner in walk(node)
+        if inner is not node
+    )
+
+
+def _context(texts: list[UiNode], controls: list[Control]) -> list[Context]:
+    """Each text once, placed before the first control that follows it in reading order;
+    texts that name a control (its label) are left out: the control carries the name."""
+    named = {control.name for control in controls}
+    seen: set[str] = set()
+    context = []
+    for node in reading_order(texts):
+        text = readable(node.name, MAX_TEXT)
+        if text in named or text in seen or node.rect is None:
+            continue
+        seen.add(text)
+        before = next(
+            (c.label for c in controls if _reads_before(node.rect, c.rect)), len(controls) + 1
+        )
+        context.append(Context(role=node.role, text=text, rect=node.rect, before=before))
+    return context
+
+
+def _reads_before(first: Rect, second: Rect) -> bool:
+    """Whether `first` comes before `second` in reading order (rows, then left to right)."""
+    if _same_row(first, second):
+        return first.left <= second.left
+    return first.top < second.top
 
 
 def inner_name(node: UiNode, depth: int = 6) -> str:
     """A name for a control that has none of its own, from what it shows: the first text
     among its showing descendants (GTK's sidebar rows carry theirs on a label four levels
-    down, after an icon), else the first name. Failing that, select_controls uses the
-    description (GTK puts the tooltip there)."""
+    down, after an icon), else the first name."""
     named = list(_named_descendants(node, depth))
     for child in named:
         if child.role in TEXT_ROLES:
@@ -141,21 +326,9 @@ def _named_descendants(node: UiNode, depth: int) -> Iterator[UiNode]:
     for child in node.children:
         if "showing" not in child.states:
             continue  # what is not on screen does not name anything
-        if child.name:
+        if readable(child.name, MAX_NAME):
             yield child
         yield from _named_descendants(child, depth - 1)
-
-
-def _clipped(root: UiNode, area: Rect) -> Iterator[tuple[UiNode, Rect]]:
-    """Each node with the part of the screen it can show in: scrolling containers clip their
-    descendants (Qt reports rows scrolled out of a list as showing)."""
-    stack = [(root, area)]
-    while stack:
-        node, clip = stack.pop()
-        yield node, clip
-        if node.role in SCROLLING_ROLES and node.rect is not None:
-            clip = intersection(clip, node.rect)
-        stack.extend((child, clip) for child in reversed(node.children))
 
 
 def reading_order(nodes: list[UiNode]) -> list[UiNode]:

@@ -78,16 +78,18 @@ class Desktop:
         """The command line that makes the app expose its accessibility tree.
 
         Chromium and Electron apps only build their tree with --force-renderer-accessibility;
-        as root Chromium also refuses to start without --no-sandbox. On a virtual desktop a
-        Chromium browser also gets a throw-away profile in the desktop's runtime folder
-        (removed when the desktop stops) and no first-run or default-browser questions; on
-        the user's own desktop it keeps the user's profile.
+        as root Chromium also refuses to start without --no-sandbox (and then warns in a
+        bar). On a virtual desktop a Chromium browser also gets a throw-away profile in the
+        desktop's runtime folder (removed when the desktop stops) and no first-run or
+        default-browser questions; on the user's own desktop it keeps the user's profile.
         """
         command = list(argv)
         if command and _is_chromium_like(command[0]):
             extra = ["--force-renderer-accessibility"]
             if os.geteuid() == 0:
-                extra.append("--no-sandbox")
+                # --test-type (as chromedriver passes it) keeps the "unsupported command-line
+                # flag" bar off the page: the model would read it as part of every page.
+                extra += ["--no-sandbox", "--test-type"]
             runtime_dir = self.env.get("XDG_RUNTIME_DIR")
             if self.virtual and _is_chromium_browser(command[0]) and runtime_dir:
                 extra += ["--no-first-run", "--no-default-browser-check"]

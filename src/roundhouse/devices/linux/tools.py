@@ -48,6 +48,7 @@ from roundhouse.devices.linux.atspi import (
     TreeLimits,
     ui_tree_json,
 )
+from roundhouse.devices.linux.atspi_tree import keep_numbers
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.effects import Effect, Look, effect_of
 from roundhouse.devices.linux.effects_read import TEXT_LIMIT, TextOf, look
@@ -364,7 +365,9 @@ class DesktopTools(Closing):
             listed = ControlList(window=window, controls=[], tree_available=False, note=note)
         else:
             try:
-                listed = await self.tree.controls(window)
+                listed = keep_numbers(
+                    self._controls.get(window.xid), await self.tree.controls(window)
+                )
             except AtspiTimeout as error:
                 # A hung application: say so, as what was seen, rather than fail the look.
                 name = window.application or window.title or "the application"

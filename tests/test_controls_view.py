@@ -1,0 +1,272 @@
+"""Which controls and which text a model is shown, and how (atspi_tree.select_view and the
+prompt's rendering), on trees shaped like the ones Chromium, GTK and Qt give."""
+
+from __future__ import annotations
+
+import itertools
+
+from roundhouse.agents.prompting import describe_controls
+from roundhouse.devices.contract import Control, Rect, UiNode, readable
+from roundhouse.devices.linux.atspi_tree import select_view, shown_states
+
+SHOWN = ["enabled", "sensitive", "showing", "visible"]
+SCREEN = Rect(left=0, top=0, right=1280, bottom=800)
+_ids = itertools.count()
+
+
+def node(
+    role: str,
+    name: str = "",
+    rect: tuple[int, int, int, int] | None = (0, 0, 10, 10),
+    *children: UiNode,
+    states: tuple[str, ...] = (),
+    text: str | None = None,
+    actions: tuple[str, ...] = (),
+) -> UiNode:
+    return UiNode(
+        id=f":1.1:/n{next(_ids)}",
+        role=role,
+        name=name,
+        states=[*SHOWN, *states],
+        rect=Rect(left=rect[0], top=rect[1], right=rect[2], bottom=rect[3]) if rect else None,
+        text=text,
+        actions=list(actions),
+        children=list(children),
+    )
+
+
+def order_page() -> UiNode:
+    """What Chromium gives for a small order form (roles, names, texts as read)."""
+    fffc = "\ufffc"
+    return node(
+        "frame",
+        "Order - Chromium",
+        (0, 0, 1000, 800),
+        node(
+            "panel",
+            "",
+            (0, 0, 1000, 800),
+            node("push button", "Reload", (10, 10, 40, 40), text="Reload", actions=("press",)),
+            node(
+                "document web",
+                "Order",
+                (0, 100, 1000, 800),
+                node(
+                    "heading",
+                    "Order",
+                    (10, 110, 900, 140),
+                    node("static", "Order", (10, 110, 90, 140), text="Order"),
+                    text="Order",
+                ),
+                node(
+                    "form",
+                    "",
+                    (10, 150, 900, 400),
+                    node(
+                        "paragraph",
+                        "",
+                        (10, 150, 900, 170),
+                        node(
+                            "label",
+                            "",
+                            (10, 150, 50, 170),
+                            node("static", "Name", (10, 150, 50, 170)),
+                            text="Name",
+                        ),
+                        node(
+                            "entry",
+                            "Name",
+                            (60, 150, 200, 170),
+                            states=("editable", "focusable", "focused"),
+                            text="Ada",
+                        ),
+                        text=fffc * 2,
+                        actions=("click",),
+                        states=("focusable",),
+                    ),
+                    node(
+                        "combo box",
+                        "Size",
+                        (60, 180, 200, 200),
+                        states=("expandable", "focusable"),
+                        text="Medium",
+                    ),
+                    node(
+                        "check box",
+                        "Gift wrap",
+                        (10, 210, 30, 230),
+                        states=("checkable", "focusable"),
+                        actions=("click",),
+                    ),
+                    node("push button", "Submit", (10, 240, 80, 260), text="Submit"),
+                    text=fffc * 5,
+                    actions=("click",),
+                ),
+                node(
+                    "paragraph",
+                    "",
+                    (10, 300, 900, 320),
+                    node(
+                        "link",
+                        "Help  with\norders",
+                        (10, 300, 150, 320),
+                        node("static", "Help with orders", (10, 300, 150, 320)),
+                        actions=("jump",),
+                    ),
+                ),
+                node("static", "Fields marked * are required.", (10, 340, 300, 360)),
+                states=("focusable",),
+                actions=("click",),
+            ),
+        ),
+    )
+
+
+def test_a_web_form_is_listed_as_a_person_sees_it() -> None:
+    view = select_view(order_page(), SCREEN)
+    assert describe_controls(view.controls, view.context).splitlines() == [
+        "1: [push button] 'Reload'",
+        "   [heading] 'Order'",
+        "2: [entry] 'Name' = 'Ada' (focused)",
+        "3: [combo box] 'Size' = 'Medium' (collapsed)",
+        "4: [check box] 'Gift wrap' (unchecked)",
+        "5: [push button] 'Submit'",
+        "6: [link] 'Help with orders'",
+        "   [static] 'Fields marked * are required.'",
+    ]
+
+
+def test_a_container_with_a_name_of_its_own_is_context_once() -> None:
+    dialog = node(
+        "dialog",
+        "Save As",
+        (0, 0, 600, 400),
+        node(
+            "panel",
+            "Shipping",  # a group box: nothing inside says "Shipping"
+            (10, 10, 300, 200),
+            node("radio button", "Express", (20, 30, 120, 50), states=("checkable", "checked")),
+        ),
+        node(
+            "panel",
+            "Cancel",  # named after its only child: says nothing more
+            (400, 300, 500, 340),
+            node("push button", "Cancel", (400, 300, 500, 340)),
+        ),
+    )
+    view = select_view(dialog, SCREEN)
+    assert [(item.role, item.text) for item in view.context] == [("panel", "Shipping")]
+    assert describe_controls(view.controls, view.context).splitlines() == [
+        "   [panel] 'Shipping'",
+        "1: [radio button] 'Express' (checked)",
+        "2: [push button] 'Cancel'",
+    ]
+
+
+def test_an_alerts_message_is_read_and_a_nameless_control_named_by_what_it_shows() -> None:
+    window = node(
+        "frame",
+        "App",
+        (0, 0, 600, 400),
+        node(
+            "alert",
+            "Error",
+            (0, 0, 600, 40),
+            node("label", "The disk is full.", (10, 10, 200, 30)),
+        ),
+        node(
+            "push button",
+            "",
+            (10, 100, 80, 130),
+            node("icon", "", (10, 100, 30, 130)),
+            node("label", "Retry", (30, 100, 80, 130)),
+        ),
+        node("push button", "", (100, 100, 130, 130), text="\ufffc"),
+    )
+    window.children[2].description = "Close the tab"
+    view = select_view(window, SCREEN)
+    assert [(item.role, item.text) for item in view.context] == [
+        ("alert", "Error"),
+        ("label", "The disk is full."),
+    ]
+    assert [(c.name, c.shown_value()) for c in view.controls] == [
+        ("Retry", None),
+        ("Close the tab", None),  # no name, text only U+FFFC: the tooltip names it
+    ]
+
+
+def test_states_are_those_a_person_sees() -> None:
+    def states(role: str, *extra: str) -> list[str]:
+        return shown_states(node(role, "x", states=extra))
+
+    assert states("push button") == []
+    assert states("check box", "checked") == ["checked"]
+    assert states("toggle button", "pressed") == ["checked"]
+    assert states("tree item", "expandable", "expanded", "selected") == ["selected", "expanded"]
+    assert states("page tab", "selected") == ["selected"]
+    assert states("table cell", "editable", "focused") == ["focused", "editable"]
+    assert states("entry", "editable") == []  # every entry is: not worth a word
+    disabled = node("push button", "Save", states=("focusable",))
+    disabled.states.remove("enabled")
+    disabled.states.remove("sensitive")
+    assert shown_states(disabled) == ["disabled"]
+
+
+def test_long_and_odd_text_reads_cleanly() -> None:
+    assert readable("a\ufffc\ufffcb   c\n\td", 80) == "a b c d"
+    cut = readable("word " * 100, 30)
+    assert len(cut) == 30 and cut.endswith("…")
+    control = Control(
+        label=1,
+        id="x",
+        role="entry",
+        name="Notes",
+        rect=Rect(left=0, top=0, right=1, bottom=1),
+        text="line one\nline two " + "x" * 500,
+    )
+    value = control.shown_value()
+    assert value is not None and value.startswith("line one line two") and value.endswith("…")
+    assert len(value) == 120
+    assert control.text is not None and "\n" in control.text  # the data keeps it whole
+
+
+def test_what_is_outside_a_scrolled_list_is_not_listed() -> None:
+    rows = [node("list item", f"Row {n}", (10, 20 * n, 200, 20 * n + 20)) for n in range(20)]
+    window = node("frame", "List", (0, 0, 400, 400), node("list", "", (0, 0, 400, 100), *rows))
+    names = [c.name for c in select_view(window, SCREEN).controls]
+    assert names == ["Row 0", "Row 1", "Row 2", "Row 3", "Row 4"]
+
+
+def test_a_control_keeps_its_number_while_the_window_holds_the_same_controls() -> None:
+    from roundhouse.devices.contract import ControlList, WindowInfo
+    from roundhouse.devices.linux.atspi_tree import keep_numbers
+
+    window = WindowInfo(
+        xid=7, title="w", application="a", pid=1, rect=Rect(left=0, top=0, right=9, bottom=9),
+        active=True,
+    )  # fmt: skip
+
+    def listed(*names_and_tops: tuple[str, int]) -> ControlList:
+        page = node(
+            "frame",
+            "w",
+            (0, 0, 1000, 800),
+            *(node("push button", name, (10, top, 90, top + 20)) for name, top in names_and_tops),
+        )
+        for child in page.children:
+            child.id = f"id-{child.name}"
+        view = select_view(page, SCREEN)
+        return ControlList(window=window, controls=view.controls, context=view.context)
+
+    before = listed(("A", 10), ("B", 40), ("C", 70))
+    # The page re-lays out: C moves to the top. Same controls: same numbers.
+    moved = keep_numbers(before, listed(("A", 40), ("B", 70), ("C", 10)))
+    assert [(c.label, c.name) for c in moved.controls] == [(1, "A"), (2, "B"), (3, "C")]
+    # A control appears: the window changed, reading order numbers it afresh.
+    grown = keep_numbers(moved, listed(("A", 40), ("B", 70), ("C", 10), ("D", 100)))
+    assert [(c.label, c.name) for c in grown.controls] == [(1, "C"), (2, "A"), (3, "B"), (4, "D")]
+    # Another window never lends its numbers.
+    other = listed(("A", 40), ("B", 70), ("C", 10)).model_copy(
+        update={"window": window.model_copy(update={"xid": 8})}
+    )
+    assert [c.name for c in keep_numbers(before, other).controls] == ["C", "A", "B"]
