@@ -134,3 +134,64 @@ def test_acceptance_cli_cost_line_matches_the_steps(tmp_path: Path) -> None:
     assert all(cost > 0 for cost in costs)  # gpt-4o-mini has a known price
     expected = f"Request total cost for current round is ${sum(costs):.6f}".rstrip("0")
     assert expected in done.stdout
+
+
+async def test_native_tool_calls_reach_the_one_parser(
+    tmp_path: Path, make_session: SessionFactory
+) -> None:
+    """openai.native_tools: the tools go out in the request's `tools`; an action given as a
+    tool call runs; a tool call with broken arguments is refused and asked again, as a
+    broken JSON answer would be."""
+    said = json.dumps({"observation": "a shell", "thought": "echo it"})
+    replies = [
+        Reply.tool_call("run_shell", {"command": "echo from-tool"}, text=said),
+        Reply.tool_call("run_shell", "{not json"),
+        completion(shell_answer("FINISH", result="echoed from-tool"), 10, 5),
+    ]
+    with FakeOpenAI(replies) as server:
+        session = make_session(
+            model="openai:gpt-4o-mini",
+            openai={"base_url": server.base_url, "api_key": "test", "native_tools": True},
+        )
+        outcome = await session.run_round("echo from-tool")
+        received = server.requests
+    await session.models.close()
+    assert outcome.state is RoundState.FINISH, outcome.error
+    offered = received[0].body["tools"]
+    assert {tool["function"]["name"] for tool in offered} >= {"run_shell"}
+    run_shell = next(tool for tool in offered if tool["function"]["name"] == "run_shell")
+    assert "command" in run_shell["function"]["parameters"]["properties"]
+    assert received[0].body["tool_choice"] == "auto"
+    steps = session.store.read_steps()
+    assert steps[0].observation == "a shell"  # the content gave the rest of the answer
+    assert steps[0].result is not None and steps[0].result.result["stdout"] == "from-tool\n"
+    assert steps[1].retries == 1  # the broken call was refused and asked again
+    assert "That answer is invalid" in received[2].body["messages"][-1]["content"]
+    assert outcome.usage.requests == 3
+
+
+async def test_tools_stay_in_the_prompt_alone_by_default_and_after_an_endpoint_refuses_them(
+    tmp_path: Path, make_session: SessionFactory
+) -> None:
+    with FakeOpenAI([completion(shell_answer("FINISH", result="done"), 10, 5)]) as server:
+        session = make_session(
+            model="openai:gpt-4o-mini", openai={"base_url": server.base_url, "api_key": "test"}
+        )
+        await session.run_round("anything")
+        assert "tools" not in server.requests[0].body
+    await session.models.close()
+
+    replies = [
+        Reply.error(400, "tools are not supported by this model"),
+        completion(shell_answer("FINISH", result="done"), 10, 5),
+    ]
+    with FakeOpenAI(replies) as server:
+        session = make_session(
+            model="openai:gpt-4o-mini",
+            openai={"base_url": server.base_url, "api_key": "test", "native_tools": True},
+        )
+        outcome = await session.run_round("anything")
+        bodies = [request.body for request in server.requests]
+    await session.models.close()
+    assert outcome.state is RoundState.FINISH, outcome.error
+    assert "tools" in bodies[0] and "tools" not in bodies[1]

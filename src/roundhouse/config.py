@@ -54,6 +54,10 @@ class OpenAISettings(_Section):
     vision: bool = True
     image_max_side: int = Field(default=1280, ge=64)
     structured_output: bool = True
+    # Offer the tools as native tool calls too (the endpoint's "tools"); the action may then
+    # come as a tool call, merged into the JSON answer before the one parser reads it. Off
+    # by default: the JSON answer works with every endpoint.
+    native_tools: bool = False
 
 
 class DesktopSettings(_Section):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import socket
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -448,3 +449,25 @@ async def test_server_errors_then_broken_bodies_end_with_the_last_reason(
         await make_model(max_retries=3).complete(ask())
     assert raised.value.usage == Usage(requests=4)
     assert sleeps.calls == [1.0, 2.0, 4.0]
+
+
+def test_a_tool_call_becomes_the_answers_action() -> None:
+    from roundhouse.models.openai_client import answer_text
+
+    assert answer_text('{"status": "x"}', []) == '{"status": "x"}'
+    merged = json.loads(
+        answer_text(
+            '{"observation": "o", "action": {"status": "CONFIRM"}}',
+            [("click_control", '{"id": 3}')],
+        )
+    )
+    assert merged["observation"] == "o"
+    assert merged["action"] == {
+        "function": "click_control",
+        "arguments": {"id": 3},
+        "status": "CONFIRM",  # the content's status is kept
+    }
+    bare = json.loads(answer_text(None, [("wait", ""), ("press_keys", '{"keys": "a"}')]))
+    assert bare["action"] == {"function": "wait", "arguments": {}, "status": "CONTINUE"}
+    prose = json.loads(answer_text("I will press it.", [("wait", "{oops")]))
+    assert prose["observation"] == "I will press it." and prose["action"]["arguments"] == "{oops"

@@ -30,7 +30,13 @@ from roundhouse.core.trajectory import ActionRecord, StepRecord
 from roundhouse.devices.base import Command, Dispatcher, Result, ResultStatus, ToolSpec
 from roundhouse.devices.contract import ToolName
 from roundhouse.devices.shell import judge_command
-from roundhouse.models.base import NOTHING_SPENT, LanguageModel, Message, ModelRequest
+from roundhouse.models.base import (
+    NOTHING_SPENT,
+    LanguageModel,
+    Message,
+    ModelRequest,
+    OfferedTool,
+)
 from roundhouse.models.observation import PastStep
 from roundhouse.models.pricing import PriceTable
 
@@ -115,6 +121,7 @@ class AgentCore(Generic[Obs, A]):
             messages=self.render(current, offered),
             observation=current.observation,
             response_schema=answer_schema(self.answer_type),
+            tools=tuple(OfferedTool(s.name, s.description, s.parameters) for s in offered),
         )
         asked = await self.ask(context, prompt, parse, look_again)
         answer = asked.answer

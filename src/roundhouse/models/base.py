@@ -86,6 +86,16 @@ class ModelRequest:
     messages: tuple[Message, ...]
     observation: object | None = None
     response_schema: dict[str, Any] | None = None
+    # The tools the prompt lists, for a model that takes them as native tool calls
+    # (openai.native_tools); the others read them in the prompt alone.
+    tools: tuple[OfferedTool, ...] = ()
+
+
+@dataclass(frozen=True)
+class OfferedTool:
+    name: str
+    description: str  # the one sentence the prompt gives
+    parameters: dict[str, Any]  # JSON schema of the arguments
 
 
 @dataclass(frozen=True)

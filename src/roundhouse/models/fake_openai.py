@@ -24,6 +24,8 @@ The script is YAML: a list of replies (or a mapping with `replies:`); each reply
       text: late
     - cut: true                               # half the body, then a connection reset
     - endless: true                           # headers, then a body that never ends
+    - text: '{"observation": "...", "thought": "..."}'   # a native tool call beside it
+      tool_calls: [{name: run_shell, arguments: {command: df -h}}]
 
 A request that finds the script empty gets a 400 saying so (never retried by a client).
 """
@@ -69,6 +71,8 @@ class Reply:
     model: str | None = None  # default: the model the request named
     cut: bool = False  # send half the body, then reset the connection
     endless: bool = False  # send the headers, then a byte now and then, never the end
+    # Native tool calls: (function name, arguments as the JSON text the API sends).
+    tool_calls: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def completion(
@@ -83,6 +87,11 @@ class Reply:
         cls, status: int, message: str = "", headers: Mapping[str, str] | None = None
     ) -> Reply:
         return cls(status=status, message=message or f"fake error {status}", headers=headers or {})
+
+    @classmethod
+    def tool_call(cls, name: str, arguments: Mapping[str, Any] | str, text: str = "") -> Reply:
+        encoded = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        return cls(text=text, tool_calls=((name, encoded),), finish_reason="tool_calls")
 
     @classmethod
     def malformed(cls) -> Reply:
@@ -108,12 +117,17 @@ class Reply:
     def from_mapping(cls, data: Mapping[str, Any]) -> Reply:
         """One entry of a YAML script (see the module docstring)."""
         known = {"text", "usage", "finish_reason", "status", "message", "headers", "body"}
-        known |= {"delay", "model", "malformed", "cut", "endless"}
+        known |= {"delay", "model", "malformed", "cut", "endless", "tool_calls"}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown reply keys {sorted(unknown)} (known: {sorted(known)})")
         if data.get("malformed"):
             return cls.malformed()
+        calls = data.get("tool_calls") or []
+        if not isinstance(calls, list) or not all(
+            isinstance(call, Mapping) and "name" in call for call in calls
+        ):
+            raise ValueError("tool_calls: a list of {name: ..., arguments: {...}}")
         usage = data.get("usage") or {}
         return cls(
             text=str(data.get("text", "")),
@@ -128,7 +142,27 @@ class Reply:
             model=None if data.get("model") is None else str(data["model"]),
             cut=bool(data.get("cut", False)),
             endless=bool(data.get("endless", False)),
+            tool_calls=tuple(
+                (
+                    str(call["name"]),
+                    arguments
+                    if isinstance(arguments := call.get("arguments", {}), str)
+                    else json.dumps(arguments),
+                )
+                for call in calls
+            ),
         )
+
+    def _message(self, serial: int) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                _tool_call(serial, index, name, arguments)
+                for index, (name, arguments) in enumerate(self.tool_calls)
+            ]
+        else:
+            message["content"] = self.text
+        return message
 
     def render(self, request_model: str, serial: int) -> tuple[int, dict[str, str], bytes]:
         """Status, headers and body as the real API would send them."""
@@ -146,7 +180,7 @@ class Reply:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": self.text},
+                    "message": self._message(serial),
                     "finish_reason": self.finish_reason,
                 }
             ],
@@ -157,6 +191,14 @@ class Reply:
             },
         }
         return 200, headers, json.dumps(payload).encode()
+
+
+def _tool_call(serial: int, index: int, name: str, arguments: str) -> dict[str, Any]:
+    return {
+        "id": f"call_fake{serial}_{index}",
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
 
 
 def _error_type(status: int) -> str:

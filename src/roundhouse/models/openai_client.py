@@ -24,7 +24,14 @@ from pydantic import ValidationError
 
 from roundhouse.config import OpenAISettings
 from roundhouse.endpoints import is_loopback_url
-from roundhouse.models.base import Completion, Message, ModelError, ModelRequest, Usage
+from roundhouse.models.base import (
+    Completion,
+    Message,
+    ModelError,
+    ModelRequest,
+    OfferedTool,
+    Usage,
+)
 from roundhouse.models.vision import PreparedImage, prepare_image
 
 log = logging.getLogger(__name__)
@@ -117,6 +124,56 @@ def response_format(schema: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def tool_definitions(tools: tuple[OfferedTool, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+            },
+        }
+        for tool in tools
+    ]
+
+
+def mentions_tools(error: openai.APIStatusError) -> bool:
+    text = f"{error.message} {json.dumps(error.body, default=str)}".lower()
+    return "tools" in text or "tool_choice" in text or "function" in text
+
+
+def answer_text(content: str | None, calls: list[tuple[str, str]]) -> str:
+    """The answer as the one parser reads it. Without a tool call: the content. With one:
+    the content's JSON answer (or an empty one) with the call as its action (name, and the
+    arguments' JSON, which the parser checks like any); CONTINUE where no status was given.
+    A second call is dropped: one step takes one action."""
+    if not calls:
+        return content or ""
+    if len(calls) > 1:
+        log.warning("the model made %d tool calls; the first is the step's action", len(calls))
+    name, arguments = calls[0]
+    try:
+        answer = json.loads(content) if content and content.strip() else {}
+    except json.JSONDecodeError:
+        answer = {"observation": content}  # prose beside the call: kept as what it saw
+    if not isinstance(answer, dict):
+        answer = {}
+    found = answer.get("action")
+    action: dict[str, Any] = found if isinstance(found, dict) else {}
+    try:
+        parsed: Any = json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError:
+        parsed = arguments  # not JSON: the parser says so and the model is asked again
+    answer["action"] = {
+        **action,
+        "function": name,
+        "arguments": parsed,
+        "status": action.get("status") or "CONTINUE",
+    }
+    return json.dumps(answer, ensure_ascii=False)
+
+
 def endpoint(settings: OpenAISettings, env: Mapping[str, str]) -> str:
     """The base URL: the settings, else the standard environment, else OpenAI itself."""
     if settings.base_url:
@@ -176,6 +233,7 @@ class OpenAIModel:
                 "(tests must use the fake server on 127.0.0.1)"
             )
         self._structured = settings.structured_output  # off for good once the endpoint refuses
+        self._native_tools = settings.native_tools  # the same
         self._sleep = sleep
         self._clock = clock or (lambda: datetime.now(UTC))
         self._client = self._make_client(env, http_client)
@@ -219,7 +277,7 @@ class OpenAIModel:
         while True:
             started = time.monotonic()
             try:
-                completion = await self._timed_attempt(messages, request.response_schema, attempts)
+                completion = await self._timed_attempt(messages, request, attempts)
             except _Retry as problem:
                 attempts.spent += time.monotonic() - started
                 tries = attempts.retries + 1
@@ -262,25 +320,30 @@ class OpenAIModel:
         return chat, sent
 
     async def _timed_attempt(
-        self, messages: list[dict[str, Any]], schema: Mapping[str, Any] | None, attempts: _Attempts
+        self, messages: list[dict[str, Any]], request: ModelRequest, attempts: _Attempts
     ) -> ChatCompletion:
         """One attempt within openai.timeout as a whole: the SDK's timeout bounds each read,
         so a body that trickles in forever would never end without this."""
         timeout = self.settings.timeout
         try:
             async with asyncio.timeout(timeout):
-                return await self._attempt(messages, schema, attempts)
+                return await self._attempt(messages, request, attempts)
         except TimeoutError:
             raise _Retry(f"{self.base_url}: no answer within {timeout:g} s") from None
 
     async def _attempt(
-        self, messages: list[dict[str, Any]], schema: Mapping[str, Any] | None, attempts: _Attempts
+        self, messages: list[dict[str, Any]], request: ModelRequest, attempts: _Attempts
     ) -> ChatCompletion:
         """One HTTP request: a completion, a _Retry, or a ModelError. Counts itself."""
         extra: dict[str, Any] = {}
+        schema = request.response_schema
         structured = schema is not None and self._structured
         if structured and schema is not None:
             extra["response_format"] = response_format(schema)
+        native = self._native_tools and bool(request.tools)
+        if native:
+            extra["tools"] = tool_definitions(request.tools)
+            extra["tool_choice"] = "auto"
         attempts.usage += Usage(requests=1)
         try:
             raw = await self._client.chat.completions.with_raw_response.create(
@@ -298,7 +361,11 @@ class OpenAIModel:
                     "%s refuses response_format; asking in plain text from now on", self.name
                 )
                 self._structured = False
-                return await self._attempt(messages, None, attempts)
+                return await self._attempt(messages, request, attempts)
+            if native and error.status_code in (400, 422) and mentions_tools(error):
+                log.warning("%s refuses native tools; asking in plain JSON from now on", self.name)
+                self._native_tools = False
+                return await self._attempt(messages, request, attempts)
             raise self._status_problem(error, attempts.usage) from None
         try:
             completion = raw.parse()
@@ -340,14 +407,20 @@ class OpenAIModel:
         if choice.finish_reason == "length":
             # Returned all the same: the engine's parser rejects it and asks again.
             log.warning("%s: the answer was cut at the token limit", self.name)
+        calls = [
+            (call.function.name, call.function.arguments or "")
+            for call in choice.message.tool_calls or []
+            if call.type == "function"
+        ]
         return Completion(
-            text=choice.message.content or "",
+            text=answer_text(choice.message.content, calls),
             usage=attempts.usage,
             model=self.model,
             extra={
                 "finish_reason": choice.finish_reason,
                 "attempts": attempts.retries + 1,
                 "structured_output": structured,
+                "tool_calls": len(calls),
                 "image_files": [str(image.file) for image in images],
                 "image_scales": [image.scale for image in images],
             },
