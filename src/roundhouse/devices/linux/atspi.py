@@ -55,6 +55,7 @@ from roundhouse.devices.linux.atspi_read import (
 )
 from roundhouse.devices.linux.atspi_tree import (
     build_tree,
+    context_needs_text,
     intersection,
     may_be_context,
     may_be_control,
@@ -221,8 +222,13 @@ class AtspiClient(Closing):
         structure = await self._read_showing(frame, window, limits, deadline)
         root_node = structure.nodes[structure.root]
         candidates = [node for node in structure.nodes.values() if needs_rect(node)]
-        # What is only read as context (a heading, a label) needs its place, nothing more.
-        context = [n for n in candidates if may_be_context(n) and not may_be_control(n)]
+        # What is only read as context (a heading, a label) needs its place, nothing more,
+        # unless its words are in its text alone (Firefox's nameless headings).
+        context = [
+            n
+            for n in candidates
+            if may_be_context(n) and not may_be_control(n) and not context_needs_text(n)
+        ]
         full = [n for n in candidates if n not in context]
         reason = await self._details(structure, [root_node, *full], limits, deadline)
         if reason is None:

@@ -24,6 +24,7 @@ from roundhouse.devices.linux.atspi_constants import (
     CONTAINER_ROLES,
     INTERACTIVE_ROLES,
     SCROLLING_ROLES,
+    TEXT,
     TEXT_ROLES,
 )
 from roundhouse.devices.linux.atspi_node import RawNode
@@ -34,6 +35,12 @@ MAX_TEXT = 160  # of a context text
 READ_ROLES = frozenset(
     {"label", "static", "heading", "caption", "alert", "notification", "status bar", "text"}
 )
+# Nameless, these still hold text a person reads (Firefox names none of them).
+TEXT_READ_ROLES = frozenset({"heading", "paragraph", "label", "static", "caption"})
+# Text that labels a control, when it reads as a control's name: the control says it.
+LABEL_ROLES = frozenset({"label", "static", "caption", "text", "paragraph"})
+# Never operated, though toolkits make them focusable (Firefox's toolbar separators).
+NEVER_CONTROLS = frozenset({"separator"})
 CHECKABLE_ROLES = frozenset(
     {"check box", "radio button", "toggle button", "check menu item", "radio menu item"}
 )
@@ -77,7 +84,7 @@ def _operable(role: str, states: set[str] | list[str], has_actions: bool) -> boo
     text only where it is edited (gedit's document, a Writer paragraph)."""
     if role in INTERACTIVE_ROLES:
         return True
-    if role in CONTAINER_ROLES:
+    if role in CONTAINER_ROLES or role in NEVER_CONTROLS:
         return False
     if role in TEXT_ROLES or role in READ_ROLES:
         return "editable" in states
@@ -95,13 +102,18 @@ def may_be_control(node: RawNode) -> bool:
 
 
 def may_be_context(node: RawNode) -> bool:
-    """A node that may be listed as text a person reads: showing, with a name of its own."""
-    return (
-        node.role in READ_ROLES | CONTAINER_ROLES
-        and bool(readable(node.name, MAX_NAME))
-        and node.showing
-        and COMPONENT in node.interfaces
-    )
+    """A node that may be listed as text a person reads: showing, with a name of its own,
+    or text of its own to read (Firefox's headings and paragraphs are nameless)."""
+    if not node.showing or COMPONENT not in node.interfaces:
+        return False
+    if readable(node.name, MAX_NAME):
+        return node.role in READ_ROLES or node.role in CONTAINER_ROLES
+    return context_needs_text(node)
+
+
+def context_needs_text(node: RawNode) -> bool:
+    """A nameless text node whose words must be read (its Text) to be listed."""
+    return node.role in TEXT_READ_ROLES and TEXT in node.interfaces and not node.name
 
 
 def needs_rect(node: RawNode) -> bool:
@@ -259,25 +271,36 @@ def _gather(
         if is_control(current, area):
             controls.append(current)
             within = True  # what shows inside a control is part of it: its name or value
-        elif not within and current is not root and _is_context(current, area):
+        elif not within and current is not root and _is_context(current, area, root.name):
             texts.append(current)
             # A heading's or label's own text is not listed again; an alert's message is.
             within = current.role in TEXT_ROLES
         if current.role in SCROLLING_ROLES and current.rect is not None:
             area = intersection(area, current.rect)
+        if _collapsed(current):
+            continue  # its popup shows nothing, whatever its states say (Firefox's select)
         stack.extend((child, area, within) for child in reversed(current.children))
 
 
-def _is_context(node: UiNode, area: Rect) -> bool:
-    if not readable(node.name, MAX_NAME) or "showing" not in node.states:
+def _collapsed(node: UiNode) -> bool:
+    return (
+        node.role == "combo box" and "expandable" in node.states and ("expanded" not in node.states)
+    )
+
+
+def _is_context(node: UiNode, area: Rect, title: str) -> bool:
+    if not _context_text(node) or "showing" not in node.states:
         return False
     if not _placed(node, area):
         return False
-    if node.role in READ_ROLES:
+    if node.role in READ_ROLES or node.role in TEXT_READ_ROLES:
         return True
-    # A container tells something only with a name none of its descendants shows: Chromium's
-    # document is named after the page's heading, a GTK frame after its label.
-    return node.role in CONTAINER_ROLES and not any(
+    # A container tells something only with a name none of its descendants shows (Chromium's
+    # document is named after the page's heading, a GTK frame after its label) and that
+    # the window's title does not say already (a page's title).
+    if node.role not in CONTAINER_ROLES or readable(node.name, MAX_NAME) in title:
+        return False
+    return not any(
         readable(inner.name, MAX_NAME) == readable(node.name, MAX_NAME)
         for inner in walk(node)
         if inner is not node
@@ -291,8 +314,9 @@ def _context(texts: list[UiNode], controls: list[Control]) -> list[Context]:
     seen: set[str] = set()
     context = []
     for node in reading_order(texts):
-        text = readable(node.name, MAX_TEXT)
-        if text in named or text in seen or node.rect is None:
+        text = _context_text(node)
+        labels_a_control = node.role in LABEL_ROLES and text in named
+        if labels_a_control or text in seen or node.rect is None:
             continue
         seen.add(text)
         before = next(
@@ -300,6 +324,14 @@ def _context(texts: list[UiNode], controls: list[Control]) -> list[Context]:
         )
         context.append(Context(role=node.role, text=text, rect=node.rect, before=before))
     return context
+
+
+def _context_text(node: UiNode) -> str:
+    """What a person reads of a text node: its name, else (a nameless heading or paragraph)
+    its text; a container only by its name."""
+    if node.name or node.role not in TEXT_READ_ROLES:
+        return readable(node.name, MAX_TEXT)
+    return readable(node.text, MAX_TEXT)
 
 
 def _reads_before(first: Rect, second: Rect) -> bool:

@@ -82,6 +82,8 @@ class Desktop:
         bar). On a virtual desktop a Chromium browser also gets a throw-away profile in the
         desktop's runtime folder (removed when the desktop stops) and no first-run or
         default-browser questions; on the user's own desktop it keeps the user's profile.
+        Firefox gets the same on a virtual desktop (a prepared profile without its welcome
+        and privacy tabs); its tree is switched on by GNOME_ACCESSIBILITY (desktop_env).
         """
         command = list(argv)
         if command and _is_chromium_like(command[0]):
@@ -101,6 +103,10 @@ class Desktop:
             if not any(arg.startswith("-env:UserInstallation=") for arg in command):
                 profile = prepare_office_profile(Path(runtime_dir) / "libreoffice-profile")
                 command.insert(1, f"-env:UserInstallation={profile.as_uri()}")
+        if command and self.virtual and runtime_dir and _is_firefox(command[0]):
+            if not any(arg in ("--profile", "-profile", "-P") for arg in command):
+                profile = prepare_firefox_profile(Path(runtime_dir) / "firefox-profile")
+                command[1:1] = ["--no-remote", "--profile", str(profile)]
         return command
 
 
@@ -149,6 +155,35 @@ def prepare_office_profile(folder: Path) -> Path:
     return folder
 
 
+# What a first start of Firefox would otherwise open beside the page asked for: the
+# welcome page, the privacy notice (a tab that fails offline) and the default-browser bar.
+FIREFOX_PREFERENCES = (
+    ("browser.aboutwelcome.enabled", "false"),
+    ("browser.startup.homepage_override.mstone", '"ignore"'),
+    ("startup.homepage_welcome_url", '""'),
+    ("startup.homepage_welcome_url.additional", '""'),
+    ("datareporting.policy.firstRunURL", '""'),
+    ("datareporting.policy.dataSubmissionPolicyBypassNotification", "true"),
+    ("toolkit.telemetry.reportingpolicy.firstRun", "false"),
+    ("browser.shell.checkDefaultBrowser", "false"),
+)
+
+
+def prepare_firefox_profile(folder: Path) -> Path:
+    """A throw-away Firefox profile that opens just the page (made once per virtual
+    desktop, in its runtime folder, so it goes when the desktop stops)."""
+    preferences = folder / "user.js"
+    if not preferences.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = [f"user_pref({json.dumps(name)}, {value});" for name, value in FIREFOX_PREFERENCES]
+        preferences.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def _is_firefox(program: str) -> bool:
+    return Path(program).name.lower() in ("firefox", "firefox-esr", "firefox-bin")
+
+
 def _is_chromium_browser(program: str) -> bool:
     """A browser built on Chromium (Electron apps keep their own profile switches)."""
     name = Path(program).name.lower()
@@ -189,6 +224,9 @@ def desktop_env(
         env.pop(name, None)
     env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] = "1"  # Qt 6 ignores QT_ACCESSIBILITY alone
     env["QT_ACCESSIBILITY"] = "1"
+    # Firefox builds its tree at start with this; without it the web content appears only
+    # after a screen reader has asked once, and the first look sees an empty page.
+    env["GNOME_ACCESSIBILITY"] = "1"
     return env
 
 
