@@ -32,6 +32,7 @@ CONTAINERS = {
 TEXT_ROLES = {"label", "static", "text", "heading", "paragraph", "caption"}
 READ_ROLES = {"label", "static", "heading", "caption", "alert", "notification", "status bar",
               "text"}  # fmt: skip
+NEVER_CONTROLS = {"separator", "file chooser", "font chooser", "color chooser"}
 VALUE_ROLES = {"entry", "password text", "spin button", "slider", "combo box", "text",
                "table cell"}  # fmt: skip
 SCROLLING = {"scroll pane", "viewport", "list", "list box", "table", "tree", "tree table"}
@@ -102,7 +103,7 @@ def is_control(info, area):
     )
     if role in INTERACTIVE:
         operable = True
-    elif role in CONTAINERS:
+    elif role in CONTAINERS or role in NEVER_CONTROLS:
         operable = False
     elif role in TEXT_ROLES or role in READ_ROLES:
         operable = "editable" in states

@@ -40,7 +40,8 @@ TEXT_READ_ROLES = frozenset({"heading", "paragraph", "label", "static", "caption
 # Text that labels a control, when it reads as a control's name: the control says it.
 LABEL_ROLES = frozenset({"label", "static", "caption", "text", "paragraph"})
 # Never operated, though toolkits make them focusable (Firefox's toolbar separators).
-NEVER_CONTROLS = frozenset({"separator"})
+# GTK's file chooser is a focusable box around the controls one works with.
+NEVER_CONTROLS = frozenset({"separator", "file chooser", "font chooser", "color chooser"})
 CHECKABLE_ROLES = frozenset(
     {"check box", "radio button", "toggle button", "check menu item", "radio menu item"}
 )
