@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml scripts/system-deps.sh
 	$(PYTHON) scripts/check-python.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,ray]'  # ray: CI runs the Ray batch tests
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray,bench]'  # ray: CI runs the Ray batch tests
 	touch $(STAMP)
 
 system-deps:
