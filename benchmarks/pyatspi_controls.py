@@ -6,6 +6,10 @@ by `roundhouse bench tree` with the desktop's environment. It prints one JSON ob
 {"ms": [per-run milliseconds], "nodes": N, "controls": [[role, name, [l, t, r, b]], ...]}.
 The filter is the same as roundhouse's (atspi_tree.is_control), written out again here
 because the system Python has none of roundhouse's dependencies.
+
+Like roundhouse's naive walk, it never lists the children of a container that manages them
+or claims more than 2,000: Calc's sheet would build its 2^34 cells (OSWorld's server has a
+special case for Calc that reads the cells in view one by one; it is not reproduced here).
 """
 
 import argparse
@@ -29,6 +33,7 @@ CONTAINERS = {
 }  # fmt: skip
 TEXT_ROLES = {"label", "static", "text", "heading", "paragraph", "caption"}
 SCROLLING = {"scroll pane", "viewport", "list", "list box", "table", "tree", "tree table"}
+MAX_CHILDREN = 2000  # as roundhouse's atspi_node.MAX_CHILDREN
 
 
 def read(node):
@@ -64,7 +69,11 @@ def read(node):
         info["actions"] = [action.getName(index) for index in range(action.nActions)]
     except NotImplementedError:
         pass  # no Action interface
-    info["children"] = [read(child) for child in node if child is not None]
+    count = node.childCount
+    if "manages descendants" in info["states"] or not 0 <= count <= MAX_CHILDREN:
+        info["children"] = []
+    else:
+        info["children"] = [read(child) for child in node if child is not None]
     return info
 
 

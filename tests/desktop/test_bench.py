@@ -50,3 +50,25 @@ def test_the_observation_bench_measures_every_window(tmp_path: Path) -> None:
         assert window["recall_found"] + len(window["recall_missing"]) == window["recall_wanted"]
         assert window["stateful"] > 0, name  # each window has an entry, a check box or both
         assert window["states_shown"] is None or 0 <= window["states_shown"] <= window["stateful"]
+
+
+@pytest.mark.skipif(
+    not all(shutil.which(app) for app in ("chromium", "thunar")),
+    reason="chromium and thunar are installed by `make system-deps`",
+)
+def test_the_tree_bench_measures_thunar_and_the_scaling_row(tmp_path: Path) -> None:
+    report = bench("tree", "--runs", "1", "--only", "thunar-500", "--only", "scaling", cwd=tmp_path)
+    thunar = report["apps"]["thunar-500"]
+    assert list(report["apps"]) == ["thunar-500"]
+    assert thunar["controls"] > 0 and thunar["controls_ms_median"] > 0
+    assert thunar["controls_ratio"] == round(
+        thunar["controls_naive_ms_median"] / thunar["controls_ms_median"], 1
+    )
+    scaling = report["scaling"]
+    assert list(scaling["sizes"]) == ["1x", "10x", "50x"]
+    rows = [size["table_rows"] for size in scaling["sizes"].values()]
+    assert rows == [50, 500, 2500]
+    # The same top of the page shows at every size: the same controls are listed.
+    assert len({size["controls"] for size in scaling["sizes"].values()}) == 1
+    first, last = scaling["sizes"]["1x"], scaling["sizes"]["50x"]
+    assert scaling["ratio"] == round(last["controls_ms_median"] / first["controls_ms_median"], 2)

@@ -264,7 +264,7 @@ def table_page(path: Path, title: str, rows: int) -> Path:
     return path
 
 
-def large_page(path: Path, title: str, sections: int = 60) -> Path:
+def large_page(path: Path, title: str, sections: int = 68) -> Path:
     """A page of mixed content: per section a heading, a paragraph with a link, a form row
     (label, entry, check box, button) and a list of four items; ~33 accessible nodes each."""
     parts = []
