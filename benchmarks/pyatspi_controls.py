@@ -7,9 +7,10 @@ by `roundhouse bench tree` with the desktop's environment. It prints one JSON ob
 The filter is the same as roundhouse's (atspi_tree.is_control), written out again here
 because the system Python has none of roundhouse's dependencies.
 
-Like roundhouse's naive walk, it never lists the children of a container that manages them
-or claims more than 2,000: Calc's sheet would build its 2^34 cells (OSWorld's server has a
+It never lists the children of a container that claims more than 2,000 (as roundhouse's
+atspi_node.MAX_CHILDREN): Calc's sheet would build its 2^34 cells (OSWorld's server has a
 special case for Calc that reads the cells in view one by one; it is not reproduced here).
+Smaller containers that manage their descendants (Qt's lists) are listed, as OSWorld does.
 """
 
 import argparse
@@ -70,7 +71,7 @@ def read(node):
     except NotImplementedError:
         pass  # no Action interface
     count = node.childCount
-    if "manages descendants" in info["states"] or not 0 <= count <= MAX_CHILDREN:
+    if not 0 <= count <= MAX_CHILDREN:
         info["children"] = []
     else:
         info["children"] = [read(child) for child in node if child is not None]

@@ -418,7 +418,7 @@ def render(report: dict[str, Any]) -> str:
             lines.append(
                 f"  {factor:>3} {size['table_rows']:>5} rows: controls {size['controls_ms_median']}"
                 f" ms, {size['controls']} controls, {size['calls_per_read']:g} calls per read, "
-                f"{size['nodes']}{'+' if size['nodes_truncated'] else ''} nodes in the page"
+                f"full tree read {size['tree_nodes']}{'+' if size['tree_truncated'] else ''} nodes"
             )
         lines.append(f"  50x / 1x: {scaling['ratio']}x")
     lines.append(f"screenshot (desktop, PNG) {report['screenshot_ms_median']}")
