@@ -86,6 +86,9 @@ def test_recall_needs_role_name_and_one_control_per_wanted_one() -> None:
     assert recall_missing(controls, [Wanted("push button", "Menu")]) == [
         Wanted("push button", "Menu")
     ]
+    tab = control(3, "page tab", "Order form - Memory usage - 24.0 MB")
+    assert recall_missing([tab], [Wanted("page tab", "Order form")]) == []
+    assert recall_missing([tab], [Wanted("page tab", "Order")]) == [Wanted("page tab", "Order")]
 
 
 def test_o200k_loads_from_the_packaged_file(

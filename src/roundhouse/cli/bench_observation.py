@@ -56,10 +56,18 @@ STATEFUL_ROLES = frozenset({
 @dataclass(frozen=True)
 class Wanted:
     """A control a person would act on. `name` None: the application names it nothing a
-    person would say (a document's text area), so only its role is judged."""
+    person would say (a document's text area), so only its role is judged. A name may go on
+    after " - " with what the application adds to it: Chromium's tab becomes "Roundhouse
+    order form - Memory usage - 24.0 MB" a few seconds after the page loads."""
 
     role: str
     name: str | None
+
+    def matches(self, control: Control) -> bool:
+        if control.role != self.role:
+            return False
+        name = self.name
+        return name is None or control.name == name or control.name.startswith(f"{name} - ")
 
     def __str__(self) -> str:
         return f"[{self.role}] {self.name!r}" if self.name is not None else f"[{self.role}]"
@@ -203,6 +211,7 @@ async def _open_and_measure(
         async with bench_setup.opened(
             desktop, client, case.argv, case.ready, title=case.title
         ) as opened:
+            await bench_setup.held_still(client, opened.window)
             return await measure(client, opened.window, case, runs, encoding)
 
 
@@ -280,14 +289,7 @@ def recall_missing(controls: Sequence[Control], wanted: Sequence[Wanted]) -> lis
     left = list(controls)
     missing = []
     for item in wanted:
-        match = next(
-            (
-                control
-                for control in left
-                if control.role == item.role and (item.name is None or control.name == item.name)
-            ),
-            None,
-        )
+        match = next((control for control in left if item.matches(control)), None)
         if match is None:
             missing.append(item)
         else:

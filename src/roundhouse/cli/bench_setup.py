@@ -91,6 +91,19 @@ async def wait_ready(
     raise RuntimeError(f"{window.title!r} was not ready after {READY_TIMEOUT:g} s")
 
 
+async def held_still(client: AtspiClient, window: WindowInfo, timeout: float = 10.0) -> None:
+    """Until two reads of the window's controls half a second apart agree (a page that has
+    just loaded still renames its tab and lays itself out), or `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    before = await client.controls(window)
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.5)
+        now = await client.controls(window)
+        if now.controls == before.controls:
+            return
+        before = now
+
+
 def has_control(role: str, name: str | None = None) -> Ready:
     def ready(listed: ControlList) -> bool:
         return any(c.role == role and (name is None or c.name == name) for c in listed.controls)
