@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml scripts/system-deps.sh
 	$(PYTHON) scripts/check-python.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,ray]'  # ray: CI runs the Ray batch tests
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray,bench]'  # ray: CI runs the Ray batch tests
 	touch $(STAMP)
 
 system-deps:
@@ -36,6 +36,7 @@ test: venv system-deps lint
 bench: venv system-deps
 	bash scripts/system-deps.sh bench || echo "roundhouse: could not install python3-pyatspi; the bench compares with the naive walk alone" >&2
 	$(BIN)/roundhouse bench tree
+	$(BIN)/roundhouse bench observation
 
 # The desktop and GUI tests RUNS times (default 20) beside a CPU-heavy process: the flake hunt.
 stress: venv system-deps

@@ -249,10 +249,20 @@ class FakeBus(AtspiBus):
 
     def _at_point(self, path: str, node: FakeObject, body: list[Any]) -> list[Any]:
         sheet = self.app.sheets.get(path)
-        cell = sheet.cell_at(body[0], body[1]) if sheet is not None else None
-        if sheet is None or cell is None:
+        if sheet is None:
+            return [self._child_at(node, body[0], body[1])]
+        cell = sheet.cell_at(body[0], body[1])
+        if cell is None:
             return [(APP, NULL_PATH)]
         return [self.app.ref(self.app.make_cell(sheet, *cell))]
+
+    def _child_at(self, node: FakeObject, x: int, y: int) -> Ref:
+        """The child whose rectangle holds the point, as GTK's tree view answers."""
+        for child in node.children:
+            left, top, width, height = self.app.objects[child].rect
+            if left <= x < left + width and top <= y < top + height:
+                return self.app.ref(child)
+        return (APP, NULL_PATH)
 
     def _accessible_at(self, path: str, node: FakeObject, body: list[Any]) -> list[Any]:
         sheet = self.app.sheets[path]

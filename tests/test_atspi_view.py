@@ -187,6 +187,54 @@ async def test_a_long_managed_list_with_header_and_hidden_cells_shows_its_rows_i
     assert bus.faults == [] and len(bus.log) < 200  # not one read per row
 
 
+async def test_a_scrolled_list_whose_rows_out_of_view_have_no_extents_shows_its_rows() -> None:
+    # GTK's tree view (a file manager's details view) scrolled to its end: the cells of rows
+    # out of view, above it as below, have no extents, so bisecting on them tells nothing;
+    # the child at the middle of the view does.
+    offscreen = (-(2**31), -(2**31), 1, 1)
+    children = {
+        "/head": FakeObject(role="table column header", name="Name", rect=(0, 100, 300, 20))
+    }
+    for row in range(500):
+        top = 120 + (row - 490) * 20
+        in_view = row >= 490
+        children[f"/row/{row}"] = FakeObject(
+            role="table cell",
+            name=f"file{row + 1}",
+            rect=(0, top, 300, 20) if in_view else offscreen,
+        )
+    files = FakeObject(
+        role="tree table",
+        states=(*SHOWN, "manages-descendants"),
+        children=list(children),
+        rect=(0, 100, 300, 220),  # the header and ten rows
+    )
+    frame = FakeObject(role="frame", children=["/files"], rect=(0, 0, 800, 600))
+    bus = FakeBus(FakeApp({"/root": frame, "/files": files, **children}))
+    structure = await read(bus)
+    shown = [structure.nodes[ref].name for ref in structure.nodes[APP, "/files"].children or []]
+    assert shown == ["Name", *(f"file{row}" for row in range(491, 501))]
+    assert bus.faults == [] and len(bus.log) < 200  # not one read per row
+
+
+async def test_a_tall_list_is_read_only_where_it_lies_in_the_window() -> None:
+    # A web page's table reports its whole height, far below the window: the rows below
+    # the window are not in view, however tall the table says it is.
+    rows = {
+        f"/row/{index}": FakeObject(
+            role="table row", name=f"Row {index + 1}", rect=(0, 100 + index * 20, 300, 20)
+        )
+        for index in range(1000)
+    }
+    table = FakeObject(role="table", children=list(rows), rect=(0, 100, 300, 20 * 1000))
+    frame = FakeObject(role="frame", children=["/table"], rect=(0, 0, 1000, 700))
+    bus = FakeBus(FakeApp({"/root": frame, "/table": table, **rows}), cache=False)
+    structure = await read(bus, in_view_only=True)
+    shown = [structure.nodes[ref].name for ref in structure.nodes[APP, "/table"].children or []]
+    assert shown == [f"Row {index}" for index in range(1, 31)]  # y 100-700: the window
+    assert len(bus.log) < 400  # not one read per row
+
+
 async def test_the_naive_walk_lists_no_managed_container_either() -> None:
     bus = FakeBus(calc_like(), cache=False, get_all=False)
     tree = await naive_tree(bus, (APP, "/root"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from roundhouse.cli import batch as _batch  # noqa: F401
 from roundhouse.cli import bench as _bench  # noqa: F401
 from roundhouse.cli import bench_batch as _bench_batch  # noqa: F401
+from roundhouse.cli import bench_observation as _bench_observation  # noqa: F401
 from roundhouse.cli import desktop as _desktop  # noqa: F401
 from roundhouse.cli import desktop_io as _desktop_io  # noqa: F401
 from roundhouse.cli import report as _report  # noqa: F401

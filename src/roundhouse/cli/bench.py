@@ -7,25 +7,36 @@ filters afterwards, and (b) OSWorld's pyatspi walk under the system Python; and 
 get_ui_tree versus the naive walk. The outputs are compared for equality; the figures are
 medians over the runs (this machine kind stalls at random, so no single call means much).
 The benchmark files (the pyatspi walker, the Qt test app) live in the source tree.
+
+The apps: gedit, mousepad (where installed), the Qt test app, and generated documents in
+real applications (issue 10 §4): Chromium on a ~2,000-node page, Calc on a 1,000-cell
+sheet, Writer on a 20-page document (with soffice's memory growth over `--rss-reads`
+controls reads), Thunar on a folder of 500 files; and the scaling row (bench_scaling).
+Neither naive walk reads a container that manages its descendants (a sheet, a file list):
+where a window has one, their output differs from ours by what ours reads of it in view.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 
+from roundhouse.cli import bench_scaling, bench_setup
 from roundhouse.cli.app import app
+from roundhouse.cli.bench_setup import Ready, has_control
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import Control, ControlList, UiNode, WindowInfo
 from roundhouse.devices.linux.atspi import AtspiClient
@@ -35,7 +46,6 @@ from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.input import XInput
 from roundhouse.devices.linux.screenshot import Screen, capture_desktop_png
 from roundhouse.devices.linux.settle import frame, wait_quiet
-from roundhouse.devices.linux.windows import list_windows
 
 bench_app = typer.Typer(help="Benchmarks, measured on this machine in one run.")
 app.add_typer(bench_app, name="bench")
@@ -44,7 +54,8 @@ SOURCE_TREE = Path(__file__).resolve().parents[3]
 PYATSPI_WALKER = SOURCE_TREE / "benchmarks" / "pyatspi_controls.py"
 QT_APP = SOURCE_TREE / "tests" / "desktop" / "qt_app.py"
 SYSTEM_PYTHON = "/usr/bin/python3"
-READY_TIMEOUT = 30.0
+LARGE_PAGE_TITLE = "Roundhouse large page"
+SCALING = "scaling"
 
 T = TypeVar("T")
 
@@ -53,21 +64,67 @@ T = TypeVar("T")
 class BenchApp:
     name: str
     argv: list[str]
-    ready_role: str  # the app is up once a control of this role is listed
+    ready: Ready  # the app is up once its controls pass this
+    title: str | None = None  # its window's title holds this (else: the launched pid's window)
+    env: dict[str, str] = field(default_factory=dict)
+    office: bool = False  # soffice: its memory growth over `--rss-reads` reads is measured
+    thunar: bool = False  # shown in its details view (bench_setup.thunar_settings)
 
 
-def bench_apps() -> tuple[list[BenchApp], list[str]]:
+def bench_apps(work: Path) -> tuple[list[BenchApp], list[str]]:
+    """The windows measured, with the documents they open generated in `work`."""
     apps, notes = [], []
     for name in ("gedit", "mousepad"):
         if shutil.which(name):
             extra = ["--standalone"] if name == "gedit" else []
-            apps.append(BenchApp(name, [name, *extra], "text"))
+            apps.append(BenchApp(name, [name, *extra], has_control("text")))
         else:
             notes.append(f"{name} is not installed: not measured")
     if QT_APP.is_file():
-        apps.append(BenchApp("qt", [sys.executable, str(QT_APP)], "push button"))
+        apps.append(BenchApp("qt", [sys.executable, str(QT_APP)], has_control("push button")))
     else:
         notes.append(f"the Qt test app ({QT_APP}) is not here: run from the source tree")
+    large = bench_setup.large_page(work / "large.html", LARGE_PAGE_TITLE)
+    sheet = bench_setup.sheet(work / "sheet.fods", rows=50, columns=20)
+    document = bench_setup.text_document(work / "pages.fodt", pages=20)
+    files = bench_setup.folder(work / "files", 500)
+    wanted = [
+        BenchApp(
+            "chromium-2000",
+            bench_setup.chromium_argv(large, work / "chromium-profile"),
+            has_control("push button", "Save 1"),
+            title=LARGE_PAGE_TITLE,
+        ),
+        BenchApp(
+            "calc-1000",
+            bench_setup.office_argv("calc", sheet, work / "calc-profile"),
+            has_control("table cell"),
+            title=sheet.name,
+            env=bench_setup.OFFICE_ENV,
+            office=True,
+        ),
+        BenchApp(
+            "writer-20p",
+            bench_setup.office_argv("writer", document, work / "writer-profile"),
+            has_control("paragraph"),
+            title=document.name,
+            env=bench_setup.OFFICE_ENV,
+            office=True,
+        ),
+        BenchApp(
+            "thunar-500",
+            ["thunar", str(files)],
+            has_control("table cell", "file-001.txt"),
+            thunar=True,
+        ),
+    ]
+    for bench_app_ in wanted:
+        program = bench_app_.argv[0]
+        if shutil.which(program):
+            apps.append(bench_app_)
+        else:
+            notes.append(f"{program} is not installed (make system-deps): {bench_app_.name} "
+                         "not measured")  # fmt: skip
     return apps, notes
 
 
@@ -75,16 +132,40 @@ def bench_apps() -> tuple[list[BenchApp], list[str]]:
 def tree(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
     runs: Annotated[int, typer.Option(min=1, help="Timed runs per method")] = 7,
+    rss_reads: Annotated[
+        int, typer.Option(min=1, help="Controls reads over which soffice's growth is measured")
+    ] = 100,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only", help="Measure only these rows (repeat; 'scaling' for the scaling row)"
+        ),
+    ] = None,
 ) -> None:
     """Control list and tree reading: ours vs a naive walk vs OSWorld's pyatspi walk."""
-    apps, notes = bench_apps()
-    with VirtualDesktop(DesktopSettings()) as desktop:
-        report = asyncio.run(_bench(desktop, apps, runs, notes))
+    with tempfile.TemporaryDirectory(prefix="rh-bench-tree-") as folder:
+        work = Path(folder)
+        apps, notes = bench_apps(work)
+        names = [app_.name for app_ in apps] + [SCALING]
+        unknown = [name for name in only or [] if name not in names]
+        if unknown:
+            raise typer.BadParameter(f"no row {unknown}; rows: {', '.join(names)}")
+        if only:
+            apps = [app_ for app_ in apps if app_.name in only]
+        scaling = not only or SCALING in only
+        with VirtualDesktop(DesktopSettings()) as desktop:
+            report = asyncio.run(_bench(desktop, apps, runs, rss_reads, scaling, notes, work))
     typer.echo(json.dumps(report, indent=2) if as_json else render(report))
 
 
 async def _bench(
-    desktop: Desktop, apps: list[BenchApp], runs: int, notes: list[str]
+    desktop: Desktop,
+    apps: list[BenchApp],
+    runs: int,
+    rss_reads: int,
+    scaling: bool,
+    notes: list[str],
+    work: Path,
 ) -> dict[str, Any]:
     pyatspi_ok = _pyatspi_available(notes)
     results: dict[str, Any] = {}
@@ -93,37 +174,60 @@ async def _bench(
     async with AtspiClient() as client:
         await client.connect(desktop)
         for bench_app_ in apps:
-            process = subprocess.Popen(
-                desktop.app_command(bench_app_.argv),
-                env=desktop.env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+            settings = (
+                bench_setup.thunar_settings(desktop, work / "thunar-config")
+                if bench_app_.thunar
+                else contextlib.nullcontext()
             )
-            try:
-                window = await _window_of(desktop, process.pid)
-                await _ready(client, window, bench_app_.ready_role)
-                results[bench_app_.name] = await _measure(client, window, runs)
-                result = results[bench_app_.name]
+            async with (
+                settings,
+                bench_setup.opened(
+                    desktop,
+                    client,
+                    bench_app_.argv,
+                    bench_app_.ready,
+                    title=bench_app_.title,
+                    env=bench_app_.env,
+                ) as opened,
+            ):
+                window = opened.window
+                result = results[bench_app_.name] = await _measure(client, window, runs)
                 if pyatspi_ok:
                     result.update(_pyatspi(desktop, window, runs, result["_controls"]))
                     if result["controls_pyatspi_ms_median"] is not None:
                         result["controls_pyatspi_ratio"] = round(
                             result["controls_pyatspi_ms_median"] / result["controls_ms_median"], 1
                         )
+                if bench_app_.office and window.pid is not None:
+                    result.update(await _rss_growth(client, window, window.pid, rss_reads))
                 if bench_app_.name == "gedit":
                     screenshot_ms, settle_ms = await _screen_and_settle(desktop, window, runs)
-            finally:
-                process.kill()
-                process.wait()
+        scaled = await bench_scaling.measure(desktop, client, work, runs) if scaling else None
     for result in results.values():
         result.pop("_controls")
     return {
         "apps": results,
+        "scaling": scaled,
         "screenshot_ms_median": _median(screenshot_ms),
         "action_settle_ms_median": _median(settle_ms),
         "runs": runs,
         "notes": notes,
+    }
+
+
+async def _rss_growth(
+    client: AtspiClient, window: WindowInfo, pid: int, reads: int
+) -> dict[str, Any]:
+    """soffice's resident memory before and after `reads` consecutive controls reads."""
+    before = bench_setup.rss_mb(pid)
+    for _ in range(reads):
+        await client.controls(window)
+    after = bench_setup.rss_mb(pid)
+    growth = None if before is None or after is None else round(after - before, 1)
+    return {
+        "rss_reads": reads,
+        "rss_before_mb": before and round(before, 1),
+        "rss_growth_mb": growth,
     }
 
 
@@ -273,26 +377,6 @@ async def _timed(call: Callable[[], Awaitable[T]]) -> tuple[T, float]:
     return value, (time.perf_counter() - start) * 1000
 
 
-async def _window_of(desktop: Desktop, pid: int) -> WindowInfo:
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        for window in list_windows(desktop.display):
-            if window.pid == pid:
-                return window
-        await asyncio.sleep(0.1)
-    raise RuntimeError(f"no window of pid {pid} after {READY_TIMEOUT:g} s")
-
-
-async def _ready(client: AtspiClient, window: WindowInfo, role: str) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        listed = await client.controls(window)
-        if any(control.role == role for control in listed.controls):
-            return
-        await asyncio.sleep(0.1)
-    raise RuntimeError(f"{window.title!r} listed no {role} control in {READY_TIMEOUT:g} s")
-
-
 def _median(values: list[float]) -> float | None:
     return round(statistics.median(values), 1) if values else None
 
@@ -317,6 +401,26 @@ def render(report: dict[str, Any]) -> str:
                 else ""
             )
         )
+        if "rss_growth_mb" in result:
+            growth = result["rss_growth_mb"]
+            lines.append(
+                f"  soffice RSS {result['rss_before_mb']} MB, "
+                f"{'-' if growth is None else f'{growth:+}'} MB over {result['rss_reads']} "
+                "controls reads"
+            )
+    scaling = report.get("scaling")
+    if scaling:
+        lines.append(
+            f"scaling: the same Chromium page, its table at 1x/10x/50x the rows "
+            f"(goal: 50x within {scaling['goal_ratio']:g}x of 1x)"
+        )
+        for factor, size in scaling["sizes"].items():
+            lines.append(
+                f"  {factor:>3} {size['table_rows']:>5} rows: controls {size['controls_ms_median']}"
+                f" ms, {size['controls']} controls, {size['calls_per_read']:g} calls per read, "
+                f"full tree read {size['tree_nodes']}{'+' if size['tree_truncated'] else ''} nodes"
+            )
+        lines.append(f"  50x / 1x: {scaling['ratio']}x")
     lines.append(f"screenshot (desktop, PNG) {report['screenshot_ms_median']}")
     lines.append(f"key press + settle {report['action_settle_ms_median']}")
     lines += [f"note: {note}" for note in report["notes"]]

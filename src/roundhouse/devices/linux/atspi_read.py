@@ -363,7 +363,7 @@ async def _open_level(
         if node.managed:
             children = _take_in_view(structure, node, in_view[node.ref], parent_of, limits)
         elif view.long_lists and _long_list(node, cache):
-            children = await rows_in_view(bus, node.ref, children) or children
+            children = await rows_in_view(bus, node.ref, children, view.area) or children
             node.children = children
         fresh = [child for child in children if child not in parent_of]
         parent_of.update((child, node.ref) for child in fresh)

@@ -45,7 +45,7 @@ async def read_in_view(
         if table is not None:
             return InView(nodes=table.cells, summary=table.summary)
     if count is not None and listable and columns <= LIST_COLUMNS:
-        rows = await children_in_view(bus, node.ref, count)
+        rows = await children_in_view(bus, node.ref, count, area)
         if rows is not None:
             return InView(children=rows)
         return InView(summary=f"{count} items; which of them are in view cannot be told")
