@@ -37,6 +37,7 @@ CONTAINERS = {
 TEXT_ROLES = {"label", "static", "text", "heading", "paragraph", "caption"}
 READ_ROLES = {"label", "static", "heading", "caption", "alert", "notification", "status bar",
               "text"}  # fmt: skip
+TYPED = {"entry", "password text", "text", "spin button"}
 NEVER_CONTROLS = {"separator", "file chooser", "font chooser", "color chooser"}
 VALUE_ROLES = {"entry", "password text", "spin button", "slider", "combo box", "text",
                "table cell"}  # fmt: skip
@@ -106,6 +107,8 @@ def readable(text, limit):
 
 def is_control(info, area):
     states, role, rect = info["states"], info["role"], info["rect"]
+    if role == "table cell" and any(c["role"] == "table cell" for c in info["children"]):
+        return False  # a GTK list's row: its cells are what shows
     usable = (
         "showing" in states
         and "visible" in states
@@ -154,19 +157,40 @@ def named_descendants(info, depth):
 
 def controls(info, area, found):
     if is_control(info, area):
-        own_text = (
-            "" if info["role"] in VALUE_ROLES or "editable" in info["states"] else info["text"]
-        )
-        candidates = (info["name"], inner_name(info, 6), own_text, info["description"])
+        role, states = info["role"], info["states"]
+        typed_into = role in TYPED or "editable" in states
+        own_text = "" if role in VALUE_ROLES or "editable" in states else info["text"]
+        inner = "" if typed_into else inner_name(info, 6)
+        candidates = (info["name"], inner, own_text, info["description"])
         name = next((readable(c, 80) for c in candidates if readable(c, 80)), "")
-        found.append([info["role"], name, info["rect"]])
+        if not blank_cell(info, name):
+            found.append([role, name, info["rect"]])
     if info["role"] in SCROLLING and info["rect"] is not None:
         rect = info["rect"]
         area = [max(area[0], rect[0]), max(area[1], rect[1]), min(area[2], rect[2]),
                 min(area[3], rect[3])]  # fmt: skip
-    for child in info["children"]:
+    collapsed = (
+        info["role"] == "combo box"
+        and "expandable" in info["states"]
+        and ("expanded" not in info["states"])
+    )
+    for child in [] if collapsed else info["children"]:
         controls(child, area, found)
     return found
+
+
+def blank_cell(info, name):
+    """A cell with nothing to read or act on, as roundhouse leaves it out."""
+    states = info["states"]
+    shows_state = bool(
+        {"focused", "selected", "checkable", "checked", "expandable", "editable"} & states
+    ) or not ({"enabled", "sensitive"} & states)
+    return (
+        info["role"] == "table cell"
+        and not name
+        and not readable(info["text"], 1)
+        and not shows_state
+    )
 
 
 def count(info):

@@ -126,6 +126,10 @@ VALUE_ROLES = frozenset(
 )
 
 
+# Where the text is what was typed: shown even when it reads like the name.
+TYPED_VALUE_ROLES = frozenset({"entry", "password text", "text", "spin button"})
+
+
 def readable(text: str | None, limit: int) -> str:
     """What a person reads of a name or text: no object-replacement characters (where an
     application embeds its children in its text), whitespace runs as one space, and long
@@ -154,8 +158,8 @@ class Control(BaseModel):
         """The value as a model reads it: an entry's text, a combo box's item, a slider's
         value, readable and cut; None where the text only repeats the name (a caption)."""
         value = readable(self.text, MAX_VALUE)
-        if not value or (value == self.name and self.role not in VALUE_ROLES):
-            return None
+        if not value or (value == self.name and self.role not in TYPED_VALUE_ROLES):
+            return None  # a caption, a cell or a combo box named by what it shows
         return value
 
 

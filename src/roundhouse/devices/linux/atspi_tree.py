@@ -37,6 +37,8 @@ READ_ROLES = frozenset(
 )
 # Nameless, these still hold text a person reads (Firefox names none of them).
 TEXT_READ_ROLES = frozenset({"heading", "paragraph", "label", "static", "caption"})
+# Controls one types into: their descendants (icons, buttons) do not name them.
+TYPED_ROLES = frozenset({"entry", "password text", "text", "spin button"})
 # Text that labels a control, when it reads as a control's name: the control says it.
 LABEL_ROLES = frozenset({"label", "static", "caption", "text", "paragraph"})
 # Never operated, though toolkits make them focusable (Firefox's toolbar separators).
@@ -128,8 +130,11 @@ def needs_rect(node: RawNode) -> bool:
 
 
 def is_control(node: UiNode, area: Rect) -> bool:
-    """An interactive control a person sees: usable, operable, of some size, inside `area`."""
+    """An interactive control a person sees: usable, operable, of some size, inside `area`;
+    not a cell that holds cells (GTK's row of a list: its cells are what shows)."""
     states = set(node.states)
+    if node.role == "table cell" and any(child.role == "table cell" for child in node.children):
+        return False
     return (
         _usable(states) and _operable(node.role, states, bool(node.actions)) and _placed(node, area)
     )
@@ -160,11 +165,12 @@ def intersection(first: Rect, second: Rect) -> Rect:
 
 def control_name(node: UiNode) -> str:
     """Its own name (the reader fills an empty one from the labelled-by relation), else the
-    text it shows on a descendant, else its own text (not an entry's: that is its value),
-    else its description (GTK puts the tooltip there)."""
+    text it shows on a descendant (not an entry's: those are its icons), else its own text
+    (not an entry's: that is its value), else its description (GTK puts the tooltip there)."""
+    typed_into = node.role in TYPED_ROLES or "editable" in node.states
     for candidate in (
         node.name,
-        inner_name(node),
+        "" if typed_into else inner_name(node),
         "" if node.role in VALUE_ROLES or "editable" in node.states else node.text,
         node.description,
     ):
@@ -214,9 +220,20 @@ def select_view(root: UiNode, area: Rect) -> View:
     controls: list[UiNode] = []
     texts: list[UiNode] = []
     _gather(root, area, root, controls, texts, inside=False)
-    ordered = reading_order(controls)
+    ordered = reading_order([node for node in controls if not _blank_cell(node)])
     listed = [_control(label, node) for label, node in enumerate(ordered, start=1)]
     return View(listed, _context(texts, listed))
+
+
+def _blank_cell(node: UiNode) -> bool:
+    """A cell that shows nothing to read or act on (a GTK list's icon column, an empty
+    spreadsheet cell that holds neither the focus nor the selection)."""
+    return (
+        node.role == "table cell"
+        and not control_name(node)
+        and not readable(node.text, 1)
+        and not shown_states(node)
+    )
 
 
 def _control(label: int, node: UiNode) -> Control:
