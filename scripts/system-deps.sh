@@ -13,9 +13,12 @@ base=(python3-venv procps)
 # (a machine with vim installed must still open gedit for "the text editor").
 # LibreOffice Calc (with its GTK 3 plug-in, else it exposes no tree) and Chromium (under
 # report) are the apps that fork helpers: the reaper tests stop desktops running them.
+# LibreOffice Writer and Thunar: the suite's tasks (tasks/basic) type and save a .docx in
+# Writer, and make folders and rename files in a file manager (issue 10); xterm above is
+# also the suite's terminal, driven from screenshots and keys alone (it has no tree).
 desktop=(
   xvfb xauth x11-utils dbus dbus-x11 at-spi2-core libatk-adaptor libatk-bridge2.0-0 openbox
-  gedit xterm vim nano libreoffice-calc libreoffice-gtk3
+  gedit xterm vim nano libreoffice-calc libreoffice-writer libreoffice-gtk3 thunar
   libdbus-1-3 libglib2.0-0 libfontconfig1 libfreetype6 libegl1 libgl1 libx11-xcb1
   libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
   libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0
