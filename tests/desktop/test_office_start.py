@@ -45,6 +45,8 @@ def test_calc_starts_without_first_start_dialogs(
 ) -> None:
     command = desktop.app_command(["localc"])
     assert f"-env:UserInstallation={office_profile}" in command
+    # No splash: it would be the first new window, taken for the document's.
+    assert "--nologo" in command
     launch(desktop, ["localc"])
     calc = wait_for_window(desktop, title="LibreOffice Calc", timeout=90)
     # The tip of the day opens a moment after the document window, when it opens at all.
