@@ -97,12 +97,24 @@ def test_replayed_elsewhere_the_answer_points_at_the_same_control() -> None:
     assert point_at(typing(2, "Name"), nothing_alike, held) == typing(2, "Name")
 
 
+def test_a_nameless_control_or_another_kind_of_window_is_left_as_recorded() -> None:
+    """A dialog's nameless field (Thunar's New Folder name) is not looked for in the main
+    window, whose nameless fields are others: a dialog still opening is looked at again."""
+    field = HeldControl(role="text", name="", dialog=True)
+    main = seen(("text", ""), ("text", ""), ("menu", "File"))
+    assert point_at(typing(3, ""), main, field) == typing(3, "")
+    in_the_dialog = HeldControl(role="entry", name="Name", dialog=True)
+    assert point_at(typing(1, "Name"), seen(*ROOT_NOTICE, *PAGE), in_the_dialog) == typing(
+        1, "Name"
+    )
+
+
 async def test_a_recording_replays_where_the_numbers_differ(tmp_path: Path) -> None:
     recorded = tmp_path / "r.json"
     recorder = RecordingModel(FunctionModel(lambda _: typing(2, "Name")), recorded, ())
     await recorder.complete(ModelRequest(agent="app", messages=(), observation=seen(*PAGE)))
     [item] = json.loads(recorded.read_text())
-    assert item["control"] == {"role": "entry", "name": "Name", "nth": 1}
+    assert item["control"] == {"role": "entry", "name": "Name", "nth": 1, "dialog": False}
 
     replay = ReplayModel(recorded)
     elsewhere = seen(*ROOT_NOTICE, *PAGE)

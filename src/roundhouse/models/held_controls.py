@@ -6,10 +6,13 @@ else the window shows: Chromium's toolbar and its notices (as root: "--no-sandbo
 another version's buttons, a tree reader that lists a little more or less. A recording
 made where the form's Name field was 56 failed where it was 48.
 
-So --record notes, beside such an answer, the control it named: its role, its name, and
-which of the controls of that role and name it was (the 1st, the 2nd...). Replayed where
-the number names another control, the answer is pointed at the control that is the same
-there. Where the number still fits, nothing changes. Pure functions: no I/O.
+So --record notes, beside such an answer, the control it named: its role, its name, which
+of the controls of that role and name it was (the 1st, the 2nd...), and whether it was in a
+dialog. Replayed where the number names another control, the answer is pointed at the
+control that is the same there. Where the number still fits, nothing changes; nor where the
+window is not of the kind the answer was made for (a dialog not open yet), nor for a
+nameless control, which a window may have many of: the answer is then checked as it is,
+against a fresh look when the window is still changing. Pure functions: no I/O.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class HeldControl(BaseModel):
     role: str
     name: str
     nth: int = 1  # among the controls of this role and name, in reading order
+    dialog: bool = False  # in a dialog of the application, in front of its own window
 
 
 def hold_control(answer: str, observation: object) -> HeldControl | None:
@@ -41,7 +45,12 @@ def hold_control(answer: str, observation: object) -> HeldControl | None:
     if control is None:
         return None
     alike = _alike(observation.controls, control.role, control.name)
-    return HeldControl(role=control.role, name=control.name, nth=alike.index(control) + 1)
+    return HeldControl(
+        role=control.role,
+        name=control.name,
+        nth=alike.index(control) + 1,
+        dialog=observation.in_dialog,
+    )
 
 
 def point_at(answer: str, observation: object, held: HeldControl) -> str:
@@ -49,6 +58,8 @@ def point_at(answer: str, observation: object, held: HeldControl) -> str:
     window, when the number it has names another one here."""
     label = _label(answer)
     if label is None or not isinstance(observation, AppObservation):
+        return answer
+    if not held.name.strip() or observation.in_dialog != held.dialog:
         return answer
     controls = observation.controls
     now = next((c for c in controls if c.label == label), None)
