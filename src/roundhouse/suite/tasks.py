@@ -20,7 +20,8 @@ checks pass.
 
 Documents are read as their applications' users would open them: `docx_contains` (the text
 of a Word document's paragraphs, one line each), `xlsx_cell` (a spreadsheet cell's value as
-last calculated, and its formula).
+last calculated, and its formula). A task whose request itself asks for what the agent
+would ask to confirm (submitting a form) says `approve: true`.
 """
 
 from __future__ import annotations
