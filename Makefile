@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench stress faults system-deps venv clean
+.PHONY: demo test lint bench stress faults record system-deps venv clean
 
 venv: $(STAMP)
 
@@ -46,5 +46,13 @@ stress: venv system-deps
 faults: venv system-deps
 	bash scripts/faults.sh
 
+# Record the shipped suite's answers again with the offline planner, then replay them: after
+# a change to what the agents see (how controls are listed, named or numbered). Only some
+# tasks: make record TASKS="browser-form-submit writer-docx". Results in .record/.
+record: venv system-deps
+	rm -rf .record
+	$(BIN)/roundhouse batch tasks/basic --model offline --record --out .record/offline $(foreach t,$(TASKS),--task $(t))
+	$(BIN)/roundhouse batch tasks/basic --model replay --out .record/replay $(foreach t,$(TASKS),--task $(t))
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .record

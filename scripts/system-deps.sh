@@ -13,7 +13,10 @@ base=(python3-venv procps)
 # (a machine with vim installed must still open gedit for "the text editor").
 # LibreOffice Calc (with its GTK 3 plug-in, else it exposes no tree) and Chromium (under
 # report) are the apps that fork helpers: the reaper tests stop desktops running them.
-# Writer and Thunar: the benches read them (`roundhouse bench tree`, `bench observation`).
+# LibreOffice Writer and Thunar: the suite's tasks (tasks/basic) type and save a .docx in
+# Writer, and make folders and rename files in a file manager (issue 10), and the benches
+# read them (`roundhouse bench tree`, `bench observation`); xterm above is also the suite's
+# terminal, driven from screenshots and keys alone (it has no tree).
 desktop=(
   xvfb xauth x11-utils dbus dbus-x11 at-spi2-core libatk-adaptor libatk-bridge2.0-0 openbox
   gedit xterm vim nano libreoffice-calc libreoffice-writer libreoffice-gtk3 thunar

@@ -355,6 +355,19 @@ def test_the_app_agent_calls_its_tools_with_arguments_the_tools_accept() -> None
             )
     converted = _tool_arguments("set_text", examples["set_text"], registry.specs(), window)
     assert converted == {"text": "Ada", "label": 3, "window_id": 7}
+    # The control the model saw under that number is named by its node, whatever the
+    # tool's list (read again for the annotated screenshot) numbers it by now.
+    seen = Control(
+        label=3,
+        id=":1.9/obj/42",
+        role="text",
+        name="Name",
+        rect=Rect(left=0, top=0, right=9, bottom=9),
+    )
+    converted = _tool_arguments(
+        "set_text", examples["set_text"], registry.specs(), window, control=seen
+    )
+    assert converted == {"text": "Ada", "control_id": ":1.9/obj/42", "window_id": 7}
 
 
 def test_no_label_is_repeated_in_a_prompt(every_prompt: list[Prompt]) -> None:

@@ -80,6 +80,16 @@ ORDER_FORM = """<!doctype html>
 """
 
 
+TWO_FIELDS = """<!doctype html>
+<html><head><title>Roundhouse two fields</title></head><body>
+<form>
+  <p><label for="name">Name</label> <input id="name" name="name" type="text"></p>
+  <p><label for="email">Email</label> <input id="email" name="email" type="text"></p>
+</form>
+</body></html>
+"""
+
+
 @pytest.mark.parametrize("browser", ["chromium", "firefox"])
 async def test_the_prompt_lists_a_web_form_as_a_person_sees_it(
     desktop: Desktop, launch: Launcher, tools: DesktopTools, tmp_path: Path, browser: str
@@ -121,4 +131,28 @@ async def test_the_prompt_lists_a_web_form_as_a_person_sees_it(
     assert [c.name for c in listed.controls if c.role == "page tab"] == ["Order form"] or (
         browser == "chromium"  # Chromium's tab name carries its memory use
     )
+    process.terminate()
+
+
+async def test_typing_into_one_field_then_the_next_loses_no_key(
+    desktop: Desktop, launch: Launcher, tools: DesktopTools, tmp_path: Path
+) -> None:
+    """Chromium moves the focus a moment after a click: keys typed at once went to the field
+    focused before (the Name got 'a Lovelacea' and the Email 'da@example.org')."""
+    page = tmp_path / "two.html"
+    page.write_text(TWO_FIELDS)
+    process = launch(desktop, ["chromium", page.as_uri()])
+    window = wait_for_window(desktop, title="Roundhouse two fields", timeout=60)
+    assert tools.tree is not None
+
+    async def entries() -> dict[str, str] | None:
+        listed = await tools.get_controls(window.xid)
+        found = {c["name"]: c["id"] for c in listed["controls"] if c["role"] == "entry"}
+        return found if {"Name", "Email"} <= set(found) else None
+
+    found = await wait_until_async(entries, timeout=60, what="the two entries")
+    await tools.type_text("Ada Lovelace", control_id=found["Name"])
+    await tools.type_text("ada@example.org", control_id=found["Email"])
+    assert await tools.tree.get_text(found["Name"]) == "Ada Lovelace"
+    assert await tools.tree.get_text(found["Email"]) == "ada@example.org"
     process.terminate()

@@ -129,7 +129,9 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             why = "the model asked for a confirmation"
         scale = asked.image_scales[0] if asked.image_scales else 1.0
         window = seen.observation.window
-        arguments = _tool_arguments(function, answer.action.arguments, specs, window, scale)
+        arguments = _tool_arguments(
+            function, answer.action.arguments, specs, window, scale, control
+        )
         return await self.run(function, arguments, specs, why)
 
     def conclude(
@@ -261,9 +263,13 @@ def _tool_arguments(
     specs: list[ToolSpec],
     window: WindowInfo,
     scale: float = 1.0,
+    control: Control | None = None,
 ) -> dict[str, Any]:
     """The model's {id, name, ...} as the tool's arguments: id is the control's label, and
-    screenshot coordinates become screen coordinates."""
+    screenshot coordinates become screen coordinates. The control the model saw under that
+    number (`control`) is named by its node id: the tool's own list may have been read again
+    since (the annotated screenshot reads it), and a window still filling its toolbar
+    numbers it otherwise by then (Writer's document became "Insert Cross-reference")."""
     spec = next((s for s in specs if s.name == function), None)
     accepted = set(spec.parameters.get("properties", {})) if spec else set()
     converted = {k: v for k, v in arguments.items() if k not in ("id", "name")}
@@ -271,7 +277,9 @@ def _tool_arguments(
         for key in axis:
             if isinstance(converted.get(key), int | float):
                 converted[key] = origin + round(converted[key] / scale)
-    if "id" in arguments and "label" in accepted:
+    if "id" in arguments and control is not None and "control_id" in accepted:
+        converted["control_id"] = control.id
+    elif "id" in arguments and "label" in accepted:
         converted["label"] = int(arguments["id"])
     if "window_id" in accepted and "window_id" not in converted:
         converted["window_id"] = window.xid

@@ -13,7 +13,14 @@ _SENSITIVE_NAMES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for pattern, reason in (
         (r"\b(close|quit|exit)\b", "closes a window; unsaved work may be lost"),
         (r"\b(don'?t|do not) save\b|\bdiscard\b|without saving", "throws away unsaved work"),
-        (r"\b(delete|remove|erase|trash|uninstall|format)\b", "deletes something"),
+        (r"\b(delete|remove|erase|trash|uninstall)\b", "deletes something"),
+        # Formatting a disk, not a file format ("Use Word 2007–365 Format!") nor the
+        # Format menu: the word with what it wipes, or a button that says only that.
+        (
+            r"\bformat\W+(?:the\s+)?(?:disk|drive|partition|volume|card|device)\b"
+            r"|^\s*format\s*(?:…|\.\.\.)\s*$",
+            "deletes something",
+        ),
         (r"\b(send|submit|post|publish|purchase|buy|pay)\b", "sends or submits something"),
         (r"\b(replace|overwrite)\b", "overwrites an existing file"),
     )

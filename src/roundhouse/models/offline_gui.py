@@ -1,11 +1,15 @@
 """The offline planner's GUI half: simple desktop requests, decided on the real control list.
 
 A request is split into operations ("open the text editor", "type Hello", "save it as
-/tmp/a.txt", "click the Save button", "press ctrl+s", "close the window"). The host
+/tmp/a.txt", "click the Save button", "press ctrl+s", "close the window", and in a
+browser, a spreadsheet or a file manager: "go to URL", "tell me the Price of Pears",
+"type 12 into cell A1", "create a folder named X", "rename A to B": offline_apps). The host
 groups them by application and ASSIGNs each group; the app agent carries out its group
 one operation at a time, choosing controls by role and name from the window's real
 controls — never by coordinates. Progress is read back from the agent's own history
-(each step's comment says which operation it served). Pure logic: no I/O.
+(each step's comment says which operation it served). A value read in one application
+("tell me the Price of Pears") is what "that price" means in the next one's subtask.
+Pure logic: no I/O.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from roundhouse.devices.contract import Control, ToolName
@@ -23,53 +27,52 @@ from roundhouse.models.observation import (
     PastStep,
     ShellObservation,
 )
+from roundhouse.models.offline_apps import (
+    go_to,
+    into_cell,
+    keep_format,
+    new_folder,
+    read,
+    read_value,
+    rename,
+)
+from roundhouse.models.offline_ops import (
+    BUTTON_ROLES,
+    ENTRY_ROLES,
+    TEXT_ROLES,
+    Decision,
+    Done,
+    Failed,
+    Op,
+    OpKind,
+    find_control,
+    keys,
+    names,
+    plain,
+    reobserve,
+)
 from roundhouse.models.offline_shell import answer, fail, plan_shell, understand
 from roundhouse.models.references import StepOutput, printed, said
 
 GUI_UNDERSTOOD = (
     "open (launch) APPLICATION (e.g. the text editor); type (write) TEXT; type TEXT into the "
     "NAME field; click the NAME button; press KEYS (e.g. ctrl+s); save it as (to) PATH; "
-    "save it; close the window — joined with commas, 'and' or 'then'"
+    "save it; close the window; go to URL; tell me the COLUMN of ROW (a table); tell me the "
+    "value of cell B3; type TEXT into cell A1 (then 'that value' is the value read before); "
+    "create a folder named NAME; rename FILE to NAME — joined with commas, 'and' or 'then'"
 )
 REAL_MODEL_HINT = (
     "For anything else configure a real model: --model openai:<name> (see docs/models.md)."
 )
 
-TEXT_ROLES = frozenset(
-    {"text", "entry", "password text", "document text", "paragraph", "terminal", "editbar"}
-)
-BUTTON_ROLES = frozenset(
-    {
-        "push button",
-        "button",
-        "toggle button",
-        "check box",
-        "radio button",
-        "menu item",
-        "check menu item",
-        "radio menu item",
-        "link",
-        "page tab",
-        "list item",
-        "combo box",
-    }
-)
 CLOSE_KEYS = "alt+F4"
 SAVE_AS_KEYS = "ctrl+shift+s"
-MAX_REOBSERVE = 4  # SCREENSHOT steps an operation may wait for a dialog
-
-OpKind = Literal["open", "type", "click", "keys", "save_as", "save", "close"]
 
 
-@dataclass(frozen=True)
-class Op:
-    kind: OpKind
-    phrase: str  # the words of the request it came from
-    text: str = ""  # type: the text; open: the application; keys: the keys; save_as: the path
-    target: str = ""  # type: the field's name; click: the control's name
-
-
-_VERBS = r"(?:open|launch|start|type|write|enter|click|press|hit|save|close|quit)\b"
+_VERBS = (
+    r"(?:open|launch|start|type|write|enter|put|click|press|hit|save|close|quit|go|navigate"
+    r"|visit|tell|read|report|create|rename)\b"
+)
 # "then" and ";" always start a new phrase; "," and "and" only before a verb, so that
 # "type milk, eggs and bread" stays one phrase.
 _SPLIT = re.compile(
@@ -108,6 +111,28 @@ def _unquote(text: str) -> str:
 def _op(phrase: str) -> Op | None:
     p = phrase.strip().rstrip(".!")
     patterns: list[tuple[str, OpKind]] = [
+        (r"(?:go|navigate|browse) to (?:the page |the address )?(?P<text>\S+)", "goto"),
+        (r"(?:visit|load) (?:the page )?(?P<text>\S+)", "goto"),
+        (
+            r"(?:tell me|say|read|report|give me|what is|what's) (?:the )?"
+            r"(?:(?:value|content|text) (?:of|in) )?cell (?P<target>[A-Za-z]{1,3}[0-9]+)",
+            "read",
+        ),
+        (
+            r"(?:tell me|say|read|report|give me|what is|what's) the (?P<target>.+?) (?:of|for)"
+            r" (?:the )?(?P<text>.+?)(?: in the table| on the page| in the sheet)?",
+            "read",
+        ),
+        (
+            r"(?:type|write|enter|put) (?P<text>.+?) (?:into|in) cell"
+            r" (?P<target>[A-Za-z]{1,3}[0-9]+)",
+            "cell",
+        ),
+        (
+            r"(?:create|make|add) (?:a )?(?:new )?folder (?:named|called) (?P<text>.+)",
+            "new_folder",
+        ),
+        (r"rename (?:the file )?(?P<target>.+?) (?:to|as) (?P<text>.+)", "rename"),
         (
             r"(?:open|launch|start)(?: up)? (?:the |a |an )?(?P<text>.+?)(?: app(?:lication)?)?",
             "open",
@@ -196,6 +221,27 @@ def group_by_application(ops: list[Op]) -> list[Group]:
 
 # --- the host ---------------------------------------------------------------------------
 
+# What a later operation calls the value read before: "type that price into cell A1".
+_THAT = re.compile(
+    r"^(?:(?:that|this|the same) (?:value|price|number|amount|figure|text|result)|it)$",
+    re.IGNORECASE,
+)
+
+
+def _carried(group: Group, results: list[str]) -> Group | Failed:
+    """The group with "that value" replaced by the value read in an earlier subtask."""
+    refers = [op for op in group.ops if op.kind in ("type", "cell") and _THAT.match(op.text)]
+    if not refers:
+        return group
+    value = read_value(results)
+    if value is None:
+        return Failed(f"{refers[0].phrase!r}: no value was read before it")
+    ops = tuple(
+        replace(op, text=value, phrase=op.phrase.replace(op.text, value, 1)) if op in refers else op
+        for op in group.ops
+    )
+    return Group(group.application, ops)
+
 
 def plan_host(obs: HostObservation) -> dict[str, Any]:
     ops, unknown = parse_request(obs.request)
@@ -238,7 +284,9 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
         return answer(
             "FINISH", "Every subtask is done.", "The request is fulfilled.", result=summary
         )
-    group = groups[len(done)]
+    group = _carried(groups[len(done)], [s.result for s in done])
+    if isinstance(group, Failed):
+        return fail("The request refers to a value it did not read.", group.reason)
     folders = sorted(
         {posixpath.dirname(op.text) for op in group.ops if op.kind == "save_as"} - {"", "/"}
     )
@@ -282,19 +330,6 @@ def _shell_failed(step: PastStep) -> bool:
 # --- the application ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Done:
-    summary: str
-
-
-@dataclass(frozen=True)
-class Failed:
-    reason: str
-
-
-Decision = dict[str, Any] | Done | Failed
-
-
 def plan_app(obs: AppObservation) -> dict[str, Any]:
     ops, unknown = ([], []) if obs.subtask == NOTHING_MORE else parse_request(obs.subtask)
     if unknown:
@@ -307,7 +342,10 @@ def plan_app(obs: AppObservation) -> dict[str, Any]:
         if op.kind == "open":
             continue
         mine = [step for step in obs.history if step.comment.startswith(f"op {index}:")]
-        decision = _next(op, mine, obs)
+        # Typing on after an earlier text of this subtask (a second paragraph): where the
+        # caret is, not into the field clicked again.
+        typing_on = op.kind == "type" and any(o.kind == "type" for o in ops[:index])
+        decision = _next(op, mine, obs, typing_on)
         if isinstance(decision, Failed):
             return fail(f"{op.phrase!r} did not work.", decision.reason)
         if isinstance(decision, Done):
@@ -321,34 +359,50 @@ def plan_app(obs: AppObservation) -> dict[str, Any]:
     )
 
 
-def _next(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
+def _next(op: Op, mine: list[PastStep], obs: AppObservation, typing_on: bool) -> Decision:
     if mine and mine[-1].result_status not in ("success", None):
         return Failed(mine[-1].error or f"the step ended {mine[-1].result_status}")
     if op.kind == "type":
-        return _type(op, mine, obs)
+        return _type(op, mine, obs, typing_on and not op.target)
+    if op.kind == "goto":
+        return go_to(op, mine, obs)
+    if op.kind == "read":
+        found = read(op, obs)
+        if isinstance(found, Failed):  # a page may still be loading: look again first
+            return reobserve(len(mine), "the value to show", found.reason)
+        return found
+    if op.kind == "cell":
+        return into_cell(op, mine, obs)
+    if op.kind == "new_folder":
+        return new_folder(op, mine, obs)
+    if op.kind == "rename":
+        return rename(op, mine, obs)
     if op.kind == "click":
         if mine:
             return Done(f"clicked {op.target!r}")
         return _click(op.target, obs, f"Click {op.target!r}.")
     if op.kind == "keys":
-        return Done(f"pressed {op.text}") if mine else _keys(op.text)
+        return Done(f"pressed {op.text}") if mine else keys(op.text)
     if op.kind == "save":
-        return Done("saved") if mine else _keys("ctrl+s")
+        return Done("saved") if mine else keys("ctrl+s")
     if op.kind == "close":
         if not mine:
-            return _keys(CLOSE_KEYS)
+            return keys(CLOSE_KEYS)
         buttons = ", ".join(repr(c.name) for c in obs.controls if c.role in BUTTON_ROLES)
         return Failed(f"the window is still open and asks: {obs.window.title!r} ({buttons})")
     return _save_as(op, mine, obs)
 
 
-def _type(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
-    if mine:
+def _type(op: Op, mine: list[PastStep], obs: AppObservation, focused: bool) -> Decision:
+    """Type into the field named, else the largest text field; or where the keyboard focus
+    is, when the window has no tree or the subtask typed before (`focused`)."""
+    typed = [step for step in mine if step.function]
+    if typed:
         return Done(f"typed {op.text!r}" + (f" into {op.target!r}" if op.target else ""))
-    if not obs.tree_available:
+    if not obs.tree_available or focused:
         return answer(
             "CONTINUE",
-            obs.note or "No control tree.",
+            obs.note or "No control tree." if not obs.tree_available else "The caret is there.",
             "Type into the focused control.",
             function=ToolName.TYPE_TEXT,
             arguments={"text": op.text},
@@ -357,13 +411,19 @@ def _type(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
     if op.target:
         wanted = op.target.casefold()
         fields = [c for c in fields if wanted in c.name.casefold()]
-        if not fields:
-            return Failed(
-                f"no text field named {op.target!r}; text fields: {_names(obs, TEXT_ROLES)}"
-            )
-    if not fields:
-        return Failed(f"no text field in {obs.window.title!r}; controls: {_names(obs)}")
-    field = max(fields, key=lambda c: c.rect.width * c.rect.height)
+        if not fields:  # a page may still be loading: look again first
+            why = f"no text field named {op.target!r}; text fields: {names(obs, TEXT_ROLES)}"
+            return reobserve(len(mine), f"a field named {op.target!r}", why)
+        # A web page's paragraph is named after the label it holds ("Name"), as is the
+        # entry beside it: the field is the one that takes text, the closest name first.
+        field = min(
+            fields,
+            key=lambda c: (c.role not in ENTRY_ROLES, c.name.strip().casefold() != wanted),
+        )
+    elif not fields:
+        return Failed(f"no text field in {obs.window.title!r}; controls: {names(obs)}")
+    else:
+        field = max(fields, key=lambda c: c.rect.width * c.rect.height)
     return answer(
         "CONTINUE",
         f"{field.name or field.role!r} is the text field.",
@@ -376,7 +436,7 @@ def _type(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
 def _click(target: str, obs: AppObservation, thought: str) -> Decision:
     control = find_control(obs.controls, target, BUTTON_ROLES)
     if control is None:
-        return Failed(f"no control named {target!r}; controls: {_names(obs, BUTTON_ROLES)}")
+        return Failed(f"no control named {target!r}; controls: {names(obs, BUTTON_ROLES)}")
     return answer(
         "CONTINUE",
         f"Control {control.label} is {control.name!r}.",
@@ -386,28 +446,18 @@ def _click(target: str, obs: AppObservation, thought: str) -> Decision:
     )
 
 
-def _keys(keys: str) -> dict[str, Any]:
-    return answer(
-        "CONTINUE",
-        "Keys will do it.",
-        f"Press {keys}.",
-        function=ToolName.PRESS_KEYS,
-        arguments={"keys": keys},
-    )
-
-
 def _save_as(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
     """Save As through the real dialog: open it, name the file, confirm, check the title."""
     path = op.text
     if not mine:
-        return _keys(SAVE_AS_KEYS)
+        return keys(SAVE_AS_KEYS)
     waited = sum(1 for step in mine if step.status == "SCREENSHOT")
     in_dialog = _is_save_dialog(obs)
     phase = _save_as_phase(mine)
     if phase == "open":
         field = _name_field(obs) if in_dialog else None
         if field is None:
-            return _reobserve(waited, "the Save dialog")
+            return reobserve(waited, "the Save dialog")
         return answer(
             "CONTINUE",
             f"The Save dialog is open; control {field.label} takes the name.",
@@ -416,34 +466,42 @@ def _save_as(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
             arguments={"id": field.label, "name": field.name, "text": path},
         )
     if phase == "named":
-        return _keys("Return")
-    replace = find_control(obs.controls, "Replace", BUTTON_ROLES)
-    if replace is not None and phase != "replaced":
+        return keys("Return")
+    clicked = {
+        plain(str(step.arguments.get("name", "")))
+        for step in mine
+        if step.function == ToolName.CLICK_CONTROL
+    }
+    # The question whether to replace a file of that name: a dialog's button, never the
+    # application's own "Find and Replace".
+    replace = next(
+        (
+            c
+            for c in obs.controls
+            if obs.in_dialog and c.role in BUTTON_ROLES and plain(c.name).startswith("replace")
+        ),
+        None,
+    )
+    if replace is not None and plain(replace.name) not in clicked:
         return _click("Replace", obs, "A file of that name exists: replace it (the user is asked).")
+    keep = keep_format(obs)
+    if keep is not None and plain(keep.name) not in clicked:
+        # LibreOffice asks whether to keep a format not its own: the one asked for, yes.
+        return _click(keep.name, obs, "Keep the format the file name asks for.")
     if not in_dialog and posixpath.basename(path) in obs.window.title:
         return Done(f"saved as {path}")
     if in_dialog:  # it may be closing still; a dialog that stays means the save failed
-        still_open = (
-            f"the Save dialog is still open ({obs.window.title!r}); controls: {_names(obs)}"
-        )
-        return _reobserve(waited, "the Save dialog to close", still_open)
-    return _reobserve(waited, f"the window title to name {posixpath.basename(path)}")
+        still_open = f"the Save dialog is still open ({obs.window.title!r}); controls: {names(obs)}"
+        return reobserve(waited, "the Save dialog to close", still_open)
+    return reobserve(waited, f"the window title to name {posixpath.basename(path)}")
 
 
-def _save_as_phase(mine: list[PastStep]) -> Literal["open", "named", "submitted", "replaced"]:
+def _save_as_phase(mine: list[PastStep]) -> Literal["open", "named", "submitted"]:
     functions = [step.function for step in mine if step.function]
-    if ToolName.CLICK_CONTROL in functions:
-        return "replaced"
     if ToolName.SET_TEXT not in functions:
         return "open"
     after_name = functions[functions.index(ToolName.SET_TEXT) + 1 :]
     return "submitted" if ToolName.PRESS_KEYS in after_name else "named"
-
-
-def _reobserve(waited: int, what: str, failure: str | None = None) -> Decision:
-    if waited >= MAX_REOBSERVE:
-        return Failed(failure or f"waited in vain for {what}")
-    return answer("SCREENSHOT", f"Waiting for {what}.", "Look again.")
 
 
 def _is_save_dialog(obs: AppObservation) -> bool:
@@ -459,28 +517,3 @@ def _name_field(obs: AppObservation) -> Control | None:
         if c.name.strip().rstrip(":").casefold() in ("name", "file name", "filename")
     ]
     return next(iter(named or fields), None)
-
-
-def find_control(controls: tuple[Control, ...], name: str, roles: frozenset[str]) -> Control | None:
-    """A control by name, as a person reads it: exact first, then a prefix; mnemonics ignored."""
-    wanted = _plain(name)
-    names = [(c, _plain(c.name)) for c in controls if c.role in roles]
-    for found in (
-        [c for c, plain in names if plain == wanted],
-        [c for c, plain in names if plain.startswith(wanted)],
-        [c for c, plain in names if wanted in plain],
-    ):
-        if found:
-            return found[0]
-    return None
-
-
-def _plain(name: str) -> str:
-    return re.sub(r"[_…]|\.\.\.", "", name).strip().casefold()
-
-
-def _names(obs: AppObservation, roles: frozenset[str] | None = None) -> str:
-    shown = [
-        f"{c.label} {c.name!r} ({c.role})" for c in obs.controls if roles is None or c.role in roles
-    ]
-    return "; ".join(shown[:30]) or "none"

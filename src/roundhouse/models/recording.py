@@ -10,6 +10,9 @@ Before an answer is written, the facts of this machine are taken out of it:
 - a fact left in its result or its action cannot be held or redacted without changing what
   the answer does: the recorder refuses it, the round ends in ERROR naming the fact, and the
   file keeps the answers before it.
+
+A control the answer names by number is noted beside it by role, name and rank
+(held_controls.py), so that the replay finds it where the numbers differ.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.models.base import Completion, LanguageModel, ModelError, ModelRequest
+from roundhouse.models.held_controls import hold_control
 from roundhouse.models.machine_facts import MachineFact, quoted_facts, redact, this_machine
 from roundhouse.models.references import HELD_RESULT, hold, map_strings, step_outputs
 
@@ -47,16 +51,18 @@ class RecordingModel:
                 f"--record refuses answer {len(self.recorded) + 1}: {refused}",
                 usage=completion.usage,
             ) from None
-        self.recorded.append(
-            {
-                "answer": answer,
-                "usage": {
-                    "input_tokens": completion.usage.input_tokens,
-                    "output_tokens": completion.usage.output_tokens,
-                },
-                "model": completion.model,
-            }
-        )
+        item: dict[str, Any] = {
+            "answer": answer,
+            "usage": {
+                "input_tokens": completion.usage.input_tokens,
+                "output_tokens": completion.usage.output_tokens,
+            },
+            "model": completion.model,
+        }
+        control = hold_control(answer, request.observation)
+        if control is not None:
+            item["control"] = control.model_dump()
+        self.recorded.append(item)
         # The whole list each time, replaced at once: a killed run leaves a valid file.
         temporary = self.path.with_name(f".{self.path.name}.tmp")
         temporary.write_text(json.dumps(self.recorded, indent=1, ensure_ascii=False) + "\n")

@@ -1,9 +1,11 @@
 """`replay:FILE`: answers read from a YAML or JSON list, in order, for tests and demos.
 
 Each item is either a string (sent verbatim: handy for invalid answers), an answer object,
-or {answer: <object or string>, usage: {input_tokens, output_tokens}, model: NAME}.
-References to what a step printed ({{step 1 line 1}}, written by --record in place of the
-recording machine's facts) are filled from this run's steps: see models/references.py.
+or {answer: <object or string>, usage: {input_tokens, output_tokens}, model: NAME, control:
+{role, name, nth}}. References to what a step printed ({{step 1 line 1}}, written by --record
+in place of the recording machine's facts) are filled from this run's steps: see
+models/references.py. A `control` says which control the answer's number meant, for a
+window that numbers its controls otherwise: see models/held_controls.py.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from roundhouse.config import ConfigError
 from roundhouse.models.base import Completion, ModelError, ModelRequest, Usage
+from roundhouse.models.held_controls import HeldControl, point_at
 from roundhouse.models.references import UnfillableReference, fill_answer, step_outputs
 
 
@@ -32,6 +35,7 @@ class _Recorded(BaseModel):
     answer: dict[str, Any] | str
     usage: _RecordedUsage = _RecordedUsage()
     model: str = "replay"
+    control: HeldControl | None = None
 
     @property
     def text(self) -> str:
@@ -83,4 +87,6 @@ class ReplayModel:
             raise ModelError(
                 f"replay file {self.path}: answer {self.used}: {error}", usage=usage
             ) from None
+        if item.control is not None:
+            text = point_at(text, request.observation, item.control)
         return Completion(text=text, usage=usage, model=item.model)

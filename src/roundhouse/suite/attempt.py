@@ -31,7 +31,8 @@ from roundhouse.logs.store import ROUNDS_LOG, LogStore
 from roundhouse.models.machine_facts import quoted_facts, this_machine
 from roundhouse.suite.checks import CheckContext, evaluate
 from roundhouse.suite.results import TaskResult
-from roundhouse.suite.tasks import SuiteTask, Task
+from roundhouse.suite.server import TaskServer
+from roundhouse.suite.tasks import SERVER, SuiteTask, Task
 
 TASK_TIMEOUT = 300.0
 SETUP_TIMEOUT = 60.0
@@ -70,15 +71,18 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
     workdir = (options.out / "work" / item.task.id).resolve()
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
-    task = item.task.resolved(workdir, item.path.parent.resolve())
+    # The server's port is taken before anything runs, so {server} is known everywhere.
+    server = TaskServer.bind() if item.task.serve is not None else None
+    url = server.url if server is not None else None
+    task = item.task.resolved(workdir, item.path.parent.resolve(), url)
     async with _desktop_for(task, workdir) as desktop:
         windows = WindowManager(desktop.display, desktop.env) if desktop else None
         try:
             launched: list[subprocess.Popen[bytes]] = []
-            problem = await _set_up(task, workdir, desktop, windows, launched)
+            problem = await _set_up(task, workdir, desktop, windows, launched, server)
             if problem is not None:
                 return _result(task, "SETUP FAILED", started, [], reason=problem)
-            run = await _run(task, item, workdir, desktop, options)
+            run = await _run(task, item, workdir, desktop, options, url)
             log_dir, problem = run.log_dir, run.problem
             steps = LogStore(log_dir).read_steps() if log_dir and log_dir.exists() else []
             status = run.status or _final_status(log_dir, steps)
@@ -95,6 +99,8 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
             if windows is not None:
                 windows.kill_launched()
                 windows.close()
+            if server is not None:
+                await asyncio.to_thread(server.stop)
 
 
 @contextlib.asynccontextmanager
@@ -131,9 +137,16 @@ async def _set_up(
     desktop: Desktop | None,
     windows: WindowManager | None,
     launched: list[subprocess.Popen[bytes]],
+    server: TaskServer | None = None,
 ) -> str | None:
     for step in task.setup:
-        if step.file is not None:
+        if step.serve is not None:
+            assert server is not None  # bound for every task that has a serve step
+            root = workdir / step.serve.root  # an absolute root stays absolute
+            if not root.is_dir():
+                return f"setup serves {step.serve.root!r}, which is no folder"
+            server.start(root, workdir / step.serve.record)
+        elif step.file is not None:
             target = workdir / step.file.path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(step.file.content, encoding="utf-8")
@@ -154,10 +167,15 @@ async def _set_up(
 
 
 async def _run(
-    task: Task, item: SuiteTask, workdir: Path, desktop: Desktop | None, options: AttemptOptions
+    task: Task,
+    item: SuiteTask,
+    workdir: Path,
+    desktop: Desktop | None,
+    options: AttemptOptions,
+    server: str | None = None,
 ) -> RunOutcome:
     logs = (options.out / "logs").resolve()
-    places = _places(workdir, item)
+    places = _places(workdir, item, server)
     model = options.model
     replay = workdir.parent / f"{task.id}.replay.json"
     if model == "replay":
@@ -182,7 +200,7 @@ async def _run(
     ]
     if task.max_step is not None:
         argv += ["--max-step", str(task.max_step)]
-    if options.assume_yes:
+    if options.assume_yes or task.approve:
         argv.append("--yes")
     recording = workdir.parent / f"{task.id}.recorded.json"
     if options.record:
@@ -259,13 +277,16 @@ def _died(launched: list[subprocess.Popen[bytes]]) -> str | None:
     return "; ".join(f"the application {c.args!r} exited with {c.returncode}" for c in gone)
 
 
-def _places(workdir: Path, item: SuiteTask) -> dict[str, str]:
-    """The placeholders of a task and what they stand for in this run, longest first."""
+def _places(workdir: Path, item: SuiteTask, server: str | None = None) -> dict[str, str]:
+    """The placeholders of a task and what they stand for in this run, longest first. The
+    server's address holds its port, new in every run: a recording keeps {server}."""
     places = {
         "{suite}": str(item.path.parent.resolve()),
         "{workdir}": str(workdir),
         "{python}": sys.executable,
     }
+    if server is not None:
+        places[SERVER] = server
     return dict(sorted(places.items(), key=lambda kv: -len(kv[1])))
 
 
@@ -307,7 +328,8 @@ async def _judge(
     started: float,
 ) -> TaskResult:
     answer = steps[-1].answer if steps else ""
-    context = CheckContext(workdir=workdir, answer=answer, desktop=desktop)
+    posted = workdir / task.serve.record if task.serve is not None else None
+    context = CheckContext(workdir=workdir, answer=answer, desktop=desktop, posted=posted)
     try:
         outcome = await evaluate(task.checks, context) if task.checks else None
     finally:

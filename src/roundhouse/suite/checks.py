@@ -1,5 +1,6 @@
-"""Decide a task's success from the real system: files on disk, commands' output, windows
-and controls read through the desktop's accessibility tree."""
+"""Decide a task's success from the real system: files on disk, commands' output, forms the
+task's server received, office documents as their readers open them, windows and controls
+read through the desktop's accessibility tree."""
 
 from __future__ import annotations
 
@@ -16,6 +17,15 @@ from roundhouse.devices.contract import ControlList, WindowInfo
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools
 from roundhouse.devices.shell import ShellTimeout, run_command
+from roundhouse.suite.documents import (
+    DocumentError,
+    cell_text,
+    docx_paragraphs,
+    same_formula,
+    same_value,
+    xlsx_cell,
+)
+from roundhouse.suite.server import read_posted
 from roundhouse.suite.tasks import Check
 
 COMMAND_TIMEOUT = 30.0
@@ -35,6 +45,7 @@ class CheckContext:
     workdir: Path
     answer: str
     desktop: Desktop | None = None
+    posted: Path | None = None  # the record of the task's server, when it serves
     _tools: DesktopTools | None = field(default=None, repr=False)
 
     async def tools(self) -> DesktopTools:
@@ -66,7 +77,7 @@ async def evaluate(check: Check, context: CheckContext) -> CheckOutcome:
         )
     try:
         passed, found = await _leaf(check, context)
-    except (CheckError, OSError, ShellTimeout) as error:
+    except (CheckError, DocumentError, OSError, ShellTimeout) as error:
         passed, found = False, f"could not check: {error}"
     mark = "pass" if passed else "FAIL"
     return CheckOutcome(passed, int(passed), 1, (f"{mark} {check.kind}: {found}",))
@@ -114,7 +125,39 @@ async def _leaf(check: Check, context: CheckContext) -> tuple[bool, str]:
             passed,
             f"it printed {expected[:60]!r}; the answer is {context.answer[:80]!r}",
         )
+    if check.posted is not None or check.docx_contains is not None or check.xlsx_cell is not None:
+        return _document_leaf(check, context)
     return await _desktop_leaf(check, context)
+
+
+def _document_leaf(check: Check, context: CheckContext) -> tuple[bool, str]:
+    """What the task's server received, and office documents as their readers open them."""
+    if check.posted is not None:
+        spec = check.posted
+        if context.posted is None:
+            raise CheckError("the task has no server whose record to read")
+        forms = [r for r in read_posted(context.posted) if r.get("path") == spec.path]
+        passed = any(
+            all(form.get("fields", {}).get(k) == v for k, v in spec.fields.items())
+            for form in forms
+        )
+        received = [form.get("fields") for form in forms]
+        return passed, f"{spec.path} received {received or 'nothing'}"
+    if check.docx_contains is not None:
+        paragraphs = docx_paragraphs(context.workdir / check.docx_contains.path)
+        text = "\n".join(paragraphs)
+        return (
+            check.docx_contains.text in text,
+            f"{check.docx_contains.path} holds the paragraphs {paragraphs[:6]}",
+        )
+    assert check.xlsx_cell is not None
+    spec_cell = check.xlsx_cell
+    cell = xlsx_cell(context.workdir / spec_cell.path, spec_cell.cell, spec_cell.sheet)
+    passed = (spec_cell.value is None or same_value(cell.value, spec_cell.value)) and (
+        spec_cell.formula is None or same_formula(cell.formula, spec_cell.formula)
+    )
+    formula = f" from {cell.formula}" if cell.formula else ""
+    return passed, f"{spec_cell.path} {spec_cell.cell} is {cell_text(cell.value)!r}{formula}"
 
 
 async def _desktop_leaf(check: Check, context: CheckContext) -> tuple[bool, str]:

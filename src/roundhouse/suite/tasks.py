@@ -9,8 +9,19 @@ the agent says it did.
     checks: {all: [{file_contains: {path: hello.txt, text: Hello}}]}
 
 {workdir} (the task's own folder), {python} and {suite} (the suite's folder) are replaced
-in every string. A task marked infeasible passes only when the agent FAILs it and says
-why; a feasible task passes only when the round FINISHes and its checks pass.
+in every string; {server} too, in a task with a `serve` step: the address of the task's own
+web server (http://127.0.0.1:PORT, a free port). A task marked infeasible passes only when
+the agent FAILs it and says why; a feasible task passes only when the round FINISHes and its
+checks pass.
+
+    setup: [{serve: {root: "{suite}/pages"}}]      # serves that folder at {server}/...
+    request: open chromium {server}/form.html, type Ada into the Name field, ...
+    checks: {posted: {path: /submit, fields: {name: Ada}}}   # what the browser really sent
+
+Documents are read as their applications' users would open them: `docx_contains` (the text
+of a Word document's paragraphs, one line each), `xlsx_cell` (a spreadsheet cell's value as
+last calculated, and its formula). A task whose request itself asks for what the agent
+would ask to confirm (submitting a form) says `approve: true`.
 """
 
 from __future__ import annotations
@@ -58,6 +69,35 @@ class PathPattern(_Strict):
         return pattern
 
 
+class PostedCheck(_Strict):
+    """A form the task's server received: a POST to `path` with these fields (and maybe
+    more), each holding exactly the text given."""
+
+    path: str = "/"
+    fields: dict[str, str]
+
+
+CELL = re.compile(r"^[A-Z]{1,3}[1-9][0-9]*$")
+
+
+class CellCheck(_Strict):
+    """A spreadsheet cell (.xlsx): its value as last calculated, and/or its formula."""
+
+    path: str
+    cell: str  # "A3"
+    sheet: str | None = None  # the first sheet when not given
+    value: str | None = None  # a number compares as a number: "60" matches 60 and 60.0
+    formula: str | None = None  # "=SUM(A1:A2)", compared without spaces, case ignored
+
+    @model_validator(mode="after")
+    def _says_what(self) -> CellCheck:
+        if not CELL.match(self.cell):
+            raise ValueError(f"cell {self.cell!r} is no cell name like A3")
+        if self.value is None and self.formula is None:
+            raise ValueError("a cell check gives value, formula or both")
+        return self
+
+
 class CommandCheck(_Strict):
     run: str
     exit_code: int = 0
@@ -91,6 +131,9 @@ class Check(_Strict):
     window_title: str | None = None
     control_text: ControlCheck | None = None
     tree_text: TreeTextCheck | None = None
+    posted: PostedCheck | None = None  # read from the record of the task's `serve` step
+    docx_contains: PathText | None = None
+    xlsx_cell: CellCheck | None = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Check:
@@ -116,18 +159,31 @@ class FileSpec(_Strict):
     content: str = ""
 
 
+class ServeSpec(_Strict):
+    """The task's own web server on 127.0.0.1, at {server}, until the task is judged."""
+
+    root: str  # the folder whose files it serves ({suite}/pages)
+    record: str = "posted.jsonl"  # each form posted to it, one JSON line (in the work folder)
+
+
 class SetupStep(_Strict):
-    """Exactly one of: launch an application, create a file, run a command."""
+    """Exactly one of: launch an application, create a file, run a command, serve a
+    folder over HTTP."""
 
     launch: str | None = None
     file: FileSpec | None = None
     run: str | None = None
+    serve: ServeSpec | None = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> SetupStep:
-        if sum(value is not None for value in (self.launch, self.file, self.run)) != 1:
-            raise ValueError("a setup step has exactly one of launch, file, run")
+        given = (self.launch, self.file, self.run, self.serve)
+        if sum(value is not None for value in given) != 1:
+            raise ValueError("a setup step has exactly one of launch, file, run, serve")
         return self
+
+
+SERVER = "{server}"
 
 
 class Task(_Strict):
@@ -137,6 +193,9 @@ class Task(_Strict):
     setup: list[SetupStep] = Field(default_factory=list)
     checks: Check | None = None
     infeasible: bool = False
+    # The request itself asks for what the agent asks to confirm (submitting a form, saving
+    # over a file): its confirmations are approved, as `roundhouse run --yes` does.
+    approve: bool = False
     max_step: int | None = Field(default=None, ge=1)
     description: str = ""
 
@@ -146,9 +205,34 @@ class Task(_Strict):
             raise ValueError("a feasible task needs checks that decide its success")
         return self
 
-    def resolved(self, workdir: Path, suite: Path) -> Task:
-        """The task with {workdir}, {python} and {suite} filled in."""
+    @model_validator(mode="after")
+    def _one_server_when_used(self) -> Task:
+        serving = [step for step in self.setup if step.serve is not None]
+        if len(serving) > 1:
+            raise ValueError("a task has at most one serve step: {server} names one server")
+        uses_server = SERVER in self.model_dump_json()
+        if uses_server and not serving:
+            raise ValueError("the task uses {server} but has no serve step to start one")
+        if self._needs_record() and not serving:
+            raise ValueError("a posted check reads the record of a serve step; there is none")
+        return self
+
+    @property
+    def serve(self) -> ServeSpec | None:
+        return next((step.serve for step in self.setup if step.serve is not None), None)
+
+    def _needs_record(self) -> bool:
+        def posted(check: Check) -> bool:
+            parts = check.all or check.any
+            return check.posted is not None or any(posted(part) for part in parts or [])
+
+        return self.checks is not None and posted(self.checks)
+
+    def resolved(self, workdir: Path, suite: Path, server: str | None = None) -> Task:
+        """The task with {workdir}, {python}, {suite} and {server} (when it serves) filled in."""
         values = {"{workdir}": str(workdir), "{python}": sys.executable, "{suite}": str(suite)}
+        if server is not None:
+            values[SERVER] = server
         return Task.model_validate(_fill(self.model_dump(exclude_none=True), values))
 
 

@@ -37,12 +37,14 @@ from roundhouse.devices.linux.atspi_bus import (
 )
 from roundhouse.devices.linux.atspi_cells import CellRefs
 from roundhouse.devices.linux.atspi_constants import (
+    ACCESSIBLE,
     ACTION,
     COMPONENT,
     EDITABLE_TEXT,
     REGISTRY_BUS,
     REGISTRY_PATH,
     TEXT,
+    state_names,
 )
 from roundhouse.devices.linux.atspi_frames import Frame, FrameFinder
 from roundhouse.devices.linux.atspi_names import name_the_nameless
@@ -358,6 +360,11 @@ class AtspiClient(Closing):
         end = min(count, start + limit)
         (text,) = await self._on_node(ref, TEXT, "GetText", "ii", [start, end])
         return TextRead(text=str(text), start=start, length=count, caret=caret)
+
+    async def states(self, node_id: str) -> list[str]:
+        """The node's states as they are now ("focused", "editable", ...)."""
+        (bits,) = await self._on_node(parse_node_id(node_id), ACCESSIBLE, "GetState")
+        return state_names(bits)
 
     async def grab_focus(self, node_id: str) -> bool:
         (done,) = await self._on_node(parse_node_id(node_id), COMPONENT, "GrabFocus")

@@ -84,6 +84,8 @@ class Desktop:
         default-browser questions; on the user's own desktop it keeps the user's profile.
         Firefox gets the same on a virtual desktop (a prepared profile without its welcome
         and privacy tabs); its tree is switched on by GNOME_ACCESSIBILITY (desktop_env).
+        LibreOffice starts without its splash window (--nologo), and on a virtual desktop in
+        a prepared profile.
         """
         command = list(argv)
         if command and _is_chromium_like(command[0]):
@@ -99,6 +101,10 @@ class Desktop:
                     extra.append(f"--user-data-dir={os.path.join(runtime_dir, 'chromium-profile')}")
             command[1:1] = [flag for flag in extra if flag not in command]
         runtime_dir = self.env.get("XDG_RUNTIME_DIR")
+        if command and _is_libreoffice(command[0]) and "--nologo" not in command:
+            # Its splash is a window of its own, the first new one: taken for the document
+            # window, it was handed to the AppAgent and closed under it a moment later.
+            command.insert(1, "--nologo")
         if command and self.virtual and runtime_dir and _is_libreoffice(command[0]):
             if not any(arg.startswith("-env:UserInstallation=") for arg in command):
                 profile = prepare_office_profile(Path(runtime_dir) / "libreoffice-profile")

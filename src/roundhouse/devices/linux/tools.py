@@ -72,6 +72,7 @@ _CLICK_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "selec
 # Text fields: a click places the caret; their "activate" action would press Enter.
 _TEXT_ROLES = {"text", "entry", "password text", "terminal", "document text", "paragraph"}
 _MAX_LISTED = 60  # controls named in an error message
+FOCUS_WAIT = 1.0  # seconds type_text waits for the control it clicked to take the focus
 
 
 class ToolError(RuntimeError):
@@ -310,9 +311,27 @@ class DesktopTools(Closing):
         async def act() -> None:
             if control is not None:
                 await asyncio.to_thread(self.xinput.click, *control.rect.center)
+                await self._focus_taken(control)
             await asyncio.to_thread(self.xinput.type_text, text)
 
         return await self._observed(act, None, target=control, typed=text)
+
+    async def _focus_taken(self, control: Control) -> None:
+        """Wait (up to FOCUS_WAIT s) for a clicked control to say it has the focus.
+        Chromium moves the focus a moment after the click: keys typed at once went to the
+        field focused before ("Ada" lost its "Ad"). A control that never says so (or has
+        no states to ask) is typed into when the time is up."""
+        if self.tree is None:
+            return
+        deadline = time.monotonic() + FOCUS_WAIT
+        while time.monotonic() < deadline:
+            try:
+                if "focused" in await self.tree.states(control.id):
+                    return
+            except AtspiError as error:
+                log.info("typing into %s without knowing its focus: %s", _brief(control), error)
+                return
+            await asyncio.sleep(0.02)
 
     async def press_keys(self, keys: str) -> dict[str, Any]:
         """Press a key or key combination ("Return", "ctrl+s", "alt+F4", "ctrl+shift+t");

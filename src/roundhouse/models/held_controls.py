@@ -1,0 +1,88 @@
+"""A control in a recorded answer, held by what it is as well as by its number.
+
+An AppAgent's answer names a control by number and name together ({"id": 56, "name":
+"Name"}), and the two must agree. Numbers follow reading order, so they move with whatever
+else the window shows: Chromium's toolbar and its notices (as root: "--no-sandbox"),
+another version's buttons, a tree reader that lists a little more or less. A recording
+made where the form's Name field was 56 failed where it was 48.
+
+So --record notes, beside such an answer, the control it named: its role, its name, which
+of the controls of that role and name it was (the 1st, the 2nd...), and whether it was in a
+dialog. Replayed where the number names another control, the answer is pointed at the
+control that is the same there. Where the number still fits, nothing changes; nor where the
+window is not of the kind the answer was made for (a dialog not open yet), nor for a
+nameless control, which a window may have many of: the answer is then checked as it is,
+against a fresh look when the window is still changing. Pure functions: no I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from roundhouse.devices.contract import Control
+from roundhouse.models.observation import AppObservation
+
+
+class HeldControl(BaseModel):
+    """The control an answer named, as --record saw it."""
+
+    model_config = ConfigDict(extra="forbid")
+    role: str
+    name: str
+    nth: int = 1  # among the controls of this role and name, in reading order
+    dialog: bool = False  # in a dialog of the application, in front of its own window
+
+
+def hold_control(answer: str, observation: object) -> HeldControl | None:
+    """What control `answer` names by number, in the window it was given for."""
+    label = _label(answer)
+    if label is None or not isinstance(observation, AppObservation):
+        return None
+    control = next((c for c in observation.controls if c.label == label), None)
+    if control is None:
+        return None
+    alike = _alike(observation.controls, control.role, control.name)
+    return HeldControl(
+        role=control.role,
+        name=control.name,
+        nth=alike.index(control) + 1,
+        dialog=observation.in_dialog,
+    )
+
+
+def point_at(answer: str, observation: object, held: HeldControl) -> str:
+    """`answer` with its control number pointed at the control `held` describes in this
+    window, when the number it has names another one here."""
+    label = _label(answer)
+    if label is None or not isinstance(observation, AppObservation):
+        return answer
+    if not held.name.strip() or observation.in_dialog != held.dialog:
+        return answer
+    controls = observation.controls
+    now = next((c for c in controls if c.label == label), None)
+    if now is not None and (now.role, now.name) == (held.role, held.name):
+        return answer
+    alike = _alike(controls, held.role, held.name)
+    if not alike:
+        return answer  # nothing like it here: the answer is checked, and refused, as it is
+    target = alike[min(held.nth, len(alike)) - 1]
+    value = json.loads(answer)
+    value["action"]["arguments"]["id"] = target.label
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _alike(controls: tuple[Control, ...], role: str, name: str) -> list[Control]:
+    return [c for c in controls if c.role == role and c.name == name]
+
+
+def _label(answer: str) -> int | None:
+    """The control number an answer's action names, if it names one."""
+    try:
+        value: Any = json.loads(answer)
+        label = value["action"]["arguments"]["id"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return None
+    return label if isinstance(label, int) and not isinstance(label, bool) else None

@@ -1,0 +1,126 @@
+"""A recorded answer names its control by number; replayed where the window numbers its
+controls otherwise (another browser version's toolbar, a root-only notice), it still acts
+on the same control."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from roundhouse.devices.contract import Control, Rect, WindowInfo
+from roundhouse.models.base import ModelRequest
+from roundhouse.models.function import FunctionModel
+from roundhouse.models.held_controls import HeldControl, hold_control, point_at
+from roundhouse.models.observation import AppObservation
+from roundhouse.models.recording import RecordingModel
+from roundhouse.models.replay import ReplayModel
+
+WINDOW = WindowInfo(
+    xid=7,
+    title="Sign-up form - Chromium",
+    application="Chromium",
+    pid=1,
+    rect=Rect(left=0, top=0, right=800, bottom=600),
+    active=True,
+)
+
+
+def controls(*named: tuple[str, str]) -> tuple[Control, ...]:
+    return tuple(
+        Control(
+            label=number,
+            id=f":1.2/obj/{number}",
+            role=role,
+            name=name,
+            rect=Rect(left=0, top=number * 10, right=100, bottom=number * 10 + 9),
+        )
+        for number, (role, name) in enumerate(named, 1)
+    )
+
+
+def seen(*named: tuple[str, str]) -> AppObservation:
+    return AppObservation(
+        board="Request: r",
+        subtask="s",
+        application="Chromium",
+        window=WINDOW,
+        controls=controls(*named),
+    )
+
+
+def typing(label: int, name: str) -> str:
+    return json.dumps(
+        {
+            "observation": "o",
+            "thought": "t",
+            "action": {
+                "function": "type_text",
+                "arguments": {"id": label, "name": name, "text": "Ada"},
+                "status": "CONTINUE",
+            },
+            "result": "",
+        }
+    )
+
+
+def label_of(answer: str) -> int:
+    return int(json.loads(answer)["action"]["arguments"]["id"])
+
+
+PAGE = (("entry", "Address and search bar"), ("entry", "Name"), ("push button", "Close"))
+ROOT_NOTICE = (
+    ("static", "You are using an unsupported command-line flag"),
+    ("push button", "Close"),
+)
+
+
+def test_the_control_is_held_by_role_name_and_rank() -> None:
+    observation = seen(*PAGE, ("push button", "Close"))
+    assert hold_control(typing(2, "Name"), observation) == HeldControl(role="entry", name="Name")
+    assert hold_control(typing(4, "Close"), observation) == HeldControl(
+        role="push button", name="Close", nth=2
+    )
+    assert hold_control(typing(9, "Gone"), observation) is None  # no such number: nothing
+    no_control = json.dumps({"action": {"function": None, "arguments": {}}})
+    assert hold_control(no_control, observation) is None
+
+
+def test_replayed_elsewhere_the_answer_points_at_the_same_control() -> None:
+    held = HeldControl(role="entry", name="Name")
+    elsewhere = seen(*ROOT_NOTICE, *PAGE)  # two controls more above the page's
+    assert label_of(point_at(typing(2, "Name"), elsewhere, held)) == 4
+    same = seen(*PAGE)  # where the number still fits, nothing changes
+    assert point_at(typing(2, "Name"), same, held) == typing(2, "Name")
+    second_close = HeldControl(role="push button", name="Close", nth=2)
+    assert label_of(point_at(typing(3, "Close"), elsewhere, second_close)) == 5
+    nothing_alike = seen(("entry", "Email"))  # the answer stays, and is refused as it is
+    assert point_at(typing(2, "Name"), nothing_alike, held) == typing(2, "Name")
+
+
+def test_a_nameless_control_or_another_kind_of_window_is_left_as_recorded() -> None:
+    """A dialog's nameless field (Thunar's New Folder name) is not looked for in the main
+    window, whose nameless fields are others: a dialog still opening is looked at again."""
+    field = HeldControl(role="text", name="", dialog=True)
+    main = seen(("text", ""), ("text", ""), ("menu", "File"))
+    assert point_at(typing(3, ""), main, field) == typing(3, "")
+    in_the_dialog = HeldControl(role="entry", name="Name", dialog=True)
+    assert point_at(typing(1, "Name"), seen(*ROOT_NOTICE, *PAGE), in_the_dialog) == typing(
+        1, "Name"
+    )
+
+
+async def test_a_recording_replays_where_the_numbers_differ(tmp_path: Path) -> None:
+    recorded = tmp_path / "r.json"
+    recorder = RecordingModel(FunctionModel(lambda _: typing(2, "Name")), recorded, ())
+    await recorder.complete(ModelRequest(agent="app", messages=(), observation=seen(*PAGE)))
+    [item] = json.loads(recorded.read_text())
+    assert item["control"] == {"role": "entry", "name": "Name", "nth": 1, "dialog": False}
+
+    replay = ReplayModel(recorded)
+    elsewhere = seen(*ROOT_NOTICE, *PAGE)
+    answered = await replay.complete(ModelRequest(agent="app", messages=(), observation=elsewhere))
+    assert json.loads(answered.text)["action"]["arguments"] == {
+        "id": 4,
+        "name": "Name",
+        "text": "Ada",
+    }
