@@ -13,7 +13,7 @@ from PIL import Image, ImageChops
 from tests.desktop.conftest import QT_APP_TITLE, gedit_argv, qt_app_argv, wait_until_async
 
 from roundhouse.devices.base import Command, Result, ToolRegistry
-from roundhouse.devices.contract import UiNode
+from roundhouse.devices.contract import ControlList, UiNode
 from roundhouse.devices.linux.atspi_tree import walk
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
@@ -243,6 +243,30 @@ async def test_window_screenshots_to_a_file_inline_and_annotated(
 
     desktop_shot = await ok(registry, "capture_desktop_screenshot", path=str(tmp_path / "d.png"))
     assert _load(desktop_shot["path"]).size == tools.screen.size
+
+
+async def test_an_annotated_screenshot_as_listed_numbers_what_the_model_was_given(
+    tools: DesktopTools, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A window that renumbers between two reads (Writer filling its toolbar) must not get
+    boxes numbered otherwise than the list the model reads: as_listed draws that list."""
+    registry = desktop_registry(tools)
+    await start_qt(registry)
+    given = await ok(registry, "get_controls")
+    assert tools.tree is not None
+    reads = 0
+    real_controls = tools.tree.controls
+
+    async def counted(*args: Any, **kwargs: Any) -> ControlList:
+        nonlocal reads
+        reads += 1
+        return await real_controls(*args, **kwargs)
+
+    monkeypatch.setattr(tools.tree, "controls", counted)
+    marked = await ok(registry, "capture_window_screenshot", annotate=True, as_listed=True)
+    assert reads == 0 and marked["annotated_controls"] == len(given["controls"])
+    await ok(registry, "capture_window_screenshot", annotate=True)
+    assert reads == 1  # without as_listed: read afresh
 
 
 def _load(source: str | io.BytesIO) -> Image.Image:

@@ -67,6 +67,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
                 window_id=target.xid,
                 path=str(path),
                 annotate=annotate,
+                as_listed=annotate,  # the numbers of `listed`, which the model reads
             )
             if shot.ok:
                 saved.append(path.name)

@@ -149,16 +149,26 @@ class DesktopTools(Closing):
         return result
 
     async def capture_window_screenshot(
-        self, window_id: int | None = None, path: str | None = None, annotate: bool = False
+        self,
+        window_id: int | None = None,
+        path: str | None = None,
+        annotate: bool = False,
+        as_listed: bool = False,
     ) -> dict[str, Any]:
         """Take a PNG screenshot of one window (default: the active window).
 
         annotate: draw a numbered box on each control; the numbers are the labels of
-        get_controls, which this reads afresh for the window.
+        get_controls, which this reads afresh for the window, or with as_listed those of
+        the last get_controls of the window (the list a model was given).
         path: file to write the PNG to; without it the PNG is returned as base64.
         """
         window = self._window(window_id)
-        controls = (await self._read_controls(window)).controls if annotate else []
+        controls: list[Control] = []
+        if annotate:
+            # A window still filling its toolbar (Writer at start) renumbers between two
+            # reads: the boxes must carry the numbers of the list the model reads.
+            listed = self._controls.get(window.xid) if as_listed else None
+            controls = (listed or await self._read_controls(window)).controls
         shot = capture_window_png(self.screen, window.xid, window.rect, controls)
         result = _shot_result(shot, path)
         result["window_id"] = window.xid
