@@ -215,3 +215,39 @@ def test_resume_restores_the_sessions_settings_whole(tmp_path: Path) -> None:
     assert resumed.returncode == 0, resumed.stderr
     settings = plan_resume(folder).info.settings
     assert (settings["shell_output_limit"], settings["answer_retries"]) == (321, 1)
+
+
+def test_a_round_ended_by_a_lost_device_is_run_again_once(tmp_path: Path) -> None:
+    """ERROR because the device was lost (a dead `serve`, a dead display) is not the
+    request's failure: resume runs the round again, and a later resume does not again."""
+    from roundhouse.core.events import EventBus
+    from roundhouse.core.record import (
+        DEVICE_LOST,
+        Attachment,
+        Post,
+        RecordState,
+        RoundRecord,
+        SessionInfo,
+    )
+    from roundhouse.core.states import AgentKind
+    from roundhouse.logs.resume import mark_interrupted
+
+    def ended(number: int, status: str | None) -> RoundRecord:
+        record = RoundRecord(id=number, user_query=f"request {number}", state=RecordState.FAILED)
+        attached = [Attachment(type="execution_status", content=status)] if status else []
+        record.add_post(Post(send_from="roundhouse", send_to="user", message="error: x",
+                             attachments=attached))  # fmt: skip
+        return record
+
+    session = SessionInfo(agent=AgentKind.HOST, settings={})
+    (tmp_path / "session.json").write_text(session.model_dump_json())
+    rounds = [ended(0, None), ended(1, DEVICE_LOST)]
+    (tmp_path / "rounds.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in rounds))
+
+    plan = plan_resume(tmp_path)
+    assert [r.id for r in plan.kept] == [0]  # failed for its own reasons: kept
+    assert plan.requests == ["request 1"]
+    mark_interrupted(EventBus(), plan)
+    (again,) = plan.interrupted
+    assert again.state is RecordState.FAILED and not again.device_lost
+    assert "run again as round 2" in again.post_list[-1].message

@@ -31,6 +31,7 @@ from tests.desktop.conftest import (
 
 from roundhouse.cli.serve import engine_tools
 from roundhouse.config import Settings
+from roundhouse.core.record import RoundRecord
 from roundhouse.devices.base import Command, DeviceLost, ToolRegistry
 from roundhouse.devices.linux.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
@@ -309,7 +310,7 @@ def test_a_round_whose_server_dies_ends_in_error_with_its_log_whole(
     assert "device connection lost" in rounds[-1]["post_list"][-1]["message"]
     steps = [json.loads(line) for line in (folder / "response.log").read_text().splitlines()]
     assert steps and [step["session_step"] for step in steps] == list(range(1, len(steps) + 1))
-    assert rounds[-1]["rerun_on_resume"] is True
+    assert RoundRecord.model_validate(rounds[-1]).device_lost
     _kill_apps_on(desktop.display)
 
     # Once a server is back, resume runs the round again and it finishes.
@@ -329,7 +330,8 @@ def test_a_round_whose_server_dies_ends_in_error_with_its_log_whole(
     for line in (folder / "rounds.jsonl").read_text().splitlines():
         record = json.loads(line)
         latest[record["id"]] = record
-    assert latest[0]["state"] == "failed" and latest[0]["rerun_on_resume"] is False
+    assert latest[0]["state"] == "failed"
+    assert not RoundRecord.model_validate(latest[0]).device_lost  # run again: not twice
     assert "its device was lost; run again as round 1" in latest[0]["post_list"][-1]["message"]
     assert latest[1]["state"] == "finished"
     steps = [json.loads(line) for line in (folder / "response.log").read_text().splitlines()]

@@ -25,12 +25,25 @@ class RecordState(enum.StrEnum):
     CANCELLED = "cancelled"
 
 
+DEVICE_LOST = "device_lost"  # execution statuses attached to a round's last post
+RUN_AGAIN = "run_again"
+
+
 def _new_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
 class Attachment(BaseModel):
-    type: Literal["thought", "plan", "action", "result", "observation", "screenshot", "question"]
+    type: Literal[
+        "thought",
+        "plan",
+        "action",
+        "result",
+        "observation",
+        "screenshot",
+        "question",
+        "execution_status",  # TaskWeaver's; ours: DEVICE_LOST, RUN_AGAIN
+    ]
     content: str
     id: str = Field(default_factory=lambda: _new_id("atta"))
 
@@ -49,9 +62,17 @@ class RoundRecord(BaseModel):
     state: RecordState = RecordState.CREATED
     post_list: list[Post] = Field(default_factory=list)
     board: dict[str, str] = Field(default_factory=dict)
-    # Ended in ERROR because the device was lost (its server, its display), not because of
-    # the request: `roundhouse resume` runs it again once the device is back, then clears it.
-    rerun_on_resume: bool = False
+
+    @property
+    def device_lost(self) -> bool:
+        """Ended in ERROR because its device was lost (the server, the display), not because
+        of the request, and not run again yet: `roundhouse resume` runs it again. Said by
+        the status attached to its last post (a resume attaches RUN_AGAIN after it)."""
+        if not self.post_list:
+            return False
+        last = self.post_list[-1]
+        statuses = [a.content for a in last.attachments if a.type == "execution_status"]
+        return statuses[-1:] == [DEVICE_LOST]
 
     def add_post(self, post: Post) -> None:
         self.post_list.append(post)

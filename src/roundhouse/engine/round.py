@@ -29,7 +29,7 @@ from roundhouse.core.events import (
     StepTaken,
     SubtaskEnded,
 )
-from roundhouse.core.record import Post, RecordState, RoundRecord
+from roundhouse.core.record import DEVICE_LOST, Attachment, Post, RecordState, RoundRecord
 from roundhouse.core.states import AgentKind, RoundState, is_round_end, transition
 from roundhouse.core.trajectory import RoundTrajectory, StepRecord
 from roundhouse.devices.base import DeviceLost
@@ -126,7 +126,6 @@ class Round:
         except (NoValidAnswer, ModelError, DeviceLost) as error:
             self.state, self.context.error = RoundState.ERROR, str(error)
             device_lost = isinstance(error, DeviceLost)
-            self.context.record.rerun_on_resume = device_lost
         except LogWriteError as error:
             # Not the round's failure but its log's: recorded (where it still fits) as
             # interrupted, so that resume runs it again once there is room.
@@ -151,7 +150,9 @@ class Round:
         if self.should_evaluate:
             await self.evaluation()
         done = RecordState.FINISHED if self.state is RoundState.FINISH else RecordState.FAILED
-        return self._end(done, error=self.context.error)
+        return self._end(
+            done, error=self.context.error, status=DEVICE_LOST if device_lost else None
+        )
 
     def is_finished(self) -> bool:
         return is_round_end(self.state) or self.context.round_step >= self.settings.max_step
@@ -230,13 +231,25 @@ class Round:
             )
         )
 
-    def _end(self, record_state: RecordState, error: str | None) -> RoundOutcome:
+    def _end(
+        self, record_state: RecordState, error: str | None, status: str | None = None
+    ) -> RoundOutcome:
+        """`status`: an execution status for the error's post (DEVICE_LOST: resume runs the
+        round again)."""
         self.context.state = self.state
         self.context.error = error
         record = self.context.record
         record.state = record_state
         if error:  # the record has no error field (TaskWeaver's shape): a post says it
-            record.add_post(Post(send_from="roundhouse", send_to="user", message=f"error: {error}"))
+            attached = [Attachment(type="execution_status", content=status)] if status else []
+            record.add_post(
+                Post(
+                    send_from="roundhouse",
+                    send_to="user",
+                    message=f"error: {error}",
+                    attachments=attached,
+                )
+            )
         self.events.emit(RecordChanged(record))
         self.events.emit(BlackboardChanged(self.context.session.blackboard))
         outcome = RoundOutcome(

@@ -21,7 +21,14 @@ from roundhouse.core.blackboard import Blackboard
 from roundhouse.core.context import SessionContext
 from roundhouse.core.evaluation import Evaluation
 from roundhouse.core.events import EventBus, RecordChanged
-from roundhouse.core.record import Post, RecordState, RoundRecord, SessionInfo
+from roundhouse.core.record import (
+    RUN_AGAIN,
+    Attachment,
+    Post,
+    RecordState,
+    RoundRecord,
+    SessionInfo,
+)
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.logs.store import (
     BLACKBOARD,
@@ -65,7 +72,7 @@ def plan_resume(folder: Path) -> ResumePlan:
     latest: dict[int, RoundRecord] = {}
     for record in records:
         latest[record.id] = record  # appended as it changes: the last line is its state now
-    interrupted = [r for r in latest.values() if r.state not in ENDED or r.rerun_on_resume]
+    interrupted = [r for r in latest.values() if r.state not in ENDED or r.device_lost]
     kept = [r for r in latest.values() if r not in interrupted]
     gone = {r.id for r in interrupted}
     steps, bad_steps = _read_jsonl(folder / RESPONSE_LOG, StepRecord)
@@ -91,13 +98,15 @@ def mark_interrupted(events: EventBus, plan: ResumePlan) -> None:
     """Say in each unfinished round's record what became of it (the recorder writes it)."""
     for number, record in enumerate(plan.interrupted):
         again = plan.next_round_id + number
-        if record.rerun_on_resume:  # it did end (in ERROR): that stays its state
-            record.rerun_on_resume = False
+        if record.device_lost:  # it did end (in ERROR): that stays its state
             message = f"its device was lost; run again as round {again}"
         else:
             record.state = RecordState.CANCELLED
             message = f"interrupted before it ended; run again as round {again}"
-        record.add_post(Post(send_from="roundhouse", send_to="user", message=message))
+        ran_again = Attachment(type="execution_status", content=RUN_AGAIN)
+        record.add_post(
+            Post(send_from="roundhouse", send_to="user", message=message, attachments=[ran_again])
+        )
         events.emit(RecordChanged(record))
 
 
