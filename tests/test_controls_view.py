@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 
 from roundhouse.agents.prompting import describe_controls
-from roundhouse.devices.contract import Control, Rect, UiNode, readable
+from roundhouse.devices.contract import Context, Control, Rect, UiNode, readable
 from roundhouse.devices.linux.atspi_tree import select_view, shown_states
 
 SHOWN = ["enabled", "sensitive", "showing", "visible"]
@@ -270,3 +270,35 @@ def test_a_control_keeps_its_number_while_the_window_holds_the_same_controls() -
         update={"window": window.model_copy(update={"xid": 8})}
     )
     assert [c.name for c in keep_numbers(before, other).controls] == ["C", "A", "B"]
+
+
+def test_the_cells_of_a_table_row_share_a_line() -> None:
+    def cell(label: int, name: str, left: int, top: int, text: str | None = None) -> Control:
+        rect = Rect(left=left, top=top, right=left + 50, bottom=top + 20)
+        return Control(label=label, id=f"c{label}", role="table cell", name=name, rect=rect,
+                       text=text)  # fmt: skip
+
+    controls = [
+        cell(1, "A1", 0, 0, "12"),
+        cell(2, "B1", 50, 0, "30"),
+        cell(3, "A2", 0, 20, "=SUM"),
+        Control(
+            label=4,
+            id="b",
+            role="push button",
+            name="OK",
+            rect=Rect(left=0, top=40, right=40, bottom=60),
+        ),  # fmt: skip
+        cell(5, "A4", 0, 60),
+        cell(6, "B4", 50, 60),
+    ]
+    note = Context(role="label", text="Totals", rect=Rect(left=0, top=55, right=9, bottom=58),
+                   before=6)  # fmt: skip
+    assert describe_controls(controls, [note]).splitlines() == [
+        "1: [table cell] 'A1' = '12' | 2: 'B1' = '30'",
+        "3: [table cell] 'A2' = '=SUM'",
+        "4: [push button] 'OK'",
+        "5: [table cell] 'A4'",
+        "   [label] 'Totals'",  # text between two cells ends the line
+        "6: [table cell] 'B4'",
+    ]

@@ -87,17 +87,38 @@ def describe_control(control: Control) -> str:
 
 def describe_controls(controls: Sequence[Control], context: Sequence[Context]) -> str:
     """The controls in reading order, with the text a person reads among them (headings,
-    labels, alerts) on unnumbered lines where it shows."""
+    labels, alerts) on unnumbered lines where it shows. The cells (and the column headers)
+    of one table row share a line, as a person reads a row:
+    `23: [table cell] 'notes.txt' | 24: '7 bytes'`."""
     lines: list[str] = []
     pending = sorted(context, key=lambda item: item.before)
+    row: Control | None = None  # the first cell of the line being written
     for control in [*controls, None]:
         label = control.label if control is not None else len(controls) + 1
+        has_text_before = bool(pending) and pending[0].before <= label
         while pending and pending[0].before <= label:
             item = pending.pop(0)
             lines.append(f"   [{item.role}] {item.text!r}")
-        if control is not None:
-            lines.append(describe_control(control))
+        if control is None:
+            break
+        if row is not None and not has_text_before and _same_table_row(row, control):
+            lines[-1] += " | " + describe_control(control).replace(f"[{control.role}] ", "", 1)
+            continue
+        lines.append(describe_control(control))
+        row = control if control.role in _ROW_ROLES else None
     return "\n".join(lines)
+
+
+_ROW_ROLES = frozenset({"table cell", "table column header", "column header"})
+
+
+def _same_table_row(first: Control, other: Control) -> bool:
+    """Cells (or column headers) side by side in one row: listed on one line."""
+    return (
+        other.role == first.role
+        and (other.rect.top, other.rect.bottom) == (first.rect.top, first.rect.bottom)
+        and other.rect.left >= first.rect.left
+    )
 
 
 def describe_header(observation: AppObservation) -> str:
