@@ -3,6 +3,7 @@ RH_LOOPBACK_ONLY makes the OpenAI client refuse any non-loopback base_url."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,16 @@ from roundhouse.engine.compose import compose_session
 from roundhouse.engine.session import Session
 from roundhouse.logs.store import LogStore
 from tests.helpers import SessionFactory
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C reaches the programs the tests start, however pytest itself was started. A
+    shell starts a background job (`make test &`, a CI step's) with SIGINT ignored, every
+    child inherits that, and a Python child that starts with SIGINT ignored never turns it
+    into KeyboardInterrupt: the tests that press Ctrl-C on `roundhouse run` and `batch`
+    waited in vain. A handled signal is reset to the default on exec, an ignored one is not."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
