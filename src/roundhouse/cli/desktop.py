@@ -183,7 +183,12 @@ def tree(
         str | None, typer.Option("--window", help="The window whose title contains this")
     ] = None,
     controls: Annotated[
-        bool, typer.Option("--controls", help="Only the numbered controls the agent sees")
+        bool,
+        typer.Option(
+            "--controls",
+            help="The window as the agent's prompt lists it: numbered controls with values "
+            "and states, and the text among them",
+        ),
     ] = False,
     max_nodes: Annotated[int, typer.Option(help="Cut the tree after this many nodes")] = 5000,
     as_json: JsonOption = False,
