@@ -281,6 +281,10 @@ class MCPDispatcher(Closing):
         except BaseException as error:
             release.set()
             await _finish(holder)
+            if ready.done() and not ready.cancelled():
+                # Our timeout cancelled the shield, not `ready`: the holder may still have
+                # failed it, and asyncio prints a never-retrieved failure as a traceback.
+                ready.exception()
             if isinstance(error, Exception):  # the SDK's task groups raise groups: flatten
                 message = f"cannot use MCP server {self.where}: {_reasons(error)}"
                 raise MCPConnectionError(message) from error
