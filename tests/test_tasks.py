@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shlex
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -115,6 +117,34 @@ async def test_checks_read_the_real_system(tmp_path: Path) -> None:
         context,
     )
     assert combined.passed and (combined.leaves_passed, combined.leaves_total) == (2, 3)
+
+
+async def test_a_check_of_the_system_waits_for_it_to_catch_up_and_no_longer(
+    tmp_path: Path,
+) -> None:
+    """A file the application writes a moment after the round ended (LibreOffice after its
+    Save dialog closed) passes; what never comes fails once the settle time is over, and
+    the answer is judged at once."""
+    check = Check.model_validate({"file_contains": {"path": "late.txt", "text": "saved"}})
+
+    async def write_late() -> None:
+        await asyncio.sleep(1.0)
+        (tmp_path / "late.txt").write_text("saved")
+
+    at_once = await evaluate(check, CheckContext(workdir=tmp_path, answer=""))
+    assert not at_once.passed
+    writer = asyncio.create_task(write_late())
+    settled = await evaluate(check, CheckContext(workdir=tmp_path, answer="", settle=5.0))
+    await writer
+    assert settled.passed
+    never = Check.model_validate({"file_exists": "never.txt"})
+    started = time.monotonic()
+    waited = await evaluate(never, CheckContext(workdir=tmp_path, answer="", settle=1.0))
+    assert not waited.passed and 1.0 <= time.monotonic() - started < 5.0
+    answer = Check.model_validate({"answer_contains": "yes"})
+    started = time.monotonic()
+    judged = await evaluate(answer, CheckContext(workdir=tmp_path, answer="no", settle=30.0))
+    assert not judged.passed and time.monotonic() - started < 5.0
 
 
 def _suite(folder: Path, tasks: dict[str, tuple[str, list[object]]]) -> Path:

@@ -29,7 +29,7 @@ from roundhouse.devices.linux.windows import WindowError, WindowManager
 from roundhouse.devices.shell import run_command
 from roundhouse.logs.store import ROUNDS_LOG, LogStore
 from roundhouse.models.machine_facts import quoted_facts, this_machine
-from roundhouse.suite.checks import CheckContext, evaluate
+from roundhouse.suite.checks import SETTLE, CheckContext, evaluate
 from roundhouse.suite.results import TaskResult
 from roundhouse.suite.server import TaskServer
 from roundhouse.suite.tasks import SERVER, SuiteTask, Task
@@ -329,7 +329,9 @@ async def _judge(
 ) -> TaskResult:
     answer = steps[-1].answer if steps else ""
     posted = workdir / task.serve.record if task.serve is not None else None
-    context = CheckContext(workdir=workdir, answer=answer, desktop=desktop, posted=posted)
+    context = CheckContext(
+        workdir=workdir, answer=answer, desktop=desktop, posted=posted, settle=SETTLE
+    )
     try:
         outcome = await evaluate(task.checks, context) if task.checks else None
     finally:

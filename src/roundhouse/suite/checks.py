@@ -4,9 +4,11 @@ read through the desktop's accessibility tree."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,10 @@ from roundhouse.suite.server import read_posted
 from roundhouse.suite.tasks import Check
 
 COMMAND_TIMEOUT = 30.0
+# Seconds a check of the live system waits for it to catch up with the round's last action:
+# a page still loading its title, LibreOffice still writing the file its Save dialog closed.
+SETTLE = 10.0
+SETTLE_POLL = 0.5
 ANSWER_ENV = "RH_ANSWER"  # a check command reads the agent's answer here
 
 
@@ -46,6 +52,7 @@ class CheckContext:
     answer: str
     desktop: Desktop | None = None
     posted: Path | None = None  # the record of the task's server, when it serves
+    settle: float = 0.0  # seconds a failing check of the live system is tried again (SETTLE)
     _tools: DesktopTools | None = field(default=None, repr=False)
 
     async def tools(self) -> DesktopTools:
@@ -75,12 +82,23 @@ async def evaluate(check: Check, context: CheckContext) -> CheckOutcome:
             leaves_total=sum(part.leaves_total for part in parts),
             details=tuple(line for part in parts for line in part.details),
         )
-    try:
-        passed, found = await _leaf(check, context)
-    except (CheckError, DocumentError, OSError, ShellTimeout) as error:
-        passed, found = False, f"could not check: {error}"
+    deadline = time.monotonic() + (context.settle if _reads_the_system(check) else 0.0)
+    while True:
+        try:
+            passed, found = await _leaf(check, context)
+        except (CheckError, DocumentError, OSError, ShellTimeout) as error:
+            passed, found = False, f"could not check: {error}"
+        if passed or time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(SETTLE_POLL)
     mark = "pass" if passed else "FAIL"
     return CheckOutcome(passed, int(passed), 1, (f"{mark} {check.kind}: {found}",))
+
+
+def _reads_the_system(check: Check) -> bool:
+    """Whether a leaf reads what may still change after the round ended (the answer does
+    not)."""
+    return check.answer_contains is None and check.answer_contains_output_of is None
 
 
 async def _leaf(check: Check, context: CheckContext) -> tuple[bool, str]:
