@@ -302,3 +302,39 @@ def test_the_cells_of_a_table_row_share_a_line() -> None:
         "   [label] 'Totals'",  # text between two cells ends the line
         "6: [table cell] 'B4'",
     ]
+
+
+def test_an_open_menus_items_are_listed_though_its_bar_sits_in_a_narrow_scroll_pane() -> None:
+    """LibreOffice's menu bar lies in a 25-pixel scroll pane; the open menu's items pop up
+    below it, over the sheet, and are what the model must click. A list's rows outside
+    their scroll pane stay hidden."""
+    item = node("menu item", "Save As...", (0, 297, 302, 322), actions=("click",))
+    open_menu = node(
+        "menu",
+        "File",
+        (0, 19, 39, 44),
+        node("menu item", "Open...", (0, 69, 302, 94), actions=("click",)),
+        item,
+        states=("selected",),
+        actions=("click",),
+    )
+    scrolled_out = node("list item", "Row 40", (0, 900, 300, 920), actions=("click",))
+    window = node(
+        "frame",
+        "s.fods - LibreOffice Calc",
+        (0, 0, 1280, 800),
+        node(
+            "scroll pane",
+            "",
+            (0, 19, 1256, 44),
+            node("viewport", "", (0, 19, 1256, 44), node("menu bar", "", None, open_menu)),
+        ),
+        node(
+            "scroll pane",
+            "",
+            (0, 100, 300, 400),
+            node("list", "", (0, 100, 300, 400), scrolled_out),
+        ),
+    )
+    names = [control.name for control in select_view(window, SCREEN).controls]
+    assert names == ["File", "Open...", "Save As..."]

@@ -23,6 +23,7 @@ from roundhouse.devices.linux.atspi_bus import Ref, parse_node_id
 from roundhouse.devices.linux.atspi_table import parse_cell_name
 from roundhouse.devices.linux.atspi_tree import walk
 from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.input import XInput
 
 ROWS, COLUMNS = 50, 20
 EMPTY = "C3"  # one cell left empty: empty cells are not listed
@@ -184,6 +185,32 @@ async def test_calc_cells_in_view_are_read_by_name_value_and_place(
     sheet = parse_node_id(table.id)
     assert "GetChildren" not in spy.members_called_on(sheet)
     assert "GetAccessibleAtPoint" in spy.members_called_on(sheet)
+
+
+async def test_a_closed_menu_is_not_read_and_an_open_one_lists_its_items(
+    desktop: Desktop,
+    launch: Launcher,
+    client: AtspiClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Calc's menu bar holds ~270 items the bridge does not cache: closed, none shows, and a
+    read asks a closed menu nothing; open ("selected"), its items are controls."""
+    window = await open_calc(desktop, launch, tmp_path, write_sheet(tmp_path / "menus.fods"))
+    listed = await controls_when(client, window, "table cell", "A1")
+    file_menu = find(listed, "menu", "File")
+    assert file_menu is not None
+    assert find(listed, "menu item") is None
+    spy = CallSpy(client, monkeypatch)
+    await client.controls(window)
+    assert "GetChildren" not in spy.members_called_on(parse_node_id(file_menu.id))
+    with XInput(desktop.display) as keyboard:
+        keyboard.press_keys("alt+f")
+    opened = await controls_when(client, window, "menu item")
+    items = [control.name for control in opened.controls if control.role == "menu item"]
+    assert any(name.startswith("Save As") for name in items), items
+    with XInput(desktop.display) as keyboard:
+        keyboard.press_keys("Escape")
 
 
 async def test_reading_calc_again_and_again_does_not_grow_soffice(

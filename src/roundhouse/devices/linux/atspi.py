@@ -252,15 +252,16 @@ class AtspiClient(Closing):
     async def _read_showing(
         self, frame: Frame, window: WindowInfo, limits: TreeLimits, deadline: float
     ) -> Structure:
-        """The structure of what shows of the window: what is not showing cannot hold a
-        visible control, so those branches are not read; managed containers only in view;
-        no descriptions (read with the details, for the controls that use them)."""
+        """The structure of what shows of the window: what is not showing (nor a closed
+        menu's items) cannot hold a visible control, so those branches are not read;
+        managed containers only in view; no descriptions (read with the details, for the
+        controls that use them)."""
         return await read_structure(
             self.bus,
             frame.node,
             frame.cache,
             limits,
-            lambda node: node.showing,
+            lambda node: node.may_show_children,
             deadline,
             descriptions=False,
             in_view_only=True,

@@ -15,6 +15,7 @@ from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi_bus import Ref
 
 MAX_CHILDREN = 2000  # more children than this are never listed, only read where in view
+OPEN_MENU_STATES = frozenset({"selected", "expanded"})
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,16 @@ class RawNode:
     @property
     def showing(self) -> bool:
         return "showing" in self.states
+
+    @property
+    def may_show_children(self) -> bool:
+        """Whether a child of this node can show: it shows, and it is not a closed menu. A
+        menu bar's menu is open when "selected" (LibreOffice and GTK alike); closed, its
+        items do not show, and Calc's 11 menus hold ~270 items the bridge does not cache,
+        which cost a GetChildren a menu and a GetState an item on every read."""
+        if not self.showing:
+            return False
+        return self.role != "menu" or bool(OPEN_MENU_STATES.intersection(self.states))
 
 
 def is_managed(states: list[str], child_count: int) -> bool:

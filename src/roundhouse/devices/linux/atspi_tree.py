@@ -295,6 +295,10 @@ def _gather(
             within = current.role in TEXT_ROLES
         if current.role in SCROLLING_ROLES and current.rect is not None:
             area = intersection(area, current.rect)
+        if current.role == "menu":
+            # A menu's items pop up over the window, outside the bar that holds the menu
+            # (LibreOffice's menu bar sits in a 25-pixel scroll pane that clipped them all).
+            area = clip
         if _collapsed(current):
             continue  # its popup shows nothing, whatever its states say (Firefox's select)
         stack.extend((child, area, within) for child in reversed(current.children))
