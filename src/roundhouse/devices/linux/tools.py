@@ -61,7 +61,7 @@ from roundhouse.devices.linux.screenshot import (
     capture_window_png,
 )
 from roundhouse.devices.linux.settle import Settled, frame, wait_quiet
-from roundhouse.devices.linux.windows import WindowError, WindowManager, describe
+from roundhouse.devices.linux.windows import LAUNCH_TIMEOUT, WindowError, WindowManager, describe
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +221,9 @@ class DesktopTools(Closing):
         xid = window_id if window_id is not None else self.windows.find(title or "").xid
         return (await self.windows.activate(xid)).model_dump(mode="json")
 
-    async def launch_application(self, name: str, timeout: float = 20.0) -> dict[str, Any]:
+    async def launch_application(
+        self, name: str, timeout: float = LAUNCH_TIMEOUT
+    ) -> dict[str, Any]:
         """Start an application by what it is ("text editor", "web browser"), its name from
         list_applications ("gedit") or a command line ("mousepad /tmp/notes.txt"), and wait
         for its window.

@@ -28,6 +28,9 @@ from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.launcher import Applications, LaunchError, resolve
 
 log = logging.getLogger(__name__)
+# Seconds an application gets to open its window. LibreOffice and Chromium start in 5-15 s
+# here; cold, beside another task's, on a slower machine, 20 s is too close to that.
+LAUNCH_TIMEOUT = 60.0
 
 _still_running: list[subprocess.Popen[bytes]] = []
 
@@ -157,7 +160,7 @@ class WindowManager:
         await self._wait(lambda: xid not in self._client_list_locked(), timeout)
         return xid not in self._client_list_locked()
 
-    async def launch(self, request: str, timeout: float = 20.0) -> Launched:
+    async def launch(self, request: str, timeout: float = LAUNCH_TIMEOUT) -> Launched:
         """Start what `request` names (launcher.resolve: "text editor", "gedit", a command
         line) and return its first new window. The candidates are tried in turn: one that
         exits with an error or opens no window within `timeout` is killed, and the next
