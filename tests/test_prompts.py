@@ -302,7 +302,7 @@ def test_signatures_say_types_and_defaults(every_prompt: list[Prompt]) -> None:
     )
     assert app["wait"]["arguments"] == "seconds: float"
     assert host["launch_application"].group(0) == (
-        "- launch_application(name: str, timeout: float = 20.0) — Start an application by what "
+        "- launch_application(name: str, timeout: float = 60.0) — Start an application by what "
         'it is ("text editor", "web browser"), its name from list_applications ("gedit") or a '
         'command line ("mousepad /tmp/notes.txt"), and wait for its window.'
     )
