@@ -12,11 +12,11 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape
 
 import pytest
 from tests.desktop.conftest import Launcher, calc_argv, wait_for_window, wait_until_async
 
+from roundhouse.cli.bench_setup import flat_ods
 from roundhouse.devices.contract import Control, ControlList, WindowInfo
 from roundhouse.devices.linux.atspi import AtspiClient, TreeLimits
 from roundhouse.devices.linux.atspi_bus import Ref, parse_node_id
@@ -42,36 +42,18 @@ def cell_text(row: int, column: int) -> str:
 
 
 def write_sheet(path: Path) -> Path:
-    """A flat OpenDocument spreadsheet (one XML file LibreOffice opens as it is)."""
-    rows = []
-    for row in range(ROWS):
-        cells = []
-        for column in range(COLUMNS):
-            text = cell_text(row, column)
-            if not text:
-                cells.append("<table:table-cell/>")
-            elif column % 2 == 0:
-                cells.append(
-                    f'<table:table-cell office:value-type="float" office:value="{text}">'
-                    f"<text:p>{text}</text:p></table:table-cell>"
-                )
-            else:
-                cells.append(
-                    '<table:table-cell office:value-type="string">'
-                    f"<text:p>{escape(text)}</text:p></table:table-cell>"
-                )
-        rows.append(f"<table:table-row>{''.join(cells)}</table:table-row>")
-    path.write_text(
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        '<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"'
-        ' xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"'
-        ' xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"'
-        ' office:version="1.2" office:mimetype="application/vnd.oasis.opendocument.spreadsheet">'
-        '<office:body><office:spreadsheet><table:table table:name="Sheet1">'
-        f"{''.join(rows)}"
-        "</table:table></office:spreadsheet></office:body></office:document>\n"
+    """The sheet of cell_text: numbers in even columns (0-based), text in odd ones."""
+    return flat_ods(
+        path,
+        [
+            [_typed(cell_text(row, column), column) for column in range(COLUMNS)]
+            for row in range(ROWS)
+        ],
     )
-    return path
+
+
+def _typed(text: str, column: int) -> int | str:
+    return int(text) if text and column % 2 == 0 else text
 
 
 @pytest.fixture

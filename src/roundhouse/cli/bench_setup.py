@@ -299,14 +299,30 @@ def large_page(path: Path, title: str, sections: int = 68) -> Path:
 
 
 def sheet(path: Path, rows: int = 50, columns: int = 20) -> Path:
-    """A flat OpenDocument spreadsheet of rows × columns filled cells (numbers in even
-    columns, text in odd ones)."""
+    """A flat OpenDocument spreadsheet of rows × columns filled cells (numbers in odd
+    columns, 101 in A1, text in even ones, "R1C2" in B1)."""
+    return flat_ods(
+        path,
+        [
+            [
+                row * 100 + column if column % 2 else f"R{row}C{column}"
+                for column in range(1, columns + 1)
+            ]
+            for row in range(1, rows + 1)
+        ],
+    )
+
+
+def flat_ods(path: Path, rows: Sequence[Sequence[int | float | str | None]]) -> Path:
+    """A flat OpenDocument spreadsheet (one XML file LibreOffice opens as it is): numbers
+    as numbers, strings as text, None or "" as an empty cell."""
     lines = []
-    for row in range(1, rows + 1):
+    for row in rows:
         cells = []
-        for column in range(1, columns + 1):
-            if column % 2:
-                value = row * 100 + column
+        for value in row:
+            if value is None or value == "":
+                cells.append("<table:table-cell/>")
+            elif isinstance(value, int | float):
                 cells.append(
                     f'<table:table-cell office:value-type="float" office:value="{value}">'
                     f"<text:p>{value}</text:p></table:table-cell>"
@@ -314,7 +330,7 @@ def sheet(path: Path, rows: int = 50, columns: int = 20) -> Path:
             else:
                 cells.append(
                     '<table:table-cell office:value-type="string">'
-                    f"<text:p>R{row}C{column}</text:p></table:table-cell>"
+                    f"<text:p>{xml_escape(value)}</text:p></table:table-cell>"
                 )
         lines.append(f"<table:table-row>{''.join(cells)}</table:table-row>")
     path.write_text(
