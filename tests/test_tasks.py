@@ -201,6 +201,9 @@ async def test_scoring_rewards_only_what_the_system_shows(tmp_path: Path) -> Non
     assert {row["task"] for row in rows} == set(passed)
     made = next(row for row in rows if row["task"] == "made")
     assert (made["checks_passed"], made["checks_total"], made["steps"]) == (1, 1, 2)
+    reasons = {row["task"]: row["reason"] for row in rows}
+    assert reasons["gives-up"] == "ended FAIL: I give up"  # the round's own word on why
+    assert reasons["claims"].startswith("ended FINISH; FAIL file_exists")
     assert (tmp_path / "out" / "work" / "made" / "out.txt").read_text() == "hi\n"
     assert "task,passed,status" in (tmp_path / "out" / "results.csv").read_text()
 
@@ -316,8 +319,10 @@ def test_the_shipped_suite_passes_under_replay_on_another_machine(tmp_path: Path
         cwd=tmp_path,
     )
     rows = {row["task"]: row for row in json.loads((tmp_path / "R" / "results.json").read_text())}
-    failed = [(task, row["reason"]) for task, row in rows.items() if not row["passed"]]
-    assert failed == [] and done.returncode == 0, failed
+    failed = [
+        (task, row["reason"], row["log_dir"]) for task, row in rows.items() if not row["passed"]
+    ]
+    assert failed == [] and done.returncode == 0, (failed, done.stderr[-2000:])
     said = {task: row["answer"] for task, row in rows.items()}
     assert said["shell-kernel"] == "The kernel version is 5.4.0-999-elsewhere."
     assert said["shell-hostname"] == "The hostname is elsewhere-7."

@@ -345,6 +345,8 @@ async def _judge(
     else:
         passed = status == "FINISH" and checks_ok
         reason = "finished and its checks passed" if passed else f"ended {status}"
+    if not passed and status in ("ERROR", "FAIL") and answer.strip():
+        reason += f": {_first_line(answer)}"  # the round's own word on why it stopped
     if outcome is not None and not outcome.passed:
         reason += "; " + "; ".join(line for line in outcome.details if line.startswith("FAIL"))
     return _result(
@@ -358,6 +360,11 @@ async def _judge(
         answer=answer,
         checks=(outcome.leaves_passed, outcome.leaves_total) if outcome else (0, 0),
     )
+
+
+def _first_line(text: str, limit: int = 200) -> str:
+    line = text.strip().splitlines()[0]
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _result(
