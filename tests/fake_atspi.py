@@ -190,6 +190,7 @@ class FakeBus(AtspiBus):
     def _handlers(self) -> dict[tuple[str, str], Callable[[str, FakeObject, list[Any]], list[Any]]]:
         return {
             (ACCESSIBLE, "GetRole"): lambda path, node, body: [ROLES.index(node.role)],
+            (ACCESSIBLE, "GetRoleName"): lambda path, node, body: [node.role],
             (ACCESSIBLE, "GetState"): lambda path, node, body: [state_words(node.states)],
             (ACCESSIBLE, "GetInterfaces"): lambda path, node, body: [list(node.interfaces)],
             (ACCESSIBLE, "GetChildren"): self._children,

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from roundhouse.agents.prompting import describe_control
 from roundhouse.cli.bench_observation import Wanted, controls_block, recall_missing
-from roundhouse.cli.bench_osworld import HEADER, A11yNode, keeps, linearise
+from roundhouse.cli.bench_osworld import HEADER, A11yNode, keeps, linearise, read_window
 from roundhouse.devices.contract import Control, Rect, WindowInfo
+from roundhouse.devices.linux.atspi_bus import Ref
+from tests.fake_atspi import FakeApp, FakeBus, FakeObject
 
 SHOWN = frozenset({"showing", "visible", "enabled"})
 
@@ -104,3 +107,30 @@ def test_o200k_loads_from_the_packaged_file(
     assert hashlib.sha256(placed.read_bytes()).hexdigest() == bench_tokens.O200K_SHA256
     encoding = bench_tokens.o200k()
     assert bench_tokens.count_tokens(encoding, "hello world") == 2
+
+
+async def test_osworlds_walk_leaves_out_a_node_that_goes_while_it_is_read() -> None:
+    """gedit dropped an object between two calls of the walk (a fresh-clone run): the
+    bench noted 'gedit: not measured'. The node is left out; the rest is read."""
+    app = FakeApp(
+        {
+            "/root": FakeObject("frame", "Editor", children=["/going", "/button"]),
+            "/going": FakeObject("label", "Tooltip", rect=(0, 0, 50, 10)),
+            "/button": FakeObject("push button", "Save", rect=(0, 20, 50, 20)),
+        }
+    )
+
+    class Vanishing(FakeBus):
+        async def call(
+            self, ref: Ref, interface: str, member: str, signature: str = "", body: Any = ()
+        ) -> list[Any]:
+            answer = await super().call(ref, interface, member, signature, body)
+            if ref[1] == "/going" and member == "GetRoleName":
+                del self.app.objects["/going"]  # gone before its name is asked
+            return answer
+
+    nodes = await read_window(Vanishing(app), app.ref("/root"))
+    assert [(node.tag, node.name) for node in nodes] == [
+        ("frame", "Editor"),
+        ("push-button", "Save"),
+    ]

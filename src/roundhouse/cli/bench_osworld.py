@@ -28,6 +28,7 @@ The walk awaits one call at a time, as pyatspi does; it is not timed.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from roundhouse.devices.linux.atspi_bus import AtspiBus, Ref
@@ -36,6 +37,7 @@ from roundhouse.devices.linux.atspi_constants import (
     COMPONENT,
     COORD_SCREEN,
     NULL_PATH,
+    PROPERTIES,
     state_names,
 )
 from roundhouse.devices.linux.atspi_node import is_managed
@@ -124,9 +126,15 @@ async def _read(bus: AtspiBus, ref: Ref, depth: int, found: list[A11yNode]) -> N
     if role is None:
         return  # gone while we read
     tag = (str(role[0]).strip() or "unknown").replace(" ", "-")
-    name = str(await bus.get_property(ref, ACCESSIBLE, "Name"))
-    (bits,) = await bus.call(ref, ACCESSIBLE, "GetState")
-    states = frozenset(state_names(bits))
+    # A node can go at any moment (gedit drops one while it holds still): what went while
+    # we read it is left out, as a walker that catches each node's errors leaves it.
+    name, bits = await asyncio.gather(
+        bus.call_or_none(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "Name"]),
+        bus.call_or_none(ref, ACCESSIBLE, "GetState"),
+    )
+    if name is None or bits is None:
+        return
+    states = frozenset(state_names(bits[0]))
     position = size = None
     if "visible" in states and "showing" in states:
         extents = await bus.call_or_none(ref, COMPONENT, "GetExtents", "u", [COORD_SCREEN])
@@ -137,7 +145,7 @@ async def _read(bus: AtspiBus, ref: Ref, depth: int, found: list[A11yNode]) -> N
     if may_keep(tag, states):
         whole = await read_text(bus, ref, 10**7)
         text = (whole or "").replace("\ufffc", "").replace("\ufffd", "")
-    found.append(A11yNode(tag, name, text, states, position, size))
+    found.append(A11yNode(tag, str(name[0].value), text, states, position, size))
     if depth == MAX_DEPTH:
         return
     for child in await _children(bus, ref, states):
@@ -147,7 +155,8 @@ async def _read(bus: AtspiBus, ref: Ref, depth: int, found: list[A11yNode]) -> N
 async def _children(bus: AtspiBus, ref: Ref, states: frozenset[str]) -> list[Ref]:
     """The first 1,024 children. pyatspi iterates a node child by child; for a container
     that would build all its children at once (atspi_node.is_managed), so do we."""
-    count = int(await bus.get_property(ref, ACCESSIBLE, "ChildCount"))
+    counted = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "ChildCount"])
+    count = int(counted[0].value) if counted else 0
     if count <= 0:
         return []
     if is_managed(sorted(states), count):
@@ -157,6 +166,7 @@ async def _children(bus: AtspiBus, ref: Ref, states: frozenset[str]) -> list[Ref
             if reply is not None:
                 refs.append((str(reply[0][0]), str(reply[0][1])))
     else:
-        (listed,) = await bus.call(ref, ACCESSIBLE, "GetChildren")
+        reply = await bus.call_or_none(ref, ACCESSIBLE, "GetChildren")
+        listed = reply[0] if reply else []
         refs = [(str(child[0]), str(child[1])) for child in listed[:MAX_WIDTH]]
     return [child for child in refs if child[0] and child[1] != NULL_PATH]
