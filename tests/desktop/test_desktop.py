@@ -78,6 +78,11 @@ def test_chromium_gets_a_throwaway_profile_only_on_a_virtual_desktop(desktop: De
     assert [a for a in chosen if a.startswith("--user-data-dir")] == ["--user-data-dir=/tmp/mine"]
     # Electron apps are not browsers: accessibility yes, a browser profile no.
     assert not any(a.startswith("--user-data-dir") for a in desktop.app_command(["code"]))
+    # Started with nothing to open, it opens a blank page: the New Tab page takes the focus
+    # from the address bar when it has loaded. A page asked for is opened as it is.
+    assert desktop.app_command(["chromium"])[-1] == "about:blank"
+    assert "about:blank" not in command
+    assert "about:blank" not in users.app_command(["chromium"])
 
 
 def test_two_desktops_side_by_side_and_stop_leaves_nothing() -> None:

@@ -99,6 +99,11 @@ class Desktop:
                 extra += ["--no-first-run", "--no-default-browser-check"]
                 if not any(arg.startswith("--user-data-dir") for arg in command):
                     extra.append(f"--user-data-dir={os.path.join(runtime_dir, 'chromium-profile')}")
+                if all(arg.startswith("-") for arg in command[1:]):
+                    # Nothing to open: a blank page, not the New Tab page, which takes the
+                    # focus when it has loaded. A ctrl+l pressed before that lost the address
+                    # bar to it, and the URL typed next went nowhere (a replayed suite task).
+                    command.append("about:blank")
             command[1:1] = [flag for flag in extra if flag not in command]
         runtime_dir = self.env.get("XDG_RUNTIME_DIR")
         if command and _is_libreoffice(command[0]) and "--nologo" not in command:
