@@ -398,17 +398,20 @@ async def test_an_answer_about_a_ui_that_just_changed_is_checked_against_a_fresh
     from roundhouse.models.function import FunctionModel
     from roundhouse.models.pricing import PriceTable
 
-    def run(view_changes: bool) -> Any:
-        fresh: list[bool] = []
+    old_view = ModelRequest(agent="app", messages=(Message("user", "controls: 1 Close"),))
+    new_view = ModelRequest(agent="app", messages=(Message("user", "controls: 1 Close, 2 OK"),))
+
+    def run(looks: list[ModelRequest | None], valid_after: int) -> Any:
+        checked: list[str] = []
 
         def parse(text: str) -> str:
-            if not fresh:
+            checked.append(text)
+            if len(checked) <= valid_after:
                 raise InvalidAnswer("there is no control 2")
             return text
 
-        async def look_again() -> bool:
-            fresh.append(True)
-            return view_changes
+        async def look_again() -> ModelRequest | None:
+            return looks.pop(0) if looks else None
 
         model = FunctionModel(lambda request: "the answer")
         context = RoundContext(
@@ -417,10 +420,9 @@ async def test_an_answer_about_a_ui_that_just_changed_is_checked_against_a_fresh
             session=SessionContext(),
             record=RoundRecord(id=0, user_query="x"),
         )
-        request = ModelRequest(agent="app", messages=(Message("user", "x"),))
         asked = ask_model(
             model,
-            request,
+            old_view,
             parse,
             context=context,
             prices=PriceTable(),
@@ -431,9 +433,15 @@ async def test_an_answer_about_a_ui_that_just_changed_is_checked_against_a_fresh
         )
         return asked, model
 
-    asked, model = run(view_changes=True)
+    asked, model = run([new_view], valid_after=1)
     result = await asked
     assert (result.answer, result.retries, len(model.requests)) == ("the answer", 0, 1)
-    asked, model = run(view_changes=False)  # nothing changed: the model is asked again
+    asked, model = run([None], valid_after=1)  # nothing changed: the model is asked again
     result = await asked
     assert result.retries == 1 and len(model.requests) == 2
+    # Refused against the fresh view too: it goes back with that view, not the old one.
+    asked, model = run([new_view, None], valid_after=2)
+    result = await asked
+    retry = model.requests[1].messages
+    assert [m.text for m in retry[:1]] == ["controls: 1 Close, 2 OK"] and len(retry) == 3
+    assert retry[2].text.startswith("That answer is invalid: there is no control 2")

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from roundhouse.devices.contract import Control, Rect, WindowInfo
-from roundhouse.models.base import ModelRequest
+from roundhouse.models.base import REFUSAL, Message, ModelRequest
 from roundhouse.models.function import FunctionModel
 from roundhouse.models.held_controls import HeldControl, hold_control, point_at
 from roundhouse.models.observation import AppObservation
@@ -124,3 +124,56 @@ async def test_a_recording_replays_where_the_numbers_differ(tmp_path: Path) -> N
         "name": "Name",
         "text": "Ada",
     }
+
+
+def refusing(observation: AppObservation) -> ModelRequest:
+    """The request that sends the last answer back as invalid, with the view it was
+    checked against."""
+    refusal = Message("user", f"{REFUSAL} there is no control 2 'Name'")
+    return ModelRequest(agent="app", messages=(refusal,), observation=observation)
+
+
+async def test_an_answer_refused_here_is_given_again_for_the_fresh_view(tmp_path: Path) -> None:
+    """Chromium draws a form before it exposes the form's fields: the recorded answer
+    for the Name field is refused until they show, and the recording's next answer (the
+    next step's) must not be spent on that refusal."""
+    recorded = tmp_path / "r.json"
+    held = {"role": "entry", "name": "Name", "nth": 1, "dialog": False}
+    later = typing(3, "Close")
+    recorded.write_text(json.dumps([{"answer": typing(2, "Name"), "control": held}, later]))
+    replay = ReplayModel(recorded)
+    toolbar_only = seen(("entry", "Address and search bar"))
+    first = await replay.complete(ModelRequest(agent="app", messages=(), observation=toolbar_only))
+    assert first.text == typing(2, "Name")
+    again = await replay.complete(refusing(seen(*ROOT_NOTICE, *PAGE)))
+    assert label_of(again.text) == 4 and json.loads(again.text)["action"]["arguments"]["name"] == (
+        "Name"
+    )
+    following = await replay.complete(ModelRequest(agent="app", messages=(), observation=None))
+    assert following.text == later and replay.remaining == 0
+
+
+async def test_an_answer_refused_where_it_was_recorded_is_followed_by_its_correction(
+    tmp_path: Path,
+) -> None:
+    recorded = tmp_path / "r.json"
+    answers = iter([typing(3, "Name"), typing(2, "Name")])  # 3 is the Close button
+    recorder = RecordingModel(FunctionModel(lambda _: next(answers)), recorded, ())
+    await recorder.complete(ModelRequest(agent="app", messages=(), observation=seen(*PAGE)))
+    await recorder.complete(refusing(seen(*PAGE)))
+    first, correction = json.loads(recorded.read_text())
+    assert first["refused"] is True and "refused" not in correction
+
+    replay = ReplayModel(recorded)
+    await replay.complete(ModelRequest(agent="app", messages=(), observation=seen(*PAGE)))
+    corrected = await replay.complete(refusing(seen(*PAGE)))
+    assert corrected.text == typing(2, "Name") and replay.remaining == 0
+
+
+async def test_an_answer_naming_no_control_is_not_given_again(tmp_path: Path) -> None:
+    """An invalid answer written by hand is followed by the valid one, as it always was."""
+    recorded = tmp_path / "r.json"
+    recorded.write_text(json.dumps(["not json", typing(2, "Name")]))
+    replay = ReplayModel(recorded)
+    await replay.complete(ModelRequest(agent="app", messages=(), observation=seen(*PAGE)))
+    assert (await replay.complete(refusing(seen(*PAGE)))).text == typing(2, "Name")

@@ -6,13 +6,14 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from roundhouse.agents.responses import InvalidAnswer
 from roundhouse.core.context import RoundContext
 from roundhouse.core.events import AnswerRejected, EventBus, PromptSent
 from roundhouse.models.base import (
     NOTHING_SPENT,
+    REFUSAL,
     LanguageModel,
     Message,
     ModelError,
@@ -45,11 +46,12 @@ async def ask_model(
     retries: int,
     events: EventBus,
     agent_name: str,
-    look_again: Callable[[], Awaitable[bool]] | None = None,
+    look_again: Callable[[], Awaitable[ModelRequest | None]] | None = None,
 ) -> Asked[T]:
-    """`look_again`, when given, refreshes what the answer is checked against and says
-    whether anything changed: an answer about a UI that has just changed is checked once
-    more against the fresh view before it goes back to the model."""
+    """`look_again`, when given, refreshes what the answer is checked against and gives the
+    request for the fresh view (None: nothing changed). An answer about a UI that has just
+    changed is checked once more against the fresh view; refused there too, it goes back to
+    the model with that view, not the one it answered about."""
     messages = list(request.messages)
     usage = NOTHING_SPENT
     started = time.monotonic()
@@ -64,31 +66,44 @@ async def ask_model(
         spent = prices.priced(completion.model, completion.usage)
         usage += spent
         context.add_usage(spent)
-        try:
-            answer = await _parse(parse, completion.text, look_again)
-        except InvalidAnswer as error:
-            reason = str(error)
-            events.emit(AnswerRejected(context.round_id, agent_name, attempt + 1, reason))
-            messages += [
-                Message("assistant", completion.text),
-                Message("user", f"That answer is invalid: {reason}\n{RETRY_INSTRUCTION}"),
-            ]
-            continue
-        elapsed = (time.monotonic() - started) * 1000
-        scales = tuple(float(x) for x in completion.extra.get("image_scales", ()))
-        return Asked(answer, completion.text, usage, attempt, elapsed, scales)
+        checked = await _check(parse, completion.text, look_again)
+        if checked.fresh is not None:  # what the answer was refused against, and goes back with
+            request, messages = checked.fresh, list(checked.fresh.messages)
+        if checked.refusal is None:
+            elapsed = (time.monotonic() - started) * 1000
+            scales = tuple(float(x) for x in completion.extra.get("image_scales", ()))
+            return Asked(cast(T, checked.answer), completion.text, usage, attempt, elapsed, scales)
+        reason = checked.refusal
+        events.emit(AnswerRejected(context.round_id, agent_name, attempt + 1, reason))
+        messages += [
+            Message("assistant", completion.text),
+            Message("user", f"{REFUSAL} {reason}\n{RETRY_INSTRUCTION}"),
+        ]
     raise NoValidAnswer(f"the model gave no valid answer in {retries + 1} attempts: {reason}")
 
 
-async def _parse(
-    parse: Callable[[str], T], text: str, look_again: Callable[[], Awaitable[bool]] | None
-) -> T:
+@dataclass(frozen=True)
+class _Checked:
+    answer: object = None
+    refusal: str | None = None  # why the answer was refused, if it was
+    fresh: ModelRequest | None = None  # the request for a view that changed meanwhile
+
+
+async def _check(
+    parse: Callable[[str], object],
+    text: str,
+    look_again: Callable[[], Awaitable[ModelRequest | None]] | None,
+) -> _Checked:
     try:
-        return parse(text)
-    except InvalidAnswer:
-        if look_again is None or not await look_again():
-            raise
-        return parse(text)  # still invalid against the fresh view: it goes back to the model
+        return _Checked(parse(text))
+    except InvalidAnswer as refused:
+        fresh = await look_again() if look_again is not None else None
+        if fresh is None:
+            return _Checked(refusal=str(refused))
+    try:
+        return _Checked(parse(text), fresh=fresh)
+    except InvalidAnswer as refused:
+        return _Checked(refusal=str(refused), fresh=fresh)
 
 
 RETRY_INSTRUCTION = "Answer again with exactly one JSON object in the required format."

@@ -109,20 +109,24 @@ class AgentCore(Generic[Obs, A]):
             self.check(current, answer)
             return answer
 
-        async def look_again() -> bool:
+        def request_for(seen: Seen[Obs]) -> ModelRequest:
+            return ModelRequest(
+                agent=self.kind.value,
+                messages=self.render(seen, offered),
+                observation=seen.observation,
+                response_schema=answer_schema(self.answer_type),
+                tools=tuple(OfferedTool(s.name, s.description, s.parameters) for s in offered),
+            )
+
+        async def look_again() -> ModelRequest | None:
             nonlocal current
             fresh = await self.look_again(current)
-            if fresh is not None:
-                current = fresh
-            return fresh is not None
+            if fresh is None:
+                return None
+            current = fresh
+            return request_for(current)
 
-        prompt = ModelRequest(
-            agent=self.kind.value,
-            messages=self.render(current, offered),
-            observation=current.observation,
-            response_schema=answer_schema(self.answer_type),
-            tools=tuple(OfferedTool(s.name, s.description, s.parameters) for s in offered),
-        )
+        prompt = request_for(current)
         asked = await self.ask(context, prompt, parse, look_again)
         answer = asked.answer
         context.next_step()
@@ -219,7 +223,7 @@ class AgentCore(Generic[Obs, A]):
         context: RoundContext,
         prompt: ModelRequest,
         parse: Callable[[str], A],
-        look_again: Callable[[], Awaitable[bool]] | None = None,
+        look_again: Callable[[], Awaitable[ModelRequest | None]] | None = None,
     ) -> Asked[A]:
         return await ask_model(
             self.model,

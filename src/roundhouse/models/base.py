@@ -26,6 +26,17 @@ class ModelError(RuntimeError):
         self.usage = usage if usage is not None else Usage()  # tokens of the attempts, unpriced
 
 
+# How a refused answer goes back to the model (agents/asking.py): a replay knows by it that
+# the answer it gave last was refused here.
+REFUSAL = "That answer is invalid:"
+
+
+def refuses_the_last_answer(request: ModelRequest) -> bool:
+    """Whether `request` sends the model's last answer back as refused."""
+    last = request.messages[-1] if request.messages else None
+    return last is not None and last.role == "user" and last.text.startswith(REFUSAL)
+
+
 class NoValidAnswer(RuntimeError):
     """The model kept answering invalidly; the round ends in ERROR with this reason."""
 

@@ -12,7 +12,9 @@ Before an answer is written, the facts of this machine are taken out of it:
   file keeps the answers before it.
 
 A control the answer names by number is noted beside it by role, name and rank
-(held_controls.py), so that the replay finds it where the numbers differ.
+(held_controls.py), so that the replay finds it where the numbers differ. An answer
+sent back as invalid is marked `refused`, so that the replay gives the model's correction
+after it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from roundhouse.models.base import Completion, LanguageModel, ModelError, ModelRequest
+from roundhouse.models.base import (
+    Completion,
+    LanguageModel,
+    ModelError,
+    ModelRequest,
+    refuses_the_last_answer,
+)
 from roundhouse.models.held_controls import hold_control
 from roundhouse.models.machine_facts import MachineFact, quoted_facts, redact, this_machine
 from roundhouse.models.references import HELD_RESULT, hold, map_strings, step_outputs
@@ -43,6 +51,8 @@ class RecordingModel:
         self.recorded: list[dict[str, Any]] = []
 
     async def complete(self, request: ModelRequest) -> Completion:
+        if self.recorded and refuses_the_last_answer(request):
+            self.recorded[-1]["refused"] = True  # a replay gives the correction next, not it
         completion = await self.inner.complete(request)
         try:
             answer = self.portable(completion, step_outputs(request.observation))

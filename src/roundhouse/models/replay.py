@@ -6,6 +6,12 @@ or {answer: <object or string>, usage: {input_tokens, output_tokens}, model: NAM
 in place of the recording machine's facts) are filled from this run's steps: see
 models/references.py. A `control` says which control the answer's number meant, for a
 window that numbers its controls otherwise: see models/held_controls.py.
+
+An answer that named a control, accepted where it was recorded and refused here, is given
+again, pointed at the fresh view the refusal came with: the window was still coming up (a
+web page drawn but not yet exposed), and the recording's next answer belongs to the next
+step. The asking agent's retries bound how often. An answer the recording itself saw
+refused (`refused: true`) is not given again: the next one is the model's correction.
 """
 
 from __future__ import annotations
@@ -19,7 +25,13 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from roundhouse.config import ConfigError
-from roundhouse.models.base import Completion, ModelError, ModelRequest, Usage
+from roundhouse.models.base import (
+    Completion,
+    ModelError,
+    ModelRequest,
+    Usage,
+    refuses_the_last_answer,
+)
 from roundhouse.models.held_controls import HeldControl, point_at
 from roundhouse.models.references import UnfillableReference, fill_answer, step_outputs
 
@@ -36,6 +48,7 @@ class _Recorded(BaseModel):
     usage: _RecordedUsage = _RecordedUsage()
     model: str = "replay"
     control: HeldControl | None = None
+    refused: bool = False  # where it was recorded: the recording's next answer corrects it
 
     @property
     def text(self) -> str:
@@ -70,16 +83,23 @@ class ReplayModel:
         self.name = f"replay:{path}"
         self._answers = deque(load_recording(path))
         self.used = 0
+        self._last: _Recorded | None = None
 
     @property
     def remaining(self) -> int:
         return len(self._answers)
 
     async def complete(self, request: ModelRequest) -> Completion:
+        last = self._last
+        if last and last.control and not last.refused and refuses_the_last_answer(request):
+            return self._serve(last, request)
         if not self._answers:
             raise ModelError(f"replay file {self.path} has no answer left after {self.used}")
-        item = self._answers.popleft()
+        self._last = self._answers.popleft()
         self.used += 1
+        return self._serve(self._last, request)
+
+    def _serve(self, item: _Recorded, request: ModelRequest) -> Completion:
         usage = Usage(1, item.usage.input_tokens, item.usage.output_tokens)
         try:
             text = fill_answer(item.text, step_outputs(request.observation))
