@@ -185,3 +185,16 @@ def test_cli_tree_of_a_window_on_the_current_display(
     unknown = runner.invoke(app, ["tree", "--window", "No such title"])
     assert unknown.exit_code == 1
     assert "no such window" in unknown.stderr and QT_APP_TITLE in unknown.stderr
+
+
+def test_the_current_desktop_is_one_of_ours_when_its_runtime_folder_says_so(
+    desktop: Desktop,
+) -> None:
+    """A batch task's round runs with --desktop current on the task's virtual desktop: its
+    browser must still get the throw-away profile and the blank first page."""
+    ours = current_desktop(desktop.env)
+    assert ours.virtual and ours.display == desktop.display
+    assert ours.app_command(["chromium"])[-1] == "about:blank"
+    users = current_desktop({**desktop.env, "XDG_RUNTIME_DIR": "/run/user/1000"})
+    assert not users.virtual
+    assert "about:blank" not in users.app_command(["chromium"])

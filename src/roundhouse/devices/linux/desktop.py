@@ -501,7 +501,7 @@ class VirtualDesktop:
 
     def _start(self) -> Desktop:
         width, height = self.settings.width, self.settings.height
-        self._runtime_dir = tempfile.mkdtemp(prefix="roundhouse-desktop-")
+        self._runtime_dir = tempfile.mkdtemp(prefix=janitor.DESKTOP_RUNTIME_PREFIX)
         # Everything of this desktop carries its tag, Xvfb too: a desktop started from an
         # app of another desktop must not look like one of that desktop's processes.
         self._tag = tag = new_tag()
@@ -687,7 +687,8 @@ def _require_programs() -> None:
 
 
 def current_desktop(environ: Mapping[str, str] | None = None) -> Desktop:
-    """The user's own display and session bus."""
+    """The display and session bus of the environment: the user's own, or one of our
+    virtual desktops that this process was started on."""
     env = os.environ if environ is None else environ
     display = env.get("DISPLAY")
     if not display:
@@ -702,7 +703,10 @@ def current_desktop(environ: Mapping[str, str] | None = None) -> Desktop:
     runtime_bus = Path(env.get("XDG_RUNTIME_DIR", "/nonexistent")) / "bus"
     if bus_address is None and runtime_bus.exists():
         bus_address = f"unix:path={runtime_bus}"
-    return Desktop(display, desktop_env(display, bus_address, env), width, height, virtual=False)
+    # A display of one of our virtual desktops (a batch task's round, `desktop start`) is
+    # treated as one: its apps get the throw-away profiles kept in its runtime folder.
+    ours = Path(env.get("XDG_RUNTIME_DIR", "")).name.startswith(janitor.DESKTOP_RUNTIME_PREFIX)
+    return Desktop(display, desktop_env(display, bus_address, env), width, height, virtual=ours)
 
 
 @contextlib.contextmanager
