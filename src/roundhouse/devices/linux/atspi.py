@@ -231,7 +231,10 @@ class AtspiClient(Closing):
             for n in candidates
             if may_be_context(n) and not may_be_control(n) and not context_needs_text(n)
         ]
-        full = [n for n in candidates if n not in context]
+        # By reference, not `n not in context`: that compared whole nodes, field by field,
+        # every candidate against every context node (Calc: ~600 × ~100 a read).
+        context_refs = {n.ref for n in context}
+        full = [n for n in candidates if n.ref not in context_refs]
         reason = await self._details(structure, [root_node, *full], limits, deadline)
         if reason is None:
             reason = await self._details(structure, context, limits, deadline, rect_only=True)
