@@ -338,3 +338,18 @@ def test_an_open_menus_items_are_listed_though_its_bar_sits_in_a_narrow_scroll_p
     )
     names = [control.name for control in select_view(window, SCREEN).controls]
     assert names == ["File", "Open...", "Save As..."]
+
+
+def test_a_menu_bar_that_is_not_drawn_lists_no_menus() -> None:
+    """LibreOffice keeps its own menu bar, zero pixels high, beside GTK's: its menus have
+    rectangles of their own and say they show, and each menu was listed twice."""
+
+    def file_menu() -> UiNode:
+        item = node("menu item", "Save As...", (0, 297, 302, 322), actions=("click",))
+        return node("menu", "File", (0, 19, 39, 44), item, states=("selected",), actions=("c",))
+
+    drawn = node("menu bar", "", (0, 19, 1256, 44), file_menu())
+    not_drawn = node("menu bar", "", (0, 19, 1280, 19), file_menu())
+    window = node("frame", "s.fods - LibreOffice Calc", (0, 0, 1280, 800), drawn, not_drawn)
+    names = [control.name for control in select_view(window, SCREEN).controls]
+    assert names == ["File", "Save As..."]

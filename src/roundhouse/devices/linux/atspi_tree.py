@@ -49,6 +49,12 @@ CHECKABLE_ROLES = frozenset(
 )
 
 
+# What lies outside these is not seen: scrolled out, or in a menu bar that is not drawn
+# (LibreOffice keeps its own menu bar, zero pixels high, beside the toolkit's: every menu
+# was listed twice).
+BOUNDING_ROLES = SCROLLING_ROLES | {"menu bar"}
+
+
 def build_tree(nodes: dict[Ref, RawNode], root: Ref) -> UiNode:
     raw = nodes[root]
     return UiNode(
@@ -121,11 +127,11 @@ def context_needs_text(node: RawNode) -> bool:
 
 def needs_rect(node: RawNode) -> bool:
     """Nodes whose rectangle the control filter reads: candidates, text a person may read,
-    and scrolling containers."""
+    and the containers that bound what shows (BOUNDING_ROLES)."""
     return (
         may_be_control(node)
         or may_be_context(node)
-        or (node.role in SCROLLING_ROLES and COMPONENT in node.interfaces)
+        or (node.role in BOUNDING_ROLES and COMPONENT in node.interfaces)
     )
 
 
@@ -293,9 +299,9 @@ def _gather(
             texts.append(current)
             # A heading's or label's own text is not listed again; an alert's message is.
             within = current.role in TEXT_ROLES
-        if current.role in SCROLLING_ROLES and current.rect is not None:
+        if current.role in BOUNDING_ROLES and current.rect is not None:
             area = intersection(area, current.rect)
-        if current.role == "menu":
+        if current.role == "menu" and _placed(current, area):
             # A menu's items pop up over the window, outside the bar that holds the menu
             # (LibreOffice's menu bar sits in a 25-pixel scroll pane that clipped them all).
             area = clip
