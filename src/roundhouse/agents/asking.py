@@ -70,9 +70,10 @@ async def ask_model(
         if checked.fresh is not None:  # what the answer was refused against, and goes back with
             request, messages = checked.fresh, list(checked.fresh.messages)
         if checked.refusal is None:
+            answer = cast(T, checked.answer)  # accepted: what parse() gave
             elapsed = (time.monotonic() - started) * 1000
             scales = tuple(float(x) for x in completion.extra.get("image_scales", ()))
-            return Asked(cast(T, checked.answer), completion.text, usage, attempt, elapsed, scales)
+            return Asked(answer, completion.text, usage, attempt, elapsed, scales)
         reason = checked.refusal
         events.emit(AnswerRejected(context.round_id, agent_name, attempt + 1, reason))
         messages += [
@@ -83,17 +84,17 @@ async def ask_model(
 
 
 @dataclass(frozen=True)
-class _Checked:
-    answer: object = None
+class _Checked(Generic[T]):
+    answer: T | None = None  # when it was accepted
     refusal: str | None = None  # why the answer was refused, if it was
     fresh: ModelRequest | None = None  # the request for a view that changed meanwhile
 
 
 async def _check(
-    parse: Callable[[str], object],
+    parse: Callable[[str], T],
     text: str,
     look_again: Callable[[], Awaitable[ModelRequest | None]] | None,
-) -> _Checked:
+) -> _Checked[T]:
     try:
         return _Checked(parse(text))
     except InvalidAnswer as refused:
