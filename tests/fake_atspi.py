@@ -17,7 +17,14 @@ from typing import Any
 
 from dbus_fast.signature import Variant
 
-from roundhouse.devices.linux.atspi_bus import AtspiBus, AtspiTimeout, NodeGone, Ref
+from roundhouse.devices.linux.atspi_bus import (
+    AtspiBus,
+    AtspiError,
+    AtspiTimeout,
+    NodeGone,
+    Ref,
+    WindowGone,
+)
 from roundhouse.devices.linux.atspi_constants import (
     ACCESSIBLE,
     ACTION,
@@ -157,7 +164,7 @@ class FakeBus(AtspiBus):
         self.log: list[tuple[str, str]] = []  # (path, member)
         self.faults: list[str] = []
         self.stall_after: int | None = None  # answer nothing after this many calls
-        self._slots = asyncio.Semaphore(64)
+        self.direct = {}  # no application socket of its own: all calls come here
 
     @property
     def connected(self) -> bool:
@@ -186,6 +193,21 @@ class FakeBus(AtspiBus):
         if handler is None:
             raise NodeGone(f"{ref[1]} has no {interface}.{member}")
         return handler(ref[1], node, list(body))
+
+    async def call_or_none(
+        self,
+        ref: Ref,
+        interface: str,
+        member: str,
+        signature: str = "",
+        body: Sequence[Any] = (),
+    ) -> list[Any] | None:
+        try:
+            return await self.call(ref, interface, member, signature, body)
+        except (WindowGone, AtspiTimeout):
+            raise
+        except AtspiError:
+            return None
 
     def _handlers(self) -> dict[tuple[str, str], Callable[[str, FakeObject, list[Any]], list[Any]]]:
         return {

@@ -9,7 +9,7 @@ import os
 import re
 import signal
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +69,14 @@ class CallSpy:
     def __init__(self, client: AtspiClient, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[tuple[Ref, str]] = []
         self.before_call = lambda: None
-        real = client.bus.call
+        real = client.bus._request  # where call() and call_or_none() both go
 
-        async def call(
-            ref: Ref, interface: str, member: str, signature: str = "", body: Sequence[Any] = ()
-        ) -> list[Any]:
-            self.calls.append((ref, member))
+        def request(call: Any) -> Any:
+            self.calls.append((call.ref, call.member))
             self.before_call()
-            return await real(ref, interface, member, signature, body)
+            return real(call)
 
-        monkeypatch.setattr(client.bus, "call", call)
+        monkeypatch.setattr(client.bus, "_request", request)
 
     def members_called_on(self, ref: Ref) -> set[str]:
         return {member for called, member in self.calls if called == ref}

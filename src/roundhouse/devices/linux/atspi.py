@@ -169,7 +169,7 @@ class AtspiClient(Closing):
 
     async def close(self) -> None:
         if self._bus is not None:
-            self._bus.bus.disconnect()
+            self._bus.close()
             self._bus = None
 
     @property
@@ -407,5 +407,10 @@ class AtspiClient(Closing):
         return await self.frames.applications(await self._connected())
 
     async def find_frame(self, window: WindowInfo) -> Frame | None:
-        """The window's AT-SPI frame; None when its application exposes no tree."""
-        return await self.frames.find(await self._connected(), window)
+        """The window's AT-SPI frame; None when its application exposes no tree. Its
+        application is called on its own socket from then on, where it offers one."""
+        bus = await self._connected()
+        frame = await self.frames.find(bus, window)
+        if frame is not None:
+            await bus.connect_direct(frame.app)
+        return frame
