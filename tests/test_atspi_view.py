@@ -9,8 +9,10 @@ import time
 import pytest
 
 from roundhouse.devices.contract import Rect
+from roundhouse.devices.linux import atspi_frames
 from roundhouse.devices.linux.atspi_cells import CellRefs
 from roundhouse.devices.linux.atspi_constants import ACCESSIBLE, ACTION, COMPONENT, TABLE
+from roundhouse.devices.linux.atspi_frames import BIG_CACHE, FrameFinder
 from roundhouse.devices.linux.atspi_naive import naive_tree
 from roundhouse.devices.linux.atspi_node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi_read import Structure, fetch_node, load_cache, read_structure
@@ -416,3 +418,39 @@ def test_kept_cells_age_out_and_few_tables_are_kept() -> None:
     refs.table((APP, "/t2"), now=13)
     refs.table((APP, "/t3"), now=14)  # the least recently used table goes
     assert refs.table((APP, "/t1"), now=15).get((5, 5)) is None
+
+
+async def test_a_slow_big_cache_is_walked_instead_on_reads_of_what_shows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    items = {
+        f"/item/{index}": FakeObject(role="menu item", name=f"Item {index}")
+        for index in range(BIG_CACHE + 1)
+    }
+    bus = FakeBus(FakeApp({"/": FakeObject(role="frame", children=list(items)), **items}))
+    finder = FrameFinder()
+    monkeypatch.setattr(atspi_frames, "SLOW_CACHE", -1.0)  # any GetItems is "slow"
+
+    def listings() -> int:
+        return sum(1 for _, member in bus.log if member == "GetItems")
+
+    assert len(await finder.cache_of(bus, APP, showing_only=True)) == BIG_CACHE + 2
+    assert await finder.cache_of(bus, APP, showing_only=True) == {}  # walked: not asked
+    assert listings() == 1
+    # The whole tree needs every node: the cache lists them in one call.
+    assert len(await finder.cache_of(bus, APP, showing_only=False)) == BIG_CACHE + 2
+    assert listings() == 2
+
+
+async def test_a_small_or_quick_cache_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    small = FakeBus(FakeApp({"/": FakeObject(role="frame")}))
+    finder = FrameFinder()
+    monkeypatch.setattr(atspi_frames, "SLOW_CACHE", -1.0)
+    for _ in range(2):
+        assert len(await finder.cache_of(small, APP, showing_only=True)) == 1
+    monkeypatch.setattr(atspi_frames, "SLOW_CACHE", 60.0)
+    items = {f"/item/{index}": FakeObject(role="label") for index in range(BIG_CACHE + 1)}
+    big = FakeBus(FakeApp({"/": FakeObject(role="frame", children=list(items)), **items}))
+    for _ in range(2):
+        assert len(await finder.cache_of(big, APP, showing_only=True)) == BIG_CACHE + 2
+    assert finder.walked == set()

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from tests.desktop.conftest import Launcher, calc_argv, wait_for_window, wait_until_async
 
-from roundhouse.cli.bench_setup import flat_ods
+from roundhouse.cli.bench_setup import flat_ods, held_still
 from roundhouse.devices.contract import Control, ControlList, WindowInfo
+from roundhouse.devices.linux import atspi_frames
 from roundhouse.devices.linux.atspi import AtspiClient, TreeLimits
 from roundhouse.devices.linux.atspi_bus import Ref, parse_node_id
 from roundhouse.devices.linux.atspi_table import parse_cell_name
@@ -211,6 +212,33 @@ async def test_reading_calc_again_and_again_does_not_grow_soffice(
     grown = rss_mb(window.pid) - before
     # Without kept cell references each read made soffice build ~500 cells: ~4 MB a read.
     assert grown < 50, f"soffice grew {grown:.0f} MB over 20 reads"
+
+
+async def test_calc_read_by_walking_lists_what_its_cache_would(
+    desktop: Desktop,
+    launch: Launcher,
+    client: AtspiClient,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LibreOffice's cache is slow to list (~1,100 objects): reads of what shows walk it
+    instead (atspi_frames.SLOW_CACHE), and must see exactly what the cache gives."""
+    window = await open_calc(desktop, launch, tmp_path, write_sheet(tmp_path / "walk.fods"))
+    await controls_when(client, window, "table cell", "A1")
+    await held_still(client, window)
+    frame = await client.find_frame(window)
+    assert frame is not None
+    monkeypatch.setattr(atspi_frames, "SLOW_CACHE", 60.0)  # never slow: the cache is used
+    client.frames.walked.clear()
+    cached = await client.controls(window)
+    assert frame.app not in client.frames.walked
+    monkeypatch.setattr(atspi_frames, "SLOW_CACHE", -1.0)  # always slow
+    await client.controls(window)  # lists it once more, and finds it slow
+    assert frame.app in client.frames.walked
+    walked = await client.controls(window)
+    assert walked.controls == cached.controls
+    assert walked.context == cached.context
+    assert find(walked, "table cell", "A1") is not None
 
 
 async def test_an_empty_sheet_reads_in_a_moment(

@@ -188,7 +188,7 @@ class AtspiClient(Closing):
         limits = limits or TreeLimits()
         started = time.monotonic()
         deadline = started + limits.time_limit
-        frame = await self.find_frame(window)
+        frame = await self.find_frame(window, showing_only=showing_only)
         if frame is None:
             return UiSnapshot(window=window, root=None, node_count=0, tree_available=False)
         structure = await read_structure(
@@ -217,7 +217,7 @@ class AtspiClient(Closing):
         await self._connected()
         limits = limits or TreeLimits()
         deadline = time.monotonic() + limits.time_limit
-        frame = await self.find_frame(window)
+        frame = await self.find_frame(window, showing_only=True)
         if frame is None:
             note = no_tree_note(window, self.bus_restarted)
             return ControlList(window=window, controls=[], tree_available=False, note=note)
@@ -281,7 +281,7 @@ class AtspiClient(Closing):
         read within `limits`. None when the application exposes no tree."""
         await self._connected()
         deadline = time.monotonic() + limits.time_limit
-        frame = await self.find_frame(window)
+        frame = await self.find_frame(window, showing_only=True)
         if frame is None:
             return None
         structure = await self._read_showing(frame, window, limits, deadline)
@@ -406,11 +406,12 @@ class AtspiClient(Closing):
         """Bus names of the applications registered on the desktop."""
         return await self.frames.applications(await self._connected())
 
-    async def find_frame(self, window: WindowInfo) -> Frame | None:
+    async def find_frame(self, window: WindowInfo, *, showing_only: bool = False) -> Frame | None:
         """The window's AT-SPI frame; None when its application exposes no tree. Its
-        application is called on its own socket from then on, where it offers one."""
+        application is called on its own socket from then on, where it offers one. With
+        `showing_only`, the frame's cache may be left empty (atspi_frames.SLOW_CACHE)."""
         bus = await self._connected()
-        frame = await self.frames.find(bus, window)
+        frame = await self.frames.find(bus, window, showing_only=showing_only)
         if frame is not None:
             await bus.connect_direct(frame.app)
         return frame

@@ -2,7 +2,8 @@
 
 1. Cache.GetItems: the whole application (role, name, states, interfaces, parent, index,
    child count) in one call, where the toolkit fills it (GTK does once an event listener is
-   registered; Qt always answers an empty list).
+   registered; Qt always answers an empty list), and where it is quick to list (see
+   atspi_frames.SLOW_CACHE: LibreOffice's is walked instead on reads of what shows).
 2. A level-by-level walk for whatever the cache lacks: every node the cache does not hold,
    and the children of containers that hold more than the cache lists. Calls within a level
    are pipelined; levels keep the order and the cut under a node limit deterministic.
