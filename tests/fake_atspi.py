@@ -13,7 +13,7 @@ import asyncio
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from dbus_fast.signature import Variant
 
@@ -38,6 +38,7 @@ from roundhouse.devices.linux.atspi_constants import (
 )
 
 APP = ":1.42"
+T = TypeVar("T")
 SHOWN = ("enabled", "showing", "visible")
 
 
@@ -208,6 +209,18 @@ class FakeBus(AtspiBus):
             raise
         except AtspiError:
             return None
+
+    async def ask(
+        self,
+        ref: Ref,
+        interface: str,
+        member: str,
+        signature: str,
+        body: Sequence[Any],
+        then: Callable[[list[Any]], T],
+    ) -> T | None:
+        reply = await self.call_or_none(ref, interface, member, signature, body)
+        return None if reply is None else then(reply)
 
     def _handlers(self) -> dict[tuple[str, str], Callable[[str, FakeObject, list[Any]], list[Any]]]:
         return {

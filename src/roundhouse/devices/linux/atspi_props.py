@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from typing import Any
+
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi_bus import AtspiBus, Ref
 from roundhouse.devices.linux.atspi_constants import (
@@ -14,19 +17,28 @@ from roundhouse.devices.linux.atspi_constants import (
 )
 
 
-async def extents(bus: AtspiBus, ref: Ref) -> Rect | None:
-    reply = await bus.call_or_none(ref, COMPONENT, "GetExtents", "u", [COORD_SCREEN])
-    if not reply:
-        return None
-    x, y, width, height = reply[0]
+def extents(bus: AtspiBus, ref: Ref) -> Awaitable[Rect | None]:
+    return bus.ask(ref, COMPONENT, "GetExtents", "u", [COORD_SCREEN], _rect)
+
+
+def _rect(body: list[Any]) -> Rect | None:
+    x, y, width, height = body[0]
     if x == OFFSCREEN or y == OFFSCREEN:
         return None
     return Rect(left=x, top=y, right=x + width, bottom=y + height)
 
 
-async def child_count(bus: AtspiBus, ref: Ref) -> int | None:
-    reply = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "ChildCount"])
-    return int(reply[0].value) if reply else None
+def child_count(bus: AtspiBus, ref: Ref) -> Awaitable[int | None]:
+    return bus.ask(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "ChildCount"], _int_value)
+
+
+def value(body: list[Any]) -> Any:
+    """A property's value, out of Properties.Get's variant."""
+    return body[0].value
+
+
+def _int_value(body: list[Any]) -> int:
+    return int(body[0].value)
 
 
 async def read_text(bus: AtspiBus, ref: Ref, limit: int, *, check_empty: bool = True) -> str | None:

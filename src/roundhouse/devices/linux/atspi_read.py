@@ -27,7 +27,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.atspi_bus import AtspiBus, AtspiTimeout, Ref
+from roundhouse.devices.linux.atspi_bus import AtspiBus, AtspiTimeout, Ref, answered
 from roundhouse.devices.linux.atspi_cells import CellRefs
 from roundhouse.devices.linux.atspi_constants import (
     ACCESSIBLE,
@@ -43,7 +43,7 @@ from roundhouse.devices.linux.atspi_constants import (
     state_names,
 )
 from roundhouse.devices.linux.atspi_node import RawNode, TreeLimits, is_managed
-from roundhouse.devices.linux.atspi_props import child_count, extents, read_text
+from roundhouse.devices.linux.atspi_props import child_count, extents, read_text, value
 from roundhouse.devices.linux.atspi_scroll import LONG_LIST, rows_in_view
 from roundhouse.devices.linux.atspi_view import InView, read_in_view
 
@@ -185,7 +185,7 @@ async def _fetch_node(
         role, name, about, states, interfaces, count = await asyncio.gather(
             bus.call_or_none(ref, ACCESSIBLE, "GetRole"),
             _property(bus, ref, "Name"),
-            _property(bus, ref, "Description") if description else _nothing(),
+            _property(bus, ref, "Description") if description else answered(None),
             _states(bus, ref, states),
             bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces"),
             child_count(bus, ref),
@@ -206,8 +206,8 @@ async def _fetch_node(
     )
 
 
-async def _states(bus: AtspiBus, ref: Ref, known: list[Any] | None) -> list[Any] | None:
-    return known if known is not None else await bus.call_or_none(ref, ACCESSIBLE, "GetState")
+def _states(bus: AtspiBus, ref: Ref, known: list[Any] | None) -> Awaitable[list[Any] | None]:
+    return answered(known) if known is not None else bus.call_or_none(ref, ACCESSIBLE, "GetState")
 
 
 async def _children(bus: AtspiBus, ref: Ref) -> list[Ref]:
@@ -217,13 +217,8 @@ async def _children(bus: AtspiBus, ref: Ref) -> list[Ref]:
     return [child for child in (tuple(child) for child in reply[0]) if _valid(child)]
 
 
-async def _nothing() -> None:
-    return None
-
-
-async def _property(bus: AtspiBus, ref: Ref, name: str) -> object:
-    reply = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, name])
-    return reply[0].value if reply else None
+def _property(bus: AtspiBus, ref: Ref, name: str) -> Awaitable[object]:
+    return bus.ask(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, name], value)
 
 
 async def fetch_children(bus: AtspiBus, node: RawNode) -> None:
@@ -467,34 +462,38 @@ async def _details(bus: AtspiBus, node: RawNode, text_limit: int) -> None:
         _extents(bus, node),
         _actions(bus, node),
         _text(bus, node, text_limit),
-        _property(bus, node.ref, "Description") if node.description is None else _nothing(),
+        _property(bus, node.ref, "Description") if node.description is None else answered(None),
     )
-    node.rect, node.actions, node.text = extents, actions, text
+    node.rect, node.actions, node.text = extents, actions or [], text
     if about is not None:
         node.description = str(about)
 
 
-async def _extents(bus: AtspiBus, node: RawNode) -> Rect | None:
-    return await extents(bus, node.ref) if COMPONENT in node.interfaces else None
+# (Futures, not coroutines, where one call does: see AtspiBus.ask.)
+def _extents(bus: AtspiBus, node: RawNode) -> Awaitable[Rect | None]:
+    return extents(bus, node.ref) if COMPONENT in node.interfaces else answered(None)
 
 
-async def _actions(bus: AtspiBus, node: RawNode) -> list[str]:
+def _actions(bus: AtspiBus, node: RawNode) -> Awaitable[list[str] | None]:
     if ACTION not in node.interfaces:
-        return []
-    reply = await bus.call_or_none(node.ref, ACTION, "GetActions")
-    return [str(action[0]) for action in reply[0]] if reply else []
+        return answered([])
+    return bus.ask(node.ref, ACTION, "GetActions", "", (), _action_names)
 
 
-async def _text(bus: AtspiBus, node: RawNode, text_limit: int) -> str | None:
+def _action_names(body: list[Any]) -> list[str]:
+    return [str(action[0]) for action in body[0]]
+
+
+def _text(bus: AtspiBus, node: RawNode, text_limit: int) -> Awaitable[str | None]:
     if TEXT in node.interfaces:
-        return await read_text(bus, node.ref, text_limit)
+        return read_text(bus, node.ref, text_limit)
     if VALUE in node.interfaces:
-        reply = await bus.call_or_none(node.ref, PROPERTIES, "Get", "ss", [VALUE, "CurrentValue"])
-        return _format_value(reply[0].value) if reply else None
-    return None
+        return bus.ask(node.ref, PROPERTIES, "Get", "ss", [VALUE, "CurrentValue"], _format_value)
+    return answered(None)
 
 
-def _format_value(value: object) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+def _format_value(body: list[Any]) -> str:
+    shown = body[0].value
+    if isinstance(shown, float) and shown.is_integer():
+        return str(int(shown))
+    return str(shown)

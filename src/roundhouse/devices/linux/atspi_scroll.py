@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi_bus import AtspiBus, Ref
@@ -53,17 +54,18 @@ async def children_in_view(
     separators have no extents) is read whole, one child at a time: there is nothing to save
     by bisecting."""
 
-    async def child(index: int) -> Ref | None:
-        reply = await bus.call_or_none(container, ACCESSIBLE, "GetChildAtIndex", "i", [index])
-        if not reply:
-            return None
-        ref = (str(reply[0][0]), str(reply[0][1]))
-        return ref if ref[0] and ref[1] != NULL_PATH else None
+    def child(index: int) -> Awaitable[Ref | None]:  # a future (see AtspiBus.ask)
+        return bus.ask(container, ACCESSIBLE, "GetChildAtIndex", "i", [index], _child_ref)
 
     if count <= LONG_LIST:
         found = await asyncio.gather(*(child(index) for index in range(count)))
         return [ref for ref in found if ref is not None]
     return await _in_view(bus, container, count, child, area, hit_test=True)
+
+
+def _child_ref(body: list[Any]) -> Ref | None:
+    ref = (str(body[0][0]), str(body[0][1]))
+    return ref if ref[0] and ref[1] != NULL_PATH else None
 
 
 async def _in_view(

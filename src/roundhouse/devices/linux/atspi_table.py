@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.atspi_bus import AtspiBus, Ref
+from roundhouse.devices.linux.atspi_bus import AtspiBus, Ref, answered
 from roundhouse.devices.linux.atspi_cells import (
     Cell,
     CellRef,
@@ -337,7 +337,7 @@ async def _read_cells(
         edge = cell[0] == read.first_row or cell[1] == read.first_column
         text, rect = await asyncio.gather(
             _cell_text(bus, entry, kept.ref, text_limit),
-            extents(bus, kept.ref) if edge else _no_rect(),
+            extents(bus, kept.ref) if edge else answered(None),
         )
         return CellRead(kept, text, rect) if text is not None else None
 
@@ -356,10 +356,6 @@ async def _read_cells(
 
     found = await asyncio.gather(*(one(cell) for cell in read.cells()))
     return dict(filter(None, found))
-
-
-async def _no_rect() -> None:
-    return None
 
 
 async def _fetch_cell(bus: AtspiBus, table: Ref, entry: TableCells, cell: Cell) -> CellRef | None:
