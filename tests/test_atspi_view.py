@@ -15,7 +15,13 @@ from roundhouse.devices.linux.atspi_constants import ACCESSIBLE, ACTION, COMPONE
 from roundhouse.devices.linux.atspi_frames import BIG_CACHE, FrameFinder
 from roundhouse.devices.linux.atspi_naive import naive_tree
 from roundhouse.devices.linux.atspi_node import RawNode, TreeLimits
-from roundhouse.devices.linux.atspi_read import Structure, fetch_node, load_cache, read_structure
+from roundhouse.devices.linux.atspi_read import (
+    Structure,
+    fetch_node,
+    load_cache,
+    read_details,
+    read_structure,
+)
 from roundhouse.devices.linux.atspi_table import (
     CellRange,
     cell_rects,
@@ -187,6 +193,15 @@ async def test_a_long_managed_list_with_header_and_hidden_cells_shows_its_rows_i
     shown = [structure.nodes[ref].name for ref in structure.nodes[APP, "/files"].children or []]
     assert shown == ["Name", *(f"file{row}" for row in range(101, 111))]
     assert bus.faults == [] and len(bus.log) < 200  # not one read per row
+    # The rows' rectangles were read to find them in view: the details do not ask again.
+    in_view = [structure.nodes[ref] for ref in structure.nodes[APP, "/files"].children or []]
+    bus.log.clear()
+    assert await read_details(bus, in_view, TreeLimits(), time.monotonic() + 5) is None
+    assert not [call for call in bus.log if call[1] == "GetExtents"]
+    assert [node.rect for node in in_view][1:3] == [
+        Rect(left=0, top=120, right=300, bottom=140),
+        Rect(left=0, top=140, right=300, bottom=160),
+    ]
 
 
 async def test_a_scrolled_list_whose_rows_out_of_view_have_no_extents_shows_its_rows() -> None:

@@ -17,7 +17,8 @@ import pytest
 ROUNDHOUSE = [sys.executable, "-m", "roundhouse"]
 
 
-def bench(*args: str, cwd: Path, timeout: float = 300) -> dict[str, Any]:
+def bench(*args: str, cwd: Path, timeout: float = 300) -> tuple[dict[str, Any], str]:
+    """The report (stdout, JSON) and the progress shown meanwhile (stderr)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
     done = subprocess.run(
         [*ROUNDHOUSE, "bench", *args, "--json"],
@@ -30,7 +31,7 @@ def bench(*args: str, cwd: Path, timeout: float = 300) -> dict[str, Any]:
     )
     assert done.returncode == 0, done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
-    return report
+    return report, done.stderr
 
 
 @pytest.mark.skipif(
@@ -38,7 +39,7 @@ def bench(*args: str, cwd: Path, timeout: float = 300) -> dict[str, Any]:
     reason="gedit, chromium and thunar are installed by `make system-deps`",
 )
 def test_the_observation_bench_measures_every_window(tmp_path: Path) -> None:
-    report = bench("observation", "--runs", "1", cwd=tmp_path)
+    report, _ = bench("observation", "--runs", "1", cwd=tmp_path)
     assert report["notes"] == []
     assert list(report["windows"]) == ["gedit", "qt", "chromium", "thunar"]
     for name, window in report["windows"].items():
@@ -57,7 +58,10 @@ def test_the_observation_bench_measures_every_window(tmp_path: Path) -> None:
     reason="chromium and thunar are installed by `make system-deps`",
 )
 def test_the_tree_bench_measures_thunar_and_the_scaling_row(tmp_path: Path) -> None:
-    report = bench("tree", "--runs", "1", "--only", "thunar-500", "--only", "scaling", cwd=tmp_path)
+    report, progress = bench(
+        "tree", "--runs", "1", "--only", "thunar-500", "--only", "scaling", cwd=tmp_path
+    )
+    assert "[1/2] thunar-500" in progress and "[2/2] scaling" in progress
     thunar = report["apps"]["thunar-500"]
     assert list(report["apps"]) == ["thunar-500"]
     assert thunar["controls"] > 0 and thunar["controls_ms_median"] > 0

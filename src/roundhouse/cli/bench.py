@@ -173,7 +173,10 @@ async def _bench(
     settle_ms: list[float] = []
     async with AtspiClient() as client:
         await client.connect(desktop)
-        for bench_app_ in apps:
+        rows = len(apps) + (1 if scaling else 0)
+        for number, bench_app_ in enumerate(apps, 1):
+            # Progress on stderr: a row takes up to minutes, the table comes at the end.
+            typer.echo(f"[{number}/{rows}] {bench_app_.name}", err=True)
             settings = (
                 bench_setup.thunar_settings(desktop, work / "thunar-config")
                 if bench_app_.thunar
@@ -202,6 +205,8 @@ async def _bench(
                     result.update(await _rss_growth(client, window, window.pid, rss_reads))
                 if bench_app_.name == "gedit":
                     screenshot_ms, settle_ms = await _screen_and_settle(desktop, window, runs)
+        if scaling:
+            typer.echo(f"[{rows}/{rows}] {SCALING}", err=True)
         scaled = await bench_scaling.measure(desktop, client, work, runs) if scaling else None
     for result in results.values():
         result.pop("_controls")

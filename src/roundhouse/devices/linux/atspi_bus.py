@@ -188,8 +188,8 @@ class AtspiBus:
         except AtspiError as error:  # Qt: no such method
             log.debug("%s offers no direct connection: %s", app, error)
             return
-        if not address:
-            return
+        if not str(address).startswith("unix:"):
+            return  # none offered; and never a network address an application names
         try:
             peer = await asyncio.wait_for(
                 PeerBus(bus_address=str(address)).connect(), CONNECT_TIMEOUT

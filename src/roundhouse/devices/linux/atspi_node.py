@@ -46,6 +46,8 @@ class RawNode:
     summary: str | None = None
     # Rectangle and text were read with the node (cells in view): not read again.
     details_read: bool = False
+    # The rectangle was read with the node (a row found in view): not read again.
+    rect_read: bool = False
 
     @property
     def showing(self) -> bool:

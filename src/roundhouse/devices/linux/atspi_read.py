@@ -22,7 +22,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, TypeVar
 
@@ -322,6 +322,8 @@ class _View:
     cells: CellRefs
     limits: TreeLimits
     long_lists: bool  # long lists too, not only managed containers
+    # Rows found in view, with the rectangles that placed them: not asked for again.
+    rects: dict[Ref, Rect] = field(default_factory=dict)
 
 
 async def _open_level(
@@ -341,6 +343,8 @@ async def _open_level(
         if node is None:
             continue
         structure.nodes[ref] = node
+        if ref in view.rects:
+            node.rect, node.rect_read = view.rects.pop(ref), True
         if not descend(node) or (node.managed and not node.showing):
             node.children = []  # (nothing of a managed container is in view unless it shows)
         elif depth + 1 > limits.max_depth and (node.children or node.managed):
@@ -350,7 +354,7 @@ async def _open_level(
             opened.append((node, depth))
     managed = [node for node, _ in opened if node.managed]
     shown = await asyncio.gather(
-        *(read_in_view(bus, node, view.area, view.cells, limits) for node in managed)
+        *(read_in_view(bus, node, view.area, view.cells, limits, view.rects) for node in managed)
     )
     in_view = dict(zip([node.ref for node in managed], shown, strict=True))
     following: list[tuple[Ref, int]] = []
@@ -359,7 +363,9 @@ async def _open_level(
         if node.managed:
             children = _take_in_view(structure, node, in_view[node.ref], parent_of, limits)
         elif view.long_lists and _long_list(node, cache):
-            children = await rows_in_view(bus, node.ref, children, view.area) or children
+            children = (
+                await rows_in_view(bus, node.ref, children, view.area, view.rects) or children
+            )
             node.children = children
         fresh = [child for child in children if child not in parent_of]
         parent_of.update((child, node.ref) for child in fresh)
@@ -471,7 +477,9 @@ async def _details(bus: AtspiBus, node: RawNode, text_limit: int) -> None:
 
 # (Futures, not coroutines, where one call does: see AtspiBus.ask.)
 def _extents(bus: AtspiBus, node: RawNode) -> Awaitable[Rect | None]:
-    return extents(bus, node.ref) if COMPONENT in node.interfaces else answered(None)
+    if node.rect_read or COMPONENT not in node.interfaces:
+        return answered(node.rect)
+    return extents(bus, node.ref)
 
 
 def _actions(bus: AtspiBus, node: RawNode) -> Awaitable[list[str] | None]:

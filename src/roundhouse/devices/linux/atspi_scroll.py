@@ -35,19 +35,20 @@ RowAt = Callable[[int], Awaitable[Ref | None]]
 
 
 async def rows_in_view(
-    bus: AtspiBus, container: Ref, rows: list[Ref], area: Rect
+    bus: AtspiBus, container: Ref, rows: list[Ref], area: Rect, rects: dict[Ref, Rect]
 ) -> list[Ref] | None:
     """The slice of `rows` that lies within the container's rectangle inside `area`; None
-    when that cannot be told (a row without extents), so the caller reads every row."""
+    when that cannot be told (a row without extents), so the caller reads every row. The
+    rectangles read of the rows in view are put in `rects` (not to be asked again)."""
 
     async def listed(index: int) -> Ref | None:
         return rows[index]
 
-    return await _in_view(bus, container, len(rows), listed, area)
+    return await _in_view(bus, container, len(rows), listed, area, rects)
 
 
 async def children_in_view(
-    bus: AtspiBus, container: Ref, count: int, area: Rect
+    bus: AtspiBus, container: Ref, count: int, area: Rect, rects: dict[Ref, Rect]
 ) -> list[Ref] | None:
     """The children of a container that must not be listed, that lie within its rectangle
     inside `area`; None when that cannot be told. A short one (GTK's sidebars, whose
@@ -60,7 +61,7 @@ async def children_in_view(
     if count <= LONG_LIST:
         found = await asyncio.gather(*(child(index) for index in range(count)))
         return [ref for ref in found if ref is not None]
-    return await _in_view(bus, container, count, child, area, hit_test=True)
+    return await _in_view(bus, container, count, child, area, rects, hit_test=True)
 
 
 def _child_ref(body: list[Any]) -> Ref | None:
@@ -74,6 +75,7 @@ async def _in_view(
     count: int,
     row_at: RowAt,
     area: Rect,
+    rects: dict[Ref, Rect],
     *,
     hit_test: bool = False,
 ) -> list[Ref] | None:
@@ -113,7 +115,7 @@ async def _in_view(
             high = middle
     # A table's header comes first among its children and stays in view when its rows
     # scroll: the bisection passes over it.
-    found = await _leading_in_view(bus, row_at, min(low, PROBES), view)
+    found = await _leading_in_view(bus, row_at, min(low, PROBES), view, rects)
     end, read, unplaced, placed_in_view = low, 0, 0, False
     size = _rows_that_fit(seen.get(low), view)
     while end < count and read < MAX_ROWS_IN_VIEW:
@@ -122,8 +124,8 @@ async def _in_view(
         rows = [row for row in asked if row is not None]
         if len(rows) < len(asked):
             return None
-        rects = await asyncio.gather(*(extents(bus, row) for row in rows))
-        for row, rect in zip(rows, rects, strict=True):
+        row_rects = await asyncio.gather(*(extents(bus, row) for row in rows))
+        for row, rect in zip(rows, row_rects, strict=True):
             if rect is None:
                 unplaced += 1
                 # GTK gives the cells of rows out of view no extents at all: a long run
@@ -136,6 +138,7 @@ async def _in_view(
                 return found
             if rect.bottom > view.top:
                 found.append(row)
+                rects[row] = rect
                 placed_in_view = True
         end, read, size = batch.stop, read + len(batch), BATCH
     return found
@@ -167,14 +170,17 @@ async def _child_at_middle(
     return int(index[0]) if rect.bottom > view.top and rect.top < view.bottom else None
 
 
-async def _leading_in_view(bus: AtspiBus, row_at: RowAt, count: int, view: Rect) -> list[Ref]:
+async def _leading_in_view(
+    bus: AtspiBus, row_at: RowAt, count: int, view: Rect, rects: dict[Ref, Rect]
+) -> list[Ref]:
     rows = [row for row in await asyncio.gather(*(row_at(i) for i in range(count))) if row]
-    rects = await asyncio.gather(*(extents(bus, row) for row in rows))
-    return [
-        row
-        for row, rect in zip(rows, rects, strict=True)
-        if rect is not None and rect.bottom > view.top and rect.top < view.bottom
-    ]
+    read = await asyncio.gather(*(extents(bus, row) for row in rows))
+    found = []
+    for row, rect in zip(rows, read, strict=True):
+        if rect is not None and rect.bottom > view.top and rect.top < view.bottom:
+            found.append(row)
+            rects[row] = rect
+    return found
 
 
 async def _next_placed(

@@ -35,8 +35,14 @@ class InView:
 
 
 async def read_in_view(
-    bus: AtspiBus, node: RawNode, area: Rect, cells: CellRefs, limits: TreeLimits
+    bus: AtspiBus,
+    node: RawNode,
+    area: Rect,
+    cells: CellRefs,
+    limits: TreeLimits,
+    rects: dict[Ref, Rect],
 ) -> InView:
+    """What `node` shows; the rectangles read of its rows in view go into `rects`."""
     count = await child_count(bus, node.ref)  # the app's cache says -1 for these
     columns = await _columns(bus, node.ref) if TABLE in node.interfaces else 0
     listable = count is not None and 0 <= count < NO_COUNT
@@ -45,7 +51,7 @@ async def read_in_view(
         if table is not None:
             return InView(nodes=table.cells, summary=table.summary)
     if count is not None and listable and columns <= LIST_COLUMNS:
-        rows = await children_in_view(bus, node.ref, count, area)
+        rows = await children_in_view(bus, node.ref, count, area, rects)
         if rows is not None:
             return InView(children=rows)
         return InView(summary=f"{count} items; which of them are in view cannot be told")
