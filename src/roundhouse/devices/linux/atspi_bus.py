@@ -369,7 +369,11 @@ class PeerBus(MessageBus):
 
 
 async def a11y_address(session_address: str) -> str:
-    """The AT-SPI bus of a session bus (asking activates the bus launcher)."""
+    """The AT-SPI bus of a session bus (asking activates the bus launcher).
+
+    A launcher that has just died still owns its name for a moment: the session bus hands
+    it the question, and answers NoReply when it is gone. Asked again, it starts a new one.
+    """
     try:
         session = await asyncio.wait_for(
             MessageBus(bus_address=session_address).connect(), CONNECT_TIMEOUT
@@ -377,24 +381,34 @@ async def a11y_address(session_address: str) -> str:
     except (OSError, TimeoutError, DBusFastError) as error:
         raise AtspiError(f"cannot reach the session bus {session_address}: {error}") from None
     try:
-        reply = await asyncio.wait_for(
-            session.call(
-                Message(
-                    destination="org.a11y.Bus",
-                    path="/org/a11y/bus",
-                    interface="org.a11y.Bus",
-                    member="GetAddress",
-                )
-            ),
-            CONNECT_TIMEOUT,
-        )
+        async with asyncio.timeout(CONNECT_TIMEOUT):
+            reply = await _ask_address(session)
+            while reply.message_type is MessageType.ERROR and reply.error_name == _NO_REPLY:
+                await asyncio.sleep(0.1)
+                reply = await _ask_address(session)
     except TimeoutError:
         raise AtspiTimeout("the AT-SPI bus launcher did not answer GetAddress") from None
     finally:
         session.disconnect()
-    if reply is None or reply.message_type is MessageType.ERROR:
+    if reply.message_type is MessageType.ERROR:
         raise AtspiError(
-            "no AT-SPI bus on this session bus (is at-spi2-core installed?): "
-            f"{reply.body if reply is not None else 'no reply'}"
+            f"no AT-SPI bus on this session bus (is at-spi2-core installed?): {reply.body}"
         )
     return str(reply.body[0])
+
+
+_NO_REPLY = "org.freedesktop.DBus.Error.NoReply"
+
+
+async def _ask_address(session: MessageBus) -> Message:
+    reply = await session.call(
+        Message(
+            destination="org.a11y.Bus",
+            path="/org/a11y/bus",
+            interface="org.a11y.Bus",
+            member="GetAddress",
+        )
+    )
+    if reply is None:
+        raise AtspiError("the session bus gave no reply to GetAddress")
+    return reply
