@@ -222,6 +222,10 @@ class FakeBus(AtspiBus):
         reply = await self.call_or_none(ref, interface, member, signature, body)
         return None if reply is None else then(reply)
 
+    async def interfaces(self, ref: Ref) -> frozenset[str] | None:
+        reply = await self.call_or_none(ref, ACCESSIBLE, "GetInterfaces")
+        return None if reply is None else frozenset(reply[0])
+
     def _handlers(self) -> dict[tuple[str, str], Callable[[str, FakeObject, list[Any]], list[Any]]]:
         return {
             (ACCESSIBLE, "GetRole"): lambda path, node, body: [ROLES.index(node.role)],

@@ -139,3 +139,21 @@ async def test_a_direct_call_goes_to_the_application_unaddressed() -> None:
     assert not through_bus.sent and own.sent[0][0].destination is None
     own.answer(0, 1)
     assert await call == [1]
+
+
+async def test_interfaces_are_asked_once_of_an_application_called_directly() -> None:
+    own, through_bus = Connection(), Connection()
+    bus = _bus(through_bus)
+    bus.direct[APP] = cast(MessageBus, own)  # at-spi2-atk: a path is never reused
+    first = bus.interfaces((APP, "/a"))
+    own.answer(0, ["org.a11y.atspi.Accessible", "org.a11y.atspi.Action"], signature="as")
+    assert await first == {"org.a11y.atspi.Accessible", "org.a11y.atspi.Action"}
+    assert await bus.interfaces((APP, "/a")) == await first
+    assert len(own.sent) == 1
+    # Through the bus (Qt offers no socket, and may reuse a path): asked every time.
+    other = ":1.7"
+    for index in range(2):
+        asked = bus.interfaces((other, "/a"))
+        through_bus.answer(index, ["org.a11y.atspi.Accessible"], signature="as")
+        assert await asked == {"org.a11y.atspi.Accessible"}
+    assert len(through_bus.sent) == 2

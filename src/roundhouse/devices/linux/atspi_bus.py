@@ -26,12 +26,13 @@ from dbus_fast.aio.message_bus import _MessageWriter
 from dbus_fast.aio.message_reader import build_message_reader
 from dbus_fast.errors import DBusFastError
 
-from roundhouse.devices.linux.atspi_constants import PROPERTIES, ROOT_PATH
+from roundhouse.devices.linux.atspi_constants import ACCESSIBLE, PROPERTIES, ROOT_PATH
 
 log = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT = 5.0
 MAX_IN_FLIGHT = 64
+MAX_KNOWN_INTERFACES = 100_000  # objects whose interfaces are kept; then forgotten at once
 CALL_TIMEOUT = 3.0  # seconds; a live app answers in well under 1 ms, a stalled VM in < 1 s
 APPLICATION = "org.a11y.atspi.Application"
 
@@ -114,6 +115,7 @@ class AtspiBus:
         self._pending: dict[asyncio.Future[Any], _Call] = {}  # sent, not yet answered
         self._waiting: deque[tuple[asyncio.Future[Any], _Call]] = deque()
         self._watchdog: asyncio.TimerHandle | None = None
+        self._interfaces: dict[Ref, frozenset[str]] = {}  # see interfaces()
 
     @property
     def connected(self) -> bool:
@@ -157,6 +159,25 @@ class AtspiBus:
         gathers ~1,000 of these)."""
         call = _Call(ref, interface, member, signature, list(body), or_none=True, then=then)
         return self._request(call)
+
+    def interfaces(self, ref: Ref) -> Awaitable[frozenset[str] | None]:
+        """The object's interfaces; None when it is gone. Asked once per object of an
+        application called directly, whose bridge is at-spi2-atk: it never reuses an object
+        path, and an object's interfaces are those of its type for its whole life (Chromium
+        makes a new object when a node's change). Asked every time elsewhere: Qt's paths
+        may be reused."""
+        known = self._interfaces.get(ref)
+        if known is not None:
+            return answered(known)
+        if self.direct.get(ref[0]) is None:
+            return self.ask(ref, ACCESSIBLE, "GetInterfaces", "", (), _interface_set)
+        if len(self._interfaces) >= MAX_KNOWN_INTERFACES:
+            self._interfaces.clear()
+        return self.ask(ref, ACCESSIBLE, "GetInterfaces", "", (), partial(self._keep, ref))
+
+    def _keep(self, ref: Ref, body: list[Any]) -> frozenset[str]:
+        self._interfaces[ref] = kept = _interface_set(body)
+        return kept
 
     async def get_property(self, ref: Ref, interface: str, name: str) -> Any:
         (variant,) = await self.call(ref, PROPERTIES, "Get", "ss", [interface, name])
@@ -308,6 +329,10 @@ def _settle(
         future.set_result(call.then(body) if call.then and body is not None else body)
     except Exception as failure:  # noqa: BLE001 - its caller gets it, not dbus-fast's reader
         future.set_exception(failure)
+
+
+def _interface_set(body: list[Any]) -> frozenset[str]:
+    return frozenset(str(name) for name in body[0])
 
 
 def answered(value: T) -> Awaitable[T]:

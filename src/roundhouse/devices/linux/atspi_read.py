@@ -180,14 +180,14 @@ async def _fetch_node(
         count: int | None = values.get("ChildCount")
         # Interfaces only matter for details, which only showing nodes get.
         showing = "showing" in state_names(states[0])
-        interfaces = await bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces") if showing else None
+        interfaces = await bus.interfaces(ref) if showing else None
     else:
         role, name, about, states, interfaces, count = await asyncio.gather(
             bus.call_or_none(ref, ACCESSIBLE, "GetRole"),
             _property(bus, ref, "Name"),
             _property(bus, ref, "Description") if description else answered(None),
             _states(bus, ref, states),
-            bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces"),
+            bus.interfaces(ref),
             child_count(bus, ref),
         )
     if role is None or states is None:
@@ -199,7 +199,7 @@ async def _fetch_node(
         name=str(name or ""),
         description=None if about is None else str(about),
         states=names,
-        interfaces=frozenset(interfaces[0]) if interfaces else frozenset(),
+        interfaces=interfaces or frozenset(),
         child_count=-1 if count is None else count,  # -1: fetch_children asks again
         children=None,
         managed=is_managed(names, 0 if count is None else count),
