@@ -200,6 +200,7 @@ class AtspiClient(Closing):
             deadline,
             area=intersection(self.screen, window.rect),
             cells=self.cells,
+            get_all=frame.get_all,
         )
         showing = [node for node in structure.nodes.values() if node.showing]
         reason = await self._details(structure, showing, limits, deadline)
@@ -271,6 +272,7 @@ class AtspiClient(Closing):
             hidden_in_full=False,
             area=intersection(self.screen, window.rect),
             cells=self.cells,  # the cells kept from the last read: LibreOffice makes none
+            get_all=frame.get_all,
         )
 
     async def showing_nodes(

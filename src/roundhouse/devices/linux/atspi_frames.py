@@ -36,6 +36,9 @@ class Frame:
     app: str  # the application's bus name
     node: RawNode
     cache: dict[Ref, RawNode]  # empty where the application's is walked instead
+    # It implements Properties.GetAll: it speaks ATK, which fills a cache (Qt does neither).
+    # A walk then asks name, description and child count in one call, not three.
+    get_all: bool
 
 
 class FrameFinder:
@@ -94,7 +97,7 @@ class FrameFinder:
         if node is None:
             del self._frames[window.xid]
             return None
-        return Frame(app, node, cache)
+        return Frame(app, node, cache, bool(cache) or app in self.walked)
 
     async def _search(self, bus: AtspiBus, window: WindowInfo) -> Frame | None:
         mine = await self._applications_of(bus, window.pid)
@@ -116,7 +119,7 @@ class FrameFinder:
                 seen_titles.append(node.name)
                 score = match_score(node, window)
                 if score > 0 and (best is None or score > best[0]):
-                    best = (score, Frame(app, node, cache))
+                    best = (score, Frame(app, node, cache, bool(cache)))
         if best is not None:
             return best[1]
         if not mine or window.pid is None:

@@ -248,16 +248,18 @@ async def read_structure(
     area: Rect | None = None,
     cells: CellRefs | None = None,
     hidden_in_full: bool = True,
+    get_all: bool | None = None,
 ) -> Structure:
     """The subtree under `root_node`, breadth first; `descend(node)` says whether to open a
     node. The root is always part of it, even when the time runs out at once. With
     `in_view_only`, long scrolling lists are read only where they are in view. Managed
     containers always are, within `area` (the window on screen); `cells` keeps their cell
     references between reads. Without `hidden_in_full`, nodes that are not showing are
-    read no further than their states (see fetch_node)."""
+    read no further than their states (see fetch_node). `get_all`: whether the application
+    implements Properties.GetAll (None: it does if it fills its cache)."""
     root = root_node.ref
     # An application that fills its cache speaks ATK, which implements GetAll (Qt does not).
-    get_all = bool(cache)
+    get_all = bool(cache) if get_all is None else get_all
     cache = {**cache, root: root_node}
     structure = Structure(nodes={}, root=root)
     frontier: list[tuple[Ref, int]] = [(root, 0)]
