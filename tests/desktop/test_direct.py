@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 from collections.abc import AsyncIterator
 
 import pytest
@@ -25,12 +26,18 @@ async def client(desktop: Desktop) -> AsyncIterator[AtspiClient]:
         yield connected
 
 
-async def _gedit_controls(client: AtspiClient, window: WindowInfo) -> ControlList:
+async def _gedit(
+    desktop: Desktop, launch: Launcher, client: AtspiClient
+) -> tuple[subprocess.Popen[bytes], WindowInfo, ControlList]:
+    """gedit started, its window, and its controls once its buttons are read."""
+    process = launch(desktop, gedit_argv())
+    window = wait_for_window(desktop, pid=process.pid)
+
     async def ready() -> ControlList | None:
         listed = await client.controls(window)
         return listed if any(c.role == "push button" for c in listed.controls) else None
 
-    return await wait_until_async(ready, what="gedit's buttons")
+    return process, window, await wait_until_async(ready, what="gedit's buttons")
 
 
 def _seen(listed: ControlList) -> list[tuple[str, str, str, object]]:
@@ -40,9 +47,7 @@ def _seen(listed: ControlList) -> list[tuple[str, str, str, object]]:
 async def test_an_app_is_read_on_its_own_socket_and_reads_the_same(
     desktop: Desktop, launch: Launcher, client: AtspiClient
 ) -> None:
-    process = launch(desktop, gedit_argv())
-    window = wait_for_window(desktop, pid=process.pid)
-    await _gedit_controls(client, window)
+    _, window, _ = await _gedit(desktop, launch, client)
     await held_still(client, window)  # gedit's header bar fills in after its first buttons
     direct = await client.controls(window)
     frame = await client.find_frame(window)
@@ -62,9 +67,7 @@ async def test_an_app_is_read_on_its_own_socket_and_reads_the_same(
 async def test_a_killed_app_read_directly_is_gone_and_the_bus_is_kept(
     desktop: Desktop, launch: Launcher, client: AtspiClient
 ) -> None:
-    process = launch(desktop, gedit_argv())
-    window = wait_for_window(desktop, pid=process.pid)
-    await _gedit_controls(client, window)
+    process, window, _ = await _gedit(desktop, launch, client)
     process.kill()
     process.wait()
     with pytest.raises(WindowGone):
@@ -75,9 +78,7 @@ async def test_a_killed_app_read_directly_is_gone_and_the_bus_is_kept(
 async def test_a_stopped_app_read_directly_times_out(
     desktop: Desktop, launch: Launcher, client: AtspiClient
 ) -> None:
-    process = launch(desktop, gedit_argv())
-    window = wait_for_window(desktop, pid=process.pid)
-    listed = await _gedit_controls(client, window)
+    process, window, listed = await _gedit(desktop, launch, client)
     frame = await client.find_frame(window)
     assert frame is not None and client.bus.direct[frame.app] is not None
     client.bus.timeout = 0.5  # only now: a loaded machine may stall a live app that long

@@ -302,12 +302,12 @@ async def _sample(bus: AtspiBus, ref: Ref, wanted: bool) -> Sample | None:
     role, states, interfaces = await asyncio.gather(
         bus.call_or_none(ref, ACCESSIBLE, "GetRole"),
         bus.call_or_none(ref, ACCESSIBLE, "GetState"),
-        bus.call_or_none(ref, ACCESSIBLE, "GetInterfaces"),
+        bus.interfaces(ref),
     )
     if role is None or states is None or interfaces is None:
         return None
     shared = [state for state in state_names(states[0]) if state not in OWN_STATES]
-    return Sample(role_name(role[0]), shared, frozenset(interfaces[0]))
+    return Sample(role_name(role[0]), shared, interfaces)
 
 
 async def _check_kept(bus: AtspiBus, entry: TableCells) -> None:
