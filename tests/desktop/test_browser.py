@@ -108,8 +108,12 @@ async def test_the_prompt_lists_a_web_form_as_a_person_sees_it(
     assert tools.tree is not None
 
     async def page_read() -> ControlList | None:
+        """The page read once all of it is there: Firefox exposes a page as it lays it out,
+        and under load listed the link a read or two before the paragraph after it."""
         listed = await tools.tree.controls(tools.windows.get(window.xid))
-        return listed if any(c.name == "Help with orders" for c in listed.controls) else None
+        linked = any(c.name == "Help with orders" for c in listed.controls)
+        noted = any(c.text == "Fields marked * are required." for c in listed.context)
+        return listed if linked and noted else None
 
     listed = await wait_until_async(page_read, timeout=60, what="the order form")
     text = describe_controls(listed.controls, listed.context)
