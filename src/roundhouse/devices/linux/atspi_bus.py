@@ -8,6 +8,11 @@ An application whose toolkit bridge offers its own socket (at-spi2-atk does: GTK
 LibreOffice, Chromium, Firefox) is called there directly once its window is found: the bus
 daemon then routes none of its calls, which spared it ~60 ms of CPU per read of a Calc
 sheet, on a machine of two cores that the reader and the application share with it.
+
+Calls are handed to dbus-fast's reply handlers and writer directly, as the bytes kept from
+the last time the same call was made with only the serial written in: a read asks the same
+few members of the same objects every time, and dbus-fast's Message, call() and send() were
+a tenth of the reader's CPU (read for read: Writer 50 -> 47 ms, Chromium 33 -> 29).
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ log = logging.getLogger(__name__)
 CONNECT_TIMEOUT = 5.0
 MAX_IN_FLIGHT = 64
 MAX_KNOWN_INTERFACES = 100_000  # objects whose interfaces are kept; then forgotten at once
+MAX_KEPT_MESSAGES = 20_000  # calls whose bytes are kept (~5 MB); then forgotten at once
+SERIAL_AT = 8  # where a message's serial lies in its header (little-endian, as marshalled)
 CALL_TIMEOUT = 3.0  # seconds; a live app answers in well under 1 ms, a stalled VM in < 1 s
 APPLICATION = "org.a11y.atspi.Application"
 
@@ -116,6 +123,8 @@ class AtspiBus:
         self._waiting: deque[tuple[asyncio.Future[Any], _Call]] = deque()
         self._watchdog: asyncio.TimerHandle | None = None
         self._interfaces: dict[Ref, frozenset[str]] = {}  # see interfaces()
+        self._templates: dict[tuple[Any, ...], bytes] = {}  # see _marshalled()
+        self._done: asyncio.Future[None] | None = None  # see _written()
 
     @property
     def connected(self) -> bool:
@@ -253,20 +262,21 @@ class AtspiBus:
         self.calls += 1
         direct = self.direct.get(call.ref[0])
         connection = direct or self.bus
-        message = Message(
-            destination=None if direct else call.ref[0],
-            path=call.ref[1],
-            interface=call.interface,
-            member=call.member,
-            signature=call.signature,
-            body=call.body,
-        )
         loop = asyncio.get_running_loop()
         call.deadline = loop.time() + self.timeout
         self._pending[future] = call
+        writer = connection._writer
+        if connection._disconnected or writer is None:  # it answered all it had as it closed
+            self._pending.pop(future)
+            _settle(future, call, None, EOFError("the connection is closed"), direct is not None)
+            return
         try:
-            # dbus-fast's own reply path, without the coroutine and future its call() adds
-            connection._call(message, partial(self._answered, future, direct is not None))
+            # dbus-fast's own reply path and writer, without its Message, call() and send()
+            serial = connection.next_serial()
+            answer = partial(self._answered, future, direct is not None)
+            connection._method_return_handlers[serial] = answer
+            data = self._marshalled(call, None if direct else call.ref[0], serial)
+            writer.schedule_write(_Marshalled(data), self._written(loop))  # type: ignore[arg-type]
         except (EOFError, OSError) as error:  # OSError: dbus-fast closed the socket
             if self._pending.pop(future, None) is not None:  # else closing answered it
                 _settle(future, call, None, error, direct is not None)
@@ -275,6 +285,45 @@ class AtspiBus:
             if self._watchdog is not None:
                 self._watchdog.cancel()
             self._watchdog = loop.call_at(call.deadline, self._time_out)
+
+    def _marshalled(self, call: _Call, destination: str | None, serial: int) -> bytearray:
+        """The call's bytes on the wire. A read asks the same few members of the same
+        objects every time: each call's bytes are kept and only its serial written in
+        (marshalling was ~10% of the reader's CPU)."""
+        key = (destination, call.ref[1], call.interface, call.member, call.signature, *call.body)
+        try:
+            template = self._templates.get(key)
+            keep = True
+        except TypeError:  # a list in the body (RegisterEvent): not kept
+            template, keep = None, False
+        if template is None:
+            message = Message(
+                destination=destination,
+                path=call.ref[1],
+                interface=call.interface,
+                member=call.member,
+                signature=call.signature,
+                body=call.body,
+                serial=serial,
+            )
+            template = bytes(message._marshall(False))
+            if keep:
+                if len(self._templates) >= MAX_KEPT_MESSAGES:
+                    self._templates.clear()
+                self._templates[key] = template
+        data = bytearray(template)
+        data[SERIAL_AT : SERIAL_AT + 4] = serial.to_bytes(4, "little")
+        return data
+
+    def _written(self, loop: asyncio.AbstractEventLoop) -> asyncio.Future[None]:
+        """What dbus-fast's writer sets once a message is written: one future, done from
+        the start, for every call (a reply says more than a write; the writer only skips a
+        future that is done, and a failed write closes the connection, which answers every
+        waiting call)."""
+        if self._done is None or self._done.get_loop() is not loop:
+            self._done = loop.create_future()
+            self._done.set_result(None)
+        return self._done
 
     def _answered(
         self,
@@ -313,6 +362,17 @@ class AtspiBus:
             first = min(call.deadline for call in self._pending.values())
             self._watchdog = loop.call_at(first, self._time_out)
         self._send_next()
+
+
+@dataclass
+class _Marshalled:
+    """A message already marshalled, as dbus-fast's writer takes a message."""
+
+    data: bytearray
+    unix_fds: None = None
+
+    def _marshall(self, negotiate_unix_fd: bool) -> bytearray:
+        return self.data
 
 
 def _settle(
