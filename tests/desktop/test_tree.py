@@ -20,7 +20,15 @@ from tests.desktop.conftest import (
     wait_until_async,
 )
 
-from roundhouse.devices.contract import Control, ControlList, Rect, UiNode, WindowInfo
+from roundhouse.cli.desktop import TREE_TEXT_LIMIT, render_tree
+from roundhouse.devices.contract import (
+    Control,
+    ControlList,
+    Rect,
+    UiNode,
+    UiSnapshot,
+    WindowInfo,
+)
 from roundhouse.devices.linux.atspi import (
     AtspiClient,
     AtspiError,
@@ -435,6 +443,21 @@ def test_unnamed_controls_take_their_shown_text_or_description() -> None:
     area = Rect(left=0, top=0, right=800, bottom=600)
     names = [control.name for control in select_controls(root, area)]
     assert names == ["Other Locations", "Save the file"]
+
+
+def test_the_printed_tree_shows_a_long_text_cut_visibly_on_one_line() -> None:
+    """`roundhouse tree` once cut a sheet's summary at 40 characters without a sign: it read
+    'of 1048576 × 163' for 16,384 columns."""
+    summary = "rows 1-31, columns 1-15 of 1048576 × 16384 in view; empty cells are not listed"
+    long_text = "word " * 40 + "\nlast line"
+    table = UiNode(id="t", role="table", name="Sheet1", text=summary)
+    paragraph = UiNode(id="p", role="paragraph", text=long_text)
+    root = UiNode(id="f", role="frame", name="Calc", children=[table, paragraph])
+    printed = render_tree(UiSnapshot(window=None, root=root, node_count=3)).splitlines()
+    assert printed[2] == f"  table 'Sheet1' text={summary!r}"
+    shown = printed[3].split("text=", 1)[1]
+    assert shown.endswith("…'") and len(shown) == TREE_TEXT_LIMIT + 2 and "\\n" not in shown
+    assert printed[4] == "3 nodes in 0 ms"
 
 
 async def test_a_cycle_or_a_shared_child_in_a_broken_tree_is_read_once() -> None:

@@ -22,7 +22,7 @@ import typer
 from roundhouse.agents.prompting import describe_controls
 from roundhouse.cli.app import app
 from roundhouse.config import ConfigError, DesktopSettings, load_settings
-from roundhouse.devices.contract import UiNode, UiSnapshot, WindowInfo
+from roundhouse.devices.contract import UiNode, UiSnapshot, WindowInfo, readable
 from roundhouse.devices.linux.atspi import AtspiClient, AtspiError, TreeLimits, ui_tree_json
 from roundhouse.devices.linux.desktop import (
     Desktop,
@@ -243,6 +243,11 @@ async def _read(
         return render_tree(snapshot)
 
 
+# Characters of a node's text the tree prints, on one line; a cut text ends in "…" (a sheet's
+# summary cut silently at 40 read "of 1048576 × 163" for 16,384 columns).
+TREE_TEXT_LIMIT = 100
+
+
 def render_tree(snapshot: UiSnapshot) -> str:
     window = snapshot.window
     lines = [f"{window.application}: {window.title!r}" if window else "(no window)"]
@@ -252,7 +257,7 @@ def render_tree(snapshot: UiSnapshot) -> str:
 
     def add(node: UiNode, depth: int) -> None:
         rect = f" {node.rect.as_list()}" if node.rect is not None else ""
-        text = f" text={node.text[:40]!r}" if node.text else ""
+        text = f" text={readable(node.text, TREE_TEXT_LIMIT)!r}" if node.text else ""
         lines.append(f"{'  ' * depth}{node.role} {node.name!r}{rect}{text}")
         for child in node.children:
             add(child, depth + 1)
