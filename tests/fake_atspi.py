@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from dbus_fast.signature import Variant
 
-from roundhouse.devices.linux.atspi_bus import (
+from roundhouse.devices.linux.atspi.bus import (
     AtspiBus,
     AtspiError,
     AtspiTimeout,
@@ -25,7 +25,7 @@ from roundhouse.devices.linux.atspi_bus import (
     Ref,
     WindowGone,
 )
-from roundhouse.devices.linux.atspi_constants import (
+from roundhouse.devices.linux.atspi.constants import (
     ACCESSIBLE,
     ACTION,
     COMPONENT,

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from roundhouse.devices.linux.reaper import TAG_ENV
+from roundhouse.devices.linux.desktops.reaper import TAG_ENV
 from roundhouse.engine.session import Session
 
 

@@ -14,15 +14,15 @@ from dbus_fast import Message
 from dbus_fast._private.unmarshaller import Unmarshaller
 from dbus_fast.aio import MessageBus
 
-from roundhouse.devices.linux import atspi_bus
-from roundhouse.devices.linux.atspi_bus import (
+from roundhouse.devices.linux.atspi import bus as atspi_bus
+from roundhouse.devices.linux.atspi.bus import (
     AtspiBus,
     AtspiError,
     AtspiTimeout,
     NodeGone,
     WindowGone,
 )
-from roundhouse.devices.linux.atspi_constants import ACCESSIBLE, TEXT
+from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, TEXT
 
 APP = ":1.42"
 Answer = Callable[[Message | None, Exception | None], None]

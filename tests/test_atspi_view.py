@@ -9,27 +9,27 @@ import time
 import pytest
 
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux import atspi_frames
-from roundhouse.devices.linux.atspi_cells import CellRefs
-from roundhouse.devices.linux.atspi_constants import ACCESSIBLE, ACTION, COMPONENT, TABLE
-from roundhouse.devices.linux.atspi_frames import BIG_CACHE, FrameFinder
-from roundhouse.devices.linux.atspi_naive import naive_tree
-from roundhouse.devices.linux.atspi_node import RawNode, TreeLimits
-from roundhouse.devices.linux.atspi_read import (
+from roundhouse.devices.linux.atspi import frames as atspi_frames
+from roundhouse.devices.linux.atspi.cells import CellRefs
+from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, ACTION, COMPONENT, TABLE
+from roundhouse.devices.linux.atspi.frames import BIG_CACHE, FrameFinder
+from roundhouse.devices.linux.atspi.naive import naive_tree
+from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
+from roundhouse.devices.linux.atspi.read import (
     Structure,
     fetch_node,
     load_cache,
     read_details,
     read_structure,
 )
-from roundhouse.devices.linux.atspi_table import (
+from roundhouse.devices.linux.atspi.table import (
     CellRange,
     cell_rects,
     corner_points,
     parse_cell_name,
     summary,
 )
-from roundhouse.devices.linux.atspi_tree import build_tree, walk
+from roundhouse.devices.linux.atspi.tree import build_tree, walk
 from tests.fake_atspi import APP, SHOWN, FakeApp, FakeBus, FakeObject, Sheet
 
 SCREEN = Rect(left=0, top=0, right=1000, bottom=700)

@@ -135,7 +135,7 @@ def _tar(name: str, kind: bytes) -> bytes:
 
 
 async def test_the_batch_bench_suite_passes_and_is_summarised(tmp_path: Path) -> None:
-    from roundhouse.cli.bench_batch import summarise, write_suite
+    from roundhouse.bench.batch import summarise, write_suite
 
     gui = write_suite(tmp_path / "suite", shell=2, gui=0)
     rows = await run_batch(

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from roundhouse.agents.prompting import describe_control
-from roundhouse.cli.bench_observation import Wanted, controls_block, recall_missing
-from roundhouse.cli.bench_osworld import HEADER, A11yNode, keeps, linearise, read_window
+from roundhouse.bench.observation import Wanted, controls_block, recall_missing
+from roundhouse.bench.osworld import HEADER, A11yNode, keeps, linearise, read_window
 from roundhouse.devices.contract import Control, Rect, WindowInfo
-from roundhouse.devices.linux.atspi_bus import Ref
+from roundhouse.devices.linux.atspi.bus import Ref
 from tests.fake_atspi import FakeApp, FakeBus, FakeObject
 
 SHOWN = frozenset({"showing", "visible", "enabled"})
@@ -99,7 +99,7 @@ def test_o200k_loads_from_the_packaged_file(
 ) -> None:
     pytest.importorskip("tiktoken")
     pytest.importorskip("bpe_openai")
-    from roundhouse.cli import bench_tokens
+    from roundhouse.bench import tokens as bench_tokens
 
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     placed = bench_tokens.install_o200k(bench_tokens.cache_dir())

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from roundhouse.agents.prompting import describe_controls
 from roundhouse.devices.contract import Context, Control, Rect, UiNode, readable
-from roundhouse.devices.linux.atspi_tree import (
+from roundhouse.devices.linux.atspi.tree import (
     _first_read_after,
     _reads_before,
     select_view,
@@ -247,7 +247,7 @@ def test_what_is_outside_a_scrolled_list_is_not_listed() -> None:
 
 def test_a_control_keeps_its_number_while_the_window_holds_the_same_controls() -> None:
     from roundhouse.devices.contract import ControlList, WindowInfo
-    from roundhouse.devices.linux.atspi_tree import keep_numbers
+    from roundhouse.devices.linux.atspi.tree import keep_numbers
 
     window = WindowInfo(
         xid=7, title="w", application="a", pid=1, rect=Rect(left=0, top=0, right=9, bottom=9),

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from roundhouse.devices.linux.desktop_files import (
+from roundhouse.devices.linux.apps.desktop_files import (
     Xdg,
     locale_suffixes,
     parse_exec,
     program,
     read_entries,
 )
-from roundhouse.devices.linux.launcher import (
+from roundhouse.devices.linux.apps.launcher import (
     MAX_CANDIDATES,
     Applications,
     Candidate,

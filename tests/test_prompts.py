@@ -26,7 +26,8 @@ from roundhouse.devices.base import (
 )
 from roundhouse.devices.contract import WINDOW_ACTIONS, Control, ControlList, Rect, WindowInfo
 from roundhouse.devices.describing import describe_tool, purpose, signature
-from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.mcp import build_server
 from roundhouse.engine.compose import compose_session
@@ -126,9 +127,7 @@ def served_registry() -> ToolRegistry:
     tools = DesktopTools(
         Desktop(display=":0", env={}, width=800, height=600, virtual=False),
         Settings(),
-        screen=unused,
-        xinput=unused,
-        windows=unused,
+        display=DisplayServer("x11", input=unused, screen=unused, windows=unused),
         tree=None,
     )
     return desktop_registry(tools, extra=engine_tools(Settings()))

@@ -11,10 +11,10 @@ import os
 
 import pytest
 
-from roundhouse.devices.linux import procfs, reaper
-from roundhouse.devices.linux.desktop import desktop_env
-from roundhouse.devices.linux.procfs import Proc, ProcessRecord, environ_value, parse_stat
-from roundhouse.devices.linux.reaper import (
+from roundhouse.devices.linux.desktops import procfs, reaper
+from roundhouse.devices.linux.desktops.desktop import desktop_env
+from roundhouse.devices.linux.desktops.procfs import Proc, ProcessRecord, environ_value, parse_stat
+from roundhouse.devices.linux.desktops.reaper import (
     TAG_ENV,
     DesktopReaper,
     Marks,

@@ -21,8 +21,8 @@ import pytest
 
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import WindowInfo
-from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
-from roundhouse.devices.linux.windows import list_windows
+from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.display.x11.windows import list_windows
 
 T = TypeVar("T")
 QT_APP = Path(__file__).with_name("qt_app.py")
@@ -35,14 +35,14 @@ def desktop() -> Iterator[Desktop]:
         yield started
 
 
-class Launcher(Protocol):
+class StartApp(Protocol):
     def __call__(
         self, desktop: Desktop, argv: Sequence[str], cwd: Path | None = None
     ) -> subprocess.Popen[bytes]: ...
 
 
 @pytest.fixture
-def launch() -> Iterator[Launcher]:
+def launch() -> Iterator[StartApp]:
     """launch(desktop, argv) starts an app with the desktop's environment, in a session of its
     own; at teardown the whole session is killed (LibreOffice's launcher forks soffice.bin,
     which would otherwise outlive the test)."""
@@ -191,15 +191,16 @@ def wait_for_window(
 
 # --- screenshots/input/windows fixtures ---
 # Connections to the session desktop for the screenshot, input and window tests. Apps
-# these tests start through WindowManager.launch are killed when the test ends.
+# these tests start through a Launcher are killed when the test ends.
 
 from collections.abc import AsyncIterator  # noqa: E402
 
 from roundhouse.config import Settings  # noqa: E402
-from roundhouse.devices.linux.input import XInput  # noqa: E402
-from roundhouse.devices.linux.screenshot import Screen  # noqa: E402
+from roundhouse.devices.linux.apps.launch import Launcher  # noqa: E402
+from roundhouse.devices.linux.display.x11.input import XInput  # noqa: E402
+from roundhouse.devices.linux.display.x11.screen import Screen  # noqa: E402
+from roundhouse.devices.linux.display.x11.windows import WindowManager  # noqa: E402
 from roundhouse.devices.linux.tools import DesktopTools  # noqa: E402
-from roundhouse.devices.linux.windows import WindowManager  # noqa: E402
 
 
 @pytest.fixture
@@ -216,9 +217,15 @@ def xinput(desktop: Desktop) -> Iterator[XInput]:
 
 @pytest.fixture
 def windows(desktop: Desktop) -> Iterator[WindowManager]:
-    with WindowManager(desktop.display, desktop.env) as manager:
+    with WindowManager(desktop.display) as manager:
         yield manager
-        manager.kill_launched()
+
+
+@pytest.fixture
+def launcher(desktop: Desktop, windows: WindowManager) -> Iterator[Launcher]:
+    with Launcher(windows, desktop.env) as opened:
+        yield opened
+        opened.kill_launched()
 
 
 @pytest.fixture
@@ -227,4 +234,4 @@ async def tools(desktop: Desktop) -> AsyncIterator[DesktopTools]:
     opened = await DesktopTools.open(desktop, Settings())
     async with opened:
         yield opened
-        opened.windows.kill_launched()
+        opened.launcher.kill_launched()

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.desktop.conftest import QT_APP_TITLE, Launcher, qt_app_argv, wait_for_window
+from tests.desktop.conftest import QT_APP_TITLE, StartApp, qt_app_argv, wait_for_window
 
 from roundhouse.config import DesktopSettings, Settings
-from roundhouse.devices.linux.atspi import AtspiError
-from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.atspi.client import AtspiError
+from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.tools import DesktopTools
 
 
@@ -47,7 +47,7 @@ def accessibility_bus_processes(desktop: Desktop) -> list[int]:
 
 
 async def test_a_dead_accessibility_bus_is_reported_then_replaced(
-    own_desktop: Desktop, launch: Launcher
+    own_desktop: Desktop, launch: StartApp
 ) -> None:
     process = launch(own_desktop, qt_app_argv())
     window = wait_for_window(own_desktop, pid=process.pid, title=QT_APP_TITLE)

@@ -6,11 +6,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tests.desktop.conftest import Launcher, wait_for_window, wait_until_async
+from tests.desktop.conftest import StartApp, wait_for_window, wait_until_async
 
 from roundhouse.agents.prompting import describe_controls
 from roundhouse.devices.contract import ControlList
-from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools
 
 pytestmark = pytest.mark.skipif(
@@ -32,7 +32,7 @@ FORM = """<!doctype html>
 
 
 async def test_a_web_forms_controls_appear(
-    desktop: Desktop, launch: Launcher, tools: DesktopTools, tmp_path: Path
+    desktop: Desktop, launch: StartApp, tools: DesktopTools, tmp_path: Path
 ) -> None:
     page = tmp_path / "form.html"
     page.write_text(FORM)
@@ -92,7 +92,7 @@ TWO_FIELDS = """<!doctype html>
 
 @pytest.mark.parametrize("browser", ["chromium", "firefox"])
 async def test_the_prompt_lists_a_web_form_as_a_person_sees_it(
-    desktop: Desktop, launch: Launcher, tools: DesktopTools, tmp_path: Path, browser: str
+    desktop: Desktop, launch: StartApp, tools: DesktopTools, tmp_path: Path, browser: str
 ) -> None:
     """Issue 11's acceptance: both entries, the select with its value, the check box with
     its state, the button and the link, the heading and the note among them; no panel, no
@@ -139,7 +139,7 @@ async def test_the_prompt_lists_a_web_form_as_a_person_sees_it(
 
 
 async def test_typing_into_one_field_then_the_next_loses_no_key(
-    desktop: Desktop, launch: Launcher, tools: DesktopTools, tmp_path: Path
+    desktop: Desktop, launch: StartApp, tools: DesktopTools, tmp_path: Path
 ) -> None:
     """Chromium moves the focus a moment after a click: keys typed at once went to the field
     focused before (the Name got 'a Lovelacea' and the Email 'da@example.org')."""

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tests.desktop.conftest import (
     QT_APP_TITLE,
-    Launcher,
+    StartApp,
     qt_app_argv,
     wait_for_window,
     wait_until,
@@ -19,8 +19,8 @@ from Xlib import display as xdisplay
 
 from roundhouse.cli import app
 from roundhouse.config import DesktopSettings
-from roundhouse.devices.linux import desktop as desktop_module
-from roundhouse.devices.linux.desktop import (
+from roundhouse.devices.linux.desktops import desktop as desktop_module
+from roundhouse.devices.linux.desktops.desktop import (
     Desktop,
     DesktopUnavailable,
     VirtualDesktop,
@@ -164,7 +164,7 @@ def test_cli_desktop_start_status_stop(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_cli_tree_of_a_window_on_the_current_display(
-    desktop: Desktop, launch: Launcher, monkeypatch: pytest.MonkeyPatch
+    desktop: Desktop, launch: StartApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS"):
         monkeypatch.setenv(name, desktop.env[name])

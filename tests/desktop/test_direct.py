@@ -10,13 +10,13 @@ import subprocess
 from collections.abc import AsyncIterator
 
 import pytest
-from tests.desktop.conftest import Launcher, gedit_argv, wait_for_window, wait_until_async
+from tests.desktop.conftest import StartApp, gedit_argv, wait_for_window, wait_until_async
 
-from roundhouse.cli.bench_setup import held_still
+from roundhouse.bench.setup import held_still
 from roundhouse.devices.contract import ControlList, WindowInfo
-from roundhouse.devices.linux.atspi import AtspiClient, AtspiTimeout, WindowGone
-from roundhouse.devices.linux.atspi_bus import PeerBus
-from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.atspi.bus import PeerBus
+from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiTimeout, WindowGone
+from roundhouse.devices.linux.desktops.desktop import Desktop
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ async def client(desktop: Desktop) -> AsyncIterator[AtspiClient]:
 
 
 async def _gedit(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> tuple[subprocess.Popen[bytes], WindowInfo, ControlList]:
     """gedit started, its window, and its controls once its buttons are read."""
     process = launch(desktop, gedit_argv())
@@ -45,7 +45,7 @@ def _seen(listed: ControlList) -> list[tuple[str, str, str, object]]:
 
 
 async def test_an_app_is_read_on_its_own_socket_and_reads_the_same(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     _, window, _ = await _gedit(desktop, launch, client)
     await held_still(client, window)  # gedit's header bar fills in after its first buttons
@@ -65,7 +65,7 @@ async def test_an_app_is_read_on_its_own_socket_and_reads_the_same(
 
 
 async def test_a_killed_app_read_directly_is_gone_and_the_bus_is_kept(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     process, window, _ = await _gedit(desktop, launch, client)
     process.kill()
@@ -76,7 +76,7 @@ async def test_a_killed_app_read_directly_is_gone_and_the_bus_is_kept(
 
 
 async def test_a_stopped_app_read_directly_times_out(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     process, window, listed = await _gedit(desktop, launch, client)
     frame = await client.find_frame(window)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.desktop.conftest import (
-    Launcher,
+    StartApp,
     gedit_argv,
     wait_for_window,
     wait_until,
@@ -20,10 +20,15 @@ from Xlib import XK, X  # type: ignore[import-untyped, unused-ignore]
 from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Control
-from roundhouse.devices.linux.atspi_bus import parse_node_id
-from roundhouse.devices.linux.atspi_constants import TEXT
-from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.input import InputError, char_keysym, key_keysym, parse_combo
+from roundhouse.devices.linux.atspi.bus import parse_node_id
+from roundhouse.devices.linux.atspi.constants import TEXT
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.x11.input import (
+    InputError,
+    char_keysym,
+    key_keysym,
+    parse_combo,
+)
 from roundhouse.devices.linux.tools import DesktopTools
 
 UNICODE = "Grüße, Zoë! 10 € — ½ ≠ ∞ 漢字\nSecond line: ~`{}|<>?\"' ok"
@@ -63,7 +68,7 @@ class Editor:
 @pytest.fixture
 async def editor(
     desktop: Desktop,
-    launch: Launcher,
+    launch: StartApp,
     tools: DesktopTools,
     tmp_path: Path,
     request: pytest.FixtureRequest,

@@ -22,7 +22,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import ImageContent
 from tests.desktop.conftest import (
     QT_APP_TITLE,
-    Launcher,
+    StartApp,
     gedit_argv,
     qt_app_argv,
     wait_for_window,
@@ -33,7 +33,7 @@ from roundhouse.cli.serve import engine_tools
 from roundhouse.config import Settings
 from roundhouse.core.record import RoundRecord
 from roundhouse.devices.base import Command, DeviceLost, ToolRegistry
-from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.mcp import (
     TOKEN_ENV,
@@ -132,7 +132,7 @@ async def _check_dispatcher(dispatcher: MCPDispatcher, local: ToolRegistry) -> N
 
 
 async def test_stdio_server_serves_the_desktop_tools(
-    desktop: Desktop, launch: Launcher, tools: DesktopTools, monkeypatch: pytest.MonkeyPatch
+    desktop: Desktop, launch: StartApp, tools: DesktopTools, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     process = launch(desktop, qt_app_argv())
     wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
@@ -164,7 +164,7 @@ async def test_official_client_lists_and_calls_over_stdio(desktop: Desktop) -> N
 
 
 async def test_http_server_on_loopback(
-    desktop: Desktop, launch: Launcher, tools: DesktopTools, serve_http: Any
+    desktop: Desktop, launch: StartApp, tools: DesktopTools, serve_http: Any
 ) -> None:
     process = launch(desktop, qt_app_argv())
     wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
@@ -210,7 +210,7 @@ def test_http_app_refuses_a_public_bind_without_a_token() -> None:
 
 
 async def test_a_server_restarted_within_the_window_is_used_again(
-    desktop: Desktop, launch: Launcher, serve_http: Any
+    desktop: Desktop, launch: StartApp, serve_http: Any
 ) -> None:
     process = launch(desktop, qt_app_argv())
     wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
@@ -363,7 +363,7 @@ def _rss_kib(pid: int) -> int:
 
 
 async def test_concurrent_clients_over_http_all_get_answers_and_the_server_does_not_leak(
-    desktop: Desktop, launch: Launcher, serve_http: Any, tmp_path: Path
+    desktop: Desktop, launch: StartApp, serve_http: Any, tmp_path: Path
 ) -> None:
     """20 MCP clients at once, each calling get_controls and capture_window_screenshot.
     `make faults` runs 200 calls per client (RH_SERVE_LOAD_CALLS); `make test` 10, to stay

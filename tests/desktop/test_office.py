@@ -14,17 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.desktop.conftest import Launcher, calc_argv, wait_for_window, wait_until_async
+from tests.desktop.conftest import StartApp, calc_argv, wait_for_window, wait_until_async
 
-from roundhouse.cli.bench_setup import flat_ods, held_still
+from roundhouse.bench.setup import flat_ods, held_still
 from roundhouse.devices.contract import Control, ControlList, WindowInfo
-from roundhouse.devices.linux import atspi_frames
-from roundhouse.devices.linux.atspi import AtspiClient, TreeLimits
-from roundhouse.devices.linux.atspi_bus import Ref, parse_node_id
-from roundhouse.devices.linux.atspi_table import parse_cell_name
-from roundhouse.devices.linux.atspi_tree import walk
-from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.input import XInput
+from roundhouse.devices.linux.atspi import frames as atspi_frames
+from roundhouse.devices.linux.atspi.bus import Ref, parse_node_id
+from roundhouse.devices.linux.atspi.client import AtspiClient, TreeLimits
+from roundhouse.devices.linux.atspi.table import parse_cell_name
+from roundhouse.devices.linux.atspi.tree import walk
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.x11.input import XInput
 
 ROWS, COLUMNS = 50, 20
 EMPTY = "C3"  # one cell left empty: empty cells are not listed
@@ -83,7 +83,7 @@ class CallSpy:
         return {member for called, member in self.calls if called == ref}
 
 
-async def open_calc(desktop: Desktop, launch: Launcher, tmp_path: Path, *files: Path) -> WindowInfo:
+async def open_calc(desktop: Desktop, launch: StartApp, tmp_path: Path, *files: Path) -> WindowInfo:
     launch(desktop, calc_argv(tmp_path / "profile", *files))
     title = files[0].name if files else "Untitled"
     # A fresh profile is made at the first start: slow on a loaded machine.
@@ -126,7 +126,7 @@ def rss_mb(pid: int) -> float:
 
 async def test_calc_cells_in_view_are_read_by_name_value_and_place(
     desktop: Desktop,
-    launch: Launcher,
+    launch: StartApp,
     client: AtspiClient,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -170,7 +170,7 @@ async def test_calc_cells_in_view_are_read_by_name_value_and_place(
 
 async def test_a_closed_menu_is_not_read_and_an_open_one_lists_its_items(
     desktop: Desktop,
-    launch: Launcher,
+    launch: StartApp,
     client: AtspiClient,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -199,7 +199,7 @@ async def test_a_closed_menu_is_not_read_and_an_open_one_lists_its_items(
 
 
 async def test_reading_calc_again_and_again_does_not_grow_soffice(
-    desktop: Desktop, launch: Launcher, client: AtspiClient, tmp_path: Path
+    desktop: Desktop, launch: StartApp, client: AtspiClient, tmp_path: Path
 ) -> None:
     window = await open_calc(desktop, launch, tmp_path, write_sheet(tmp_path / "memory.fods"))
     assert window.pid is not None
@@ -216,7 +216,7 @@ async def test_reading_calc_again_and_again_does_not_grow_soffice(
 
 async def test_calc_read_by_walking_lists_what_its_cache_would(
     desktop: Desktop,
-    launch: Launcher,
+    launch: StartApp,
     client: AtspiClient,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -246,7 +246,7 @@ async def test_calc_read_by_walking_lists_what_its_cache_would(
 
 
 async def test_an_empty_sheet_reads_in_a_moment(
-    desktop: Desktop, launch: Launcher, client: AtspiClient, tmp_path: Path
+    desktop: Desktop, launch: StartApp, client: AtspiClient, tmp_path: Path
 ) -> None:
     window = await open_calc(desktop, launch, tmp_path)
     await controls_when(client, window, "table")
@@ -264,7 +264,7 @@ async def test_an_empty_sheet_reads_in_a_moment(
 
 async def test_calc_that_stops_answering_mid_read_ends_the_read_truncated(
     desktop: Desktop,
-    launch: Launcher,
+    launch: StartApp,
     client: AtspiClient,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

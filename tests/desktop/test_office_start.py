@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.desktop.conftest import Launcher, wait_for_window
+from tests.desktop.conftest import StartApp, wait_for_window
 
 from roundhouse.config import DesktopSettings
-from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
-from roundhouse.devices.linux.windows import list_windows
+from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.display.x11.windows import list_windows
 
 pytestmark = pytest.mark.skipif(
     shutil.which("localc") is None, reason="LibreOffice Calc is installed by `make system-deps`"
@@ -56,7 +56,7 @@ def office_profile(first_start: Desktop) -> Iterator[str]:
     ("program", "title"), [("localc", "LibreOffice Calc"), ("lowriter", "LibreOffice Writer")]
 )
 def test_calc_and_writer_start_without_first_start_dialogs(
-    first_start: Desktop, launch: Launcher, office_profile: str, program: str, title: str
+    first_start: Desktop, launch: StartApp, office_profile: str, program: str, title: str
 ) -> None:
     desktop = first_start
     if shutil.which(program) is None:

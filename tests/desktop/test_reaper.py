@@ -28,16 +28,18 @@ from tests.desktop.conftest import wait_for_window
 from Xlib.error import ConnectionClosedError, DisplayError, XError
 
 from roundhouse.config import DesktopSettings
-from roundhouse.devices.linux import procfs
-from roundhouse.devices.linux.desktop import (
+from roundhouse.devices.linux.apps.launch import Launcher
+from roundhouse.devices.linux.desktops import procfs
+from roundhouse.devices.linux.desktops.desktop import (
     Desktop,
     VirtualDesktop,
     detached_desktop,
     detached_states,
 )
-from roundhouse.devices.linux.procfs import Proc, ProcessRecord
-from roundhouse.devices.linux.reaper import TAG_ENV
-from roundhouse.devices.linux.windows import WindowError, WindowManager, list_windows
+from roundhouse.devices.linux.desktops.procfs import Proc, ProcessRecord
+from roundhouse.devices.linux.desktops.reaper import TAG_ENV
+from roundhouse.devices.linux.display.base import WindowError
+from roundhouse.devices.linux.display.x11.windows import WindowManager, list_windows
 
 pytestmark = pytest.mark.skipif(
     shutil.which("chromium") is None or shutil.which("soffice") is None,
@@ -108,18 +110,21 @@ def named(records: Iterable[ProcessRecord], name: str) -> ProcessRecord:
 async def open_apps(desktop: Desktop, profile: Path, calc: bool = True) -> list[int]:
     """Launch Calc (optionally) and Chromium as launch_application does; wait for their
     windows; return the pids started."""
-    with WindowManager(desktop.display, desktop.env, desktop.app_command) as windows:
+    with (
+        WindowManager(desktop.display) as windows,
+        Launcher(windows, desktop.env, desktop.app_command) as launcher,
+    ):
         try:
             if calc:
-                await windows.launch(calc_command(profile), timeout=90)
+                await launcher.launch(calc_command(profile), timeout=90)
                 wait_for_window(desktop, title=CALC_TITLE, timeout=90)
-            await windows.launch("chromium about:blank", timeout=90)
+            await launcher.launch("chromium about:blank", timeout=90)
             wait_for_window(desktop, title="Chromium", timeout=90)
         except BaseException:
             # Not left to the code under test: the apps and all they forked, by pid.
-            kill_leftovers(apps_of(child.pid for child in windows.launched()))
+            kill_leftovers(apps_of(child.pid for child in launcher.launched()))
             raise
-        return [child.pid for child in windows.launched()]
+        return [child.pid for child in launcher.launched()]
 
 
 def apps_of(pids: Iterable[int]) -> list[ProcessRecord]:

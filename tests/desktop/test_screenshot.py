@@ -10,17 +10,18 @@ from pathlib import Path
 from PIL import Image, ImageChops, ImageColor
 from tests.desktop.conftest import (
     QT_APP_TITLE,
-    Launcher,
+    StartApp,
     qt_app_argv,
     wait_for_window,
     wait_until,
 )
 
 from roundhouse.devices.contract import Control, ControlList, Rect
-from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.x11.screen import Screen
+from roundhouse.devices.linux.display.x11.windows import WindowManager
 from roundhouse.devices.linux.marks import cover
-from roundhouse.devices.linux.screenshot import (
-    Screen,
+from roundhouse.devices.linux.screenshots import (
     annotate,
     capture_desktop_png,
     capture_window_png,
@@ -29,7 +30,6 @@ from roundhouse.devices.linux.screenshot import (
 )
 from roundhouse.devices.linux.settle import wait_quiet
 from roundhouse.devices.linux.tools import DesktopTools
-from roundhouse.devices.linux.windows import WindowManager
 
 ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))
 
@@ -45,7 +45,7 @@ def _colours(image: Image.Image) -> int:
 
 
 async def test_desktop_screenshot_has_the_screen_size_and_content(
-    desktop: Desktop, screen: Screen, windows: WindowManager, launch: Launcher
+    desktop: Desktop, screen: Screen, windows: WindowManager, launch: StartApp
 ) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
@@ -58,14 +58,14 @@ async def test_desktop_screenshot_has_the_screen_size_and_content(
 
 
 async def test_window_screenshot_is_the_window(
-    desktop: Desktop, screen: Screen, windows: WindowManager, launch: Launcher
+    desktop: Desktop, screen: Screen, windows: WindowManager, launch: StartApp
 ) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
     # Listed is not yet shown: wait for the frame to be mapped and the first frames drawn.
     wait_until(lambda: windows.viewable(window.xid), what="the window to be mapped")
     await wait_quiet(screen, timeout=10)
-    shot = capture_window_png(screen, window.xid, window.rect)
+    shot = capture_window_png(screen, window)
     image = _decode(shot.png)
     assert shot.method == "composite"
     assert image.size == (window.rect.width, window.rect.height)
@@ -79,7 +79,7 @@ async def test_window_screenshot_is_the_window(
 
 
 def test_annotation_boxes_only_the_controls(
-    desktop: Desktop, screen: Screen, windows: WindowManager, launch: Launcher
+    desktop: Desktop, screen: Screen, windows: WindowManager, launch: StartApp
 ) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
@@ -91,7 +91,7 @@ def test_annotation_boxes_only_the_controls(
 
     # One grab, marked and not: only the box's and its label's pixels differ (in image
     # coordinates); the label is outside the box, just above it.
-    plain, _ = screen.window(window.xid, window.rect)
+    plain, _ = screen.window(window)
     marked = annotate(plain, [control, unnumbered], origin=(left, top))
     [mark] = layout_marks([control, unnumbered], plain.size, (left, top))
     assert (mark.box.left, mark.box.top, mark.box.right, mark.box.bottom) == (20, 30, 140, 70)
@@ -102,7 +102,7 @@ def test_annotation_boxes_only_the_controls(
     assert changed[2] <= 140 and changed[3] <= 70
 
     # The PNG of the tool carries the box too: its outline in the label's colour.
-    shot = _decode(capture_window_png(screen, window.xid, window.rect, [control]).png)
+    shot = _decode(capture_window_png(screen, window, [control]).png)
     assert shot.getpixel((100, 30)) == marked.getpixel((100, 30)) != plain.getpixel((100, 30))
 
 
@@ -152,7 +152,7 @@ async def test_dense_controls_get_labels_clear_of_each_other_and_of_the_controls
     assert len(listed.controls) >= 60
     info = tools.windows.get(window["xid"])
     origin = (info.rect.left, info.rect.top)
-    shot = capture_window_png(tools.screen, info.xid, info.rect, listed.controls)
+    shot = capture_window_png(tools.screen, info, listed.controls)
     image = _decode(shot.png)
     marks = layout_marks(listed.controls, image.size, origin)
     assert [m.control for m in marks] == listed.controls  # every control is in the window
@@ -167,7 +167,7 @@ async def test_dense_controls_get_labels_clear_of_each_other_and_of_the_controls
 
 
 def test_screenshot_command_writes_an_annotated_window_png(
-    desktop: Desktop, launch: Launcher, tmp_path: Path
+    desktop: Desktop, launch: StartApp, tmp_path: Path
 ) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)

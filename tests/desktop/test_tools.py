@@ -14,8 +14,8 @@ from tests.desktop.conftest import QT_APP_TITLE, gedit_argv, qt_app_argv, wait_u
 
 from roundhouse.devices.base import Command, Result, ToolRegistry
 from roundhouse.devices.contract import ControlList, UiNode
-from roundhouse.devices.linux.atspi_tree import walk
-from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.atspi.tree import walk
+from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 
 DESIGN_TOOLS = {

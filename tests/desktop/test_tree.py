@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 from tests.desktop.conftest import (
-    Launcher,
+    StartApp,
     gedit_argv,
     qt_app_argv,
     wait_for_window,
@@ -29,7 +29,7 @@ from roundhouse.devices.contract import (
     UiSnapshot,
     WindowInfo,
 )
-from roundhouse.devices.linux.atspi import (
+from roundhouse.devices.linux.atspi.client import (
     AtspiClient,
     AtspiError,
     AtspiTimeout,
@@ -38,17 +38,17 @@ from roundhouse.devices.linux.atspi import (
     WindowGone,
     ui_tree_json,
 )
-from roundhouse.devices.linux.atspi_naive import naive_tree
-from roundhouse.devices.linux.atspi_node import RawNode
-from roundhouse.devices.linux.atspi_read import read_structure
-from roundhouse.devices.linux.atspi_tree import (
+from roundhouse.devices.linux.atspi.naive import naive_tree
+from roundhouse.devices.linux.atspi.node import RawNode
+from roundhouse.devices.linux.atspi.read import read_structure
+from roundhouse.devices.linux.atspi.tree import (
     build_tree,
     intersection,
     reading_order,
     select_controls,
     walk,
 )
-from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
 
 
 @pytest.fixture
@@ -77,18 +77,18 @@ def _find(listed: ControlList, role: str, name: str | None = None) -> Control | 
     return None
 
 
-async def _gedit(desktop: Desktop, launch: Launcher) -> WindowInfo:
+async def _gedit(desktop: Desktop, launch: StartApp) -> WindowInfo:
     process = launch(desktop, gedit_argv())
     return wait_for_window(desktop, pid=process.pid)
 
 
-async def _qt(desktop: Desktop, launch: Launcher) -> tuple[subprocess.Popen[bytes], WindowInfo]:
+async def _qt(desktop: Desktop, launch: StartApp) -> tuple[subprocess.Popen[bytes], WindowInfo]:
     process = launch(desktop, qt_app_argv())
     return process, wait_for_window(desktop, pid=process.pid)
 
 
 async def test_gedit_controls_are_the_visible_interactive_ones(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     window = await _gedit(desktop, launch)
     listed = await _controls_when(client, window, "text")
@@ -185,7 +185,7 @@ def _named_as_ours(naive: list[Control], ours: list[Control]) -> list[Control]:
 
 
 async def test_gedit_bulk_read_equals_the_naive_walk(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     window = await _gedit(desktop, launch)
     await _controls_when(client, window, "text")
@@ -199,7 +199,7 @@ async def test_gedit_bulk_read_equals_the_naive_walk(
 
 
 async def test_gedit_set_text_then_get_text(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     window = await _gedit(desktop, launch)
     listed = await _controls_when(client, window, "text")
@@ -215,7 +215,7 @@ async def test_gedit_set_text_then_get_text(
 
 
 async def test_qt_controls_and_pressing_the_button(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     _, window = await _qt(desktop, launch)
     listed = await _controls_when(client, window, "push button", "Press me")
@@ -239,7 +239,7 @@ async def test_qt_controls_and_pressing_the_button(
 
 
 async def test_qt_bulk_read_equals_the_naive_walk(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     _, window = await _qt(desktop, launch)
     await _controls_when(client, window, "push button", "Press me")
@@ -254,7 +254,7 @@ async def test_qt_bulk_read_equals_the_naive_walk(
 
 
 async def test_set_text_and_actions_on_a_qt_line_edit(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     _, window = await _qt(desktop, launch)
     listed = await _controls_when(client, window, "text", "Your name")
@@ -269,7 +269,7 @@ async def test_set_text_and_actions_on_a_qt_line_edit(
 
 
 async def test_limits_cut_the_tree_deterministically(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     window = await _gedit(desktop, launch)
     await _controls_when(client, window, "text")
@@ -295,7 +295,7 @@ async def test_limits_cut_the_tree_deterministically(
 
 
 async def test_an_app_without_a_tree_says_so(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     # xmessage (Athena widgets) never registers with AT-SPI, like Tk.
     launch(desktop, ["xmessage", "-title", "No tree here", "no accessibility here"])
@@ -309,7 +309,7 @@ async def test_an_app_without_a_tree_says_so(
 
 
 async def test_unknown_windows_and_ids_are_clear_errors(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     ghost = WindowInfo(
         xid=1,
@@ -344,7 +344,7 @@ async def test_unknown_windows_and_ids_are_clear_errors(
 
 
 async def test_a_killed_app_is_an_error_not_a_hang(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     process, window = await _qt(desktop, launch)
     listed = await _controls_when(client, window, "push button", "Press me")
@@ -359,7 +359,7 @@ async def test_a_killed_app_is_an_error_not_a_hang(
 
 
 async def test_a_stopped_app_times_out(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     process, window = await _qt(desktop, launch)
     listed = await _controls_when(client, window, "push button", "Press me")
@@ -383,7 +383,7 @@ def _dead_pid() -> int:
 
 
 async def test_an_open_gedit_menu_lists_its_items(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     window = await _gedit(desktop, launch)
     listed = await _controls_when(client, window, "text")
@@ -491,7 +491,7 @@ async def test_a_cycle_or_a_shared_child_in_a_broken_tree_is_read_once() -> None
 
 
 async def test_a_long_list_is_read_only_where_it_is_in_view(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     process = launch(desktop, [*qt_app_argv(), "--rows", "5000", "--scroll-to", "2500"])
     window = wait_for_window(desktop, pid=process.pid)
@@ -514,7 +514,7 @@ async def test_a_long_list_is_read_only_where_it_is_in_view(
 
 
 async def test_a_dropped_connection_is_made_again(
-    desktop: Desktop, launch: Launcher, client: AtspiClient
+    desktop: Desktop, launch: StartApp, client: AtspiClient
 ) -> None:
     _, window = await _qt(desktop, launch)
     listed = await _controls_when(client, window, "push button", "Press me")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from tests.desktop.conftest import (
     QT_APP_TITLE,
-    Launcher,
+    StartApp,
     gedit_argv,
     qt_app_argv,
     wait_for_window,
@@ -22,12 +22,14 @@ from Xlib import X  # type: ignore[import-untyped, unused-ignore]
 from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
 from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 
-from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.windows import WindowError, WindowManager, find_window
+from roundhouse.devices.linux.apps.launch import Launcher
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.base import WindowError, find_window
+from roundhouse.devices.linux.display.x11.windows import WindowManager
 
 
 def test_list_windows_describes_a_real_window(
-    desktop: Desktop, windows: WindowManager, launch: Launcher
+    desktop: Desktop, windows: WindowManager, launch: StartApp
 ) -> None:
     process = launch(desktop, qt_app_argv())
     wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
@@ -40,7 +42,7 @@ def test_list_windows_describes_a_real_window(
 
 
 async def test_activate_switches_the_active_window(
-    desktop: Desktop, windows: WindowManager, launch: Launcher, tmp_path: Path
+    desktop: Desktop, windows: WindowManager, launch: StartApp, tmp_path: Path
 ) -> None:
     qt = launch(desktop, qt_app_argv())
     qt_window = wait_for_window(desktop, pid=qt.pid, title=QT_APP_TITLE)
@@ -59,7 +61,7 @@ async def test_activate_switches_the_active_window(
 
 
 async def test_close_window_removes_it(
-    desktop: Desktop, windows: WindowManager, launch: Launcher
+    desktop: Desktop, windows: WindowManager, launch: StartApp
 ) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
@@ -68,9 +70,11 @@ async def test_close_window_removes_it(
     assert process.wait(timeout=10) == 0  # the app quit on its own: closing is not killing
 
 
-async def test_launch_by_desktop_entry_name_opens_its_window(windows: WindowManager) -> None:
+async def test_launch_by_desktop_entry_name_opens_its_window(
+    windows: WindowManager, launcher: Launcher
+) -> None:
     # Debian's /usr/share/applications/org.gnome.gedit.desktop: Name=gedit, Exec=gedit %U.
-    launched = await windows.launch("org.gnome.gedit")
+    launched = await launcher.launch("org.gnome.gedit")
     window = launched.window
     assert window.application.lower() == "gedit"
     assert launched.started == "gedit — Text Editor" and launched.failed == ()
@@ -78,28 +82,30 @@ async def test_launch_by_desktop_entry_name_opens_its_window(windows: WindowMana
     assert await windows.close_window(window.xid)
 
 
-async def test_launch_a_command_opens_its_window(windows: WindowManager) -> None:
+async def test_launch_a_command_opens_its_window(launcher: Launcher) -> None:
     command = f"{qt_app_argv()[0]} {qt_app_argv()[1]}"
-    launched = await windows.launch(command)
+    launched = await launcher.launch(command)
     assert launched.window.title == QT_APP_TITLE
     assert launched.started == command
 
 
-async def test_unknown_application_names_the_known_ones(windows: WindowManager) -> None:
+async def test_unknown_application_names_the_known_ones(launcher: Launcher) -> None:
     with pytest.raises(WindowError, match="no application or command 'no-such-app'.*gedit"):
-        await windows.launch("no-such-app")
+        await launcher.launch("no-such-app")
 
 
 async def test_unknown_window_names_the_existing_ones(
-    desktop: Desktop, windows: WindowManager, launch: Launcher
+    desktop: Desktop, windows: WindowManager, launch: StartApp
 ) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
     with pytest.raises(WindowError, match=f"no window with id 12345.*{window.xid}.*{QT_APP_TITLE}"):
         await windows.activate(12345)
     with pytest.raises(WindowError, match=f"no window titled 'Nope'.*{QT_APP_TITLE}"):
-        windows.find("Nope")
-    assert windows.find("roundhouse qt").xid == window.xid  # substring, any case
+        find_window(windows.list_windows(), "Nope")
+    assert (
+        find_window(windows.list_windows(), "roundhouse qt").xid == window.xid
+    )  # substring, any case
 
 
 def test_find_window_prefers_an_exact_title() -> None:
@@ -114,7 +120,7 @@ def test_find_window_prefers_an_exact_title() -> None:
     assert find_window([a, b], "GEDIT").xid == 1
 
 
-def test_windows_command_lists_the_windows(desktop: Desktop, launch: Launcher) -> None:
+def test_windows_command_lists_the_windows(desktop: Desktop, launch: StartApp) -> None:
     process = launch(desktop, qt_app_argv())
     window = wait_for_window(desktop, pid=process.pid, title=QT_APP_TITLE)
     roundhouse = str(Path(sys.executable).with_name("roundhouse"))
@@ -131,9 +137,9 @@ def test_windows_command_lists_the_windows(desktop: Desktop, launch: Launcher) -
 
 
 async def test_activate_restores_a_minimised_window(
-    desktop: Desktop, windows: WindowManager
+    desktop: Desktop, windows: WindowManager, launcher: Launcher
 ) -> None:
-    window = (await windows.launch(" ".join(qt_app_argv()))).window
+    window = (await launcher.launch(" ".join(qt_app_argv()))).window
     connection = xdisplay.Display(desktop.display)
 
     def minimised() -> bool:
@@ -173,29 +179,27 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def home_windows(desktop: Desktop, home: Path) -> Iterator[WindowManager]:
-    """A WindowManager whose apps (and their lookup) get the tmp HOME."""
+def home_launcher(desktop: Desktop, windows: WindowManager, home: Path) -> Iterator[Launcher]:
+    """A Launcher whose apps (and their lookup) get the tmp HOME."""
     env = {k: v for k, v in desktop.env.items() if k not in ("XDG_CONFIG_HOME", "XDG_DATA_HOME")}
-    with WindowManager(desktop.display, {**env, "HOME": str(home)}) as manager:
-        yield manager
-        manager.kill_launched()
+    with Launcher(windows, {**env, "HOME": str(home)}) as opened:
+        yield opened
+        opened.kill_launched()
 
 
 async def test_text_editor_is_gedit_though_vim_is_the_users_default(
-    home_windows: WindowManager, home: Path
+    windows: WindowManager, home_launcher: Launcher, home: Path
 ) -> None:
     assert shutil.which("vim"), "vim must be installed (scripts/system-deps.sh all)"
     (home / ".config/mimeapps.list").write_text("[Default Applications]\ntext/plain=vim.desktop\n")
-    launched = await home_windows.launch("text editor")
+    launched = await home_launcher.launch("text editor")
     assert launched.window.application.lower() == "gedit"
     assert launched.started == "gedit — Text Editor" and launched.failed == ()
-    assert await home_windows.close_window(launched.window.xid)
+    assert await windows.close_window(launched.window.xid)
 
 
-async def test_vim_opens_in_a_terminal_window(
-    desktop: Desktop, home_windows: WindowManager
-) -> None:
-    launched = await home_windows.launch("vim")
+async def test_vim_opens_in_a_terminal_window(desktop: Desktop, home_launcher: Launcher) -> None:
+    launched = await home_launcher.launch("vim")
     assert launched.started == "Vim — Text Editor (runs in a terminal)"
     assert launched.window.pid is not None
     assert _process_name(launched.window.pid) != "vim"  # the window is the terminal's
@@ -210,7 +214,7 @@ async def test_vim_opens_in_a_terminal_window(
 
 
 async def test_a_failing_default_falls_through_to_the_next_editor(
-    home_windows: WindowManager, home: Path
+    windows: WindowManager, home_launcher: Launcher, home: Path
 ) -> None:
     (home / ".local/share/applications/broken-editor.desktop").write_text(
         "[Desktop Entry]\nType=Application\nName=Broken Editor\nGenericName=Text Editor\n"
@@ -219,12 +223,12 @@ async def test_a_failing_default_falls_through_to_the_next_editor(
     (home / ".config/mimeapps.list").write_text(
         "[Default Applications]\ntext/plain=broken-editor.desktop\n"
     )
-    launched = await home_windows.launch("text editor")
+    launched = await home_launcher.launch("text editor")
     assert launched.failed == ("Broken Editor — Text Editor: false exited with status 1",)
     assert launched.started == "gedit — Text Editor"
     assert launched.window.application.lower() == "gedit"
     # The launch that failed is not left among the launched processes.
-    assert [child.args for child in home_windows.launched()] == [["gedit"]]
+    assert [child.args for child in home_launcher.launched()] == [["gedit"]]
 
 
 def _pids() -> list[int]:

@@ -9,13 +9,18 @@ from pathlib import Path
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from roundhouse.devices.linux.desktop_files import (
+from roundhouse.devices.linux.apps.desktop_files import (
     Xdg,
     parse_exec,
     read_defaults,
     read_entries,
 )
-from roundhouse.devices.linux.launcher import Applications, LaunchError, application_list, resolve
+from roundhouse.devices.linux.apps.launcher import (
+    Applications,
+    LaunchError,
+    application_list,
+    resolve,
+)
 from tests.fuzz.common import FUZZ
 
 KEYS = [

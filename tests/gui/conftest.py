@@ -15,7 +15,7 @@ from roundhouse.config import DesktopSettings, Settings
 from roundhouse.core.events import Event, EventBus
 from roundhouse.core.states import AgentKind
 from roundhouse.devices.base import Dispatcher, LocalDispatcher
-from roundhouse.devices.linux.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.shell import ShellTools
 from roundhouse.engine.compose import compose_session
@@ -70,6 +70,6 @@ def gui_session(desktop: Desktop, tmp_path: Path) -> GuiSession:
                 yield session
             finally:
                 await session.models.close()
-                tools.windows.kill_launched()
+                tools.launcher.kill_launched()
 
     return open_session

@@ -21,8 +21,8 @@ from roundhouse.core.events import AnswerRejected, Event, StepTaken
 from roundhouse.core.states import AgentKind, RoundState, Status
 from roundhouse.devices.base import Command
 from roundhouse.devices.contract import ControlList, WindowInfo
-from roundhouse.devices.linux.desktop import Desktop
-from roundhouse.devices.linux.windows import list_windows
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.x11.windows import list_windows
 from roundhouse.devices.mcp import MCPDispatcher
 from roundhouse.models.base import ModelRequest
 from roundhouse.models.fake_openai import FakeOpenAI, Reply

@@ -9,7 +9,7 @@ from typing import Any
 
 from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.models.observation import AppObservation, HostObservation, PastStep, SubtaskView
-from roundhouse.models.offline_gui import parse_request, plan_app, plan_host
+from roundhouse.models.offline.gui import parse_request, plan_app, plan_host
 
 
 def window(title: str, xid: int = 7) -> WindowInfo:

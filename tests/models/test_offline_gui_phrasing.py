@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from roundhouse.models.offline_gui import Op, parse_request
+from roundhouse.models.offline.gui import Op, parse_request
 
 
 def kinds(request: str) -> list[tuple[str, str]]:

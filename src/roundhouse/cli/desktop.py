@@ -23,8 +23,8 @@ from roundhouse.agents.prompting import describe_controls
 from roundhouse.cli.app import app
 from roundhouse.config import ConfigError, DesktopSettings, load_settings
 from roundhouse.devices.contract import UiNode, UiSnapshot, WindowInfo, readable
-from roundhouse.devices.linux.atspi import AtspiClient, AtspiError, TreeLimits, ui_tree_json
-from roundhouse.devices.linux.desktop import (
+from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError, TreeLimits, ui_tree_json
+from roundhouse.devices.linux.desktops.desktop import (
     Desktop,
     DesktopState,
     DesktopUnavailable,
@@ -35,7 +35,7 @@ from roundhouse.devices.linux.desktop import (
     state_alive,
     stop_detached,
 )
-from roundhouse.devices.linux.windows import list_windows
+from roundhouse.devices.linux.display.choose import list_windows
 
 desktop_app = typer.Typer(help="Virtual desktops: start one, see which run, stop them.")
 app.add_typer(desktop_app, name="desktop")
@@ -196,7 +196,7 @@ def tree(
 ) -> None:
     """Print a window's accessibility tree (default: the active window)."""
     with open_cli_desktop(desktop) as opened:
-        windows = list_windows(opened.display)
+        windows = list_windows(opened)
         window = pick_window(windows, app_name, title)
         if window is None:
             known = "; ".join(f"{w.application}: {w.title!r}" for w in windows) or "none"

@@ -14,9 +14,10 @@ from roundhouse.cli.app import app
 from roundhouse.cli.desktop import DesktopOption, JsonOption, open_cli_desktop
 from roundhouse.cli.serve import exit_on_sigterm
 from roundhouse.config import ConfigError, Settings, load_settings
-from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.base import WindowError, find_window
+from roundhouse.devices.linux.display.choose import list_windows
 from roundhouse.devices.linux.tools import DesktopTools
-from roundhouse.devices.linux.windows import WindowError, list_windows
 
 EXIT_FAILED = 1
 
@@ -32,7 +33,7 @@ def windows(desktop: DesktopOption = None, as_json: JsonOption = False) -> None:
     signal.signal(signal.SIGTERM, exit_on_sigterm)
     with open_cli_desktop(desktop) as opened:
         try:
-            found = list_windows(opened.display)
+            found = list_windows(opened)
         except WindowError as error:
             raise _fail(str(error)) from None
     if as_json:
@@ -81,7 +82,7 @@ async def _screenshot(
         elif title is None:
             shot = await tools.capture_desktop_screenshot(path=str(out), annotate=True)
         else:
-            xid = tools.windows.find(title).xid
+            xid = find_window(tools.windows.list_windows(), title).xid
             shot = await tools.capture_window_screenshot(xid, path=str(out), annotate=annotate)
     marks = f", {shot['annotated_controls']} controls numbered" if annotate else ""
     return f"{shot['path']}: {shot['width']}x{shot['height']}{marks}"

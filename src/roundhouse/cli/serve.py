@@ -15,7 +15,7 @@ from roundhouse.cli.app import app
 from roundhouse.cli.desktop import DesktopOption, open_cli_desktop
 from roundhouse.config import ConfigError, Settings, load_settings
 from roundhouse.devices.base import Tool
-from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.tools import open_registry
 from roundhouse.devices.shell import ShellTools
 from roundhouse.endpoints import MCP_TOKEN_ENV as TOKEN_ENV

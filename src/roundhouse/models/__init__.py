@@ -7,7 +7,7 @@ from pathlib import Path
 
 from roundhouse.config import ConfigError, Settings
 from roundhouse.models.base import LanguageModel, ModelError
-from roundhouse.models.offline import OfflineModel
+from roundhouse.models.offline.model import OfflineModel
 from roundhouse.models.recording import RecordingModel
 from roundhouse.models.replay import ReplayModel
 

@@ -24,8 +24,10 @@ from pathlib import Path
 
 from roundhouse.config import DesktopSettings
 from roundhouse.core.trajectory import StepRecord
-from roundhouse.devices.linux.desktop import Desktop, DesktopUnavailable, VirtualDesktop
-from roundhouse.devices.linux.windows import WindowError, WindowManager
+from roundhouse.devices.linux.apps.launch import Launcher
+from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable, VirtualDesktop
+from roundhouse.devices.linux.display.base import DisplayServer, WindowError
+from roundhouse.devices.linux.display.choose import open_display
 from roundhouse.devices.shell import run_command
 from roundhouse.logs.store import ROUNDS_LOG, LogStore
 from roundhouse.models.machine_facts import quoted_facts, this_machine
@@ -76,10 +78,11 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
     url = server.url if server is not None else None
     task = item.task.resolved(workdir, item.path.parent.resolve(), url)
     async with _desktop_for(task, workdir) as desktop:
-        windows = WindowManager(desktop.display, desktop.env) if desktop else None
+        display: DisplayServer | None = open_display(desktop) if desktop else None
+        launcher = Launcher(display.windows, desktop.env) if desktop and display else None
         try:
             launched: list[subprocess.Popen[bytes]] = []
-            problem = await _set_up(task, workdir, desktop, windows, launched, server)
+            problem = await _set_up(task, workdir, desktop, launcher, launched, server)
             if problem is not None:
                 return _result(task, "SETUP FAILED", started, [], reason=problem)
             run = await _run(task, item, workdir, desktop, options, url)
@@ -96,9 +99,10 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
                 result = await _judge(task, status, log_dir, steps, workdir, desktop, started)
             return dataclasses.replace(result, run_seconds=run.seconds)
         finally:
-            if windows is not None:
-                windows.kill_launched()
-                windows.close()
+            if launcher is not None:
+                launcher.kill_launched()
+            if display is not None:
+                display.close()
             if server is not None:
                 await asyncio.to_thread(server.stop)
 
@@ -135,7 +139,7 @@ async def _set_up(
     task: Task,
     workdir: Path,
     desktop: Desktop | None,
-    windows: WindowManager | None,
+    launcher: Launcher | None,
     launched: list[subprocess.Popen[bytes]],
     server: TaskServer | None = None,
 ) -> str | None:
@@ -155,14 +159,14 @@ async def _set_up(
             if output.exit_code != 0:
                 return f"setup `{step.run}` exited {output.exit_code}: {output.stderr.strip()}"
         elif step.launch is not None:
-            if windows is None:
+            if launcher is None:
                 return f"setup launches {step.launch!r}, but the task has no desktop (agent: host)"
-            known = set(windows.launched())
+            known = set(launcher.launched())
             try:
-                await windows.launch(step.launch)
+                await launcher.launch(step.launch)
             except WindowError as error:
                 return f"setup could not launch {step.launch!r}: {error}"
-            launched += [child for child in windows.launched() if child not in known]
+            launched += [child for child in launcher.launched() if child not in known]
     return None
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from roundhouse.config import Settings
 from roundhouse.devices.contract import ControlList, WindowInfo
-from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools
 from roundhouse.devices.shell import ShellTimeout, run_command
 from roundhouse.suite.documents import (

@@ -33,7 +33,7 @@ from typing import Any
 import ray
 import ray.exceptions
 
-from roundhouse.devices.linux import janitor
+from roundhouse.devices.linux.desktops import janitor
 from roundhouse.logs.store import LogStore
 from roundhouse.suite import bundle
 from roundhouse.suite.attempt import AttemptOptions, run_task

@@ -13,9 +13,9 @@ import logging
 from dataclasses import dataclass, replace
 
 from roundhouse.devices.contract import WindowInfo
-from roundhouse.devices.linux.atspi import AtspiClient, AtspiError, TreeLimits
+from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError, TreeLimits
+from roundhouse.devices.linux.display.base import Windows
 from roundhouse.devices.linux.effects import Look, NodeSeen, TextSeen
-from roundhouse.devices.linux.windows import WindowManager
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class TextOf:
 
 
 async def look(
-    windows: WindowManager,
+    windows: Windows,
     tree: AtspiClient | None,
     window: WindowInfo | None,
     *,

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.screenshot import Screen
+from roundhouse.devices.linux.display.base import Screen
 
 
 @dataclass(frozen=True)

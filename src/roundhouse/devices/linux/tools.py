@@ -29,8 +29,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
-
 from roundhouse.config import Settings
 from roundhouse.devices.base import Closing, DeviceLost, Tool, ToolRegistry, make_tool
 from roundhouse.devices.contract import (
@@ -41,27 +39,33 @@ from roundhouse.devices.contract import (
     UiNode,
     WindowInfo,
 )
-from roundhouse.devices.linux.atspi import (
+from roundhouse.devices.linux.apps.launch import LAUNCH_TIMEOUT, Launcher
+from roundhouse.devices.linux.apps.launcher import Applications, application_list
+from roundhouse.devices.linux.atspi.client import (
     AtspiClient,
     AtspiError,
     AtspiTimeout,
     TreeLimits,
     ui_tree_json,
 )
-from roundhouse.devices.linux.atspi_tree import keep_numbers
-from roundhouse.devices.linux.desktop import Desktop
+from roundhouse.devices.linux.atspi.tree import keep_numbers
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.base import (
+    Button,
+    DisplayServer,
+    WindowError,
+    describe,
+    find_window,
+)
+from roundhouse.devices.linux.display.choose import open_display
 from roundhouse.devices.linux.effects import Effect, Look, effect_of
 from roundhouse.devices.linux.effects_read import TEXT_LIMIT, TextOf, look
-from roundhouse.devices.linux.input import Button, XInput
-from roundhouse.devices.linux.launcher import Applications, application_list
-from roundhouse.devices.linux.screenshot import (
-    Screen,
+from roundhouse.devices.linux.screenshots import (
     Screenshot,
     capture_desktop_png,
     capture_window_png,
 )
 from roundhouse.devices.linux.settle import Settled, frame, wait_quiet
-from roundhouse.devices.linux.windows import LAUNCH_TIMEOUT, WindowError, WindowManager, describe
 
 log = logging.getLogger(__name__)
 
@@ -87,49 +91,40 @@ class DesktopTools(Closing):
         desktop: Desktop,
         settings: Settings,
         *,
-        screen: Screen,
-        xinput: XInput,
-        windows: WindowManager,
+        display: DisplayServer,
         tree: AtspiClient | None,
     ) -> None:
         self.desktop = desktop
         self.settings = settings
-        self.screen = screen
-        self.xinput = xinput
-        self.windows = windows
+        self.display = display
+        self.screen = display.screen
+        self.input = display.input
+        self.windows = display.windows
+        self.launcher = Launcher(display.windows, desktop.env, desktop.app_command)
         self.tree = tree  # None: no AT-SPI bus; screenshots and coordinates still work
         self._controls: dict[int, ControlList] = {}  # the latest get_controls per window
 
     @classmethod
     async def open(cls, desktop: Desktop, settings: Settings) -> DesktopTools:
-        """Connect to the desktop: X (screen, input, windows) and, when it has one, AT-SPI."""
-        with contextlib.ExitStack() as x_connections:
-            screen = x_connections.enter_context(Screen(desktop.display))
-            xinput = x_connections.enter_context(XInput(desktop.display))
-            windows = x_connections.enter_context(
-                WindowManager(desktop.display, desktop.env, desktop.app_command)
-            )
-            client = AtspiClient()
-            tree: AtspiClient | None = client
-            try:
-                await client.connect(desktop)
-            except AtspiError as error:
-                log.warning("no control tree on %s: %s", desktop.display, error)
-                tree = None
-            x_connections.pop_all()  # connected: close() owns them now
-        return cls(desktop, settings, screen=screen, xinput=xinput, windows=windows, tree=tree)
+        """Connect to the desktop: its display server and, when it has one, AT-SPI."""
+        display = open_display(desktop)
+        client = AtspiClient()
+        tree: AtspiClient | None = client
+        try:
+            await client.connect(desktop)
+        except AtspiError as error:
+            log.warning("no control tree on %s: %s", desktop.display, error)
+            tree = None
+        except BaseException:
+            display.close()
+            raise
+        return cls(desktop, settings, display=display, tree=tree)
 
     async def close(self) -> None:
         if self.tree is not None:
             await self.tree.close()
-        # A display that died closed these connections already; closing must not fail.
-        for connection in (self.xinput, self.screen, self.windows):
-            try:
-                connection.close()
-            except (xerror.ConnectionClosedError, OSError) as error:
-                log.info(
-                    "closing a connection to the lost display %s: %s", self.desktop.display, error
-                )
+        self.launcher.close()
+        self.display.close()  # a display that died: closing cannot fail
 
     # ------------------------------------------------------------ data collection
 
@@ -169,7 +164,7 @@ class DesktopTools(Closing):
             # reads: the boxes must carry the numbers of the list the model reads.
             listed = self._controls.get(window.xid) if as_listed else None
             controls = (listed or await self._read_controls(window)).controls
-        shot = capture_window_png(self.screen, window.xid, window.rect, controls)
+        shot = capture_window_png(self.screen, window, controls)
         result = _shot_result(shot, path)
         result["window_id"] = window.xid
         if annotate:
@@ -218,7 +213,8 @@ class DesktopTools(Closing):
         """
         if window_id is None and title is None:
             raise ToolError("give window_id or title")
-        xid = window_id if window_id is not None else self.windows.find(title or "").xid
+        windows = self.windows.list_windows()
+        xid = window_id if window_id is not None else find_window(windows, title or "").xid
         return (await self.windows.activate(xid)).model_dump(mode="json")
 
     async def launch_application(
@@ -232,7 +228,7 @@ class DesktopTools(Closing):
         window, with `started` (what opened it) and `failed` (what was tried before, and
         why it opened no window).
         """
-        launched = await self.windows.launch(name, timeout=timeout)
+        launched = await self.launcher.launch(name, timeout=timeout)
         # The window manager focuses a new window when it gets to it; the next tool call
         # (window_id omitted = the active window) must find this one active.
         window = await self.windows.activate(launched.window.xid)
@@ -269,7 +265,7 @@ class DesktopTools(Closing):
                     method = f"action:{action}"
             if method == "click":
                 x, y = control.rect.center
-                await asyncio.to_thread(self.xinput.click, x, y, button, 2 if double else 1)
+                await asyncio.to_thread(self.input.click, x, y, button, 2 if double else 1)
 
         done = await self._observed(act, window, target=control)
         return {"control": _brief(control), "method": method, **done}
@@ -279,7 +275,7 @@ class DesktopTools(Closing):
     ) -> dict[str, Any]:
         """Click at screen coordinates (pixels from the desktop's top-left corner)."""
         self._on_screen(x, y)
-        return await self._act(lambda: self.xinput.click(x, y, button, 2 if double else 1))
+        return await self._act(lambda: self.input.click(x, y, button, 2 if double else 1))
 
     async def set_text(
         self,
@@ -322,9 +318,9 @@ class DesktopTools(Closing):
 
         async def act() -> None:
             if control is not None:
-                await asyncio.to_thread(self.xinput.click, *control.rect.center)
+                await asyncio.to_thread(self.input.click, *control.rect.center)
                 await self._focus_taken(control)
-            await asyncio.to_thread(self.xinput.type_text, text)
+            await asyncio.to_thread(self.input.type_text, text)
 
         return await self._observed(act, None, target=control, typed=text)
 
@@ -348,7 +344,7 @@ class DesktopTools(Closing):
     async def press_keys(self, keys: str) -> dict[str, Any]:
         """Press a key or key combination ("Return", "ctrl+s", "alt+F4", "ctrl+shift+t");
         several, separated by spaces, are pressed in turn."""
-        return await self._act(lambda: self.xinput.press_keys(keys), focused_text=True)
+        return await self._act(lambda: self.input.press_keys(keys), focused_text=True)
 
     async def scroll(
         self, x: int, y: int, direction: Direction = "down", amount: int = 3
@@ -357,7 +353,7 @@ class DesktopTools(Closing):
         self._on_screen(x, y)
         dx = {"left": -amount, "right": amount}.get(direction, 0)
         dy = {"up": -amount, "down": amount}.get(direction, 0)
-        return await self._act(lambda: self.xinput.scroll(x, y, dx=dx, dy=dy))
+        return await self._act(lambda: self.input.scroll(x, y, dx=dx, dy=dy))
 
     async def drag(
         self, start_x: int, start_y: int, end_x: int, end_y: int, button: Button = "left"
@@ -366,7 +362,7 @@ class DesktopTools(Closing):
         release it there."""
         self._on_screen(start_x, start_y)
         self._on_screen(end_x, end_y)
-        return await self._act(lambda: self.xinput.drag((start_x, start_y), (end_x, end_y), button))
+        return await self._act(lambda: self.input.drag((start_x, start_y), (end_x, end_y), button))
 
     async def wait(self, seconds: float) -> dict[str, Any]:
         """Wait (up to 60 s) for something slow to happen, then for the screen to settle."""
@@ -604,29 +600,31 @@ def _shot_result(shot: Screenshot, path: str | None) -> dict[str, Any]:
 def desktop_tools(tools: DesktopTools) -> list[Tool]:
     """The desktop tools as registry entries (names are DESIGN.md's contract)."""
     display = tools.desktop.display
+    lost = tools.display.lost
     found = [
-        make_tool(_display_guarded(getattr(tools, name), display), "data_collection")
+        make_tool(_display_guarded(getattr(tools, name), display, lost), "data_collection")
         for name in DESKTOP_DATA_COLLECTION
     ]
     found += [
-        make_tool(_display_guarded(getattr(tools, name), display), "action")
+        make_tool(_display_guarded(getattr(tools, name), display, lost), "action")
         for name in DESKTOP_ACTIONS
     ]
     return found
 
 
 def _display_guarded(
-    tool: Callable[..., Awaitable[Any]], display: str
+    tool: Callable[..., Awaitable[Any]], display: str, lost: tuple[type[BaseException], ...]
 ) -> Callable[..., Awaitable[Any]]:
-    """The tool, with a closed X connection turned into DeviceLost: no later step can work
-    on a display that is gone, so the round ends in ERROR instead of trying on."""
+    """The tool, with a lost display (a closed X connection) turned into DeviceLost: no
+    later step can work on a display that is gone, so the round ends in ERROR instead of
+    trying on."""
 
     @functools.wraps(tool)
     async def guarded(*args: Any, **kwargs: Any) -> Any:
         try:
             return await tool(*args, **kwargs)
-        except (xerror.ConnectionClosedError, xerror.DisplayConnectionError) as error:
-            raise DeviceLost(f"display lost: the X display {display} is gone ({error})") from None
+        except lost as error:
+            raise DeviceLost(f"display lost: the display {display} is gone ({error})") from None
 
     return guarded
 

@@ -1,0 +1,1 @@
+"""Applications: which one a request names (desktop files, launcher) and starting it."""

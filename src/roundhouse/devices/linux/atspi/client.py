@@ -1,0 +1,419 @@
+"""The control tree of a window, read from AT-SPI over D-Bus in bulk, and actions on it.
+
+    async with AtspiClient() as client:           # or: await client.connect(desktop)
+        await client.connect(desktop)
+        controls = await client.controls(window)  # what the agent reads every step
+        await client.do_action(controls.controls[0].id)
+
+A window (from the window manager) is matched to its AT-SPI frame by the pid owning the
+application's bus name, then by title and rectangle. Node ids are "<bus name>:<object
+path>", stable while the object lives. Reads are bulk (atspi_read); choosing and numbering
+controls is pure (atspi_tree).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from dbus_fast.aio import MessageBus
+from dbus_fast.errors import DBusFastError
+
+from roundhouse.devices.base import Closing
+from roundhouse.devices.contract import ControlList, Rect, UiNode, UiSnapshot, WindowInfo
+from roundhouse.devices.linux.atspi.bus import (
+    CONNECT_TIMEOUT,
+    AtspiBus,
+    AtspiError,
+    AtspiTimeout,
+    NodeGone,
+    Ref,
+    WindowGone,
+    a11y_address,
+    parse_node_id,
+)
+from roundhouse.devices.linux.atspi.cells import CellRefs
+from roundhouse.devices.linux.atspi.constants import (
+    ACCESSIBLE,
+    ACTION,
+    COMPONENT,
+    EDITABLE_TEXT,
+    REGISTRY_BUS,
+    REGISTRY_PATH,
+    TEXT,
+    state_names,
+)
+from roundhouse.devices.linux.atspi.frames import Frame, FrameFinder
+from roundhouse.devices.linux.atspi.names import name_the_nameless
+from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
+from roundhouse.devices.linux.atspi.read import (
+    Structure,
+    fetch_node,
+    read_details,
+    read_structure,
+)
+from roundhouse.devices.linux.atspi.tree import (
+    build_tree,
+    context_needs_text,
+    intersection,
+    may_be_context,
+    may_be_control,
+    needs_rect,
+    select_view,
+    ui_tree_json,
+    walk,
+)
+from roundhouse.devices.linux.desktops.desktop import Desktop
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "AtspiClient",
+    "AtspiError",
+    "AtspiTimeout",
+    "Frame",
+    "NodeGone",
+    "TextRead",
+    "TreeLimits",
+    "WindowGone",
+    "ui_tree_json",
+]
+
+
+@dataclass(frozen=True)
+class TextRead:
+    """A stretch of a node's text: `text` starts at `start` of `length` characters."""
+
+    text: str
+    start: int
+    length: int
+    caret: int
+
+
+def no_tree_note(window: WindowInfo, bus_restarted: bool = False) -> str:
+    name = window.application or window.title or "this application"
+    if bus_restarted:
+        # Applications join the accessibility bus once, at start: a bus that died and was
+        # started again knows none of those that were running.
+        return (
+            f"the accessibility bus was restarted and {name} is not on the new one "
+            "(restart the application to read its controls); use screenshots and coordinates"
+        )
+    return f"{name} exposes no accessibility tree; use screenshots and coordinates"
+
+
+class AtspiClient(Closing):
+    def __init__(self, *, call_timeout: float = 3.0, max_in_flight: int = 64) -> None:
+        self.call_timeout = call_timeout
+        self.max_in_flight = max_in_flight
+        self._bus: AtspiBus | None = None
+        self._desktop: Desktop | None = None
+        self.frames = FrameFinder()
+        self.screen = Rect(left=0, top=0, right=0, bottom=0)
+        self.bus_restarted = False  # connected again, to a new bus: the old one died
+        self._address: str | None = None
+        # Table cells read in view, kept between reads of this connection (atspi_cells).
+        self.cells = CellRefs()
+
+    # ------------------------------------------------------------ connection
+
+    async def connect(self, desktop: Desktop) -> None:
+        """Join the desktop's AT-SPI bus and register a listener, so GTK keeps its cache."""
+        if desktop.bus_address is None:
+            raise AtspiError(
+                f"display {desktop.display} has no D-Bus session bus "
+                "(DBUS_SESSION_BUS_ADDRESS is not set), so no accessibility tree"
+            )
+        await self.close()
+        self._desktop = desktop
+        address = await a11y_address(desktop.bus_address)
+        self._address = address
+        try:
+            connection = await asyncio.wait_for(
+                MessageBus(bus_address=address).connect(), CONNECT_TIMEOUT
+            )
+        except (OSError, TimeoutError, DBusFastError) as error:
+            raise AtspiError(f"cannot reach the AT-SPI bus {address}: {error!r}") from None
+        bus = AtspiBus(connection, max_in_flight=self.max_in_flight, timeout=self.call_timeout)
+        self.cells = CellRefs()  # object paths mean nothing on another connection
+        self.screen = Rect(left=0, top=0, right=desktop.width, bottom=desktop.height)
+        # Kept for the life of the connection: GTK only fills Cache.GetItems while some
+        # client listens for events.
+        try:
+            await bus.call(
+                (REGISTRY_BUS, REGISTRY_PATH),
+                "org.a11y.atspi.Registry",
+                "RegisterEvent",
+                "sass",
+                ["window:activate", [], ""],
+            )
+        except AtspiError:
+            connection.disconnect()
+            raise
+        self._bus = bus
+
+    async def _connected(self) -> AtspiBus:
+        """The bus, connected again if the connection dropped (the next read works again)."""
+        if self._bus is not None and self._bus.connected:
+            return self._bus
+        if self._desktop is None:
+            raise AtspiError("AtspiClient is not connected: call connect(desktop) first")
+        log.warning("the AT-SPI connection dropped; connecting again")
+        old_address = self._address
+        await self.connect(self._desktop)
+        self.bus_restarted = self.bus_restarted or self._address != old_address
+        return self.bus
+
+    async def close(self) -> None:
+        if self._bus is not None:
+            self._bus.close()
+            self._bus = None
+
+    @property
+    def bus(self) -> AtspiBus:
+        if self._bus is None:
+            raise AtspiError("AtspiClient is not connected: call connect(desktop) first")
+        return self._bus
+
+    # ------------------------------------------------------------ reading
+
+    async def ui_tree(
+        self, window: WindowInfo, limits: TreeLimits | None = None, *, showing_only: bool = False
+    ) -> UiSnapshot:
+        """The window's tree; details (rectangle, actions, text) for showing nodes."""
+        await self._connected()
+        limits = limits or TreeLimits()
+        started = time.monotonic()
+        deadline = started + limits.time_limit
+        frame = await self.find_frame(window, showing_only=showing_only)
+        if frame is None:
+            return UiSnapshot(window=window, root=None, node_count=0, tree_available=False)
+        structure = await read_structure(
+            self.bus,
+            frame.node,
+            frame.cache,
+            limits,
+            (lambda node: node.showing) if showing_only else (lambda node: True),
+            deadline,
+            area=intersection(self.screen, window.rect),
+            cells=self.cells,
+            get_all=frame.get_all,
+        )
+        showing = [node for node in structure.nodes.values() if node.showing]
+        reason = await self._details(structure, showing, limits, deadline)
+        return UiSnapshot(
+            window=window,
+            root=build_tree(structure.nodes, structure.root),
+            node_count=len(structure.nodes),
+            truncated=reason is not None,
+            truncated_reason=reason,
+            elapsed_ms=(time.monotonic() - started) * 1000,
+        )
+
+    async def controls(self, window: WindowInfo, limits: TreeLimits | None = None) -> ControlList:
+        """The interactive controls a person sees in the window, numbered in reading order."""
+        await self._connected()
+        limits = limits or TreeLimits()
+        deadline = time.monotonic() + limits.time_limit
+        frame = await self.find_frame(window, showing_only=True)
+        if frame is None:
+            note = no_tree_note(window, self.bus_restarted)
+            return ControlList(window=window, controls=[], tree_available=False, note=note)
+        structure = await self._read_showing(frame, window, limits, deadline)
+        root_node = structure.nodes[structure.root]
+        candidates = [node for node in structure.nodes.values() if needs_rect(node)]
+        # What is only read as context (a heading, a label) needs its place, nothing more,
+        # unless its words are in its text alone (Firefox's nameless headings).
+        context = [
+            n
+            for n in candidates
+            if may_be_context(n) and not may_be_control(n) and not context_needs_text(n)
+        ]
+        # By reference, not `n not in context`: that compared whole nodes, field by field,
+        # every candidate against every context node (Calc: ~600 × ~100 a read).
+        context_refs = {n.ref for n in context}
+        full = [n for n in candidates if n.ref not in context_refs]
+        reason = await self._details(structure, [root_node, *full], limits, deadline)
+        if reason is None:
+            reason = await self._details(structure, context, limits, deadline, rect_only=True)
+        if reason is None:
+            await name_the_nameless(self.bus, [n for n in full if may_be_control(n)])
+        area = self.screen
+        if root_node.rect is not None:
+            area = intersection(self.screen, root_node.rect)
+        view = select_view(build_tree(structure.nodes, structure.root), area)
+        return ControlList(
+            window=window,
+            controls=view.controls,
+            context=view.context,
+            truncated=reason is not None,
+            truncated_reason=reason,
+        )
+
+    async def _read_showing(
+        self, frame: Frame, window: WindowInfo, limits: TreeLimits, deadline: float
+    ) -> Structure:
+        """The structure of what shows of the window: what is not showing (nor a closed
+        menu's items) cannot hold a visible control, so those branches are not read;
+        managed containers only in view; no descriptions (read with the details, for the
+        controls that use them)."""
+        return await read_structure(
+            self.bus,
+            frame.node,
+            frame.cache,
+            limits,
+            lambda node: node.may_show_children,
+            deadline,
+            descriptions=False,
+            in_view_only=True,
+            hidden_in_full=False,
+            area=intersection(self.screen, window.rect),
+            cells=self.cells,  # the cells kept from the last read: LibreOffice makes none
+            get_all=frame.get_all,
+        )
+
+    async def showing_nodes(
+        self, window: WindowInfo, limits: TreeLimits
+    ) -> tuple[list[UiNode], bool] | None:
+        """Every showing node of the window, flat, with role, name and states only (no
+        details: cheap enough to read before and after each action), and whether all were
+        read within `limits`. None when the application exposes no tree."""
+        await self._connected()
+        deadline = time.monotonic() + limits.time_limit
+        frame = await self.find_frame(window, showing_only=True)
+        if frame is None:
+            return None
+        structure = await self._read_showing(frame, window, limits, deadline)
+        tree = build_tree(structure.nodes, structure.root)
+        nodes = [node for node in walk(tree) if "showing" in node.states]
+        return nodes, structure.truncated_reason is None
+
+    async def _details(
+        self,
+        structure: Structure,
+        nodes: list[RawNode],
+        limits: TreeLimits,
+        deadline: float,
+        *,
+        rect_only: bool = False,
+    ) -> str | None:
+        """Read the details of `nodes`; why the read is incomplete, if it is."""
+        if structure.stalled:
+            return structure.truncated_reason  # an application that stopped is not asked more
+        stopped = await read_details(self.bus, nodes, limits, deadline, rect_only=rect_only)
+        return structure.truncated_reason or stopped
+
+    async def describe(self, node_id: str) -> UiNode:
+        """One node with its rectangle, actions and text (no children)."""
+        ref = parse_node_id(node_id)
+        await self._connected()
+        node = await fetch_node(self.bus, ref)
+        if node is None:
+            raise NodeGone(f"control {node_id} no longer exists")
+        await read_details(self.bus, [node], TreeLimits(), time.monotonic() + self.call_timeout)
+        node.children = []
+        return build_tree({ref: node}, ref)
+
+    # ------------------------------------------------------------ acting
+
+    async def do_action(self, node_id: str, action: str | None = None) -> bool:
+        """Perform the node's named action (default: its first, e.g. "click" or "press")."""
+        ref = parse_node_id(node_id)
+        reply = await self._on_node(ref, ACTION, "GetActions")
+        names = [str(item[0]) for item in reply[0]]
+        if not names:
+            raise AtspiError(f"control {node_id} has no actions")
+        index = 0
+        if action is not None:
+            lowered = [name.lower() for name in names]
+            if action.lower() not in lowered:
+                raise AtspiError(f"control {node_id} has no action {action!r}; it has {names}")
+            index = lowered.index(action.lower())
+        (done,) = await self._on_node(ref, ACTION, "DoAction", "i", [index])
+        return bool(done)
+
+    async def set_text(self, node_id: str, text: str) -> bool:
+        """Replace the node's whole text through EditableText (any Unicode, no keyboard)."""
+        (done,) = await self._on_node(
+            parse_node_id(node_id), EDITABLE_TEXT, "SetTextContents", "s", [text]
+        )
+        return bool(done)
+
+    async def get_text(self, node_id: str) -> str:
+        ref = parse_node_id(node_id)
+        bus = await self._connected()
+        try:
+            count = await bus.get_property(ref, TEXT, "CharacterCount")
+        except NodeGone as error:
+            raise NodeGone(f"control {node_id} has no text or no longer exists") from error
+        (text,) = await self._on_node(ref, TEXT, "GetText", "ii", [0, int(count)])
+        return str(text)
+
+    async def read_text(self, node_id: str, limit: int) -> TextRead:
+        """At most `limit` characters of the node's text: all of it, or the stretch around
+        its caret (a long document is not sent whole over the bus to check one line)."""
+        ref = parse_node_id(node_id)
+        bus = await self._connected()
+        try:
+            count = int(await bus.get_property(ref, TEXT, "CharacterCount"))
+            caret = int(await bus.get_property(ref, TEXT, "CaretOffset"))
+        except NodeGone as error:
+            raise NodeGone(f"control {node_id} has no text or no longer exists") from error
+        start = 0 if count <= limit else max(0, min(caret - limit // 2, count - limit))
+        end = min(count, start + limit)
+        (text,) = await self._on_node(ref, TEXT, "GetText", "ii", [start, end])
+        return TextRead(text=str(text), start=start, length=count, caret=caret)
+
+    async def states(self, node_id: str) -> list[str]:
+        """The node's states as they are now ("focused", "editable", ...)."""
+        (bits,) = await self._on_node(parse_node_id(node_id), ACCESSIBLE, "GetState")
+        return state_names(bits)
+
+    async def grab_focus(self, node_id: str) -> bool:
+        (done,) = await self._on_node(parse_node_id(node_id), COMPONENT, "GrabFocus")
+        return bool(done)
+
+    async def _on_node(
+        self,
+        ref: Ref,
+        interface: str,
+        member: str,
+        signature: str = "",
+        body: list[Any] | None = None,
+    ) -> list[Any]:
+        bus = await self._connected()
+        try:
+            return await bus.call(ref, interface, member, signature, body or [])
+        except NodeGone as error:
+            kind = interface.rsplit(".", 1)[-1]
+            raise NodeGone(
+                f"control {ref[0]}:{ref[1]} no longer exists or has no {kind} interface"
+            ) from error
+
+    # ------------------------------------------------------------ finding the window
+
+    @property
+    def register_grace(self) -> float:
+        """Seconds after its start an app may take to register (see FrameFinder)."""
+        return self.frames.register_grace
+
+    @register_grace.setter
+    def register_grace(self, seconds: float) -> None:
+        self.frames.register_grace = seconds
+
+    async def applications(self) -> list[str]:
+        """Bus names of the applications registered on the desktop."""
+        return await self.frames.applications(await self._connected())
+
+    async def find_frame(self, window: WindowInfo, *, showing_only: bool = False) -> Frame | None:
+        """The window's AT-SPI frame; None when its application exposes no tree. Its
+        application is called on its own socket from then on, where it offers one. With
+        `showing_only`, the frame's cache may be left empty (atspi_frames.SLOW_CACHE)."""
+        bus = await self._connected()
+        frame = await self.frames.find(bus, window, showing_only=showing_only)
+        if frame is not None:
+            await bus.connect_direct(frame.app)
+        return frame

@@ -1,0 +1,62 @@
+"""Small reads of one object that every reader shares: extents, text, child count."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import Any
+
+from roundhouse.devices.contract import Rect
+from roundhouse.devices.linux.atspi.bus import AtspiBus, Ref
+from roundhouse.devices.linux.atspi.constants import (
+    ACCESSIBLE,
+    COMPONENT,
+    COORD_SCREEN,
+    OFFSCREEN,
+    PROPERTIES,
+    TEXT,
+)
+
+
+def extents(bus: AtspiBus, ref: Ref) -> Awaitable[Rect | None]:
+    return bus.ask(ref, COMPONENT, "GetExtents", "u", [COORD_SCREEN], _rect)
+
+
+def _rect(body: list[Any]) -> Rect | None:
+    x, y, width, height = body[0]
+    if x == OFFSCREEN or y == OFFSCREEN:
+        return None
+    return Rect(left=x, top=y, right=x + width, bottom=y + height)
+
+
+def child_count(bus: AtspiBus, ref: Ref) -> Awaitable[int | None]:
+    return bus.ask(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "ChildCount"], _int_value)
+
+
+def value(body: list[Any]) -> Any:
+    """A property's value, out of Properties.Get's variant."""
+    return body[0].value
+
+
+def _int_value(body: list[Any]) -> int:
+    return int(body[0].value)
+
+
+async def read_text(bus: AtspiBus, ref: Ref, limit: int, *, check_empty: bool = True) -> str | None:
+    """The object's text, cut at `limit` characters.
+
+    Asked with end offset -1 (the whole text): LibreOffice answers "" for any end offset past
+    the end, so asking for `limit` characters read every short text as empty. Where -1 is not
+    understood either, an empty answer is checked against CharacterCount (`check_empty`; a
+    caller that has seen -1 work for the same kind of object can skip that call).
+    """
+    reply = await bus.call_or_none(ref, TEXT, "GetText", "ii", [0, -1])
+    if reply is None:
+        return None
+    text = str(reply[0])
+    if not text and check_empty:
+        count = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [TEXT, "CharacterCount"])
+        length = int(count[0].value) if count else 0
+        if length > 0:
+            reply = await bus.call_or_none(ref, TEXT, "GetText", "ii", [0, min(length, limit)])
+            text = str(reply[0]) if reply else ""
+    return text[:limit]

@@ -1,0 +1,153 @@
+"""The display server, as the desktop tools use it: one seam, an implementation per server.
+
+A display server gives the tools three things: input (pointer and keyboard), the screen's
+pixels, and its windows (listed with their screen rectangles, activated, closed, and where
+each one's content sits). X11 is one implementation (display/x11); each Wayland compositor
+family is another. The tools, the accessibility reader and the launcher know only this.
+
+Every call is synchronous and bounded: the tools run them in a thread, and an
+implementation that talks to another process gives each call a timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from PIL import Image
+
+from roundhouse.devices.contract import Rect, WindowInfo
+
+Button = Literal["left", "middle", "right"]
+
+
+class Input(Protocol):
+    """Pointer and keyboard. Coordinates are screen pixels."""
+
+    def move(self, x: int, y: int) -> None: ...
+
+    def click(self, x: int, y: int, button: Button = "left", count: int = 1) -> None: ...
+
+    def scroll(self, x: int, y: int, dx: int = 0, dy: int = 0) -> None: ...
+
+    def drag(
+        self, start: tuple[int, int], end: tuple[int, int], button: Button = "left"
+    ) -> None: ...
+
+    def type_text(self, text: str) -> None:
+        """Type any Unicode text; "\\n" is Enter."""
+
+    def press_keys(self, keys: str) -> None:
+        """Press combinations ("ctrl+s"), several separated by spaces, in turn."""
+
+    def close(self) -> None: ...
+
+
+class Screen(Protocol):
+    """The screen's pixels."""
+
+    @property
+    def size(self) -> tuple[int, int]: ...
+
+    def desktop(self) -> Image.Image: ...
+
+    def region(self, rect: Rect) -> Image.Image: ...
+
+    def raw(self, rect: Rect | None = None) -> bytes:
+        """The screen's (or a region's) pixels as bytes, cheap, to compare with later ones."""
+
+    def window(self, window: WindowInfo) -> tuple[Image.Image, str]:
+        """The window's pixels and how they were taken ("composite": its own content even
+        when covered; "region": what the screen shows where it is)."""
+
+    def close(self) -> None: ...
+
+
+class Windows(Protocol):
+    """The top-level windows, as the window manager (or compositor) knows them."""
+
+    def list_windows(self) -> list[WindowInfo]: ...
+
+    def active_window(self) -> WindowInfo | None: ...
+
+    def get(self, xid: int) -> WindowInfo:
+        """The window with this id; WindowError naming the windows there are."""
+
+    def viewable(self, xid: int) -> bool:
+        """Whether the window is mapped and on screen, so it can be seen and focused."""
+
+    async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo: ...
+
+    async def close_window(self, xid: int, timeout: float = 3.0) -> bool:
+        """True once it is gone; False when it asked something first (unsaved changes)."""
+
+    def content(self, window: WindowInfo) -> Rect:
+        """Where the window's content is on screen: the rectangle whose top-left corner is
+        (0, 0) for a toolkit that places its accessible objects relative to its window
+        (GTK 4, and every toolkit on Wayland). Shadows and borders drawn by the client
+        are not part of it."""
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class DisplayServer:
+    """One desktop's display server: what the tools act and look through."""
+
+    kind: str  # "x11"; each Wayland family its own
+    input: Input
+    screen: Screen
+    windows: Windows
+    # What its calls raise once the server is gone (an X connection closed): the tools
+    # turn them into DeviceLost.
+    lost: tuple[type[BaseException], ...] = ()
+
+    def close(self) -> None:
+        """Close every connection; one to a server that is gone cannot fail to close."""
+        for part in (self.input, self.screen, self.windows):
+            with contextlib.suppress(OSError, *self.lost):
+                part.close()
+
+    def __enter__(self) -> DisplayServer:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class WindowError(RuntimeError):
+    """A window or application problem the model (or user) can act on; the text says what."""
+
+
+def clip(rect: Rect, size: tuple[int, int]) -> Rect:
+    """The part of `rect` on a screen of `size`; ValueError when none of it is."""
+    width, height = size
+    clipped = Rect(
+        left=max(rect.left, 0),
+        top=max(rect.top, 0),
+        right=min(rect.right, width),
+        bottom=min(rect.bottom, height),
+    )
+    if clipped.width <= 0 or clipped.height <= 0:
+        raise ValueError(f"rectangle {rect.as_list()} is outside the {width}x{height} screen")
+    return clipped
+
+
+def find_window(windows: Sequence[WindowInfo], title: str) -> WindowInfo:
+    """Exact title first, then a case-insensitive substring of the title or application."""
+    for window in windows:
+        if window.title == title:
+            return window
+    needle = title.lower()
+    for window in windows:
+        if needle in window.title.lower() or needle == window.application.lower():
+            return window
+    raise WindowError(f"no window titled {title!r}; windows: {describe(windows)}")
+
+
+def describe(windows: Sequence[WindowInfo]) -> str:
+    """The windows in one line, for an error message: "12 'Untitled' (gedit); ..."."""
+    listed = [f"{w.xid} {w.title!r} ({w.application})" for w in windows]
+    return "; ".join(listed) or "none"

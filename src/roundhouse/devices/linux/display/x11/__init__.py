@@ -1,0 +1,1 @@
+"""X11: XTest input, mss and XComposite screenshots, EWMH windows, on the desktop's display."""

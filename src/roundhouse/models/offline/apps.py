@@ -1,0 +1,214 @@
+"""What the offline planner does in a web browser, a spreadsheet and a file manager: go to
+an address, read a value off a table or a cell, type into a cell, make a folder, rename a
+file. Each is a fixed series of keys and dialog fields (offline_ops.staged), chosen so that
+it holds in any window: keys where the window's own controls vary (a browser's toolbar, a
+file manager's view), a dialog's field by its role. Pure logic: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from roundhouse.devices.contract import Control, ToolName
+from roundhouse.models.observation import AppObservation, PastStep
+from roundhouse.models.offline.ops import (
+    BUTTON_ROLES,
+    Decision,
+    Done,
+    Failed,
+    Op,
+    Stage,
+    keys,
+    plain,
+    staged,
+    text_field,
+)
+from roundhouse.models.offline.shell import answer
+
+CELL_NAME = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,6})$")
+MAX_MOVES = 100  # arrow presses a cell may be away from A1
+CELL_ROLES = frozenset({"table cell", "cell", "column header", "row header", "table row"})
+
+# How a read value is said, in an AppAgent's result and so in the host's subtask results:
+# "cell B3 is 420", "the Price of Pears is 3.15". The host finds the value there again.
+_READ = re.compile(r"^(?:cell [A-Z]{1,3}[0-9]+|the .+ of .+) is (?P<value>.*)$")
+
+
+def read_value(results: list[str]) -> str | None:
+    """The value read last, from the results of the subtasks done ("; "-joined parts)."""
+    found = None
+    for result in results:
+        for part in result.split("; "):
+            match = _READ.match(part.strip())
+            if match:
+                found = match.group("value")
+    return found
+
+
+# --- the web browser -----------------------------------------------------------------------
+
+
+def go_to(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
+    """The address bar by its key (ctrl+l), whatever the browser calls it."""
+    url = op.text
+    stages: list[Stage] = [
+        lambda _: keys("ctrl+l"),
+        lambda _: _type_here(url, "The address bar has the focus."),
+        lambda _: keys("Return"),
+        lambda _: Done(f"went to {url}"),
+    ]
+    return staged(stages, mine, obs)
+
+
+def _type_here(text: str, seen: str) -> dict[str, Any]:
+    return answer(
+        "CONTINUE",
+        seen,
+        "Type into the focused control.",
+        function=ToolName.TYPE_TEXT,
+        arguments={"text": text},
+    )
+
+
+# --- reading a value -----------------------------------------------------------------------
+
+
+def read(op: Op, obs: AppObservation) -> Decision:
+    """A cell's value by its name (B3), or a table's value by row and column: the control
+    in the row of the one that says `op.text` and the column of the one that says
+    `op.target`, read off their rectangles."""
+    if CELL_NAME.match(op.target.upper()):
+        name = op.target.upper()
+        cell = next((c for c in obs.controls if c.role in CELL_ROLES and c.name == name), None)
+        if cell is None:
+            shown = [c.name for c in obs.controls if c.role in CELL_ROLES][:20]
+            return Failed(f"cell {name} is not in view; cells in view: {shown or 'none'}")
+        value = (cell.text or "").strip()
+        return Done(f"cell {name} is {value}" if value else f"cell {name} is empty")
+    row, column = op.text, op.target
+    keys_ = _saying(obs, row)
+    headers = _saying(obs, column)
+    cells = list(dict.fromkeys(_label(c) for c in obs.controls if c.role in CELL_ROLES))
+    if not keys_ or not headers:
+        missing = row if not keys_ else column
+        said = [cell for cell in cells if cell][:30]
+        return Failed(f"nothing in {obs.window.title!r} says {missing!r}; its table: {said}")
+    for key in keys_:
+        for header in headers:
+            found = _at(obs, row=key, column=header)
+            if found is not None:
+                return Done(f"the {column} of {row} is {_label(found)}")
+    return Failed(f"no value stands in the row of {row!r} and the column of {column!r}")
+
+
+def _label(control: Control) -> str:
+    return (control.name or control.text or "").strip()
+
+
+def _saying(obs: AppObservation, text: str) -> list[Control]:
+    wanted = plain(text)
+    return [c for c in obs.controls if plain(_label(c)) == wanted]
+
+
+def _at(obs: AppObservation, *, row: Control, column: Control) -> Control | None:
+    """The smallest labelled control whose centre lies in `row`'s band and `column`'s."""
+    found = [
+        c
+        for c in obs.controls
+        if c is not row
+        and c is not column
+        and _label(c)
+        and row.rect.top <= c.rect.center[1] < row.rect.bottom
+        and column.rect.left <= c.rect.center[0] < column.rect.right
+    ]
+    return min(found, key=lambda c: c.rect.width * c.rect.height, default=None)
+
+
+# --- the spreadsheet -----------------------------------------------------------------------
+
+
+def into_cell(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
+    """ctrl+Home goes to A1, arrows to the cell; what is typed there, and Return, enters it."""
+    match = CELL_NAME.match(op.target.upper())
+    if match is None:
+        return Failed(f"{op.target!r} is no cell name like A1")
+    column = _column_number(match.group(1))
+    row = int(match.group(2))
+    if column + row - 2 > MAX_MOVES:
+        return Failed(f"cell {op.target} is more than {MAX_MOVES} arrow presses from A1")
+    moves = " ".join(["ctrl+Home"] + ["Right"] * (column - 1) + ["Down"] * (row - 1))
+    stages: list[Stage] = [
+        lambda _: keys(moves),
+        lambda _: _type_here(op.text + "\n", f"The cursor is in cell {op.target.upper()}."),
+        lambda _: Done(f"typed {op.text!r} into cell {op.target.upper()}"),
+    ]
+    return staged(stages, mine, obs)
+
+
+def _column_number(letters: str) -> int:
+    number = 0
+    for letter in letters:
+        number = number * 26 + ord(letter) - ord("A") + 1
+    return number
+
+
+def keep_format(obs: AppObservation) -> Control | None:
+    """The button of LibreOffice's "Keep current format" question that keeps the format
+    asked for ("Use Word 2007-365!", "Use Excel 2007-365!"), not its own ("Use ODF Format!")."""
+    if not obs.in_dialog:
+        return None
+    buttons = [c for c in obs.controls if c.role in BUTTON_ROLES]
+    return next(
+        (c for c in buttons if plain(c.name).startswith("use ") and "odf" not in plain(c.name)),
+        None,
+    )
+
+
+# --- the file manager ------------------------------------------------------------------------
+
+
+def new_folder(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
+    """ctrl+shift+n opens the file manager's New Folder dialog; its field takes the name."""
+    name = op.text
+    stages: list[Stage] = [
+        lambda _: keys("ctrl+shift+n"),
+        lambda seen: _name_in_dialog(seen, name, "the New Folder dialog"),
+        lambda _: keys("Return"),
+        lambda seen: _closed(seen, f"made the folder {name}"),
+    ]
+    return staged(stages, mine, obs)
+
+
+def rename(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
+    """Select the file by its name (ctrl+s: Select by Pattern), then F2 renames it."""
+    old, new = op.target, op.text
+    stages: list[Stage] = [
+        lambda _: keys("ctrl+s"),
+        lambda seen: _name_in_dialog(seen, old, "the Select by Pattern dialog"),
+        lambda _: keys("Return"),
+        lambda seen: keys("F2") if not seen.in_dialog else "the Select by Pattern dialog to close",
+        lambda seen: _name_in_dialog(
+            seen, new, f"a Rename dialog (is there a file named {old!r}?)"
+        ),
+        lambda _: keys("Return"),
+        lambda seen: _closed(seen, f"renamed {old} to {new}"),
+    ]
+    return staged(stages, mine, obs)
+
+
+def _closed(obs: AppObservation, summary: str) -> Done | str:
+    return Done(summary) if not obs.in_dialog else f"the dialog {obs.window.title!r} to close"
+
+
+def _name_in_dialog(obs: AppObservation, text: str, dialog: str) -> Decision | str:
+    field = text_field(obs) if obs.in_dialog else None
+    if field is None:
+        return dialog
+    return answer(
+        "CONTINUE",
+        f"{obs.window.title!r} is open; control {field.label} takes the name.",
+        "Put the name in the field.",
+        function=ToolName.SET_TEXT,
+        arguments={"id": field.label, "name": field.name, "text": text},
+    )

@@ -1,0 +1,519 @@
+"""The offline planner's GUI half: simple desktop requests, decided on the real control list.
+
+A request is split into operations ("open the text editor", "type Hello", "save it as
+/tmp/a.txt", "click the Save button", "press ctrl+s", "close the window", and in a
+browser, a spreadsheet or a file manager: "go to URL", "tell me the Price of Pears",
+"type 12 into cell A1", "create a folder named X", "rename A to B": offline_apps). The host
+groups them by application and ASSIGNs each group; the app agent carries out its group
+one operation at a time, choosing controls by role and name from the window's real
+controls — never by coordinates. Progress is read back from the agent's own history
+(each step's comment says which operation it served). A value read in one application
+("tell me the Price of Pears") is what "that price" means in the next one's subtask.
+Pure logic: no I/O.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from roundhouse.devices.contract import Control, ToolName
+from roundhouse.models.observation import (
+    AppObservation,
+    HostObservation,
+    PastStep,
+    ShellObservation,
+)
+from roundhouse.models.offline.apps import (
+    go_to,
+    into_cell,
+    keep_format,
+    new_folder,
+    read,
+    read_value,
+    rename,
+)
+from roundhouse.models.offline.ops import (
+    BUTTON_ROLES,
+    ENTRY_ROLES,
+    TEXT_ROLES,
+    Decision,
+    Done,
+    Failed,
+    Op,
+    OpKind,
+    find_control,
+    keys,
+    names,
+    plain,
+    reobserve,
+)
+from roundhouse.models.offline.shell import answer, fail, plan_shell, understand
+from roundhouse.models.references import StepOutput, printed, said
+
+GUI_UNDERSTOOD = (
+    "open (launch) APPLICATION (e.g. the text editor); type (write) TEXT; type TEXT into the "
+    "NAME field; click the NAME button; press KEYS (e.g. ctrl+s); save it as (to) PATH; "
+    "save it; close the window; go to URL; tell me the COLUMN of ROW (a table); tell me the "
+    "value of cell B3; type TEXT into cell A1 (then 'that value' is the value read before); "
+    "create a folder named NAME; rename FILE to NAME — joined with commas, 'and' or 'then'"
+)
+REAL_MODEL_HINT = (
+    "For anything else configure a real model: --model openai:<name> (see docs/models.md)."
+)
+
+CLOSE_KEYS = "alt+F4"
+SAVE_AS_KEYS = "ctrl+shift+s"
+
+
+_VERBS = (
+    r"(?:open|launch|start|type|write|enter|put|click|press|hit|save|close|quit|go|navigate"
+    r"|visit|tell|read|report|create|rename)\b"
+)
+# "then" and ";" always start a new phrase; "," and "and" only before a verb, so that
+# "type milk, eggs and bread" stays one phrase.
+_SPLIT = re.compile(
+    rf"\s*(?:,?\s*(?:and\s+)?then\s+|;\s*)|\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?={_VERBS})",
+    re.IGNORECASE,
+)
+
+
+# A quoted text stands whole: "type 'milk, then eggs'" is one phrase, not two.
+_QUOTED = re.compile(r"""(?<!\w)(?:'[^']*'|"[^"]*"|“[^”]*”)(?!\w)""")
+
+
+def split_phrases(request: str) -> list[str]:
+    """The request's phrases, split at commas, "and" and "then" before a verb, never
+    inside a quoted text."""
+    quoted: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:
+        quoted.append(match.group(0))
+        return f"\x00{len(quoted) - 1}\x00"
+
+    masked = _QUOTED.sub(hide, request.strip())
+    phrases = [phrase.strip() for phrase in _SPLIT.split(masked) if phrase.strip()]
+    return [
+        re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], phrase) for phrase in phrases
+    ]
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"“”":
+        return text[1:-1]
+    return text
+
+
+def _op(phrase: str) -> Op | None:
+    p = phrase.strip().rstrip(".!")
+    patterns: list[tuple[str, OpKind]] = [
+        (r"(?:go|navigate|browse) to (?:the page |the address )?(?P<text>\S+)", "goto"),
+        (r"(?:visit|load) (?:the page )?(?P<text>\S+)", "goto"),
+        (
+            r"(?:tell me|say|read|report|give me|what is|what's) (?:the )?"
+            r"(?:(?:value|content|text) (?:of|in) )?cell (?P<target>[A-Za-z]{1,3}[0-9]+)",
+            "read",
+        ),
+        (
+            r"(?:tell me|say|read|report|give me|what is|what's) the (?P<target>.+?) (?:of|for)"
+            r" (?:the )?(?P<text>.+?)(?: in the table| on the page| in the sheet)?",
+            "read",
+        ),
+        (
+            r"(?:type|write|enter|put) (?P<text>.+?) (?:into|in) cell"
+            r" (?P<target>[A-Za-z]{1,3}[0-9]+)",
+            "cell",
+        ),
+        (
+            r"(?:create|make|add) (?:a )?(?:new )?folder (?:named|called) (?P<text>.+)",
+            "new_folder",
+        ),
+        (r"rename (?:the file )?(?P<target>.+?) (?:to|as) (?P<text>.+)", "rename"),
+        (
+            r"(?:open|launch|start)(?: up)? (?:the |a |an )?(?P<text>.+?)(?: app(?:lication)?)?",
+            "open",
+        ),
+        (
+            r"(?:type|write|enter) (?P<text>.+?) (?:into|in) the (?P<target>.+?)"
+            r" (?:field|box|entry)",
+            "type",
+        ),
+        # "write X in the editor": the application's own text, not a named field
+        (
+            r"(?:type|write|enter) (?P<text>.+?) (?:into|in) the"
+            r" (?:text editor|editor|document|window|file|app(?:lication)?)",
+            "type",
+        ),
+        (r"(?:type|write|enter) (?P<text>.+)", "type"),
+        (
+            r"(?:click|press|hit)(?: on)? the (?P<target>.+?)"
+            r" (?:button|checkbox|check box|tab|menu item)",
+            "click",
+        ),
+        (r"click(?: on)? (?:the )?(?P<target>.+)", "click"),
+        (r"(?:press|hit) (?P<text>[\w+-]+(?: [\w+-]+)*)", "keys"),
+        (
+            r"save (?:it |the file |the document |this |the text )?"
+            r"(?:as|to|in|into|under) (?P<text>\S+)",
+            "save_as",
+        ),
+        (r"save(?: it| the file| the document| this)?", "save"),
+        (r"(?:close|quit)(?: it| the window| the editor| the app(?:lication)?| .+)?", "close"),
+    ]
+    for pattern, kind in patterns:
+        match = re.fullmatch(pattern, p, flags=re.IGNORECASE)
+        if match:
+            groups = match.groupdict()
+            return Op(
+                kind,
+                phrase.strip(),
+                text=_unquote(groups.get("text") or ""),
+                target=_unquote(groups.get("target") or ""),
+            )
+    return None
+
+
+def parse_request(request: str) -> tuple[list[Op], list[str]]:
+    """The operations of a request, and the phrases that are not understood."""
+    ops, unknown = [], []
+    for phrase in split_phrases(request):
+        op = _op(phrase)
+        if op is None:
+            unknown.append(phrase.strip())
+        else:
+            ops.append(op)
+    return ops, unknown
+
+
+# The subtask of "open X" alone: nothing to do in the window but to see it open.
+NOTHING_MORE = "nothing more: the window is open"
+
+
+@dataclass(frozen=True)
+class Group:
+    application: str | None  # None: act in the window that is active now
+    ops: tuple[Op, ...]
+
+    @property
+    def subtask(self) -> str:
+        return ", ".join(op.phrase for op in self.ops) or NOTHING_MORE
+
+
+def group_by_application(ops: list[Op]) -> list[Group]:
+    groups: list[Group] = []
+    application: str | None = None
+    current: list[Op] = []
+    for op in ops:
+        if op.kind == "open":
+            if current or application is not None:
+                groups.append(Group(application, tuple(current)))
+            application, current = op.text, []
+        else:
+            current.append(op)
+    if current or application is not None:
+        groups.append(Group(application, tuple(current)))
+    return groups
+
+
+# --- the host ---------------------------------------------------------------------------
+
+# What a later operation calls the value read before: "type that price into cell A1".
+_THAT = re.compile(
+    r"^(?:(?:that|this|the same) (?:value|price|number|amount|figure|text|result)|it)$",
+    re.IGNORECASE,
+)
+
+
+def _carried(group: Group, results: list[str]) -> Group | Failed:
+    """The group with "that value" replaced by the value read in an earlier subtask."""
+    refers = [op for op in group.ops if op.kind in ("type", "cell") and _THAT.match(op.text)]
+    if not refers:
+        return group
+    value = read_value(results)
+    if value is None:
+        return Failed(f"{refers[0].phrase!r}: no value was read before it")
+    ops = tuple(
+        replace(op, text=value, phrase=op.phrase.replace(op.text, value, 1)) if op in refers else op
+        for op in group.ops
+    )
+    return Group(group.application, ops)
+
+
+def plan_host(obs: HostObservation) -> dict[str, Any]:
+    ops, unknown = parse_request(obs.request)
+    if (unknown or not ops) and understand(obs.request) is not None:
+        # A shell request on a desktop: the host runs it itself, as the Linux agent would.
+        return plan_shell(ShellObservation(request=obs.request, history=obs.history))
+    if unknown or not ops:
+        what = f"I do not understand {unknown[0]!r}." if unknown else "There is nothing to do."
+        return fail(what, f"The offline model understands: {GUI_UNDERSTOOD}. {REAL_MODEL_HINT}")
+    if obs.history:
+        last = obs.history[-1]
+        if (
+            last.function in (ToolName.LAUNCH_APPLICATION, ToolName.SELECT_WINDOW)
+            and last.result_status != "success"
+        ):
+            # The error names what this machine has installed: quoted, so a recording
+            # holds it as a reference (references.py) and replays anywhere.
+            error = StepOutput(len(obs.history), printed(last))
+            spoken = said(f"{last.function} failed: ", *error.every_line())
+            return answer(
+                "FAIL",
+                "The application could not be opened.",
+                "I cannot do this.",
+                result=spoken.text,
+                held_result=spoken.held,
+            )
+        if last.function == ToolName.RUN_SHELL and _shell_failed(last):
+            return fail(
+                "Preparing the folders failed.", f"`{last.arguments.get('command')}` failed"
+            )
+    groups = group_by_application(ops)
+    done = obs.subtasks
+    if done and done[-1].status != "FINISH":
+        return fail(
+            f"The subtask in {done[-1].application} failed.",
+            f"{done[-1].application} could not {done[-1].subtask}: {done[-1].result}",
+        )
+    if len(done) >= len(groups):
+        summary = "; ".join(f"{s.application}: {s.result}" for s in done)
+        return answer(
+            "FINISH", "Every subtask is done.", "The request is fulfilled.", result=summary
+        )
+    group = _carried(groups[len(done)], [s.result for s in done])
+    if isinstance(group, Failed):
+        return fail("The request refers to a value it did not read.", group.reason)
+    folders = sorted(
+        {posixpath.dirname(op.text) for op in group.ops if op.kind == "save_as"} - {"", "/"}
+    )
+    if folders:
+        command = "mkdir -p -- " + " ".join(shlex.quote(folder) for folder in folders)
+        if not any(step.arguments.get("command") == command for step in obs.history):
+            return answer(
+                "CONTINUE",
+                "The file will be saved in a folder that may not exist.",
+                "Make the folder first, so the Save dialog can use it.",
+                function=ToolName.RUN_SHELL,
+                arguments={"command": command},
+            )
+    if group.application is not None:
+        return answer(
+            "ASSIGN",
+            f"The request needs {group.application}.",
+            "Open it and hand it the subtask.",
+            function=ToolName.LAUNCH_APPLICATION,
+            arguments={"name": group.application},
+            current_subtask=group.subtask,
+        )
+    active = next((w for w in obs.windows if w.active), None)
+    if active is None:
+        return fail("No window is active.", "Say which application to open first.")
+    return answer(
+        "ASSIGN",
+        f"The active window is {active.title!r}.",
+        "Act in it.",
+        function=ToolName.SELECT_WINDOW,
+        arguments={"window_id": active.xid},
+        current_subtask=group.subtask,
+    )
+
+
+def _shell_failed(step: PastStep) -> bool:
+    output = step.output if isinstance(step.output, dict) else {}
+    return step.result_status != "success" or output.get("exit_code") != 0
+
+
+# --- the application ----------------------------------------------------------------------
+
+
+def plan_app(obs: AppObservation) -> dict[str, Any]:
+    ops, unknown = ([], []) if obs.subtask == NOTHING_MORE else parse_request(obs.subtask)
+    if unknown:
+        return fail(
+            f"I do not understand {unknown[0]!r}.",
+            f"The offline model understands: {GUI_UNDERSTOOD}.",
+        )
+    summaries = []
+    for index, op in enumerate(ops):
+        if op.kind == "open":
+            continue
+        mine = [step for step in obs.history if step.comment.startswith(f"op {index}:")]
+        # Typing on after an earlier text of this subtask (a second paragraph): where the
+        # caret is, not into the field clicked again.
+        typing_on = op.kind == "type" and any(o.kind == "type" for o in ops[:index])
+        decision = _next(op, mine, obs, typing_on)
+        if isinstance(decision, Failed):
+            return fail(f"{op.phrase!r} did not work.", decision.reason)
+        if isinstance(decision, Done):
+            summaries.append(decision.summary)
+            continue
+        decision["comment"] = f"op {index}: {op.phrase}"
+        return decision
+    result = "; ".join(summaries) or f"{obs.application} is open"
+    return answer(
+        "FINISH", "Every operation of the subtask is done.", "Hand back to the host.", result=result
+    )
+
+
+def _next(op: Op, mine: list[PastStep], obs: AppObservation, typing_on: bool) -> Decision:
+    if mine and mine[-1].result_status not in ("success", None):
+        return Failed(mine[-1].error or f"the step ended {mine[-1].result_status}")
+    if op.kind == "type":
+        return _type(op, mine, obs, typing_on and not op.target)
+    if op.kind == "goto":
+        return go_to(op, mine, obs)
+    if op.kind == "read":
+        found = read(op, obs)
+        if isinstance(found, Failed):  # a page may still be loading: look again first
+            return reobserve(len(mine), "the value to show", found.reason)
+        return found
+    if op.kind == "cell":
+        return into_cell(op, mine, obs)
+    if op.kind == "new_folder":
+        return new_folder(op, mine, obs)
+    if op.kind == "rename":
+        return rename(op, mine, obs)
+    if op.kind == "click":
+        if mine:
+            return Done(f"clicked {op.target!r}")
+        return _click(op.target, obs, f"Click {op.target!r}.")
+    if op.kind == "keys":
+        return Done(f"pressed {op.text}") if mine else keys(op.text)
+    if op.kind == "save":
+        return Done("saved") if mine else keys("ctrl+s")
+    if op.kind == "close":
+        if not mine:
+            return keys(CLOSE_KEYS)
+        buttons = ", ".join(repr(c.name) for c in obs.controls if c.role in BUTTON_ROLES)
+        return Failed(f"the window is still open and asks: {obs.window.title!r} ({buttons})")
+    return _save_as(op, mine, obs)
+
+
+def _type(op: Op, mine: list[PastStep], obs: AppObservation, focused: bool) -> Decision:
+    """Type into the field named, else the largest text field; or where the keyboard focus
+    is, when the window has no tree or the subtask typed before (`focused`)."""
+    typed = [step for step in mine if step.function]
+    if typed:
+        return Done(f"typed {op.text!r}" + (f" into {op.target!r}" if op.target else ""))
+    if not obs.tree_available or focused:
+        return answer(
+            "CONTINUE",
+            obs.note or "No control tree." if not obs.tree_available else "The caret is there.",
+            "Type into the focused control.",
+            function=ToolName.TYPE_TEXT,
+            arguments={"text": op.text},
+        )
+    fields = [c for c in obs.controls if c.role in TEXT_ROLES]
+    if op.target:
+        wanted = op.target.casefold()
+        fields = [c for c in fields if wanted in c.name.casefold()]
+        if not fields:  # a page may still be loading: look again first
+            why = f"no text field named {op.target!r}; text fields: {names(obs, TEXT_ROLES)}"
+            return reobserve(len(mine), f"a field named {op.target!r}", why)
+        # A web page's paragraph is named after the label it holds ("Name"), as is the
+        # entry beside it: the field is the one that takes text, the closest name first.
+        field = min(
+            fields,
+            key=lambda c: (c.role not in ENTRY_ROLES, c.name.strip().casefold() != wanted),
+        )
+    elif not fields:
+        return Failed(f"no text field in {obs.window.title!r}; controls: {names(obs)}")
+    else:
+        field = max(fields, key=lambda c: c.rect.width * c.rect.height)
+    return answer(
+        "CONTINUE",
+        f"{field.name or field.role!r} is the text field.",
+        "Type the text into it.",
+        function=ToolName.TYPE_TEXT,
+        arguments={"id": field.label, "name": field.name, "text": op.text},
+    )
+
+
+def _click(target: str, obs: AppObservation, thought: str) -> Decision:
+    control = find_control(obs.controls, target, BUTTON_ROLES)
+    if control is None:
+        return Failed(f"no control named {target!r}; controls: {names(obs, BUTTON_ROLES)}")
+    return answer(
+        "CONTINUE",
+        f"Control {control.label} is {control.name!r}.",
+        thought,
+        function=ToolName.CLICK_CONTROL,
+        arguments={"id": control.label, "name": control.name},
+    )
+
+
+def _save_as(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
+    """Save As through the real dialog: open it, name the file, confirm, check the title."""
+    path = op.text
+    if not mine:
+        return keys(SAVE_AS_KEYS)
+    waited = sum(1 for step in mine if step.status == "SCREENSHOT")
+    in_dialog = _is_save_dialog(obs)
+    phase = _save_as_phase(mine)
+    if phase == "open":
+        field = _name_field(obs) if in_dialog else None
+        if field is None:
+            return reobserve(waited, "the Save dialog")
+        return answer(
+            "CONTINUE",
+            f"The Save dialog is open; control {field.label} takes the name.",
+            "Put the full path in the name field.",
+            function=ToolName.SET_TEXT,
+            arguments={"id": field.label, "name": field.name, "text": path},
+        )
+    if phase == "named":
+        return keys("Return")
+    clicked = {
+        plain(str(step.arguments.get("name", "")))
+        for step in mine
+        if step.function == ToolName.CLICK_CONTROL
+    }
+    # The question whether to replace a file of that name: a dialog's button, never the
+    # application's own "Find and Replace".
+    replace = next(
+        (
+            c
+            for c in obs.controls
+            if obs.in_dialog and c.role in BUTTON_ROLES and plain(c.name).startswith("replace")
+        ),
+        None,
+    )
+    if replace is not None and plain(replace.name) not in clicked:
+        return _click("Replace", obs, "A file of that name exists: replace it (the user is asked).")
+    keep = keep_format(obs)
+    if keep is not None and plain(keep.name) not in clicked:
+        # LibreOffice asks whether to keep a format not its own: the one asked for, yes.
+        return _click(keep.name, obs, "Keep the format the file name asks for.")
+    if not in_dialog and posixpath.basename(path) in obs.window.title:
+        return Done(f"saved as {path}")
+    if in_dialog:  # it may be closing still; a dialog that stays means the save failed
+        still_open = f"the Save dialog is still open ({obs.window.title!r}); controls: {names(obs)}"
+        return reobserve(waited, "the Save dialog to close", still_open)
+    return reobserve(waited, f"the window title to name {posixpath.basename(path)}")
+
+
+def _save_as_phase(mine: list[PastStep]) -> Literal["open", "named", "submitted"]:
+    functions = [step.function for step in mine if step.function]
+    if ToolName.SET_TEXT not in functions:
+        return "open"
+    after_name = functions[functions.index(ToolName.SET_TEXT) + 1 :]
+    return "submitted" if ToolName.PRESS_KEYS in after_name else "named"
+
+
+def _is_save_dialog(obs: AppObservation) -> bool:
+    """A window of the application's own, in front of its main one, with a text field."""
+    return obs.in_dialog and any(c.role in TEXT_ROLES for c in obs.controls)
+
+
+def _name_field(obs: AppObservation) -> Control | None:
+    fields = [c for c in obs.controls if c.role in TEXT_ROLES]
+    named = [
+        c
+        for c in fields
+        if c.name.strip().rstrip(":").casefold() in ("name", "file name", "filename")
+    ]
+    return next(iter(named or fields), None)

@@ -1,0 +1,146 @@
+"""The offline GUI planner's vocabulary: an operation of a request, what carrying it out
+decides next, and the helpers every operation uses (keys, waiting for a dialog, finding a
+control by name). Pure logic: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from roundhouse.devices.contract import Control, ToolName
+from roundhouse.models.observation import AppObservation, PastStep
+from roundhouse.models.offline.shell import answer
+
+TEXT_ROLES = frozenset(
+    {"text", "entry", "password text", "document text", "paragraph", "terminal", "editbar"}
+)
+ENTRY_ROLES = frozenset({"text", "entry", "password text", "editbar"})  # one line of input
+BUTTON_ROLES = frozenset(
+    {
+        "push button",
+        "button",
+        "toggle button",
+        "check box",
+        "radio button",
+        "menu item",
+        "check menu item",
+        "radio menu item",
+        "link",
+        "page tab",
+        "list item",
+        "combo box",
+    }
+)
+MAX_REOBSERVE = 4  # SCREENSHOT steps an operation may wait for a dialog
+
+OpKind = Literal[
+    "open",
+    "type",
+    "click",
+    "keys",
+    "save_as",
+    "save",
+    "close",
+    "goto",
+    "read",
+    "cell",
+    "new_folder",
+    "rename",
+]
+
+
+@dataclass(frozen=True)
+class Op:
+    kind: OpKind
+    phrase: str  # the words of the request it came from
+    # type, cell: the text; open: the application; keys: the keys; save_as: the path;
+    # goto: the address; read: the row of a table; new_folder: its name; rename: the new name
+    text: str = ""
+    # type: the field's name; click: the control's name; read: the column, or a cell (B3);
+    # cell: the cell (A1); rename: the file's name now
+    target: str = ""
+
+
+@dataclass(frozen=True)
+class Done:
+    summary: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    reason: str
+
+
+Decision = dict[str, Any] | Done | Failed
+
+
+def keys(pressed: str) -> dict[str, Any]:
+    return answer(
+        "CONTINUE",
+        "Keys will do it.",
+        f"Press {pressed}.",
+        function=ToolName.PRESS_KEYS,
+        arguments={"keys": pressed},
+    )
+
+
+def reobserve(waited: int, what: str, failure: str | None = None) -> Decision:
+    if waited >= MAX_REOBSERVE:
+        return Failed(failure or f"waited in vain for {what}")
+    return answer("SCREENSHOT", f"Waiting for {what}.", "Look again.")
+
+
+# --- operations as stages --------------------------------------------------------------------
+
+# A stage acts (an answer), ends the operation (Done, Failed), or waits: the string says
+# what for, and is the failure once the waiting is over.
+Stage = Callable[[AppObservation], Decision | str]
+
+
+def staged(stages: Sequence[Stage], mine: list[PastStep], obs: AppObservation) -> Decision:
+    """Carry out an operation as a fixed series of actions, each when the window is ready
+    for it: stage k runs once k actions were taken, the last one decides when it is done."""
+    acted = [index for index, step in enumerate(mine) if step.function]
+    at = min(len(acted), len(stages) - 1)
+    waited = sum(1 for step in mine[acted[-1] + 1 if acted else 0 :] if not step.function)
+    decision = stages[at](obs)
+    if isinstance(decision, str):
+        return reobserve(waited, decision, f"waited in vain for {decision}")
+    return decision
+
+
+# --- controls by name ---------------------------------------------------------------------
+
+
+def find_control(controls: tuple[Control, ...], name: str, roles: frozenset[str]) -> Control | None:
+    """A control by name, as a person reads it: exact first, then a prefix; mnemonics ignored."""
+    wanted = plain(name)
+    names = [(c, plain(c.name)) for c in controls if c.role in roles]
+    for found in (
+        [c for c, known in names if known == wanted],
+        [c for c, known in names if known.startswith(wanted)],
+        [c for c, known in names if wanted in known],
+    ):
+        if found:
+            return found[0]
+    return None
+
+
+def plain(name: str) -> str:
+    return re.sub(r"[_…]|\.\.\.", "", name).strip().casefold()
+
+
+def names(obs: AppObservation, roles: frozenset[str] | None = None) -> str:
+    shown = [
+        f"{c.label} {c.name!r} ({c.role})" for c in obs.controls if roles is None or c.role in roles
+    ]
+    return "; ".join(shown[:30]) or "none"
+
+
+def text_field(obs: AppObservation) -> Control | None:
+    """The one-line field of a small dialog (a name to give), else its first text field."""
+    fields = [c for c in obs.controls if c.role in TEXT_ROLES]
+    return next(iter([c for c in fields if c.role in ENTRY_ROLES] or fields), None)
