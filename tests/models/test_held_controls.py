@@ -10,8 +10,15 @@ from pathlib import Path
 from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.models.base import REFUSAL, Message, ModelRequest
 from roundhouse.models.function import FunctionModel
-from roundhouse.models.held_controls import HeldControl, hold_control, point_at
-from roundhouse.models.observation import AppObservation
+from roundhouse.models.held_controls import (
+    HeldControl,
+    HeldWindow,
+    hold_control,
+    hold_window,
+    point_at,
+    point_at_window,
+)
+from roundhouse.models.observation import AppObservation, HostObservation
 from roundhouse.models.recording import RecordingModel
 from roundhouse.models.replay import ReplayModel
 
@@ -177,3 +184,72 @@ async def test_an_answer_naming_no_control_is_not_given_again(tmp_path: Path) ->
     replay = ReplayModel(recorded)
     await replay.complete(ModelRequest(agent="app", messages=(), observation=seen(*PAGE)))
     assert (await replay.complete(refusing(seen(*PAGE)))).text == typing(2, "Name")
+
+
+def window(xid: int, title: str, application: str) -> WindowInfo:
+    return WINDOW.model_copy(update={"xid": xid, "title": title, "application": application})
+
+
+def selecting(window_id: int) -> str:
+    return json.dumps(
+        {
+            "observation": "o",
+            "thought": "t",
+            "action": {
+                "function": "select_window",
+                "arguments": {"window_id": window_id},
+                "status": "ASSIGN",
+            },
+            "result": "",
+        }
+    )
+
+
+def host_sees(*windows: WindowInfo) -> HostObservation:
+    return HostObservation(request="r", windows=windows, applications=())
+
+
+def window_of(answer: str) -> int:
+    return int(json.loads(answer)["action"]["arguments"]["window_id"])
+
+
+def test_a_window_is_held_by_application_title_and_rank() -> None:
+    seen_here = host_sees(window(5, "a.txt - gedit", "Gedit"), window(9, "b.txt - gedit", "Gedit"))
+    assert hold_window(selecting(9), seen_here) == HeldWindow(
+        application="Gedit", title="b.txt - gedit", nth=2
+    )
+    assert hold_window(selecting(77), seen_here) is None  # no such window: nothing held
+    assert hold_window(typing(2, "Name"), seen(*PAGE)) is None  # an app's answer: no window
+
+
+async def test_a_recording_selects_the_same_window_where_ids_differ(tmp_path: Path) -> None:
+    """X numbers a client's windows by how many clients connected before it, and a Wayland
+    compositor numbers them its own way: the recorded id meant the window, not the number."""
+    recorded = tmp_path / "r.json"
+    there = host_sees(window(6291463, "Roundhouse Qt test", "qt_app.py"))
+    recorder = RecordingModel(FunctionModel(lambda _: selecting(6291463)), recorded, ())
+    await recorder.complete(ModelRequest(agent="host", messages=(), observation=there))
+    [item] = json.loads(recorded.read_text())
+    assert item["window"] == {"application": "qt_app.py", "title": "Roundhouse Qt test", "nth": 1}
+
+    here = host_sees(
+        window(4194311, "Untitled - gedit", "Gedit"),
+        window(12582919, "Roundhouse Qt test", "qt_app.py"),
+    )
+    answered = await ReplayModel(recorded).complete(
+        ModelRequest(agent="host", messages=(), observation=here)
+    )
+    assert window_of(answered.text) == 12582919
+
+
+def test_a_window_is_found_by_title_among_its_applications_then_by_rank() -> None:
+    held = HeldWindow(application="Gedit", title="b.txt - gedit", nth=2)
+    reordered = host_sees(window(1, "b.txt - gedit", "Gedit"), window(2, "a.txt - gedit", "Gedit"))
+    assert window_of(point_at_window(selecting(50), reordered, held)) == 1
+    retitled = host_sees(window(1, "x - gedit", "Gedit"), window(2, "y - gedit", "Gedit"))
+    assert window_of(point_at_window(selecting(50), retitled, held)) == 2
+    # An id that still names a window of that application is left as it is.
+    assert point_at_window(selecting(2), reordered, held) == selecting(2)
+    # Nothing of that application here: the answer stays, and is refused as it is.
+    elsewhere = host_sees(window(3, "Calc", "soffice"))
+    assert point_at_window(selecting(50), elsewhere, held) == selecting(50)

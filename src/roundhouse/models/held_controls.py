@@ -1,4 +1,4 @@
-"""A control in a recorded answer, held by what it is as well as by its number.
+"""A control or a window in a recorded answer, held by what it is as well as by its number.
 
 An AppAgent's answer names a control by number and name together ({"id": 56, "name":
 "Name"}), and the two must agree. Numbers follow reading order, so they move with whatever
@@ -12,7 +12,13 @@ dialog. Replayed where the number names another control, the answer is pointed a
 control that is the same there. Where the number still fits, nothing changes; nor where the
 window is not of the kind the answer was made for (a dialog not open yet), nor for a
 nameless control, which a window may have many of: the answer is then checked as it is,
-against a fresh look when the window is still changing. Pure functions: no I/O.
+against a fresh look when the window is still changing.
+
+A window is named by its id (the host's select_window), which is the display server's: an X
+window id depends on how many clients had connected before the application did, and a
+Wayland compositor numbers its windows its own way. So --record notes the window's
+application, its title and its rank among that application's windows, and the replay points
+the answer at the window that is the same here. Pure functions: no I/O.
 """
 
 from __future__ import annotations
@@ -22,8 +28,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from roundhouse.devices.contract import Control
-from roundhouse.models.observation import AppObservation
+from roundhouse.devices.contract import Control, WindowInfo
+from roundhouse.models.observation import AppObservation, HostObservation
 
 
 class HeldControl(BaseModel):
@@ -86,3 +92,60 @@ def _label(answer: str) -> int | None:
     except (json.JSONDecodeError, KeyError, TypeError):
         return None
     return label if isinstance(label, int) and not isinstance(label, bool) else None
+
+
+class HeldWindow(BaseModel):
+    """The window a host's answer named, as --record saw it."""
+
+    model_config = ConfigDict(extra="forbid")
+    application: str
+    title: str
+    nth: int = 1  # among the windows of this application, in the order they were listed
+
+
+def hold_window(answer: str, observation: object) -> HeldWindow | None:
+    """What window `answer` names by id, among the windows the host was shown."""
+    window_id = _window_id(answer)
+    if window_id is None or not isinstance(observation, HostObservation):
+        return None
+    window = next((w for w in observation.windows if w.xid == window_id), None)
+    if window is None:
+        return None
+    alike = _same_application(observation.windows, window.application)
+    return HeldWindow(
+        application=window.application, title=window.title, nth=alike.index(window) + 1
+    )
+
+
+def point_at_window(answer: str, observation: object, held: HeldWindow) -> str:
+    """`answer` with its window id pointed at the window `held` describes here, when the id
+    it has names no window of that application."""
+    window_id = _window_id(answer)
+    if window_id is None or not isinstance(observation, HostObservation):
+        return answer
+    now = next((w for w in observation.windows if w.xid == window_id), None)
+    if now is not None and now.application == held.application:
+        return answer
+    alike = _same_application(observation.windows, held.application)
+    if not alike:
+        return answer  # nothing like it here: the answer is checked, and refused, as it is
+    titled = [w for w in alike if w.title == held.title]
+    target = titled[0] if len(titled) == 1 else alike[min(held.nth, len(alike)) - 1]
+    value = json.loads(answer)
+    value["action"]["arguments"]["window_id"] = target.xid
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _same_application(windows: tuple[WindowInfo, ...], application: str) -> list[WindowInfo]:
+    return [w for w in windows if w.application == application]
+
+
+def _window_id(answer: str) -> int | None:
+    """The window id an answer's action names, if it names one."""
+    try:
+        value: Any = json.loads(answer)
+        window_id = value["action"]["arguments"]["window_id"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return None
+    is_id = isinstance(window_id, int) and not isinstance(window_id, bool)
+    return window_id if is_id else None

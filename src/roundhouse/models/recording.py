@@ -11,8 +11,9 @@ Before an answer is written, the facts of this machine are taken out of it:
   the answer does: the recorder refuses it, the round ends in ERROR naming the fact, and the
   file keeps the answers before it.
 
-A control the answer names by number is noted beside it by role, name and rank
-(held_controls.py), so that the replay finds it where the numbers differ. An answer
+A control the answer names by number is noted beside it by role, name and rank, and a
+window it names by id by application, title and rank (held_controls.py), so that the replay
+finds them where the numbers differ. An answer
 sent back as invalid is marked `refused`, so that the replay gives the model's correction
 after it.
 """
@@ -31,7 +32,7 @@ from roundhouse.models.base import (
     ModelRequest,
     refuses_the_last_answer,
 )
-from roundhouse.models.held_controls import hold_control
+from roundhouse.models.held_controls import hold_control, hold_window
 from roundhouse.models.machine_facts import MachineFact, quoted_facts, redact, this_machine
 from roundhouse.models.references import HELD_RESULT, hold, map_strings, step_outputs
 
@@ -72,6 +73,9 @@ class RecordingModel:
         control = hold_control(answer, request.observation)
         if control is not None:
             item["control"] = control.model_dump()
+        window = hold_window(answer, request.observation)
+        if window is not None:
+            item["window"] = window.model_dump()
         self.recorded.append(item)
         # The whole list each time, replaced at once: a killed run leaves a valid file.
         temporary = self.path.with_name(f".{self.path.name}.tmp")

@@ -2,10 +2,12 @@
 
 Each item is either a string (sent verbatim: handy for invalid answers), an answer object,
 or {answer: <object or string>, usage: {input_tokens, output_tokens}, model: NAME, control:
-{role, name, nth}}. References to what a step printed ({{step 1 line 1}}, written by --record
-in place of the recording machine's facts) are filled from this run's steps: see
-models/references.py. A `control` says which control the answer's number meant, for a
-window that numbers its controls otherwise: see models/held_controls.py.
+{role, name, nth}, window: {application, title, nth}}. References to what a step printed
+({{step 1 line 1}}, written by --record in place of the recording machine's facts) are
+filled from this run's steps: see models/references.py. A `control` says which control
+the answer's number meant, for a window that numbers its controls otherwise, and a `window`
+which window its id meant, for a display that numbers its windows otherwise: see
+models/held_controls.py.
 
 An answer that named a control, accepted where it was recorded and refused here, is given
 again, pointed at the fresh view the refusal came with: the window was still coming up (a
@@ -32,7 +34,7 @@ from roundhouse.models.base import (
     Usage,
     refuses_the_last_answer,
 )
-from roundhouse.models.held_controls import HeldControl, point_at
+from roundhouse.models.held_controls import HeldControl, HeldWindow, point_at, point_at_window
 from roundhouse.models.references import UnfillableReference, fill_answer, step_outputs
 
 
@@ -48,6 +50,7 @@ class _Recorded(BaseModel):
     usage: _RecordedUsage = _RecordedUsage()
     model: str = "replay"
     control: HeldControl | None = None
+    window: HeldWindow | None = None
     refused: bool = False  # where it was recorded: the recording's next answer corrects it
 
     @property
@@ -109,4 +112,6 @@ class ReplayModel:
             ) from None
         if item.control is not None:
             text = point_at(text, request.observation, item.control)
+        if item.window is not None:
+            text = point_at_window(text, request.observation, item.window)
         return Completion(text=text, usage=usage, model=item.model)
