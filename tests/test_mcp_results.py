@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from roundhouse.devices.base import Command, ResultStatus
+from roundhouse.core.commands import Command, ResultStatus
 from roundhouse.devices.mcp import MCPConnectionError, MCPDispatcher
 
 SERVER = """

@@ -14,18 +14,11 @@ from roundhouse.agents.app import _tool_arguments, as_app_tool
 from roundhouse.agents.user import NonInteractiveUser
 from roundhouse.cli.serve import engine_tools
 from roundhouse.config import Settings
+from roundhouse.core.commands import Command, Result, ResultStatus
 from roundhouse.core.states import AgentKind, RoundState
-from roundhouse.devices.base import (
-    Command,
-    Result,
-    ResultStatus,
-    Tool,
-    ToolRegistry,
-    ToolSpec,
-    make_tool,
-)
+from roundhouse.devices.base import Tool, ToolRegistry, make_tool
 from roundhouse.devices.contract import WINDOW_ACTIONS, Control, ControlList, Rect, WindowInfo
-from roundhouse.devices.describing import describe_tool, purpose, signature
+from roundhouse.devices.describing import ToolSpec, describe_tool, purpose, signature
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry

@@ -3,13 +3,8 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
-from roundhouse.devices.base import (
-    Command,
-    LocalDispatcher,
-    ResultStatus,
-    ToolRegistry,
-    make_tool,
-)
+from roundhouse.core.commands import Command, ResultStatus
+from roundhouse.devices.base import LocalDispatcher, ToolRegistry, make_tool
 
 
 def scroll(direction: Literal["up", "down"], amount: int = 3) -> str:

@@ -393,8 +393,9 @@ async def test_an_answer_about_a_ui_that_just_changed_is_checked_against_a_fresh
     from roundhouse.agents.responses import InvalidAnswer
     from roundhouse.core.context import RoundContext, SessionContext
     from roundhouse.core.events import EventBus
+    from roundhouse.core.messages import Message
     from roundhouse.core.record import RoundRecord
-    from roundhouse.models.base import Message, ModelRequest
+    from roundhouse.models.base import ModelRequest
     from roundhouse.models.function import FunctionModel
     from roundhouse.models.pricing import PriceTable
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from roundhouse.config import Settings, ShellPolicy
-from roundhouse.devices.base import Command, LocalDispatcher, ResultStatus, ToolRegistry
+from roundhouse.core.commands import Command, ResultStatus
+from roundhouse.devices.base import LocalDispatcher, ToolRegistry
 from roundhouse.devices.shell import (
     ShellTimeout,
     ShellTools,

@@ -31,8 +31,9 @@ from tests.desktop.conftest import (
 
 from roundhouse.cli.serve import engine_tools
 from roundhouse.config import Settings
+from roundhouse.core.commands import Command
 from roundhouse.core.record import RoundRecord
-from roundhouse.devices.base import Command, DeviceLost, ToolRegistry
+from roundhouse.devices.base import DeviceLost, ToolRegistry
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.mcp import (

@@ -12,7 +12,8 @@ import pytest
 from PIL import Image, ImageChops
 from tests.desktop.conftest import QT_APP_TITLE, gedit_argv, qt_app_argv, wait_until_async
 
-from roundhouse.devices.base import Command, Result, ToolRegistry
+from roundhouse.core.commands import Command, Result
+from roundhouse.devices.base import ToolRegistry
 from roundhouse.devices.contract import ControlList, UiNode
 from roundhouse.devices.linux.atspi.tree import walk
 from roundhouse.devices.linux.desktops.desktop import Desktop

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from roundhouse.agents.user import ScriptedUser
+from roundhouse.core.commands import Command
 from roundhouse.core.events import AnswerRejected, Event, StepTaken
 from roundhouse.core.states import AgentKind, RoundState, Status
-from roundhouse.devices.base import Command
 from roundhouse.devices.contract import ControlList, WindowInfo
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.x11.windows import list_windows

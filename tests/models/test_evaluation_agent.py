@@ -11,9 +11,9 @@ from PIL import Image
 
 from roundhouse.agents.evaluation import EvaluationAgent, choose_images, render_round
 from roundhouse.config import OpenAISettings, Price
+from roundhouse.core.commands import Result, ResultStatus
 from roundhouse.core.states import AgentKind, RoundState, Status
 from roundhouse.core.trajectory import ActionRecord, RoundTrajectory, StepRecord
-from roundhouse.devices.base import Result, ResultStatus
 from roundhouse.models.fake_openai import FakeOpenAI, Reply
 from roundhouse.models.openai_client import OpenAIModel
 from roundhouse.models.pricing import PriceTable

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from roundhouse.core.messages import Message
 from roundhouse.devices.contract import Control, Rect, WindowInfo
-from roundhouse.models.base import REFUSAL, Message, ModelRequest
+from roundhouse.models.base import REFUSAL, ModelRequest
 from roundhouse.models.function import FunctionModel
 from roundhouse.models.held_controls import (
     HeldControl,

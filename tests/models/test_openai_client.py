@@ -15,7 +15,9 @@ import pytest
 from PIL import Image
 
 from roundhouse.config import OpenAISettings, Price
-from roundhouse.models.base import Message, ModelError, ModelRequest, Usage
+from roundhouse.core.messages import Message
+from roundhouse.core.usage import Usage
+from roundhouse.models.base import ModelError, ModelRequest
 from roundhouse.models.fake_openai import FakeOpenAI, Reply
 from roundhouse.models.openai_client import OpenAIModel, retry_after_seconds
 from roundhouse.models.pricing import PriceTable

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from roundhouse.config import Price
-from roundhouse.models.base import Usage
+from roundhouse.core.usage import Usage
 from roundhouse.models.pricing import PriceTable, price_usage
 
 MILLION = Usage(requests=1, input_tokens=1_000_000, output_tokens=1_000_000)

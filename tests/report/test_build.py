@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from roundhouse.core.commands import Result, ResultStatus
 from roundhouse.core.record import RecordState
 from roundhouse.core.trajectory import StepRecord
-from roundhouse.devices.base import Result, ResultStatus
 from roundhouse.logs.report.build import find_snapshots, outcome, read_session, result_outputs
 from roundhouse.logs.report.logs import Notes, read_jsonl
 

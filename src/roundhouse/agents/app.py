@@ -22,11 +22,12 @@ from roundhouse.agents.base import AgentCore, Conclusion, Ended, Seen
 from roundhouse.agents.prompting import app_messages
 from roundhouse.agents.responses import ActionAnswer, AppAnswer, check_control
 from roundhouse.agents.sensitive import is_closing, sensitive_reason
+from roundhouse.core.commands import Result, ResultStatus
 from roundhouse.core.context import RoundContext
+from roundhouse.core.messages import Message
 from roundhouse.core.states import AgentKind, Status
-from roundhouse.devices.base import Result, ResultStatus, ToolSpec
 from roundhouse.devices.contract import WINDOW_ACTIONS, Control, ControlList, ToolName, WindowInfo
-from roundhouse.models.base import Message
+from roundhouse.devices.describing import ToolSpec
 from roundhouse.models.observation import AppObservation
 
 LOOK_AGAIN_PAUSE = 0.5  # seconds a UI gets to finish changing before an answer is re-checked

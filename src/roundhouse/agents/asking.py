@@ -11,16 +11,9 @@ from typing import Generic, TypeVar, cast
 from roundhouse.agents.responses import InvalidAnswer
 from roundhouse.core.context import RoundContext
 from roundhouse.core.events import AnswerRejected, EventBus, PromptSent
-from roundhouse.models.base import (
-    NOTHING_SPENT,
-    REFUSAL,
-    LanguageModel,
-    Message,
-    ModelError,
-    ModelRequest,
-    NoValidAnswer,
-    Usage,
-)
+from roundhouse.core.messages import Message
+from roundhouse.core.usage import NOTHING_SPENT, Usage
+from roundhouse.models.base import REFUSAL, LanguageModel, ModelError, ModelRequest, NoValidAnswer
 from roundhouse.models.pricing import PriceTable
 
 T = TypeVar("T")

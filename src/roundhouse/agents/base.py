@@ -22,21 +22,19 @@ from roundhouse.agents.asking import Asked, ask_model
 from roundhouse.agents.responses import StepAnswer, answer_schema, parse_answer
 from roundhouse.agents.user import UserChannel
 from roundhouse.config import Settings
+from roundhouse.core.commands import Command, Result, ResultStatus
 from roundhouse.core.context import RoundContext
 from roundhouse.core.events import EventBus
+from roundhouse.core.messages import Message
 from roundhouse.core.record import Attachment, Post
 from roundhouse.core.states import AgentKind, Status, transition
 from roundhouse.core.trajectory import ActionRecord, StepRecord
-from roundhouse.devices.base import Command, Dispatcher, Result, ResultStatus, ToolSpec
+from roundhouse.core.usage import NOTHING_SPENT
+from roundhouse.devices.base import Dispatcher
 from roundhouse.devices.contract import ToolName
+from roundhouse.devices.describing import ToolSpec
 from roundhouse.devices.shell import judge_command
-from roundhouse.models.base import (
-    NOTHING_SPENT,
-    LanguageModel,
-    Message,
-    ModelRequest,
-    OfferedTool,
-)
+from roundhouse.models.base import LanguageModel, ModelRequest, OfferedTool
 from roundhouse.models.observation import PastStep
 from roundhouse.models.pricing import PriceTable
 

@@ -24,15 +24,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
 from roundhouse.core.evaluation import Evaluation, SubScore, Verdict
+from roundhouse.core.messages import Message
 from roundhouse.core.trajectory import RoundTrajectory, StepRecord
-from roundhouse.models.base import (
-    NOTHING_SPENT,
-    LanguageModel,
-    Message,
-    ModelError,
-    ModelRequest,
-    Usage,
-)
+from roundhouse.core.usage import NOTHING_SPENT, Usage
+from roundhouse.models.base import LanguageModel, ModelError, ModelRequest
 from roundhouse.models.pricing import PriceTable
 
 log = logging.getLogger(__name__)

@@ -15,11 +15,12 @@ from typing import Any, ClassVar
 from roundhouse.agents.base import AgentCore, Conclusion, Seen
 from roundhouse.agents.prompting import host_messages
 from roundhouse.agents.responses import HostAnswer, check_host
+from roundhouse.core.commands import Result
 from roundhouse.core.context import RoundContext
+from roundhouse.core.messages import Message
 from roundhouse.core.states import AgentKind, Status
-from roundhouse.devices.base import Result, ToolSpec
 from roundhouse.devices.contract import ToolName, WindowInfo
-from roundhouse.models.base import Message
+from roundhouse.devices.describing import ToolSpec
 from roundhouse.models.observation import HostObservation, SubtaskView
 
 

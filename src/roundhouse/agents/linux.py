@@ -14,10 +14,10 @@ from roundhouse.agents.base import AgentCore, Seen
 from roundhouse.agents.prompting import linux_messages
 from roundhouse.agents.responses import LinuxAnswer
 from roundhouse.core.context import RoundContext
+from roundhouse.core.messages import Message
 from roundhouse.core.states import AgentKind
-from roundhouse.devices.base import ToolSpec
 from roundhouse.devices.contract import ToolName
-from roundhouse.models.base import Message
+from roundhouse.devices.describing import ToolSpec
 from roundhouse.models.observation import ShellObservation
 
 

@@ -9,10 +9,9 @@ from importlib import resources
 from string import Template
 from typing import Any
 
-from roundhouse.devices.base import ToolSpec
+from roundhouse.core.messages import Message
 from roundhouse.devices.contract import Context, Control, WindowInfo
-from roundhouse.devices.describing import describe_tools
-from roundhouse.models.base import Message
+from roundhouse.devices.describing import ToolSpec, describe_tools
 from roundhouse.models.observation import (
     AppObservation,
     HostObservation,

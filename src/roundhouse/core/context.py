@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from roundhouse.core.blackboard import Blackboard
 from roundhouse.core.record import RoundRecord
 from roundhouse.core.states import RoundState
-from roundhouse.models.base import NOTHING_SPENT, Usage
+from roundhouse.core.usage import NOTHING_SPENT, Usage
 
 
 @dataclass(kw_only=True)

@@ -8,7 +8,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field
 
 from roundhouse.core.trajectory import RoundTrajectory
-from roundhouse.models.base import NOTHING_SPENT, Usage
+from roundhouse.core.usage import NOTHING_SPENT, Usage
 
 Verdict = Literal["yes", "no", "unsure"]
 

@@ -13,10 +13,11 @@ from typing import Any
 
 from roundhouse.core.blackboard import Blackboard
 from roundhouse.core.evaluation import Evaluation
+from roundhouse.core.messages import Message
 from roundhouse.core.record import RoundRecord, SessionInfo
 from roundhouse.core.states import RoundState
 from roundhouse.core.trajectory import StepRecord
-from roundhouse.models.base import Message, Usage
+from roundhouse.core.usage import Usage
 
 
 @dataclass(frozen=True)

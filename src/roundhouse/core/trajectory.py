@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from roundhouse.core.commands import Result
 from roundhouse.core.states import AgentKind, RoundState, Status
-from roundhouse.devices.base import Result
-from roundhouse.models.base import NOTHING_SPENT, Usage
+from roundhouse.core.usage import NOTHING_SPENT, Usage
 
 
 class ActionRecord(BaseModel):

@@ -14,61 +14,16 @@ import dataclasses
 import enum
 import inspect
 import logging
-import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, Self, get_type_hints
+from typing import Any, Protocol, Self, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from roundhouse.devices.describing import purpose
+from roundhouse.core.commands import Command, Result, ResultStatus, ToolType
+from roundhouse.devices.describing import ToolSpec, purpose
 
 log = logging.getLogger(__name__)
-
-ToolType = Literal["data_collection", "action"]
-
-
-class ResultStatus(enum.StrEnum):
-    SUCCESS = "success"
-    FAILURE = "failure"
-    SKIPPED = "skipped"
-
-
-def new_call_id() -> str:
-    return uuid.uuid4().hex[:12]
-
-
-class Command(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    tool_name: str
-    parameters: dict[str, Any] = Field(default_factory=dict)
-    tool_type: ToolType = "action"
-    call_id: str = Field(default_factory=new_call_id)
-
-
-class Result(BaseModel):
-    status: ResultStatus
-    result: Any = None
-    error: str | None = None
-    call_id: str = ""
-
-    @classmethod
-    def failure(cls, error: str, call_id: str = "") -> Result:
-        return cls(status=ResultStatus.FAILURE, error=error, call_id=call_id)
-
-    @property
-    def ok(self) -> bool:
-        return self.status is ResultStatus.SUCCESS
-
-
-class ToolSpec(BaseModel):
-    """What a model (or an MCP client) is told about a tool."""
-
-    name: str
-    description: str  # one sentence: what the tool is for
-    tool_type: ToolType
-    parameters: dict[str, Any]  # JSON schema of the arguments
 
 
 class DeviceLost(RuntimeError):

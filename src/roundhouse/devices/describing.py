@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # base.py builds its ToolSpecs with purpose(): no import cycle at run time
-    from roundhouse.devices.base import ToolSpec
+from pydantic import BaseModel
+
+from roundhouse.core.commands import ToolType
 
 Schema = Mapping[str, Any]
 
@@ -31,6 +32,15 @@ _OPENING, _CLOSING = "([{", ")]}"
 _SENTENCE_ENDS = ".!?"
 # A period that ends these does not end the sentence.
 _ABBREVIATIONS = ("e.g.", "i.e.", "cf.", "vs.")
+
+
+class ToolSpec(BaseModel):
+    """What a model (or an MCP client) is told about a tool."""
+
+    name: str
+    description: str  # one sentence: what the tool is for
+    tool_type: ToolType
+    parameters: dict[str, Any]  # JSON schema of the arguments
 
 
 def purpose(description: str) -> str:

@@ -38,17 +38,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from starlette.responses import PlainTextResponse
 
-from roundhouse.devices.base import (
-    Closing,
-    Command,
-    DeviceLost,
-    Result,
-    ResultStatus,
-    ToolRegistry,
-    ToolSpec,
-    ToolType,
-)
-from roundhouse.devices.describing import purpose
+from roundhouse.core.commands import Command, Result, ResultStatus, ToolType
+from roundhouse.devices.base import Closing, DeviceLost, ToolRegistry
+from roundhouse.devices.describing import ToolSpec, purpose
 from roundhouse.endpoints import MCP_TOKEN_ENV, is_loopback_host
 
 log = logging.getLogger(__name__)

@@ -32,9 +32,10 @@ from roundhouse.core.events import (
 from roundhouse.core.record import DEVICE_LOST, Attachment, Post, RecordState, RoundRecord
 from roundhouse.core.states import AgentKind, RoundState, is_round_end, transition
 from roundhouse.core.trajectory import RoundTrajectory, StepRecord
+from roundhouse.core.usage import Usage
 from roundhouse.devices.base import DeviceLost
 from roundhouse.logs.store import LogWriteError
-from roundhouse.models.base import ModelError, NoValidAnswer, Usage
+from roundhouse.models.base import ModelError, NoValidAnswer
 
 MAX_STEP_REACHED = "max_step reached"
 

@@ -14,10 +14,10 @@ from roundhouse.core.evaluation import Evaluation, Evaluator
 from roundhouse.core.events import Evaluated, SessionDescribed
 from roundhouse.core.record import SessionInfo
 from roundhouse.core.trajectory import RoundTrajectory
+from roundhouse.core.usage import Usage
 from roundhouse.engine.round import Round, RoundOutcome, Snapshotter
 from roundhouse.logs.store import LogStore
 from roundhouse.models import ModelPool
-from roundhouse.models.base import Usage
 
 
 class SessionLimit(RuntimeError):

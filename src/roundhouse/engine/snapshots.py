@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.config import Settings
+from roundhouse.core.commands import Command, Result
 from roundhouse.core.events import SnapshotTaken
-from roundhouse.devices.base import Command, Dispatcher, Result
+from roundhouse.devices.base import Dispatcher
 from roundhouse.devices.contract import ToolName
 
 

@@ -20,9 +20,9 @@ from pydantic import BaseModel, ValidationError
 
 from roundhouse.core.blackboard import Blackboard
 from roundhouse.core.evaluation import Evaluation
+from roundhouse.core.messages import Message
 from roundhouse.core.record import RoundRecord
 from roundhouse.core.trajectory import StepRecord
-from roundhouse.models.base import Message
 
 RESPONSE_LOG = "response.log"
 REQUEST_LOG = "request.log"

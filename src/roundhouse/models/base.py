@@ -7,9 +7,11 @@ planner reads the typed observation; the replay model reads neither.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+from roundhouse.core.messages import Message
+from roundhouse.core.usage import Usage
 
 AgentRole = Literal["host", "app", "linux", "eval"]
 
@@ -39,56 +41,6 @@ def refuses_the_last_answer(request: ModelRequest) -> bool:
 
 class NoValidAnswer(RuntimeError):
     """The model kept answering invalidly; the round ends in ERROR with this reason."""
-
-
-@dataclass(frozen=True)
-class Usage:
-    """What model calls spent: requests, tokens, and their cost in dollars.
-
-    One value from a model's answer to the session's total, in memory and in the logs
-    (response.log's "usage"). A model counts requests and tokens; pricing (models/pricing.py)
-    sets the cost. `cost` is None until priced, and stays None when no price is known: an
-    unknown cost stays unknown in every sum, and is never shown as $0.00.
-    """
-
-    requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float | None = None
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.requests + other.requests,
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            None if self.cost is None or other.cost is None else self.cost + other.cost,
-        )
-
-    def priced(self, dollars: float | None) -> Usage:
-        return replace(self, cost=dollars)
-
-    @property
-    def cost_known(self) -> bool:
-        return self.cost is not None
-
-    @property
-    def cost_text(self) -> str:
-        """ "$0.80", "$0.000474" (a cheap model's step is not free: its digits show), "unknown"."""
-        if self.cost is None:
-            return "unknown"
-        if 0 < self.cost < 0.01:
-            return f"${self.cost:.6f}".rstrip("0")
-        return f"${self.cost:.2f}"
-
-
-NOTHING_SPENT = Usage(cost=0.0)  # where sums start: no call made, nothing spent, and known
-
-
-@dataclass(frozen=True)
-class Message:
-    role: Literal["system", "user", "assistant"]
-    text: str
-    images: tuple[Path, ...] = ()  # PNG files; a vision model gets them, the log names them
 
 
 @dataclass(frozen=True)

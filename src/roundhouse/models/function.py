@@ -10,7 +10,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from roundhouse.models.base import Completion, ModelRequest, Usage
+from roundhouse.core.usage import Usage
+from roundhouse.models.base import Completion, ModelRequest
 
 Answerer = Callable[[ModelRequest], "dict[str, Any] | str"]
 

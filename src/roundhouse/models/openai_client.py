@@ -23,15 +23,10 @@ from openai.types.chat import ChatCompletion
 from pydantic import ValidationError
 
 from roundhouse.config import OpenAISettings
+from roundhouse.core.messages import Message
+from roundhouse.core.usage import Usage
 from roundhouse.endpoints import is_loopback_url
-from roundhouse.models.base import (
-    Completion,
-    Message,
-    ModelError,
-    ModelRequest,
-    OfferedTool,
-    Usage,
-)
+from roundhouse.models.base import Completion, ModelError, ModelRequest, OfferedTool
 from roundhouse.models.vision import PreparedImage, prepare_image
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from decimal import Decimal
 import genai_prices
 
 from roundhouse.config import Price
-from roundhouse.models.base import Usage
+from roundhouse.core.usage import Usage
 
 log = logging.getLogger(__name__)
 

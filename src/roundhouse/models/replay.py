@@ -27,13 +27,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from roundhouse.config import ConfigError
-from roundhouse.models.base import (
-    Completion,
-    ModelError,
-    ModelRequest,
-    Usage,
-    refuses_the_last_answer,
-)
+from roundhouse.core.usage import Usage
+from roundhouse.models.base import Completion, ModelError, ModelRequest, refuses_the_last_answer
 from roundhouse.models.held_controls import HeldControl, HeldWindow, point_at, point_at_window
 from roundhouse.models.references import UnfillableReference, fill_answer, step_outputs
 

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from roundhouse.core.blackboard import QuestionAnswer
+from roundhouse.core.commands import Result
 from roundhouse.core.evaluation import Evaluation
 from roundhouse.core.record import Post, RecordState, RoundRecord
 from roundhouse.core.states import InvalidTransition, Status, transition
 from roundhouse.core.trajectory import StepRecord
-from roundhouse.devices.base import Result
+from roundhouse.core.usage import NOTHING_SPENT, Usage
 from roundhouse.logs.report.logs import (
     Notes,
     check_log_folder,
@@ -27,7 +28,6 @@ from roundhouse.logs.report.logs import (
     read_jsonl,
 )
 from roundhouse.logs.store import EVALUATION_LOG, RESPONSE_LOG, ROUNDS_LOG
-from roundhouse.models.base import NOTHING_SPENT, Usage
 
 # Outputs longer than this are folded: the step card stays readable, the text is one click away.
 FOLD_LINES = 12

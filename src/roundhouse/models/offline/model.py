@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 
-from roundhouse.models.base import Completion, ModelRequest, Usage
+from roundhouse.core.usage import Usage
+from roundhouse.models.base import Completion, ModelRequest
 from roundhouse.models.observation import AppObservation, HostObservation, ShellObservation
 from roundhouse.models.offline.gui import plan_app, plan_host
 from roundhouse.models.offline.shell import REAL_MODEL_HINT, fail, plan_shell
