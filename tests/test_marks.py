@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
+from roundhouse.devices.contract import Rect as Box
 from roundhouse.devices.linux.marks import (
     MAX_COVER,
-    Box,
     cover,
     place_labels,
     text_start,

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+
+from roundhouse.devices.contract import Rect
 
 # A label may hide this fraction of a control and still count as out of its way; a place
 # hiding more is taken only when no other is free.
@@ -30,75 +31,31 @@ _TEXT_START = 40  # pixels at a control's left end where its text usually begins
 _RINGS = 40  # how far (in label sizes) the last-resort search looks for a free place
 
 
-@dataclass(frozen=True, slots=True)
-class Box:
-    """A rectangle in image pixels: left and top inside, right and bottom just outside."""
-
-    left: int
-    top: int
-    right: int
-    bottom: int
-
-    @property
-    def width(self) -> int:
-        return self.right - self.left
-
-    @property
-    def height(self) -> int:
-        return self.bottom - self.top
-
-    @property
-    def area(self) -> int:
-        return max(self.width, 0) * max(self.height, 0)
-
-    def overlap(self, other: Box) -> int:
-        """The area the two boxes share (0 when they only touch)."""
-        # Plain comparisons: min()/max() made this, the hot spot of a layout, 2x slower.
-        right = self.right if self.right < other.right else other.right
-        left = self.left if self.left > other.left else other.left
-        if right <= left:
-            return 0
-        bottom = self.bottom if self.bottom < other.bottom else other.bottom
-        top = self.top if self.top > other.top else other.top
-        return (right - left) * (bottom - top) if bottom > top else 0
-
-    def contains(self, other: Box) -> bool:
-        return (
-            self.left <= other.left
-            and self.top <= other.top
-            and other.right <= self.right
-            and other.bottom <= self.bottom
-        )
-
-    def within(self, width: int, height: int) -> bool:
-        return self.left >= 0 and self.top >= 0 and self.right <= width and self.bottom <= height
-
-
-def cover(label: Box, control: Box) -> float:
+def cover(label: Rect, control: Rect) -> float:
     """The fraction of `control` that `label` hides."""
     return label.overlap(control) / control.area if control.area else 0.0
 
 
-def text_start(box: Box) -> Box:
+def text_start(box: Rect) -> Rect:
     """Where a control's text usually begins: at its left end, around mid-height (fields,
     rows, check boxes; a button's centred text is not there, and nothing is lost)."""
     band = max(box.height // 4, 1)
-    return Box(box.left, box.top + band, box.left + min(_TEXT_START, box.width), box.bottom - band)
+    return Rect(box.left, box.top + band, box.left + min(_TEXT_START, box.width), box.bottom - band)
 
 
 def place_labels(
-    boxes: Sequence[Box], sizes: Sequence[tuple[int, int]], image: tuple[int, int]
-) -> list[Box]:
+    boxes: Sequence[Rect], sizes: Sequence[tuple[int, int]], image: tuple[int, int]
+) -> list[Rect]:
     """One label rectangle per box (its tag of `sizes[i]` = (width, height)), in order.
 
-    Boxes are the controls in image pixels, already clipped to the image; earlier boxes get
+    Rectes are the controls in image pixels, already clipped to the image; earlier boxes get
     the first pick. Labels overlap no other label while the image has room for them.
     """
     controls = _Grid(boxes)
     # A container's text is its children's: only the boxes holding none have a text start.
     texts = _Grid(text_start(box) for box in boxes if not controls.holds_another(box))
     labels = _Grid([])
-    placed: list[Box] = []
+    placed: list[Rect] = []
     for box, size in zip(boxes, sizes, strict=True):
         label = _place(box, size, image, controls, texts, labels)
         labels.add(label)
@@ -107,16 +64,16 @@ def place_labels(
 
 
 def _place(
-    box: Box,
+    box: Rect,
     size: tuple[int, int],
     image: tuple[int, int],
     controls: _Grid,
     texts: _Grid,
     labels: _Grid,
-) -> Box:
+) -> Rect:
     """The first place that hides (almost) nothing, else the one hiding least: no more
     than MAX_COVER of any control if it can, then no text start, then the least."""
-    best: tuple[tuple[bool, bool, float], Box] | None = None
+    best: tuple[tuple[bool, bool, float], Rect] | None = None
     for place in _candidates(box, size):
         if not place.within(*image):
             continue
@@ -134,7 +91,7 @@ def _place(
     return _free_place(box, size, image, labels)
 
 
-def _candidates(box: Box, size: tuple[int, int]) -> Iterator[Box]:
+def _candidates(box: Rect, size: tuple[int, int]) -> Iterator[Rect]:
     """Places for the label, most natural first: touching the box outside (above, left,
     below, right), then across its edges, along them, one label further out, then the
     box's corners (right ones first: text starts at the left)."""
@@ -180,7 +137,7 @@ def _steps(first: int, last: int) -> Iterator[int]:
         yield first + (last - first) * step // (count + 1)
 
 
-def _free_place(box: Box, size: tuple[int, int], image: tuple[int, int], labels: _Grid) -> Box:
+def _free_place(box: Rect, size: tuple[int, int], image: tuple[int, int], labels: _Grid) -> Rect:
     """The nearest place in the image free of labels, ring by ring around the box; when the
     image is full of labels (never seen in practice), the box's own corner."""
     w, h = size
@@ -193,29 +150,29 @@ def _free_place(box: Box, size: tuple[int, int], image: tuple[int, int], labels:
     return _at(max(min(box.left, image[0] - w), 0), max(min(box.top, image[1] - h), 0), size)
 
 
-def _at(x: int, y: int, size: tuple[int, int]) -> Box:
-    return Box(x, y, x + size[0], y + size[1])
+def _at(x: int, y: int, size: tuple[int, int]) -> Rect:
+    return Rect(x, y, x + size[0], y + size[1])
 
 
 class _Grid:
-    """Boxes bucketed by _CELL-pixel cells: "which boxes may touch this one" without
+    """Rectes bucketed by _CELL-pixel cells: "which boxes may touch this one" without
     comparing with every box (hundreds of controls on a web page)."""
 
-    def __init__(self, boxes: Iterable[Box]) -> None:
-        self.boxes: list[Box] = []
+    def __init__(self, boxes: Iterable[Rect]) -> None:
+        self.boxes: list[Rect] = []
         self._areas: list[int] = []
         self._cells: defaultdict[tuple[int, int], list[int]] = defaultdict(list)
         for box in boxes:
             self.add(box)
 
-    def add(self, box: Box) -> None:
+    def add(self, box: Rect) -> None:
         index = len(self.boxes)
         self.boxes.append(box)
         self._areas.append(box.area)
         for cell in _cells(box):
             self._cells[cell].append(index)
 
-    def most_covered(self, box: Box, cells: list[tuple[int, int]]) -> float:
+    def most_covered(self, box: Rect, cells: list[tuple[int, int]]) -> float:
         """The largest fraction of one of the boxes that `box` (in `cells`) covers."""
         worst = 0.0
         for index in self.near(cells):
@@ -230,18 +187,18 @@ class _Grid:
             return set(self._cells.get(cells[0], ()))
         return {index for cell in cells for index in self._cells.get(cell, ())}
 
-    def holds_another(self, box: Box) -> bool:
+    def holds_another(self, box: Rect) -> bool:
         """Whether another of the boxes lies within `box`."""
         return any(
             other != box and box.contains(other)
             for other in (self.boxes[index] for index in self.near(list(_cells(box))))
         )
 
-    def hits(self, box: Box, cells: list[tuple[int, int]]) -> bool:
+    def hits(self, box: Rect, cells: list[tuple[int, int]]) -> bool:
         return any(box.overlap(self.boxes[index]) for index in self.near(cells))
 
 
-def _cells(box: Box) -> Iterator[tuple[int, int]]:
+def _cells(box: Rect) -> Iterator[tuple[int, int]]:
     for column in range(box.left // _CELL, (box.right - 1) // _CELL + 1):
         for row in range(box.top // _CELL, (box.bottom - 1) // _CELL + 1):
             yield column, row

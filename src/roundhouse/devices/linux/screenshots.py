@@ -18,7 +18,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.devices.linux.display.base import Screen, clip
-from roundhouse.devices.linux.marks import Box, place_labels
+from roundhouse.devices.linux.marks import place_labels
 
 PNG_LEVEL = 1
 _FONT_FILE = "DejaVuSans-Bold.ttf"
@@ -79,8 +79,8 @@ class Mark:
     """One numbered control as drawn: its box and its label, in image pixels."""
 
     control: Control
-    box: Box
-    label: Box
+    box: Rect
+    label: Rect
     text: str
 
 
@@ -141,10 +141,10 @@ def _tag_size(text: str) -> tuple[int, int]:
     return int(right - left) + 4, int(bottom - top) + 4
 
 
-def _in_image(rect: Rect, origin: tuple[int, int], size: tuple[int, int]) -> Box | None:
+def _in_image(rect: Rect, origin: tuple[int, int], size: tuple[int, int]) -> Rect | None:
     """The rectangle in image pixels, clipped to the image; None when none of it is there."""
     ox, oy = origin
-    box = Box(
+    box = Rect(
         max(rect.left - ox, 0),
         max(rect.top - oy, 0),
         min(rect.right - ox, size[0]),
