@@ -4,22 +4,19 @@ RH_LOOPBACK_ONLY makes the OpenAI client refuse any non-loopback base_url."""
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
 import hypothesis  # noqa: F401  (imported now, not at the end: see below)
 import pytest
 
-from roundhouse.agents.user import NonInteractiveUser, UserChannel
 from roundhouse.config import Settings
-from roundhouse.core.events import Event, EventBus
-from roundhouse.core.states import AgentKind
-from roundhouse.devices.base import LocalDispatcher, ToolRegistry
-from roundhouse.devices.shell import ShellTools
+from roundhouse.core.events import Event
+from roundhouse.core.user import UserChannel
 from roundhouse.engine.compose import compose_session
 from roundhouse.engine.session import Session
-from roundhouse.logs.store import LogStore
 from tests.helpers import SessionFactory
 
 # hypothesis's pytest plugin imports hypothesis in pytest_terminal_summary when no test did
@@ -53,24 +50,26 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.fixture
-def make_session(tmp_path: Path) -> SessionFactory:
-    def factory(
-        user: UserChannel | None = None,
-        events: list[Event] | None = None,
-        **settings: Any,
-    ) -> Session:
-        defaults: dict[str, Any] = {"logs": tmp_path / "logs", "workdir": tmp_path}
-        config = Settings.model_validate({**defaults, **settings})
-        bus = EventBus()
-        if events is not None:
-            bus.subscribe(events.append)
-        return compose_session(
-            config,
-            kind=AgentKind.LINUX,
-            store=LogStore.create(config.logs, config.task or "test"),
-            dispatcher=LocalDispatcher(ToolRegistry(ShellTools(config).tools())),
-            user=user or NonInteractiveUser(assume_yes=False),
-            events=bus,
-        )
+async def make_session(tmp_path: Path) -> AsyncIterator[SessionFactory]:
+    """`await make_session(model=..., user=..., events=[...])`: a shell session made as the
+    CLI makes one (engine/compose.py), closed when the test ends."""
+    async with AsyncExitStack() as opened:
 
-    return factory
+        async def factory(
+            user: UserChannel | None = None,
+            events: list[Event] | None = None,
+            **settings: Any,
+        ) -> Session:
+            defaults: dict[str, Any] = {
+                "logs": tmp_path / "logs",
+                "workdir": tmp_path,
+                "agent": "linux",
+                "task": "test",
+            }
+            config = Settings.model_validate({**defaults, **settings})
+            observers = [events.append] if events is not None else []
+            return await opened.enter_async_context(
+                compose_session(config, user=user, observers=observers)
+            )
+
+        yield factory

@@ -6,7 +6,7 @@ import contextlib
 import json
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ def shell_answer(
     }
 
 
-SessionFactory = Callable[..., Session]
+SessionFactory = Callable[..., Awaitable[Session]]
 
 
 def processes_running(cmdline: str) -> list[int]:

@@ -137,6 +137,27 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
     assert "run" in done.stdout and "chat" in done.stdout
     run_help = roundhouse("run", "--help", cwd=tmp_path)
     assert "--model" in run_help.stdout and "--max-step" in run_help.stdout
+    assert "--max-cost" in run_help.stdout
+
+
+def test_each_command_of_the_list_reads_as_written(tmp_path: Path) -> None:
+    """A docstring's line breaks do not cut a command's summary in the middle of a
+    sentence: on a wide terminal each summary is one line."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
+    done = subprocess.run(
+        [*ROUNDHOUSE, "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env, "COLUMNS": "400"},
+    )
+    lines = [" ".join(line.strip("│ ").split()) for line in done.stdout.splitlines()]
+    batch = next(line for line in lines if line.startswith("batch "))
+    said = "and check the results against the real system. Writes OUT/results.json and "
+    assert batch.endswith(said + "OUT/results.csv after every finished task.")
+    resume = next(line for line in lines if line.startswith("resume "))
+    assert resume.endswith("blackboard and cost are restored.")
 
 
 def test_ctrl_c_marks_the_round_cancelled_and_keeps_the_logs(tmp_path: Path) -> None:
@@ -163,6 +184,10 @@ def test_ctrl_c_marks_the_round_cancelled_and_keeps_the_logs(tmp_path: Path) -> 
     assert process.returncode == 130, stderr
     assert "cancelled" in stderr
     rounds = read_jsonl(tmp_path / "L" / "k" / "rounds.jsonl")
-    assert rounds[-1]["state"] == "cancelled"
-    assert len(read_jsonl(log)) == 1
+    assert rounds[-1]["record_state"] == "cancelled"
+    steps = read_jsonl(log)  # the finished step, and the one Ctrl-C cut short, saying so
+    assert [(s["status"], s["error"]) for s in steps] == [
+        ("CONTINUE", None),
+        (None, "cancelled by the user"),
+    ]
     assert not processes_running("sleep\x0061.25"), "the cancelled command outlived the round"

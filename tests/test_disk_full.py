@@ -98,7 +98,7 @@ def test_a_round_on_a_full_disk_stops_with_the_reason_and_resumes(
     assert "No space left on device" in output and "Traceback" not in output
     folder = small_disk / "full"
     session = json.loads((folder / "session.json").read_text())  # whole, not half-written
-    assert session["requests"] == ["fill the disk"]
+    assert [r["user_query"] for r in session["rounds"]] == ["fill the disk"]
     if (folder / "blackboard.json").exists():
         json.loads((folder / "blackboard.json").read_text())
     steps, problems = read_jsonl(folder / "response.log", StepRecord)

@@ -17,7 +17,7 @@ from tests.helpers import SessionFactory
 
 
 async def ask(make_session: SessionFactory, request: str) -> str:
-    session = make_session(model="offline")
+    session = await make_session(model="offline")
     outcome = await session.run_round(request)
     assert outcome.state is RoundState.FINISH, outcome.result
     assert outcome.result is not None
@@ -97,7 +97,7 @@ async def test_create_a_file(make_session: SessionFactory, tmp_path: Path) -> No
 
 async def test_create_never_overwrites(make_session: SessionFactory, tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("keep me\n")
-    session = make_session(model="offline")
+    session = await make_session(model="offline")
     outcome = await session.run_round("create a file notes.txt containing other")
     assert outcome.state is RoundState.FAIL
     assert "cannot overwrite existing file" in (outcome.result or "")
@@ -130,7 +130,7 @@ async def test_exists_uptime_and_time(make_session: SessionFactory, tmp_path: Pa
 async def test_a_failing_command_makes_the_round_fail_with_its_error(
     make_session: SessionFactory,
 ) -> None:
-    session = make_session(model="offline")
+    session = await make_session(model="offline")
     outcome = await session.run_round("count the lines of /no/such/file")
     assert outcome.state is RoundState.FAIL
     assert "No such file" in (outcome.result or "")
@@ -139,12 +139,12 @@ async def test_a_failing_command_makes_the_round_fail_with_its_error(
 async def test_what_it_does_not_understand_fails_and_says_what_it_does(
     make_session: SessionFactory,
 ) -> None:
-    session = make_session(model="offline")
+    session = await make_session(model="offline")
     outcome = await session.run_round("book me a flight to Lisbon")
     assert outcome.state is RoundState.FAIL
     assert "list the files in DIR" in (outcome.result or "")
     assert "--model openai:" in (outcome.result or "")
-    assert outcome.steps == 1
+    assert outcome.round_step == 1
 
 
 def test_quoted_and_home_paths_are_quoted_for_bash() -> None:

@@ -31,7 +31,7 @@ async def test_a_shell_round_through_the_fake_server_counts_retries_and_errors(
         completion(shell_answer("FINISH", result="the model said from-model"), 2000, 50),
     ]
     with FakeOpenAI(replies) as server:
-        session = make_session(
+        session = await make_session(
             model="openai:gpt-4o-mini",
             openai={"base_url": server.base_url, "api_key": "test", "max_retries": 3},
             prices={"gpt-4o-mini": Price(input_per_mtok=1.0, output_per_mtok=10.0)},
@@ -62,7 +62,7 @@ async def test_an_unreachable_endpoint_ends_the_round_in_error_with_the_reason(
 ) -> None:
     with FakeOpenAI() as server:
         dead_url = server.base_url  # closed when the block ends
-    session = make_session(
+    session = await make_session(
         model="openai:gpt-4o-mini",
         openai={"base_url": dead_url, "api_key": "test", "max_retries": 0, "timeout": 2},
     )
@@ -78,7 +78,7 @@ async def test_a_storm_of_429s_ends_the_round_in_error_once_the_budget_is_spent(
 ) -> None:
     storm = [Reply.error(429, "slow down", {"Retry-After": "1"}) for _ in range(20)]
     with FakeOpenAI(storm) as server:
-        session = make_session(
+        session = await make_session(
             model="openai:gpt-4o-mini",
             openai={
                 "base_url": server.base_url,
@@ -96,7 +96,7 @@ async def test_a_storm_of_429s_ends_the_round_in_error_once_the_budget_is_spent(
     assert received == 3 and outcome.usage.requests == 3
     # The round's record on disk carries the error.
     rounds = read_jsonl(session.store.folder / "rounds.jsonl")
-    assert rounds[-1]["state"] == "failed"
+    assert rounds[-1]["record_state"] == "failed"
     assert "retry budget" in rounds[-1]["post_list"][-1]["message"]
 
 
@@ -149,7 +149,7 @@ async def test_native_tool_calls_reach_the_one_parser(
         completion(shell_answer("FINISH", result="echoed from-tool"), 10, 5),
     ]
     with FakeOpenAI(replies) as server:
-        session = make_session(
+        session = await make_session(
             model="openai:gpt-4o-mini",
             openai={"base_url": server.base_url, "api_key": "test", "native_tools": True},
         )
@@ -174,7 +174,7 @@ async def test_tools_stay_in_the_prompt_alone_by_default_and_after_an_endpoint_r
     tmp_path: Path, make_session: SessionFactory
 ) -> None:
     with FakeOpenAI([completion(shell_answer("FINISH", result="done"), 10, 5)]) as server:
-        session = make_session(
+        session = await make_session(
             model="openai:gpt-4o-mini", openai={"base_url": server.base_url, "api_key": "test"}
         )
         await session.run_round("anything")
@@ -186,7 +186,7 @@ async def test_tools_stay_in_the_prompt_alone_by_default_and_after_an_endpoint_r
         completion(shell_answer("FINISH", result="done"), 10, 5),
     ]
     with FakeOpenAI(replies) as server:
-        session = make_session(
+        session = await make_session(
             model="openai:gpt-4o-mini",
             openai={"base_url": server.base_url, "api_key": "test", "native_tools": True},
         )

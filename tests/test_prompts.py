@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -11,14 +10,13 @@ import pytest
 from mcp import Client
 
 from roundhouse.agents.app import _tool_arguments, as_app_tool
-from roundhouse.agents.user import NonInteractiveUser
 from roundhouse.cli.serve import engine_tools
 from roundhouse.config import Settings
 from roundhouse.core.commands import Command, Result, ResultStatus
-from roundhouse.core.states import AgentKind, RoundState
-from roundhouse.devices.base import Tool, ToolRegistry, make_tool
+from roundhouse.core.states import RoundState
+from roundhouse.devices.base import FunctionDispatcher, Tool, ToolRegistry, make_tool
 from roundhouse.devices.contract import WINDOW_ACTIONS, Control, ControlList, Rect, WindowInfo
-from roundhouse.devices.describing import ToolSpec, describe_tool, purpose, signature
+from roundhouse.devices.describing import describe_tool, purpose, signature
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
@@ -26,8 +24,6 @@ from roundhouse.devices.mcp import build_server
 from roundhouse.engine.compose import compose_session
 from roundhouse.engine.round import NoSnapshots
 from roundhouse.engine.session import Session
-from roundhouse.logs.store import LogStore
-from roundhouse.models import ModelPool
 from roundhouse.models.base import ModelRequest
 from roundhouse.models.function import FunctionModel
 from roundhouse.models.observation import AppObservation, HostObservation
@@ -132,36 +128,26 @@ def served(registry: ToolRegistry, name: str) -> Tool:
     return tool
 
 
-class FakeDesktop:
-    """A dispatcher with the real tool specs and one gedit window; no display, no screenshots."""
+def gedit_desktop(command: Command) -> Result:
+    """One gedit window and its text field; no display, no screenshots."""
 
-    def __init__(self) -> None:
-        self.specs = served_registry().specs()
+    def ok(value: Any) -> Result:
+        return Result(status=ResultStatus.SUCCESS, result=value)
 
-    async def tool_specs(self) -> list[ToolSpec]:
-        return self.specs
-
-    async def execute(self, commands: Sequence[Command]) -> list[Result]:
-        return [self._answer(command) for command in commands]
-
-    def _answer(self, command: Command) -> Result:
-        def ok(value: Any) -> Result:
-            return Result(status=ResultStatus.SUCCESS, result=value, call_id=command.call_id)
-
-        window = GEDIT.model_dump(mode="json")
-        match command.tool_name:
-            case "list_windows":
-                return ok([window])
-            case "launch_application" | "select_window":
-                return ok(window)
-            case "list_applications":
-                return ok(["gedit — Text Editor", "Vim — Text Editor (runs in a terminal)"])
-            case "get_controls":
-                return ok(ControlList(window=GEDIT, controls=[TEXT_FIELD]).model_dump(mode="json"))
-            case "capture_desktop_screenshot" | "capture_window_screenshot" | "get_ui_tree":
-                return Result.failure("no screen in this test", command.call_id)
-            case _:
-                return ok({"screen_changed": True})
+    window = GEDIT.model_dump(mode="json")
+    match command.tool_name:
+        case "list_windows":
+            return ok([window])
+        case "launch_application" | "select_window":
+            return ok(window)
+        case "list_applications":
+            return ok(["gedit — Text Editor", "Vim — Text Editor (runs in a terminal)"])
+        case "get_controls":
+            return ok(ControlList(window=GEDIT, controls=[TEXT_FIELD]).model_dump(mode="json"))
+        case "capture_desktop_screenshot" | "capture_window_screenshot" | "get_ui_tree":
+            return Result.failure("no screen in this test")
+        case _:
+            return ok({"screen_changed": True})
 
 
 def answer(status: str, function: str | None = None, **arguments: Any) -> dict[str, Any]:
@@ -208,20 +194,18 @@ async def desktop_prompts(tmp_path: Path) -> list[Prompt]:
     """The host's and the AppAgent's prompts of a round on the fake desktop, two rounds so
     that the second shows the session's blackboard."""
     settings = Settings.model_validate(
-        {"logs": tmp_path / "logs", "workdir": tmp_path, "model": "function"}
+        {"logs": tmp_path / "logs", "workdir": tmp_path, "model": "function", "agent": "host"}
     )
-    session = compose_session(
+    desktop = FunctionDispatcher(gedit_desktop, served_registry().specs())
+    async with compose_session(
         settings,
-        kind=AgentKind.HOST,
-        dispatcher=FakeDesktop(),
-        user=NonInteractiveUser(assume_yes=False),
-        store=LogStore.create(settings.logs, "prompts"),
-        models=ModelPool(settings, {"function": FunctionModel(host_and_app)}),
+        dispatcher=desktop,
+        models={"function": FunctionModel(host_and_app)},
         snapshots=NoSnapshots(),
-    )
-    for request in ("open gedit and type hello", "now type hello again"):
-        outcome = await session.run_round(request)
-        assert outcome.state is RoundState.FINISH, outcome.result
+    ) as session:
+        for request in ("open gedit and type hello", "now type hello again"):
+            outcome = await session.run_round(request)
+            assert outcome.state is RoundState.FINISH, outcome.result
     return logged_prompts(session)
 
 
@@ -234,7 +218,7 @@ async def shell_prompts(tmp_path: Path, make_session: SessionFactory) -> list[Pr
             shell_answer("FINISH", result="nothing to do"),
         ],
     )
-    session = make_session(model=f"replay:{replay}")
+    session = await make_session(model=f"replay:{replay}")
     await session.run(["say hi", "say nothing"])
     return logged_prompts(session)
 

@@ -90,8 +90,10 @@ def test_a_session_killed_at_a_random_moment_resumes_to_the_end(seed: int, tmp_p
     assert resumed.returncode == 0, f"seed {seed} ({moment:.2f} s): {resumed.stderr}"
 
     rounds = {record["id"]: record for record in read_jsonl(folder / "rounds.jsonl")}
-    assert rounds[max(rounds)]["state"] == "finished", f"seed {seed}"
-    assert all(r["state"] in ("finished", "cancelled") for r in rounds.values()), f"seed {seed}"
+    assert rounds[max(rounds)]["record_state"] == "finished", f"seed {seed}"
+    assert all(r["record_state"] in ("finished", "cancelled") for r in rounds.values()), (
+        f"seed {seed}"
+    )
     logged = read_jsonl(folder / "response.log")
     numbers = [step["session_step"] for step in logged]
     assert numbers == list(range(1, len(numbers) + 1)), f"seed {seed}: steps {numbers}"
@@ -153,6 +155,6 @@ def test_a_gui_session_killed_at_a_random_moment_resumes_and_leaves_no_desktop(
     assert resumed.returncode == 0, f"seed {seed} ({moment:.2f} s): {resumed.stdout}"
     assert target.read_text().rstrip("\n") == "milk, eggs", f"seed {seed}"
     rounds = {record["id"]: record for record in read_jsonl(folder / "rounds.jsonl")}
-    assert rounds[max(rounds)]["state"] == "finished", f"seed {seed}"
+    assert rounds[max(rounds)]["record_state"] == "finished", f"seed {seed}"
     numbers = [step["session_step"] for step in read_jsonl(folder / "response.log")]
     assert numbers == list(range(1, len(numbers) + 1)), f"seed {seed}: steps {numbers}"

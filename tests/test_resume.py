@@ -10,6 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from roundhouse.config import ConfigError
 from roundhouse.logs.resume import plan_resume
 from tests.helpers import kill_processes, read_jsonl, shell_answer, write_replay
 
@@ -88,7 +91,11 @@ def test_a_sigkilled_round_is_marked_and_run_again_with_cost_restored(tmp_path: 
     folder = tmp_path / "L" / "k"
     kill_when(process, folder / "response.log", 1)
     assert process.returncode == -signal.SIGKILL
-    assert read_jsonl(folder / "rounds.jsonl")[-1]["state"] == "running"
+    assert read_jsonl(folder / "rounds.jsonl")[-1]["record_state"] == "running"
+    # The step in flight was answered before the kill: its answer's cost is on the record.
+    [killed] = plan_resume(folder).interrupted
+    assert [s.status is None for s in killed.steps] == [False, True]
+    assert killed.steps[1].usage.input_tokens == 1000
 
     second = write_replay(
         tmp_path / "second.json",
@@ -101,12 +108,14 @@ def test_a_sigkilled_round_is_marked_and_run_again_with_cost_restored(tmp_path: 
     assert done.returncode == 0, done.stderr
     assert "done at last" in done.stdout
     latest = {r["id"]: r for r in read_jsonl(folder / "rounds.jsonl")}
-    assert latest[0]["state"] == "cancelled"
+    assert latest[0]["record_state"] == "cancelled"
     assert "run again as round 1" in latest[0]["post_list"][-1]["message"]
-    assert latest[1]["state"] == "finished" and latest[1]["user_query"] == "do the thing"
+    assert latest[1]["record_state"] == "finished" and latest[1]["user_query"] == "do the thing"
     steps = read_jsonl(folder / "response.log")
-    assert [(s["round_id"], s["session_step"]) for s in steps] == [(0, 1), (1, 2), (1, 3)]
-    costs = [s["usage"]["cost"] for s in steps]
+    # Step 2 was cut short by the kill: resume logged it so, and ran the round again.
+    assert [(s["round_id"], s["session_step"]) for s in steps] == [(0, 1), (0, 2), (1, 3), (1, 4)]
+    assert steps[1]["status"] is None and steps[1]["error"].startswith("cut short")
+    costs = [s["usage"]["cost"] for s in steps]  # the killed step's answer was paid for
     total = f"${sum(costs):.6f}".rstrip("0")
     assert f"Request total cost for this session is {total}" in done.stdout
 
@@ -130,20 +139,23 @@ def test_finished_rounds_are_kept_and_the_blackboard_restored(tmp_path: Path) ->
 
     plan = plan_resume(folder)
     assert [r.id for r in plan.kept] == [0] and [r.id for r in plan.interrupted] == [1]
-    assert plan.context.blackboard.requests == {"request_0": "first request"}
-    assert all(t["round"] == 0 for t in plan.context.blackboard.trajectories)
+    assert plan.record.requests == ["first request", "second request"]
+    assert plan.kept[0].result == "first done"
 
     second = write_replay(tmp_path / "second.json", [shell_answer("FINISH", result="second done")])
     done = resume(folder, second, tmp_path)
     assert done.returncode == 0, done.stderr
-    latest = {r["id"]: r["state"] for r in read_jsonl(folder / "rounds.jsonl")}
+    latest = {r["id"]: r["record_state"] for r in read_jsonl(folder / "rounds.jsonl")}
     assert latest == {0: "finished", 1: "cancelled", 2: "finished"}
     prompts = read_jsonl(folder / "request.log")
     rerun = next(p for p in prompts if p["round_id"] == 2)
-    assert "first request" in rerun["messages"][1]["text"]  # the restored blackboard
+    text = rerun["messages"][1]["text"]
+    assert "request_0: first request" in text  # the restored blackboard
+    assert "request_1" not in text  # the round run again is not recalled
 
 
-def test_a_half_written_last_line_is_left_out_and_counted(tmp_path: Path) -> None:
+def test_a_half_written_log_line_does_not_matter_to_resume(tmp_path: Path) -> None:
+    """Resume reads the checkpoint alone, which is replaced whole, never half-written."""
     done = subprocess.run(
         [
             sys.executable,
@@ -169,9 +181,14 @@ def test_a_half_written_last_line_is_left_out_and_counted(tmp_path: Path) -> Non
     with open(folder / "response.log", "a") as log:
         log.write('{"session_step": 3, "round_id": 0, "rou')  # the kill came mid-write
     plan = plan_resume(folder)
-    assert plan.skipped_lines == 1
-    assert plan.context.session_step == 2
+    assert plan.record.session_step == 2
     assert plan.interrupted == []
+
+
+def test_a_session_folder_of_an_older_roundhouse_is_refused_clearly(tmp_path: Path) -> None:
+    (tmp_path / "session.json").write_text('{"agent": "linux", "settings": {}, "requests": []}')
+    with pytest.raises(ConfigError, match="older roundhouse"):
+        plan_resume(tmp_path)
 
 
 def test_resuming_a_folder_that_is_no_session_is_a_usage_error(tmp_path: Path) -> None:
@@ -213,7 +230,7 @@ def test_resume_restores_the_sessions_settings_whole(tmp_path: Path) -> None:
         timeout=60,
     )
     assert resumed.returncode == 0, resumed.stderr
-    settings = plan_resume(folder).info.settings
+    settings = plan_resume(folder).record.settings
     assert (settings["shell_output_limit"], settings["answer_retries"]) == (321, 1)
 
 
@@ -221,33 +238,30 @@ def test_a_round_ended_by_a_lost_device_is_run_again_once(tmp_path: Path) -> Non
     """ERROR because the device was lost (a dead `serve`, a dead display) is not the
     request's failure: resume runs the round again, and a later resume does not again."""
     from roundhouse.core.events import EventBus
-    from roundhouse.core.record import (
-        DEVICE_LOST,
-        Attachment,
-        Post,
-        RecordState,
-        RoundRecord,
-        SessionInfo,
-    )
-    from roundhouse.core.states import AgentKind
+    from roundhouse.core.record import RoundRecord, SessionRecord
+    from roundhouse.core.states import AgentKind, RoundState
     from roundhouse.logs.resume import mark_interrupted
+    from roundhouse.logs.store import LogStore
 
-    def ended(number: int, status: str | None) -> RoundRecord:
-        record = RoundRecord(id=number, user_query=f"request {number}", state=RecordState.FAILED)
-        attached = [Attachment(type="execution_status", content=status)] if status else []
-        record.add_post(Post(send_from="roundhouse", send_to="user", message="error: x",
-                             attachments=attached))  # fmt: skip
-        return record
+    def ended(number: int, lost: bool) -> RoundRecord:
+        return RoundRecord(
+            id=number,
+            user_query=f"request {number}",
+            state=RoundState.ERROR,
+            error="x",
+            device_lost=lost,
+        )
 
-    session = SessionInfo(agent=AgentKind.HOST, settings={})
-    (tmp_path / "session.json").write_text(session.model_dump_json())
-    rounds = [ended(0, None), ended(1, DEVICE_LOST)]
-    (tmp_path / "rounds.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in rounds))
+    session = SessionRecord(agent=AgentKind.HOST, settings={})
+    session.rounds += [ended(0, False), ended(1, True)]
+    LogStore(tmp_path).write_checkpoint(session)
 
     plan = plan_resume(tmp_path)
     assert [r.id for r in plan.kept] == [0]  # failed for its own reasons: kept
     assert plan.requests == ["request 1"]
     mark_interrupted(EventBus(), plan)
     (again,) = plan.interrupted
-    assert again.state is RecordState.FAILED and not again.device_lost
+    assert again.state is RoundState.ERROR and not again.cancelled
     assert "run again as round 2" in again.post_list[-1].message
+    LogStore(tmp_path).write_checkpoint(plan.record)
+    assert plan_resume(tmp_path).interrupted == []  # a second resume runs nothing again

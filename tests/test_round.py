@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from roundhouse.agents.user import NonInteractiveUser, ScriptedUser
+from roundhouse.agents.user import ScriptedUser
 from roundhouse.config import Price
-from roundhouse.core.events import AnswerRejected, Event, RoundEnded, StepTaken
+from roundhouse.core.events import AnswerRejected, Event, RoundChanged, StepTaken
 from roundhouse.core.record import RecordState
 from roundhouse.core.states import RoundState, Status
+from roundhouse.core.user import NonInteractiveUser
 from roundhouse.engine.round import MAX_STEP_REACHED
 from tests.helpers import SessionFactory, read_jsonl, shell_answer, write_replay
 
@@ -35,16 +36,13 @@ async def test_a_multi_round_session_shares_the_blackboard_and_counts_steps(
             shell_answer("FINISH", result="said second and third"),
         ],
     )
-    session = make_session(model=f"replay:{replay}")
+    session = await make_session(model=f"replay:{replay}")
     outcomes = await session.run(["say first", "say second, then third"])
     assert [o.state for o in outcomes] == [RoundState.FINISH, RoundState.FINISH]
     assert [o.result for o in outcomes] == ["said first", "said second and third"]
-    assert [o.steps for o in outcomes] == [2, 3]
-    assert session.context.session_step == 5
-    assert session.context.blackboard.requests == {
-        "request_0": "say first",
-        "request_1": "say second, then third",
-    }
+    assert [o.round_step for o in outcomes] == [2, 3]
+    assert session.record.session_step == 5
+    assert session.record.requests == ["say first", "say second, then third"]
     steps = session.store.read_steps()
     assert [(s.round_id, s.round_step, s.session_step) for s in steps] == [
         (0, 1, 1),
@@ -67,7 +65,7 @@ async def test_a_multi_round_session_shares_the_blackboard_and_counts_steps(
 
 async def test_max_round_stops_the_session(tmp_path: Path, make_session: SessionFactory) -> None:
     replay = write_replay(tmp_path / "a.json", [shell_answer("FINISH", result="ok")] * 3)
-    session = make_session(model=f"replay:{replay}", max_round=2)
+    session = await make_session(model=f"replay:{replay}", max_round=2)
     outcomes = await session.run(["one", "two", "three"])
     assert len(outcomes) == 2
 
@@ -76,12 +74,12 @@ async def test_max_step_ends_the_round_in_fail(
     tmp_path: Path, make_session: SessionFactory
 ) -> None:
     replay = write_replay(tmp_path / "a.json", [shell_answer("CONTINUE", "true")] * 5)
-    session = make_session(model=f"replay:{replay}", max_step=3)
+    session = await make_session(model=f"replay:{replay}", max_step=3)
     outcome = await session.run_round("loop forever")
     assert outcome.state is RoundState.FAIL
     assert outcome.error == MAX_STEP_REACHED
-    assert outcome.steps == 3
-    assert rounds_logged(session.store.folder)[-1]["state"] == "failed"
+    assert outcome.round_step == 3
+    assert rounds_logged(session.store.folder)[-1]["record_state"] == "failed"
 
 
 async def test_invalid_answers_go_back_to_the_model_then_the_round_errors(
@@ -96,7 +94,7 @@ async def test_invalid_answers_go_back_to_the_model_then_the_round_errors(
         ],
     )
     events: list[Event] = []
-    session = make_session(model=f"replay:{replay}", answer_retries=2, events=events)
+    session = await make_session(model=f"replay:{replay}", answer_retries=2, events=events)
     outcome = await session.run_round("anything")
     assert outcome.state is RoundState.ERROR
     assert "no valid answer in 3 attempts" in (outcome.error or "")
@@ -107,7 +105,7 @@ async def test_invalid_answers_go_back_to_the_model_then_the_round_errors(
     # every attempt was a paid request, counted
     assert outcome.usage.requests == 3
     final = rounds_logged(session.store.folder)[-1]
-    assert final["state"] == "failed"
+    assert final["record_state"] == "failed"
     assert final["post_list"][-1]["message"].startswith("error: the model gave no valid answer")
     # The retry prompt carried the validation error back to the model.
     prompts = (session.store.folder / "request.log").read_text().splitlines()
@@ -120,7 +118,7 @@ async def test_an_invalid_answer_then_a_valid_one_continues(
     replay = write_replay(
         tmp_path / "a.json", ["```json\n{oops}\n```", shell_answer("FINISH", result="fine")]
     )
-    session = make_session(model=f"replay:{replay}")
+    session = await make_session(model=f"replay:{replay}")
     outcome = await session.run_round("anything")
     assert outcome.state is RoundState.FINISH and outcome.result == "fine"
     assert session.store.read_steps()[0].retries == 1
@@ -130,7 +128,7 @@ async def test_a_model_out_of_answers_is_an_error_with_the_reason(
     tmp_path: Path, make_session: SessionFactory
 ) -> None:
     replay = write_replay(tmp_path / "a.json", [shell_answer("CONTINUE", "true")])
-    session = make_session(model=f"replay:{replay}")
+    session = await make_session(model=f"replay:{replay}")
     outcome = await session.run_round("anything")
     assert outcome.state is RoundState.ERROR
     assert "no answer left after 1" in (outcome.error or "")
@@ -144,7 +142,7 @@ async def test_a_cancelled_round_is_recorded_and_its_logs_flushed(
         [shell_answer("CONTINUE", "echo started"), shell_answer("CONTINUE", "sleep 30")],
     )
     events: list[Event] = []
-    session = make_session(model=f"replay:{replay}", events=events)
+    session = await make_session(model=f"replay:{replay}", events=events)
     task = asyncio.create_task(session.run_round("wait a long time"))
     while not any(isinstance(e, StepTaken) for e in events):
         await asyncio.sleep(0.02)
@@ -152,12 +150,14 @@ async def test_a_cancelled_round_is_recorded_and_its_logs_flushed(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert rounds_logged(session.store.folder)[-1]["state"] == RecordState.CANCELLED.value
-    assert len(session.store.read_steps()) == 1  # the finished step is on disk
-    ended = [e for e in events if isinstance(e, RoundEnded)]
-    assert (
-        ended and ended[0].state is RoundState.ERROR and ended[0].error == "cancelled by the user"
-    )
+    assert rounds_logged(session.store.folder)[-1]["record_state"] == RecordState.CANCELLED.value
+    assert session.store.read_steps()[0].status is Status.CONTINUE  # the finished step is on disk
+    changed = [e.round for e in events if isinstance(e, RoundChanged)]
+    assert changed[-1].state is RoundState.ERROR
+    assert changed[-1].error == "cancelled by the user" and changed[-1].cancelled
+    # The step in flight stays on the record, saying why it never concluded.
+    cut = session.store.read_steps()
+    assert len(cut) == 2 and cut[1].status is None and cut[1].error == "cancelled by the user"
 
 
 async def test_a_destructive_command_is_refused_without_a_yes_when_not_interactive(
@@ -170,7 +170,9 @@ async def test_a_destructive_command_is_refused_without_a_yes_when_not_interacti
         tmp_path / "a.json",
         [shell_answer("CONTINUE", f"rm -rf {victim}"), shell_answer("FAIL", result="refused")],
     )
-    session = make_session(model=f"replay:{replay}", user=NonInteractiveUser(assume_yes=False))
+    session = await make_session(
+        model=f"replay:{replay}", user=NonInteractiveUser(assume_yes=False)
+    )
     await session.run_round("delete it")
     assert (victim / "file").read_text() == "precious"
     step = session.store.read_steps()[0]
@@ -187,7 +189,7 @@ async def test_yes_lets_a_destructive_command_run(
         tmp_path / "a.json",
         [shell_answer("CONTINUE", f"rm -rf {victim}"), shell_answer("FINISH", result="gone")],
     )
-    session = make_session(model=f"replay:{replay}", user=NonInteractiveUser(assume_yes=True))
+    session = await make_session(model=f"replay:{replay}", user=NonInteractiveUser(assume_yes=True))
     await session.run_round("delete it")
     assert not victim.exists()
 
@@ -204,7 +206,7 @@ async def test_confirm_is_asked_before_the_action_and_a_no_leaves_it_unrun(
         ],
     )
     user = ScriptedUser(confirms=[False])
-    session = make_session(model=f"replay:{replay}", user=user)
+    session = await make_session(model=f"replay:{replay}", user=user)
     outcome = await session.run_round("make a file, but ask me first")
     assert user.questions and "touch" in user.questions[0]
     assert not target.exists()
@@ -220,7 +222,7 @@ async def test_confirm_with_a_yes_runs_the_action(
         tmp_path / "a.json",
         [shell_answer("CONFIRM", f"touch {target}"), shell_answer("FINISH", result="made")],
     )
-    session = make_session(model=f"replay:{replay}", user=ScriptedUser(confirms=[True]))
+    session = await make_session(model=f"replay:{replay}", user=ScriptedUser(confirms=[True]))
     assert (await session.run_round("make it")).finished
     assert target.exists()
 
@@ -235,7 +237,7 @@ async def test_deny_policy_refuses_destructive_commands_outright(
         [shell_answer("CONTINUE", f"rm -r {victim}"), shell_answer("FAIL", result="no")],
     )
     user = ScriptedUser(confirms=[True])
-    session = make_session(model=f"replay:{replay}", user=user, shell_policy="deny")
+    session = await make_session(model=f"replay:{replay}", user=user, shell_policy="deny")
     await session.run_round("delete")
     assert victim.exists()
     assert user.questions == []  # nobody was even asked
@@ -249,9 +251,9 @@ async def test_pending_asks_the_user_and_records_the_answer(
         tmp_path / "a.json",
         [shell_answer("PENDING", question="Which folder?"), shell_answer("FINISH", result="ok")],
     )
-    session = make_session(model=f"replay:{replay}", user=ScriptedUser(answers=["/tmp"]))
+    session = await make_session(model=f"replay:{replay}", user=ScriptedUser(answers=["/tmp"]))
     await session.run_round("list a folder")
-    qa = session.context.blackboard.questions
+    qa = session.record.blackboard.questions
     assert [(q.question, q.answer) for q in qa] == [("Which folder?", "/tmp")]
     assert session.store.read_steps()[0].user_reply == "/tmp"
 
@@ -275,7 +277,7 @@ async def test_cost_is_priced_per_step_and_summed(
         ],
     )
     prices = {"m": Price(input_per_mtok=100, output_per_mtok=1000)}
-    session = make_session(model=f"replay:{replay}", prices=prices)
+    session = await make_session(model=f"replay:{replay}", prices=prices)
     outcome = await session.run_round("x")
     steps = session.store.read_steps()
     assert [s.usage.cost for s in steps] == pytest.approx([0.2, 0.4])
@@ -297,7 +299,7 @@ async def test_an_unknown_price_is_unknown_never_zero(
             }
         ],
     )
-    session = make_session(model=f"replay:{replay}")
+    session = await make_session(model=f"replay:{replay}")
     outcome = await session.run_round("x")
     assert not outcome.usage.cost_known
     assert outcome.usage.cost_text == "unknown"
@@ -311,7 +313,7 @@ async def test_the_evaluation_hook_records_not_evaluated_never_a_verdict(
     tmp_path: Path, make_session: SessionFactory
 ) -> None:
     replay = write_replay(tmp_path / "a.json", [shell_answer("FINISH", result="done")])
-    session = make_session(
+    session = await make_session(
         model=f"replay:{replay}", model_eval="offline", eva_round=True, eva_session=True
     )
     await session.run(["x"])
@@ -340,7 +342,7 @@ async def test_a_tool_failure_is_shown_to_the_model_not_a_crash(
             shell_answer("FAIL", result="the folder is missing"),
         ],
     )
-    session = make_session(model=f"replay:{replay}")
+    session = await make_session(model=f"replay:{replay}")
     outcome = await session.run_round("x")
     assert outcome.state is RoundState.FAIL
     first = session.store.read_steps()[0]
@@ -362,7 +364,7 @@ async def test_sleep_time_is_waited_at_each_subtask_end(
 
     monkeypatch.setattr("roundhouse.engine.round.asyncio.sleep", recording_sleep)
     replay = write_replay(tmp_path / "a.json", [shell_answer("FINISH", result="ok")])
-    session = make_session(model=f"replay:{replay}", sleep_time=1.5)
+    session = await make_session(model=f"replay:{replay}", sleep_time=1.5)
     await session.run_round("x")
     assert slept == [1.5]
 
@@ -379,7 +381,7 @@ async def test_a_judge_model_gives_the_verdict_and_its_usage_is_counted(
         tmp_path / "a.json",
         [shell_answer("FINISH", result="done"), {"answer": verdict, "usage": {"input_tokens": 5}}],
     )
-    session = make_session(model=f"replay:{replay}", eva_round=True)
+    session = await make_session(model=f"replay:{replay}", eva_round=True)
     outcome = await session.run_round("x")
     assert outcome.evaluation is not None and outcome.evaluation.complete == "yes"
     [logged] = read_jsonl(session.store.folder / "evaluation.log")
@@ -391,13 +393,12 @@ async def test_a_judge_model_gives_the_verdict_and_its_usage_is_counted(
 async def test_an_answer_about_a_ui_that_just_changed_is_checked_against_a_fresh_look() -> None:
     from roundhouse.agents.asking import ask_model
     from roundhouse.agents.responses import InvalidAnswer
-    from roundhouse.core.context import RoundContext, SessionContext
     from roundhouse.core.events import EventBus
     from roundhouse.core.messages import Message
-    from roundhouse.core.record import RoundRecord
+    from roundhouse.core.states import AgentKind
+    from roundhouse.core.trajectory import StepRecord
     from roundhouse.models.base import ModelRequest
     from roundhouse.models.function import FunctionModel
-    from roundhouse.models.pricing import PriceTable
 
     old_view = ModelRequest(agent="app", messages=(Message("user", "controls: 1 Close"),))
     new_view = ModelRequest(agent="app", messages=(Message("user", "controls: 1 Close, 2 OK"),))
@@ -415,34 +416,63 @@ async def test_an_answer_about_a_ui_that_just_changed_is_checked_against_a_fresh
             return looks.pop(0) if looks else None
 
         model = FunctionModel(lambda request: "the answer")
-        context = RoundContext(
-            round_id=0,
-            request="x",
-            session=SessionContext(),
-            record=RoundRecord(id=0, user_query="x"),
+        step = StepRecord(
+            session_step=1, round_id=0, round_step=1, agent=AgentKind.APP, agent_name="app"
         )
         asked = ask_model(
             model,
             old_view,
             parse,
-            context=context,
-            prices=PriceTable(),
+            asker=step,
             retries=1,
             events=EventBus(),
-            agent_name="app",
             look_again=look_again,
         )
-        return asked, model
+        return asked, model, step
 
-    asked, model = run([new_view], valid_after=1)
+    asked, model, step = run([new_view], valid_after=1)
     result = await asked
-    assert (result.answer, result.retries, len(model.requests)) == ("the answer", 0, 1)
-    asked, model = run([None], valid_after=1)  # nothing changed: the model is asked again
-    result = await asked
-    assert result.retries == 1 and len(model.requests) == 2
+    assert (result.answer, step.retries, len(model.requests)) == ("the answer", 0, 1)
+    asked, model, step = run([None], valid_after=1)  # nothing changed: the model is asked again
+    await asked
+    assert step.retries == 1 and len(model.requests) == 2
+    assert step.usage.requests == 2  # both answers were counted on the step as they came
     # Refused against the fresh view too: it goes back with that view, not the old one.
-    asked, model = run([new_view, None], valid_after=2)
-    result = await asked
+    asked, model, step = run([new_view, None], valid_after=2)
+    await asked
     retry = model.requests[1].messages
     assert [m.text for m in retry[:1]] == ["controls: 1 Close, 2 OK"] and len(retry) == 3
     assert retry[2].text.startswith("That answer is invalid: there is no control 2")
+
+
+async def test_max_cost_is_checked_before_each_request_and_ends_the_round_in_fail(
+    tmp_path: Path, make_session: SessionFactory
+) -> None:
+    paid = {"usage": {"input_tokens": 1000, "output_tokens": 100}, "model": "m"}  # $0.20 each
+    replay = write_replay(
+        tmp_path / "a.json", [{"answer": shell_answer("CONTINUE", "true"), **paid}] * 5
+    )
+    prices = {"m": Price(input_per_mtok=100, output_per_mtok=1000)}
+    session = await make_session(model=f"replay:{replay}", prices=prices, max_cost=0.3)
+    outcome = await session.run_round("loop")
+    # $0.20 spent: under the cap, so a second request; $0.40: no third.
+    assert outcome.state is RoundState.FAIL
+    assert outcome.result == "max_cost reached: $0.40 spent of $0.3"
+    assert [s.status for s in outcome.steps] == [Status.CONTINUE, Status.CONTINUE, None]
+    assert outcome.steps[-1].error == outcome.result  # the step refused before asking
+    assert session.usage.cost == pytest.approx(0.4)
+    again = await session.run_round("once more")  # the session's cap holds for every round
+    assert again.state is RoundState.FAIL and again.usage.requests == 0
+
+
+async def test_max_cost_with_an_unknown_price_refuses_the_first_request_saying_why(
+    tmp_path: Path, make_session: SessionFactory
+) -> None:
+    mystery = {"usage": {"input_tokens": 10}, "model": "mystery"}
+    replay = write_replay(tmp_path / "a.json", [{"answer": shell_answer("FINISH"), **mystery}] * 2)
+    session = await make_session(model=f"replay:{replay}", max_cost=1.0)
+    first = await session.run_round("x")
+    assert first.state is RoundState.FINISH  # nothing spent yet: nothing unknown yet
+    second = await session.run_round("y")
+    assert second.state is RoundState.FAIL
+    assert "unknown" in (second.result or "") and "prices:" in (second.result or "")

@@ -55,7 +55,7 @@ async def test_the_log_folder_has_the_files_of_the_design(
         tmp_path / "a.json",
         [shell_answer("CONTINUE", "echo hi"), shell_answer("FINISH", result="hi")],
     )
-    session = make_session(model=f"replay:{replay}", eva_round=True, task="named")
+    session = await make_session(model=f"replay:{replay}", eva_round=True, task="named")
     await session.run_round("say hi")
     folder = session.store.folder
     assert folder.name == "named"
@@ -73,19 +73,26 @@ async def test_the_log_folder_has_the_files_of_the_design(
     assert steps[0]["result"]["result"]["stdout"] == "hi\n"
     assert {"agent", "status", "thought", "usage", "model_ms", "action_ms"} <= set(steps[0])
     rounds = read_jsonl(folder / "rounds.jsonl")
-    assert [r["state"] for r in rounds] == ["running", "finished"]
+    assert [r["record_state"] for r in rounds] == ["running", "finished"]
+    assert [r["state"] for r in rounds] == ["START", "FINISH"]  # the round's own, and TaskWeaver's
     assert rounds[-1]["user_query"] == "say hi"
     assert len(rounds[-1]["post_list"]) == 2
+    assert "steps" not in rounds[-1]  # response.log holds them
     board = json.loads((folder / "blackboard.json").read_text())
-    assert board["requests"] == {"request_0": "say hi"}
-    assert len(board["trajectories"]) == 2
+    assert board == {"questions": [], "screenshots": []}
+    # The checkpoint holds the session whole: the round with its steps and its judge.
+    checkpoint = json.loads((folder / "session.json").read_text())
+    [round_] = checkpoint["rounds"]
+    assert [s["status"] for s in round_["steps"]] == ["CONTINUE", "FINISH"]
+    assert round_["result"] == "hi" and round_["evaluation"]["round_id"] == 0
+    assert "post_list" not in round_ and "api_key" not in json.dumps(checkpoint["settings"])
 
 
 async def test_read_steps_skips_a_line_a_kill_cut_short(
     tmp_path: Path, make_session: SessionFactory
 ) -> None:
     replay = write_replay(tmp_path / "a.json", [shell_answer("FINISH", result="ok")])
-    session = make_session(model=f"replay:{replay}")
+    session = await make_session(model=f"replay:{replay}")
     await session.run_round("x")
     with open(session.store.folder / "response.log", "a") as log:
         log.write('{"session_step": 2, "round_id": 0, "ro')  # the process died mid-write

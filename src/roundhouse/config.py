@@ -61,7 +61,9 @@ class OpenAISettings(_Section):
 
 
 class DesktopSettings(_Section):
-    mode: Literal["auto", "virtual", "current"] = "auto"
+    # auto: the current display if there is one, else a virtual desktop; or the display of
+    # a desktop started with `roundhouse desktop start` (":3").
+    mode: str = Field(default="auto", pattern=r"^(auto|virtual|current|:[0-9]+)$")
     width: int = Field(default=1280, ge=320)
     height: int = Field(default=800, ge=240)
     settle_timeout: float = Field(default=2.0, ge=0)
@@ -78,6 +80,9 @@ class Settings(_Section):
     # The seeds' keys.
     max_step: int = Field(default=30, ge=1)
     max_round: int = Field(default=10, ge=1)
+    # Dollars the session may spend on model calls; checked before each request. A model
+    # whose price is unknown cannot be held to it: its first request is refused, saying so.
+    max_cost: float | None = Field(default=None, gt=0)
     sleep_time: float = Field(default=0.0, ge=0)
     save_ui_tree: bool = False
     save_full_screen: bool = False
@@ -97,6 +102,9 @@ class Settings(_Section):
 
     # Where and how rounds run.
     agent: Literal["auto", "linux", "host"] = "auto"
+    # The desktop of `roundhouse serve --http` at this URL (.../mcp) instead of one here;
+    # its token comes from RH_MCP_TOKEN.
+    mcp: str | None = None
     logs: Path = Path("logs")
     task: str | None = None
     workdir: Path | None = None

@@ -164,6 +164,42 @@ async def test_official_client_lists_and_calls_over_stdio(desktop: Desktop) -> N
         assert bad.is_error
 
 
+async def test_a_destructive_command_a_client_sends_is_refused_where_it_runs(
+    desktop: Desktop, tmp_path: Path
+) -> None:
+    """The shell policy holds on the server: a client that is no agent of ours (the
+    official client here) asking for `rm -rf` gets the policy's reason, and the folder
+    stays, unless the server was started with --yes."""
+    victim = tmp_path / "keep"
+    victim.mkdir()
+    (victim / "file").write_text("precious")
+    remove = {"command": f"rm -rf {victim}"}
+    async with Client(_stdio_server(desktop), read_timeout_seconds=60) as client:
+        refused = await client.call_tool("run_shell", remove)
+        assert refused.is_error
+        [text] = [block.text for block in refused.content if hasattr(block, "text")]
+        assert text.startswith("not run: the command removes files")
+        assert "not interactive (pass --yes to allow it)" in text
+        assert (victim / "file").read_text() == "precious"
+        listed = await client.call_tool("run_shell", {"command": f"ls {victim}"})
+        assert not listed.is_error  # only what the policy names is held back
+    # Our own dispatcher reads the refusal back as what it is: not run, not a failure.
+    async with MCPDispatcher.stdio(
+        ROUNDHOUSE, ["serve", "--stdio", "--desktop", "current"], env=desktop.env
+    ) as dispatcher:
+        [skipped] = await dispatcher.execute([Command(tool_name="run_shell", parameters=remove)])
+        assert skipped.status.value == "skipped" and "removes files" in (skipped.error or "")
+    approving = StdioServerParameters(
+        command=ROUNDHOUSE,
+        args=["serve", "--stdio", "--desktop", "current", "--yes"],
+        env=desktop.env,
+    )
+    async with Client(approving, read_timeout_seconds=60) as client:
+        done = await client.call_tool("run_shell", remove)
+        assert not done.is_error
+    assert not victim.exists()
+
+
 async def test_http_server_on_loopback(
     desktop: Desktop, launch: StartApp, tools: DesktopTools, serve_http: Any
 ) -> None:
@@ -307,7 +343,7 @@ def test_a_round_whose_server_dies_ends_in_error_with_its_log_whole(
     assert "device connection lost" in text and "Traceback" not in text
     (folder,) = logs.glob("*/")
     rounds = [json.loads(line) for line in (folder / "rounds.jsonl").read_text().splitlines()]
-    assert rounds[-1]["state"] == "failed"
+    assert rounds[-1]["record_state"] == "failed"
     assert "device connection lost" in rounds[-1]["post_list"][-1]["message"]
     steps = [json.loads(line) for line in (folder / "response.log").read_text().splitlines()]
     assert steps and [step["session_step"] for step in steps] == list(range(1, len(steps) + 1))
@@ -331,10 +367,10 @@ def test_a_round_whose_server_dies_ends_in_error_with_its_log_whole(
     for line in (folder / "rounds.jsonl").read_text().splitlines():
         record = json.loads(line)
         latest[record["id"]] = record
-    assert latest[0]["state"] == "failed"
-    assert not RoundRecord.model_validate(latest[0]).device_lost  # run again: not twice
+    assert latest[0]["record_state"] == "failed"
+    assert not RoundRecord.model_validate(latest[0]).to_run_again  # run again: not twice
     assert "its device was lost; run again as round 1" in latest[0]["post_list"][-1]["message"]
-    assert latest[1]["state"] == "finished"
+    assert latest[1]["record_state"] == "finished"
     steps = [json.loads(line) for line in (folder / "response.log").read_text().splitlines()]
     assert [step["session_step"] for step in steps] == list(range(1, len(steps) + 1))
     _kill_apps_on(desktop.display)

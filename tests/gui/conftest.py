@@ -10,18 +10,15 @@ from typing import Any
 
 import pytest
 
-from roundhouse.agents.user import NonInteractiveUser, UserChannel
 from roundhouse.config import DesktopSettings, Settings
-from roundhouse.core.events import Event, EventBus
-from roundhouse.core.states import AgentKind
+from roundhouse.core.events import Event
+from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.devices.base import Dispatcher, LocalDispatcher
 from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.shell import ShellTools
 from roundhouse.engine.compose import compose_session
 from roundhouse.engine.session import Session
-from roundhouse.logs.store import LogStore
-from roundhouse.models import ModelPool
 from roundhouse.models.base import LanguageModel
 
 QT_APP = Path(__file__).parents[1] / "desktop" / "qt_app.py"
@@ -48,28 +45,31 @@ def gui_session(desktop: Desktop, tmp_path: Path) -> GuiSession:
         **settings: Any,
     ) -> AsyncIterator[Session]:
         config = Settings.model_validate(
-            {"logs": tmp_path / "logs", "workdir": tmp_path, "task": "gui", **settings}
+            {
+                "logs": tmp_path / "logs",
+                "workdir": tmp_path,
+                "task": "gui",
+                "agent": "host",
+                **settings,
+            }
         )
-        bus = EventBus()
-        if events is not None:
-            bus.subscribe(events.append)
+        observers = [events.append] if events is not None else []
+        # The session's desktop is this test session's: its device is swapped in, as the
+        # one seam compose_session offers for it.
         async with await DesktopTools.open(desktop, config) as tools:
             if dispatcher is None:
                 extra = ShellTools(config).tools()
                 dispatcher = LocalDispatcher(desktop_registry(tools, extra=extra))
-            session = compose_session(
-                config,
-                kind=AgentKind.HOST,
-                store=LogStore.create(config.logs, config.task),
-                dispatcher=dispatcher,
-                user=user or NonInteractiveUser(assume_yes=False),
-                events=bus,
-                models=ModelPool(config, models),
-            )
             try:
-                yield session
+                async with compose_session(
+                    config,
+                    user=user or NonInteractiveUser(assume_yes=False),
+                    observers=observers,
+                    dispatcher=dispatcher,
+                    models=models,
+                ) as session:
+                    yield session
             finally:
-                await session.models.close()
                 tools.launcher.kill_launched()
 
     return open_session

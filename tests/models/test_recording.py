@@ -41,7 +41,7 @@ async def test_a_recorded_shell_answer_replays_the_facts_of_the_machine_it_runs_
     make_session: SessionFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     recorded = tmp_path / "kernel.json"
-    session = make_session(model="offline", record_answers=recorded)
+    session = await make_session(model="offline", record_answers=recorded)
     outcome = await session.run_round("what is the kernel version")
     assert outcome.state is RoundState.FINISH
     assert os.uname().release in (outcome.result or "")
@@ -51,9 +51,8 @@ async def test_a_recorded_shell_answer_replays_the_facts_of_the_machine_it_runs_
 
     shim(tmp_path / "bin", "uname", "5.4.0-999-elsewhere")  # another machine
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
-    replayed = await make_session(model=f"replay:{recorded}", task="again").run_round(
-        "what is the kernel version"
-    )
+    again = await make_session(model=f"replay:{recorded}", task="again")
+    replayed = await again.run_round("what is the kernel version")
     assert replayed.state is RoundState.FINISH
     assert replayed.result == "The kernel version is 5.4.0-999-elsewhere."
 
@@ -101,6 +100,7 @@ def test_the_pool_records_with_this_machines_facts(tmp_path: Path) -> None:
 
     pool = ModelPool(Settings(record_answers=tmp_path / "r.json"))
     model = pool.get("offline")
-    assert isinstance(model, RecordingModel)
-    assert any(fact.what == "the kernel release" for fact in model.facts)
-    assert not any(fact.personal for fact in model.facts)
+    recorder = model.inner  # priced outside, recorded inside
+    assert isinstance(recorder, RecordingModel)
+    assert any(fact.what == "the kernel release" for fact in recorder.facts)
+    assert not any(fact.personal for fact in recorder.facts)

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.core.commands import Result, ResultStatus
-from roundhouse.core.record import RecordState
+from roundhouse.core.record import RoundRecord
+from roundhouse.core.states import RoundState
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.logs.report.build import find_snapshots, outcome, read_session, result_outputs
 from roundhouse.logs.report.logs import Notes, read_jsonl
@@ -47,24 +48,34 @@ def test_a_folder_with_only_a_blackboard_is_a_log_folder_with_its_missing_files_
     assert "rounds.jsonl is missing" in session.notes
 
 
-def test_steps_without_a_round_record_take_the_request_from_the_blackboard(
+def test_steps_without_a_round_record_take_the_request_from_the_checkpoint(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "response.log").write_text(step(1, "FINISH", answer="done").model_dump_json())
-    (tmp_path / "blackboard.json").write_text('{"requests": {"request_0": "say done"}}')
+    (tmp_path / "session.json").write_text(
+        '{"agent": "linux", "settings": {}, "rounds": [{"id": 0, "user_query": "say done"}]}'
+    )
     [round_] = read_session(tmp_path).rounds
     assert (round_.request, round_.answer, round_.interrupted) == ("say done", "done", True)
 
 
 def test_the_round_outcome_says_what_the_steps_show() -> None:
+    def record(state: RoundState, error: str | None = None, cancelled: bool = False) -> RoundRecord:
+        return RoundRecord(id=0, user_query="q", state=state, error=error, cancelled=cancelled)
+
     finished = [step(1), step(2, "FINISH", answer="42")]
-    assert outcome(RecordState.FINISHED, finished) == ("42", None)
+    assert outcome(record(RoundState.FINISH), finished) == ("42", None)
     failed = [step(1, "FAIL", answer="no such file")]
-    assert outcome(RecordState.FAILED, failed) == (None, "no such file")
-    answer, error = outcome(RecordState.FAILED, [step(1), step(2)])  # step limit or error
-    assert answer is None and error is not None and "step limit" in error
-    assert outcome(RecordState.CANCELLED, [step(1)]) == (None, "cancelled by the user")
-    answer, error = outcome(RecordState.RUNNING, [step(1)])
+    assert outcome(record(RoundState.FAIL), failed) == (None, "no such file")
+    limited = record(RoundState.FAIL, error="max_step reached")  # the round says why
+    assert outcome(limited, [step(1), step(2)]) == (None, "max_step reached")
+    answer, error = outcome(record(RoundState.ERROR), [step(1), step(2)])
+    assert answer is None and error is not None and "before an agent ended it" in error
+    cancelled = record(RoundState.ERROR, error="cancelled by the user", cancelled=True)
+    assert outcome(cancelled, [step(1)]) == (None, "cancelled by the user")
+    answer, error = outcome(record(RoundState.CONTINUE), [step(1)])
+    assert error is not None and "interrupted" in error
+    answer, error = outcome(None, [step(1)])  # no record at all
     assert error is not None and "interrupted" in error
 
 

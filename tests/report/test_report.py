@@ -108,7 +108,7 @@ async def shell_session_folder(tmp_path: Path, make_session: SessionFactory) -> 
             shell_answer("FAIL", result="there is no /no/such/file"),
         ],
     )
-    session = make_session(model=f"replay:{replay}")
+    session = await make_session(model=f"replay:{replay}")
     outcomes = await session.run(["print a heading and count to 200", "check /no/such/file"])
     assert [o.state for o in outcomes] == [RoundState.FINISH, RoundState.FAIL]
     return session.store.folder
@@ -237,7 +237,7 @@ async def test_a_question_with_its_reply_and_a_refused_command_with_its_error(
         ],
     )
     user = ScriptedUser(answers=["/tmp <b>now</b>"])
-    session = make_session(model=f"replay:{replay}", user=user, shell_policy="deny")
+    session = await make_session(model=f"replay:{replay}", user=user, shell_policy="deny")
     await session.run(["tidy a folder"])
     open_report(browser, write_report(session.store.folder))
 
@@ -272,7 +272,7 @@ async def test_cost_per_step_round_and_session_and_the_evaluations_with_sub_scor
         tmp_path / "judge.json",
         [priced(verdict), priced({**verdict, "complete": "unsure", "reason": "one round only"})],
     )
-    session = make_session(
+    session = await make_session(
         model=f"replay:{replay}",
         model_eval=f"replay:{judge}",
         eva_round=True,
@@ -300,7 +300,7 @@ async def test_an_unknown_price_is_unknown_never_zero(
     replay = write_replay(
         tmp_path / "answers.json", [priced(shell_answer("FINISH", result="done"), "mystery")]
     )
-    session = make_session(model=f"replay:{replay}")
+    session = await make_session(model=f"replay:{replay}")
     await session.run(["anything"])
     report = write_report(session.store.folder)
     open_report(browser, report)

@@ -41,9 +41,10 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
     answer_type: ClassVar = AppAnswer
     functions: ClassVar = WINDOW_ACTIONS
 
-    def assign(self, window: WindowInfo, subtask: str) -> None:
-        """A (new) subtask from the host: its history starts empty, as its progress does."""
-        self.window, self.subtask, self.history = window, subtask, []
+    def assign(self, window: WindowInfo, subtask: str, since: int) -> None:
+        """A (new) subtask from the host at round step `since`: its history starts empty
+        there, as its progress does."""
+        self.window, self.subtask, self.since = window, subtask, since
 
     # --- the hooks -----------------------------------------------------------------------
 
@@ -52,13 +53,13 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
     ) -> Seen[AppObservation] | Ended[AppAnswer]:
         target = await self._current_window()
         if target is None:
-            return Ended(self._window_gone())
+            return Ended(self._window_gone(context))
         listed = await self._controls(target)
         if not listed.responding:
             listed = await self._wait_until_responding(target, listed)
             if not listed.responding:
                 return Ended(self._not_responding(target, listed))
-        step_number = context.session.session_step + 1
+        step_number = context.session.session_step  # this step's, on the record already
         plain = self.services.log_folder / f"action_step{step_number}.png"
         annotated = self.services.log_folder / f"action_step{step_number}_annotated.png"
         saved = []
@@ -73,7 +74,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             if shot.ok:
                 saved.append(path.name)
         observation = AppObservation(
-            board=context.record.read_board("host") or f"Request: {context.request}",
+            board=context.round.read_board("host") or f"Request: {context.request}",
             subtask=self.subtask,
             application=self.name,
             window=target,
@@ -82,7 +83,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             context=tuple(listed.context),
             tree_available=listed.tree_available,
             note=listed.note,
-            history=tuple(self.history),
+            history=self.history(context),
             screenshot=annotated if annotated.name in saved else None,
         )
         return Seen(observation, tuple(saved))
@@ -194,10 +195,11 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             result=f"the {self.name} window {window.title!r} is {reason}; waited {waited:g} s",
         )
 
-    def _window_gone(self) -> AppAnswer:
+    def _window_gone(self, context: RoundContext) -> AppAnswer:
         """The window is gone, and acting on its old coordinates is wrong: FINISH if the
         agent's own last action closed it, else FAIL."""
-        last = self.history[-1] if self.history else None
+        history = self.history(context)
+        last = history[-1] if history else None
         closed = last is not None and is_closing(
             last.function, last.arguments, str(last.arguments.get("name", ""))
         )

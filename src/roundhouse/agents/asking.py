@@ -1,31 +1,43 @@
 """Ask a model until it gives a valid answer, sending each invalid one back with the
-reason. Every completion's usage is counted, the rejected ones too."""
+reason. Every completion's usage is counted as it comes (the rejected ones too) on the
+record that asks: a step's, or the judge's. Pricing is the model pool's (models/priced.py)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Generic, TypeVar, cast
+from typing import Generic, Protocol, TypeVar, cast
 
 from roundhouse.agents.responses import InvalidAnswer
-from roundhouse.core.context import RoundContext
 from roundhouse.core.events import AnswerRejected, EventBus, PromptSent
 from roundhouse.core.messages import Message
-from roundhouse.core.usage import NOTHING_SPENT, Usage
+from roundhouse.core.usage import Usage
 from roundhouse.models.base import REFUSAL, LanguageModel, ModelError, ModelRequest, NoValidAnswer
-from roundhouse.models.pricing import PriceTable
 
 T = TypeVar("T")
+
+
+class Asker(Protocol):
+    """The record a question is asked for, and its spending counted on: a step's
+    (core/trajectory.StepRecord) or the judge's."""
+
+    retries: int  # refused answers so far
+    model_ms: float  # time spent waiting for the model so far
+
+    @property
+    def round_id(self) -> int | None: ...
+
+    @property
+    def agent_name(self) -> str: ...
+
+    def spend(self, usage: Usage) -> None: ...
 
 
 @dataclass(frozen=True)
 class Asked(Generic[T]):
     answer: T
     raw: str
-    usage: Usage  # priced: every attempt of this step, the rejected ones too
-    retries: int
-    model_ms: float
     image_scales: tuple[float, ...] = ()  # of the images sent with the accepted answer
 
 
@@ -34,41 +46,39 @@ async def ask_model(
     request: ModelRequest,
     parse: Callable[[str], T],
     *,
-    context: RoundContext,
-    prices: PriceTable,
+    asker: Asker,
     retries: int,
     events: EventBus,
-    agent_name: str,
     look_again: Callable[[], Awaitable[ModelRequest | None]] | None = None,
 ) -> Asked[T]:
     """`look_again`, when given, refreshes what the answer is checked against and gives the
     request for the fresh view (None: nothing changed). An answer about a UI that has just
     changed is checked once more against the fresh view; refused there too, it goes back to
-    the model with that view, not the one it answered about."""
+    the model with that view, not the one it answered about. The asker's retries, model
+    time and usage are filled in as the attempts go, so a step cut short keeps them."""
     messages = list(request.messages)
-    usage = NOTHING_SPENT
     started = time.monotonic()
     reason = ""
     for attempt in range(retries + 1):
-        events.emit(PromptSent(context.round_id, agent_name, attempt + 1, tuple(messages)))
+        asker.retries = attempt
+        events.emit(PromptSent(asker.round_id, asker.agent_name, attempt + 1, tuple(messages)))
         try:
             completion = await model.complete(replace(request, messages=tuple(messages)))
         except ModelError as error:  # the failed attempts were requests all the same
-            context.add_usage(prices.priced(getattr(model, "model", model.name), error.usage))
+            asker.spend(error.usage)
             raise
-        spent = prices.priced(completion.model, completion.usage)
-        usage += spent
-        context.add_usage(spent)
+        finally:
+            asker.model_ms = round((time.monotonic() - started) * 1000, 1)
+        asker.spend(completion.usage)
         checked = await _check(parse, completion.text, look_again)
         if checked.fresh is not None:  # what the answer was refused against, and goes back with
             request, messages = checked.fresh, list(checked.fresh.messages)
         if checked.refusal is None:
             answer = cast(T, checked.answer)  # accepted: what parse() gave
-            elapsed = (time.monotonic() - started) * 1000
             scales = tuple(float(x) for x in completion.extra.get("image_scales", ()))
-            return Asked(answer, completion.text, usage, attempt, elapsed, scales)
+            return Asked(answer, completion.text, scales)
         reason = checked.refusal
-        events.emit(AnswerRejected(context.round_id, agent_name, attempt + 1, reason))
+        events.emit(AnswerRejected(asker.round_id, asker.agent_name, attempt + 1, reason))
         messages += [
             Message("assistant", completion.text),
             Message("user", f"{REFUSAL} {reason}\n{RETRY_INSTRUCTION}"),

@@ -2,41 +2,42 @@
 conclude. Each agent fills in the hooks (what it sees, how it is prompted, what it checks
 in an answer, how it acts, what its answer comes to); none has a copy of the step.
 
+    step   = a StepRecord on the round's record, filled in from here on
     seen   = await self.observe(context, specs)          # hook (or the step ends here)
     prompt = self.render(seen, offered)                   # hook
-    asked  = await self.ask(context, prompt, parse)       # parse = the answer type + check()
+    asked  = await self.ask(step, prompt, parse)          # parse = the answer type + check()
     result = await self.act(context, seen, answer, ...)   # hook, or the user is asked (PENDING)
     end    = self.conclude(context, seen, answer, result) # hook: the status it comes to
-    return   the StepRecord (remembered, posted on the round's record)
+    return   the step, concluded
+
+The step record is the one record of the step: the history the next prompts show
+(`history`), the round's posts and everything logged are derived from it.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from roundhouse.agents.asking import Asked, ask_model
 from roundhouse.agents.responses import StepAnswer, answer_schema, parse_answer
-from roundhouse.agents.user import UserChannel
 from roundhouse.config import Settings
 from roundhouse.core.commands import Command, Result, ResultStatus
 from roundhouse.core.context import RoundContext
-from roundhouse.core.events import EventBus
+from roundhouse.core.events import EventBus, StepAnswered
 from roundhouse.core.messages import Message
-from roundhouse.core.record import Attachment, Post
 from roundhouse.core.states import AgentKind, Status, transition
 from roundhouse.core.trajectory import ActionRecord, StepRecord
-from roundhouse.core.usage import NOTHING_SPENT
+from roundhouse.core.user import UserChannel, refusal
 from roundhouse.devices.base import Dispatcher
 from roundhouse.devices.contract import ToolName
 from roundhouse.devices.describing import ToolSpec
-from roundhouse.devices.shell import judge_command
+from roundhouse.devices.shell import destructive_reason
 from roundhouse.models.base import LanguageModel, ModelRequest, OfferedTool
 from roundhouse.models.observation import PastStep
-from roundhouse.models.pricing import PriceTable
 
 Obs = TypeVar("Obs")  # what the agent observes
 A = TypeVar("A", bound=StepAnswer)  # what it must answer
@@ -49,7 +50,6 @@ class AgentServices:
     settings: Settings
     dispatcher: Dispatcher
     user: UserChannel
-    prices: PriceTable
     events: EventBus
     log_folder: Path  # where the step screenshots go (the recorder writes everything else)
 
@@ -85,7 +85,7 @@ class AgentCore(Generic[Obs, A]):
     services: AgentServices
     kind: AgentKind
     name: str
-    history: list[PastStep] = field(default_factory=list)
+    since: int = 0  # the round step after which this agent's history starts (its assignment)
 
     answer_type: ClassVar[type[StepAnswer]]
     functions: ClassVar[tuple[str, ...]]  # the tools this agent may call, if served
@@ -93,13 +93,22 @@ class AgentCore(Generic[Obs, A]):
     # --- the step ------------------------------------------------------------------------
 
     async def handle(self, context: RoundContext) -> StepRecord:
+        round_ = context.round
+        step = StepRecord(
+            session_step=context.session.session_step + 1,
+            round_id=round_.id,
+            round_step=round_.round_step + 1,
+            agent=self.kind,
+            agent_name=self.name,
+        )
+        round_.steps.append(step)  # on the record from now: a step cut short stays on it
         specs = await self.services.dispatcher.tool_specs()
         offered = [spec for spec in specs if spec.name in self.functions]
         seen = await self.observe(context, specs)
         if isinstance(seen, Ended):
-            asked: Asked[A] = Asked(seen.answer, "", NOTHING_SPENT, 0, 0.0)
-            return self._conclude(context, Seen(None), asked, None, None, 0.0)
+            return self._conclude(context, step, Seen(None), seen.answer, None)
         current: Seen[Obs] = seen
+        step.screenshots = list(seen.screenshots)
 
         def parse(text: str) -> A:
             names = [spec.name for spec in offered]
@@ -124,58 +133,53 @@ class AgentCore(Generic[Obs, A]):
             current = fresh
             return request_for(current)
 
-        prompt = request_for(current)
-        asked = await self.ask(context, prompt, parse, look_again)
+        asked = await self.ask(step, request_for(current), parse, look_again)
         answer = asked.answer
-        context.next_step()
+        self.services.events.emit(StepAnswered(round_, step))
         started = time.monotonic()
         result: Result | None = None
-        reply: str | None = None
         if answer.action.status is Status.PENDING:
-            reply = await self.ask_user(context, answer.question or "")
+            step.question = answer.question or ""
+            step.user_reply = await self.ask_user(context, step.question)
         elif answer.action.function is not None and answer.action.status is not Status.SCREENSHOT:
             result = await self.act(context, current, answer, asked, specs)  # SCREENSHOT: look
-        action_ms = (time.monotonic() - started) * 1000
-        return self._conclude(context, current, asked, result, reply, action_ms)
+        step.action_ms = round((time.monotonic() - started) * 1000, 1)
+        return self._conclude(context, step, current, answer, result)
 
     def _conclude(
         self,
         context: RoundContext,
+        step: StepRecord,
         seen: Seen[Any],
-        asked: Asked[A],
+        answered: A,
         result: Result | None,
-        reply: str | None,
-        action_ms: float,
     ) -> StepRecord:
-        """Remember the step for the next prompt, post it on the round's record, and give
-        its response.log line."""
-        end = self.conclude(context, seen, asked.answer, result)
+        """The step as its answer came to (the conclude hook): its status, what it did and
+        said, and to whom its post goes."""
+        end = self.conclude(context, seen, answered, result)
         answer = end.answer
         if transition(self.kind, end.status).round_end:
-            context.result = answer.result
-        self._remember(answer, result, reply)
-        self._post(context, answer, result, end.send_to)
-        return StepRecord(
-            session_step=context.session.session_step,
-            round_id=context.round_id,
-            round_step=context.round_step,
-            agent=self.kind,
-            agent_name=self.name,
-            status=end.status,
-            observation=answer.observation,
-            thought=answer.thought,
-            plan=answer.plan,
-            action=ActionRecord(function=answer.action.function, arguments=answer.action.arguments),
-            result=result,
-            answer=answer.result,
-            subtask=end.subtask,
-            question=answer.question if answer.action.status is Status.PENDING else None,
-            user_reply=reply,
-            retries=asked.retries,
-            usage=asked.usage,
-            model_ms=round(asked.model_ms, 1),
-            action_ms=round(action_ms, 1),
-            screenshots=list(seen.screenshots),
+            context.round.result = answer.result
+        step.observation = answer.observation
+        step.thought = answer.thought
+        step.plan = answer.plan
+        step.action = ActionRecord(
+            function=answer.action.function, arguments=answer.action.arguments
+        )
+        step.comment = answer.comment
+        step.result = result
+        step.answer = answer.result
+        step.send_to = end.send_to
+        step.subtask = end.subtask
+        step.status = end.status  # last: a step is concluded once it has a status
+        return step
+
+    def history(self, context: RoundContext) -> tuple[PastStep, ...]:
+        """This agent's concluded steps since its assignment, as its next prompt shows them."""
+        return tuple(
+            past_step(step)
+            for step in context.round.steps[self.since :]
+            if step.agent_name == self.name and step.concluded
         )
 
     # --- the hooks -----------------------------------------------------------------------
@@ -218,7 +222,7 @@ class AgentCore(Generic[Obs, A]):
 
     async def ask(
         self,
-        context: RoundContext,
+        step: StepRecord,
         prompt: ModelRequest,
         parse: Callable[[str], A],
         look_again: Callable[[], Awaitable[ModelRequest | None]] | None = None,
@@ -227,11 +231,9 @@ class AgentCore(Generic[Obs, A]):
             self.model,
             prompt,
             parse,
-            context=context,
-            prices=self.services.prices,
+            asker=step,
             retries=self.services.settings.answer_retries,
             events=self.services.events,
-            agent_name=self.name,
             look_again=look_again,
         )
 
@@ -243,37 +245,22 @@ class AgentCore(Generic[Obs, A]):
     async def run(
         self, function: str, arguments: dict[str, Any], specs: list[ToolSpec], why: str | None
     ) -> Result:
-        """Run one tool; when `why` is given, only after the user said yes to it. A shell
-        command also goes through the shell policy, whichever agent sends it. What is not
-        run is a SKIPPED result that says why."""
+        """Run one tool; when `why` is given, only after the user said yes to it. What is
+        not run is a SKIPPED result that says why. A destructive shell command is asked
+        about where it runs (devices/shell.py, whichever agent or client sent it), so not
+        twice here."""
         spec = next((s for s in specs if s.name == function), None)
         command = Command(
             tool_name=function,
             parameters=arguments,
             tool_type=spec.tool_type if spec else "action",
         )
-        if function == ToolName.RUN_SHELL:
-            decision = judge_command(
-                str(arguments.get("command", "")), self.services.settings.shell_policy
-            )
-            if not decision.allowed:
-                error = f"refused by the shell policy 'deny': the command {decision.reason}"
-                return Result(status=ResultStatus.SKIPPED, error=error, call_id=command.call_id)
-            if decision.needs_confirmation:
-                why = f"the command {decision.reason}"
+        if function == ToolName.RUN_SHELL and destructive_reason(str(arguments.get("command"))):
+            why = None
         if why is not None:
-            confirmation = await self.services.user.confirm(
-                f"{self.name}: {function} {arguments}? ({why})"
-            )
-            if not confirmation.approved:
-                if confirmation.how == "non-interactive":
-                    reason = (
-                        f"not run: {why}, and it needs a confirmation, but this run is not "
-                        "interactive (pass --yes to allow it)"
-                    )
-                else:
-                    reason = f"not run: the user declined ({why})"
-                return Result(status=ResultStatus.SKIPPED, error=reason, call_id=command.call_id)
+            refused = await refusal(self.services.user, f"{self.name}: {function} {arguments}", why)
+            if refused is not None:
+                return Result(status=ResultStatus.SKIPPED, error=refused, call_id=command.call_id)
         [result] = await self.services.dispatcher.execute([command])
         return result
 
@@ -284,38 +271,16 @@ class AgentCore(Generic[Obs, A]):
         )
         return result
 
-    def _remember(self, answer: StepAnswer, result: Result | None, reply: str | None) -> None:
-        self.history.append(
-            PastStep(
-                function=answer.action.function,
-                arguments=answer.action.arguments,
-                status=answer.action.status.value,
-                result_status=result.status.value if result else ("answered" if reply else None),
-                output=result.result if result else reply,
-                error=result.error if result else None,
-                comment=answer.comment,
-            )
-        )
 
-    def _post(
-        self, context: RoundContext, answer: StepAnswer, result: Result | None, send_to: str
-    ) -> None:
-        attachments = [
-            Attachment(type="thought", content=answer.thought),
-            Attachment(type="plan", content="\n".join(answer.plan)),
-        ]
-        if answer.action.function:
-            attachments.append(
-                Attachment(
-                    type="action", content=f"{answer.action.function}({answer.action.arguments})"
-                )
-            )
-        if result is not None:
-            attachments.append(
-                Attachment(type="result", content=result.model_dump_json(exclude={"call_id"}))
-            )
-        context.record.add_post(
-            Post(
-                send_from=self.name, send_to=send_to, message=answer.result, attachments=attachments
-            )
-        )
+def past_step(step: StepRecord) -> PastStep:
+    """A step as a prompt shows it afterwards: what was done, and what came of it."""
+    result = step.result
+    return PastStep(
+        function=step.action.function,
+        arguments=step.action.arguments,
+        status=step.status.value if step.status else "",
+        result_status=result.status.value if result else ("answered" if step.user_reply else None),
+        output=result.result if result else step.user_reply,
+        error=result.error if result else None,
+        comment=step.comment,
+    )

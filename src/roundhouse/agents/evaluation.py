@@ -4,10 +4,11 @@ It reads the request, every step's thought, action and result, the annotated scr
 of the steps (capped) and the final screenshots. The round's own FINISH is never taken as
 proof; the prompt says so.
 
-An invalid answer goes back to the model with the error, up to `retries` times. If the
-model still gives none (or cannot be reached), the verdict is "unsure" with the reason
-why: judging is advice about a round that has already ended, so it never fails the round,
-and "unsure" is never mistaken for success. Every call is counted in the usage, with cost.
+It asks as the agents do (agents/asking.py): an invalid answer goes back to the model with
+the error, up to `retries` times, its prompts go to request.log, and every call is counted,
+priced by the model pool. If the model still gives none (or cannot be reached), the verdict
+is "unsure" with the reason why: judging is advice about a round that has already ended,
+so it never fails the round, and "unsure" is never mistaken for success.
 """
 
 from __future__ import annotations
@@ -15,20 +16,22 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
-from string import Template
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from roundhouse.agents.asking import ask_model
 from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
+from roundhouse.agents.prompting import template
+from roundhouse.agents.responses import InvalidAnswer
 from roundhouse.core.evaluation import Evaluation, SubScore, Verdict
+from roundhouse.core.events import EventBus
 from roundhouse.core.messages import Message
-from roundhouse.core.trajectory import RoundTrajectory, StepRecord
+from roundhouse.core.record import RoundRecord
+from roundhouse.core.trajectory import StepRecord
 from roundhouse.core.usage import NOTHING_SPENT, Usage
-from roundhouse.models.base import LanguageModel, ModelError, ModelRequest
-from roundhouse.models.pricing import PriceTable
+from roundhouse.models.base import LanguageModel, ModelError, ModelRequest, NoValidAnswer
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +70,6 @@ def _lower(value: Any) -> Any:
     return value.strip().lower() if isinstance(value, str) else value
 
 
-def _prompt(name: str) -> str:
-    return resources.files("roundhouse.agents").joinpath("prompts", name).read_text("utf-8")
-
-
 # ------------------------------------ the evidence (pure but for checking files exist)
 
 
@@ -103,20 +102,20 @@ def render_step(step: StepRecord) -> str:
     return "\n".join(lines)
 
 
-def render_round(trajectory: RoundTrajectory) -> str:
-    outcome = f"{trajectory.state}"
-    if trajectory.result:
-        outcome += f", result: {_clip(trajectory.result)}"
-    if trajectory.error:
-        outcome += f", error: {_clip(trajectory.error)}"
-    steps = "\n".join(render_step(step) for step in trajectory.steps) or (
+def render_round(round_: RoundRecord) -> str:
+    outcome = f"{round_.state}"
+    if round_.result:
+        outcome += f", result: {_clip(round_.result)}"
+    if round_.error:
+        outcome += f", error: {_clip(round_.error)}"
+    steps = "\n".join(render_step(step) for step in round_.steps) or (
         "(no steps: no agent acted on the desktop or the shell in this round)"
     )
     return (
-        f"Round {trajectory.round_id}\n"
-        f"Request: {trajectory.request}\n"
+        f"Round {round_.id}\n"
+        f"Request: {round_.user_query}\n"
         f"How the round ended (the agents' own account, not proof): {outcome}\n"
-        f"Steps ({len(trajectory.steps)}):\n{steps}"
+        f"Steps ({len(round_.steps)}):\n{steps}"
     )
 
 
@@ -126,20 +125,22 @@ def step_screenshots(step: StepRecord) -> list[str]:
     return annotated or list(step.screenshots)
 
 
-def choose_images(trajectories: list[RoundTrajectory], max_images: int) -> list[tuple[str, Path]]:
+def choose_images(
+    rounds: list[RoundRecord], log_dir: Path, max_images: int
+) -> list[tuple[str, Path]]:
     """(label, path) of the screenshots to show: the final ones first, then the latest steps'.
 
     Files that are not on disk are left out (a round that crashed may not have them).
     """
     finals = [
-        (f"round {t.round_id} final: {name}", t.log_dir / name)
-        for t in trajectories
-        for name in t.final_screenshots
+        (f"round {r.id} final: {name}", log_dir / name)
+        for r in rounds
+        for name in r.final_screenshots
     ]
     steps = [
-        (f"round {t.round_id} step {step.round_step}: {name}", t.log_dir / name)
-        for t in trajectories
-        for step in t.steps
+        (f"round {r.id} step {step.round_step}: {name}", log_dir / name)
+        for r in rounds
+        for step in r.steps
         for name in step_screenshots(step)
     ]
     finals = _latest([item for item in finals if item[1].is_file()], max_images)
@@ -151,12 +152,14 @@ def _latest(items: list[tuple[str, Path]], count: int) -> list[tuple[str, Path]]
     return items[max(0, len(items) - count) :] if count > 0 else []
 
 
-def gather_evidence(trajectories: list[RoundTrajectory], max_images: int, scope: str) -> Evidence:
-    chosen = choose_images(trajectories, max_images)
+def gather_evidence(
+    rounds: list[RoundRecord], log_dir: Path, max_images: int, scope: str
+) -> Evidence:
+    chosen = choose_images(rounds, log_dir, max_images)
     images = "\n".join(f"{n}. {label}" for n, (label, _) in enumerate(chosen, 1)) or "(none)"
-    text = Template(_prompt("evaluation_user.txt")).substitute(
+    text = template("evaluation_user.txt").substitute(
         scope=scope,
-        rounds="\n\n".join(render_round(t) for t in trajectories),
+        rounds="\n\n".join(render_round(r) for r in rounds),
         images=images,
     )
     return Evidence(text, tuple(path for _, path in chosen))
@@ -184,73 +187,71 @@ ROUND_SCOPE = "Judge whether this round fulfilled its request."
 SESSION_SCOPE = "Judge whether the session as a whole fulfilled every request below, in order."
 
 
+@dataclass
+class JudgeAsker:
+    """What the judge's questions spent (agents/asking.Asker), for its verdict."""
+
+    round_id: int | None
+    agent_name: str = "eval"
+    retries: int = 0
+    model_ms: float = 0.0
+    usage: Usage = NOTHING_SPENT
+
+    def spend(self, usage: Usage) -> None:
+        self.usage += usage
+
+
 class EvaluationAgent:
-    """An Evaluator (see roundhouse.core.evaluation) backed by a language model."""
+    """An Evaluator (see roundhouse.core.judge) backed by a language model."""
 
     def __init__(
-        self, model: LanguageModel, prices: PriceTable, max_images: int = 6, retries: int = 3
+        self, model: LanguageModel, events: EventBus, max_images: int = 6, retries: int = 3
     ) -> None:
         self.model = model
-        self.prices = prices
+        self.events = events
         self.max_images = max_images
         self.retries = retries
 
-    async def evaluate_round(self, trajectory: RoundTrajectory) -> Evaluation:
-        evidence = gather_evidence([trajectory], self.max_images, ROUND_SCOPE)
-        return await self._judge(evidence, round_id=trajectory.round_id)
+    async def evaluate_round(self, round_: RoundRecord, log_dir: Path) -> Evaluation:
+        evidence = gather_evidence([round_], log_dir, self.max_images, ROUND_SCOPE)
+        return await self._judge(evidence, round_id=round_.id)
 
-    async def evaluate_session(self, trajectories: list[RoundTrajectory]) -> Evaluation:
-        if not trajectories:
+    async def evaluate_session(self, rounds: list[RoundRecord], log_dir: Path) -> Evaluation:
+        if not rounds:
             return Evaluation(
                 evaluator=self.model.name, complete="unsure", reason="the session has no rounds"
             )
         # Only the final screenshots of each round: the steps were judged round by round.
-        finals_only = [
-            t.model_copy(update={"steps": _without_screenshots(t)}) for t in trajectories
-        ]
-        evidence = gather_evidence(finals_only, self.max_images, SESSION_SCOPE)
+        finals_only = [r.model_copy(update={"steps": _without_screenshots(r)}) for r in rounds]
+        evidence = gather_evidence(finals_only, log_dir, self.max_images, SESSION_SCOPE)
         return await self._judge(evidence, round_id=None)
 
     async def _judge(self, evidence: Evidence, round_id: int | None) -> Evaluation:
-        messages = [
-            Message("system", _prompt("evaluation_system.txt")),
-            Message("user", evidence.text, evidence.images),
-        ]
-        spent = NOTHING_SPENT
-        problem = ""
-        for _attempt in range(self.retries + 1):
-            try:
-                completion = await self.model.complete(
-                    ModelRequest(
-                        agent="eval",
-                        messages=tuple(messages),
-                        response_schema=EvaluationAnswer.model_json_schema(),
-                    )
-                )
-            except ModelError as error:
-                # its failed attempts were requests all the same
-                spent += self.prices.priced(self.model.name, error.usage)
-                log.warning("the evaluation model could not be asked: %s", error)
-                return self._verdict(
-                    round_id, None, f"evaluator could not be asked: {error}", spent
-                )
-            spent += self.prices.priced(completion.model, completion.usage)
-            try:
-                answer = parse_answer(completion.text)
-            except (AnswerFormatError, ValidationError) as error:
-                problem = answer_problem(error)
-                messages += [
-                    Message("assistant", completion.text),
-                    Message(
-                        "user",
-                        f"Your answer could not be used: {problem}\n"
-                        "Answer again with the JSON object only.",
-                    ),
-                ]
-                continue
-            return self._verdict(round_id, answer, answer.reason, spent)
-        reason = f"evaluator gave no valid answer after {self.retries + 1} attempts: {problem}"
-        return self._verdict(round_id, None, reason, spent)
+        request = ModelRequest(
+            agent="eval",
+            messages=(
+                Message("system", template("evaluation_system.txt").template),
+                Message("user", evidence.text, evidence.images),
+            ),
+            response_schema=EvaluationAnswer.model_json_schema(),
+        )
+        asker = JudgeAsker(round_id)
+        try:
+            asked = await ask_model(
+                self.model,
+                request,
+                parse_verdict,
+                asker=asker,
+                retries=self.retries,
+                events=self.events,
+            )
+        except ModelError as error:
+            log.warning("the evaluation model could not be asked: %s", error)
+            reason = f"evaluator could not be asked: {error}"
+            return self._verdict(round_id, None, reason, asker.usage)
+        except NoValidAnswer as error:
+            return self._verdict(round_id, None, f"evaluator: {error}", asker.usage)
+        return self._verdict(round_id, asked.answer, asked.answer.reason, asker.usage)
 
     def _verdict(
         self, round_id: int | None, answer: EvaluationAnswer | None, reason: str, spent: Usage
@@ -265,5 +266,13 @@ class EvaluationAgent:
         )
 
 
-def _without_screenshots(trajectory: RoundTrajectory) -> list[StepRecord]:
-    return [step.model_copy(update={"screenshots": []}) for step in trajectory.steps]
+def parse_verdict(text: str) -> EvaluationAnswer:
+    """The judge's answer, or InvalidAnswer saying what is wrong (it goes back to it)."""
+    try:
+        return parse_answer(text)
+    except (AnswerFormatError, ValidationError) as error:
+        raise InvalidAnswer(answer_problem(error)) from None
+
+
+def _without_screenshots(round_: RoundRecord) -> list[StepRecord]:
+    return [step.model_copy(update={"screenshots": []}) for step in round_.steps]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from roundhouse.agents.base import AgentCore, Conclusion, Seen
-from roundhouse.agents.prompting import host_messages
+from roundhouse.agents.prompting import blackboard_text, host_messages
 from roundhouse.agents.responses import HostAnswer, check_host
 from roundhouse.core.commands import Result
 from roundhouse.core.context import RoundContext
@@ -44,7 +44,7 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
     )
 
     async def observe(self, context: RoundContext, specs: list[ToolSpec]) -> Seen[HostObservation]:
-        step_number = context.session.session_step + 1
+        step_number = context.session.session_step  # this step's, on the record already
         screenshot = self.services.log_folder / f"action_step{step_number}.png"
         shot = await self.collect(ToolName.CAPTURE_DESKTOP_SCREENSHOT, path=str(screenshot))
         available = {spec.name for spec in specs}
@@ -54,10 +54,10 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
             applications=await self._applications(available),
             subtasks=tuple(
                 SubtaskView(s.agent_name, s.subtask, s.status, s.result)
-                for s in context.previous_subtasks
+                for s in context.round.subtasks
             ),
-            history=tuple(self.history),
-            blackboard=context.session.blackboard.render(),
+            history=self.history(context),
+            blackboard=blackboard_text(context),
             screenshot=screenshot if shot.ok else None,
         )
         return Seen(observation, (screenshot.name,) if shot.ok else ())
@@ -79,8 +79,7 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
             return Conclusion(Status.CONTINUE, "user", answer, subtask)
         window = WindowInfo.model_validate(result.result)
         self.assignment = Assignment(window, answer.current_subtask)
-        context.current_application = window.application
-        context.record.write_board("host", self._board(context, answer))
+        context.round.write_board("host", self._board(context, answer))
         return Conclusion(Status.ASSIGN, window.application, answer, subtask)
 
     async def _windows(self) -> tuple[WindowInfo, ...]:

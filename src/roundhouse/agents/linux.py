@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from roundhouse.agents.base import AgentCore, Seen
-from roundhouse.agents.prompting import linux_messages
+from roundhouse.agents.prompting import blackboard_text, linux_messages
 from roundhouse.agents.responses import LinuxAnswer
 from roundhouse.core.context import RoundContext
 from roundhouse.core.messages import Message
@@ -32,8 +32,8 @@ class LinuxAgent(AgentCore[ShellObservation, LinuxAnswer]):
         return Seen(
             ShellObservation(
                 request=context.request,
-                history=tuple(self.history),
-                blackboard=context.session.blackboard.render(),
+                history=self.history(context),
+                blackboard=blackboard_text(context),
                 tools=tuple(spec.name for spec in specs if spec.name in self.functions),
                 workdir=str(self.services.settings.workdir or "."),
             )

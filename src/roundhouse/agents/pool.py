@@ -64,5 +64,5 @@ class HostAppPool:
         app = self.apps.get(key)
         if app is None:
             app = self.apps[key] = self.make_app(assignment.window)
-        app.assign(assignment.window, assignment.subtask)
+        app.assign(assignment.window, assignment.subtask, since=step.round_step)
         return app

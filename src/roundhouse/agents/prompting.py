@@ -9,7 +9,9 @@ from importlib import resources
 from string import Template
 from typing import Any
 
+from roundhouse.core.context import RoundContext
 from roundhouse.core.messages import Message
+from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.contract import Context, Control, WindowInfo
 from roundhouse.devices.describing import ToolSpec, describe_tools
 from roundhouse.models.observation import (
@@ -51,6 +53,44 @@ def describe_output(output: Any) -> str:
         line += " (the screen was still changing)"
     rest = {k: v for k, v in output.items() if k not in (*_ACTION_DETAILS, "effect", "seen")}
     return f"{line} {json.dumps(rest, ensure_ascii=False)}" if rest else line
+
+
+def blackboard_text(context: RoundContext, max_steps: int = 10) -> str:
+    """What the session already knows, as prompt text: the earlier rounds' requests, the
+    questions asked and answered, the recent steps and the screenshots kept. Rounds that
+    resume ran again are left out: their run again tells the story."""
+    session, current = context.session, context.round
+    standing = [r for r in session.rounds if r.run_again_as is None]
+    earlier = [r for r in standing if r is not current and r.ended]
+    steps = [step for r in standing for step in r.steps if step.concluded]
+    board = session.blackboard
+    parts: list[str] = []
+    if earlier:
+        parts.append("Earlier requests in this session:")
+        parts += [f"- request_{r.id}: {r.user_query}" for r in earlier]
+    if board.questions:
+        parts.append("Questions asked and the user's answers:")
+        parts += [f"- Q: {qa.question} A: {qa.answer or '(no answer)'}" for qa in board.questions]
+    if steps:
+        parts.append("Recent steps of earlier rounds:")
+        parts += [
+            f"- {json.dumps(_step_summary(s), ensure_ascii=False)}" for s in steps[-max_steps:]
+        ]
+    if board.screenshots:
+        parts.append(f"Screenshots saved: {', '.join(board.screenshots[-5:])}")
+    return "\n".join(parts)
+
+
+def _step_summary(step: StepRecord) -> dict[str, Any]:
+    return {
+        "round": step.round_id,
+        "step": step.round_step,
+        "agent": step.agent_name,
+        "status": step.status.value if step.status else None,
+        "action": step.action.function,
+        "arguments": step.action.arguments,
+        "answer": step.answer,
+    }
 
 
 def linux_messages(observation: ShellObservation, specs: list[ToolSpec]) -> tuple[Message, ...]:

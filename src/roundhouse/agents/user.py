@@ -1,7 +1,6 @@
-"""The person behind the run: asked before destructive actions and for missing facts.
-
-A non-interactive run cannot ask: it approves only with --yes and answers no question,
-and the step says so.
+"""The person behind the run, on a terminal (TerminalUser), or scripted for tests and
+demos (ScriptedUser). What a user channel is, and the one that cannot ask
+(NonInteractiveUser), are in core/user.py: the shell tools ask through it too.
 """
 
 from __future__ import annotations
@@ -10,33 +9,9 @@ import asyncio
 import sys
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Protocol, TextIO
+from typing import TextIO
 
-
-@dataclass(frozen=True)
-class Confirmation:
-    approved: bool
-    how: str  # "user", "--yes", "non-interactive", "scripted"
-
-
-class UserChannel(Protocol):
-    async def confirm(self, question: str) -> Confirmation: ...
-
-    async def ask(self, question: str) -> str | None: ...
-
-
-class NonInteractiveUser:
-    def __init__(self, assume_yes: bool) -> None:
-        self.assume_yes = assume_yes
-
-    async def confirm(self, question: str) -> Confirmation:
-        if self.assume_yes:
-            return Confirmation(True, "--yes")
-        return Confirmation(False, "non-interactive")
-
-    async def ask(self, question: str) -> str | None:
-        return None
+from roundhouse.core.user import Confirmation
 
 
 class TerminalUser:

@@ -15,7 +15,7 @@ from roundhouse.cli import desktop_io as _desktop_io  # noqa: F401
 from roundhouse.cli import report as _report  # noqa: F401
 from roundhouse.cli import run as _run  # noqa: F401
 from roundhouse.cli import serve as _serve  # noqa: F401
-from roundhouse.cli.app import app
+from roundhouse.cli.app import app, one_line_summaries
 
 # A read of a Calc sheet makes some 23,000 short-lived objects (futures, messages, nodes).
 # At CPython's default a young collection runs every 700 of them, and a full one every few
@@ -24,6 +24,7 @@ from roundhouse.cli.app import app
 YOUNG_COLLECTION_EVERY = 20_000
 
 app.add_typer(bench_app, name="bench")
+one_line_summaries(app)
 
 
 def main() -> None:

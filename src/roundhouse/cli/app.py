@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import typer
 
 app = typer.Typer(
@@ -11,3 +13,16 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def one_line_summaries(group: typer.Typer) -> None:
+    """Each command's line in a command list is its docstring's first paragraph, as one
+    line: typer keeps the docstring's line breaks there, which cut sentences in the middle
+    ("...and check the" / "results against..."). Commands that give a short help keep it."""
+    for command in group.registered_commands:
+        doc = inspect.getdoc(command.callback) if command.callback else None
+        if command.short_help is None and doc:
+            command.short_help = " ".join(doc.split("\n\n")[0].split())
+    for sub in group.registered_groups:
+        if sub.typer_instance is not None:
+            one_line_summaries(sub.typer_instance)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 
 from roundhouse.agents.prompting import describe_controls
 from roundhouse.cli.app import app
@@ -28,7 +29,6 @@ from roundhouse.devices.linux.desktops.desktop import (
     Desktop,
     DesktopState,
     DesktopUnavailable,
-    detached_desktop,
     detached_states,
     open_desktop,
     start_detached,
@@ -71,20 +71,23 @@ def open_cli_desktop(
 ) -> Iterator[Desktop]:
     """The desktop a command's --desktop option names (see the module docstring)."""
     base = settings or _settings()
-    if spec is not None and spec.startswith(":"):
-        for _path, state in detached_states():
-            if state.display == spec and state_alive(state):
-                yield detached_desktop(state)
-                return
-        raise _fail(f"no started desktop on {spec}; `roundhouse desktop status` lists them")
-    if spec not in (None, "current", "virtual", "auto"):
-        raise _fail(f"--desktop {spec!r}: expected current, virtual or a display like :3")
-    mode = spec or "auto"
     try:
-        with open_desktop(base.model_copy(update={"mode": mode})) as desktop:
+        chosen = base.model_copy(update={"mode": desktop_mode(spec)})
+        with open_desktop(chosen) as desktop:
             yield desktop
     except DesktopUnavailable as error:
         raise _fail(str(error)) from None
+
+
+def desktop_mode(spec: str | None) -> str:
+    """--desktop's value as settings.desktop.mode; a usage error names what it takes."""
+    if spec is None:
+        return "auto"
+    try:
+        DesktopSettings(mode=spec)
+    except ValidationError:
+        raise _fail(f"--desktop {spec!r}: expected current, virtual or a display like :3") from None
+    return spec
 
 
 # ---------------------------------------------------------------- desktop start|stop|status

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from roundhouse.core.events import AnswerRejected, Event, RoundStarted, StepTaken, SubtaskEnded
+from roundhouse.core.events import AnswerRejected, Event, RoundChanged, SnapshotTaken, StepTaken
+from roundhouse.core.states import RoundState
 
 WIDTH = 100
 
@@ -21,8 +22,8 @@ class StepPrinter:
         self.out = out
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, RoundStarted):
-            self._write(f"round {event.round_id}: {event.request}")
+        if isinstance(event, RoundChanged) and event.round.state is RoundState.START:
+            self._write(f"round {event.round.id}: {event.round.user_query}")
         elif isinstance(event, StepTaken):
             step = event.step
             action = ""
@@ -34,17 +35,14 @@ class StepPrinter:
                 detail = step.result.error or _summary(step.result.result)
                 width = 300 if step.result.error else 60
                 outcome = f" → {step.result.status}: {_short(detail, width)}"
-            self._write(
-                f"  step {step.round_step} [{step.agent_name}] {step.status}{action}{outcome}"
-            )
+            status = step.status or f"cut short: {_short(step.error or '', 300)}"
+            self._write(f"  step {step.round_step} [{step.agent_name}] {status}{action}{outcome}")
         elif isinstance(event, AnswerRejected):
             self._write(
                 f"  invalid answer from {event.agent} (try {event.attempt}): {_short(event.reason)}"
             )
-        elif isinstance(event, SubtaskEnded) and event.snapshot_files:
-            self._write(
-                f"  subtask {event.sub_round_id} ended; saved {', '.join(event.snapshot_files)}"
-            )
+        elif isinstance(event, SnapshotTaken) and event.sub_round_id is not None and event.files:
+            self._write(f"  subtask {event.sub_round_id} ended; saved {', '.join(event.files)}")
 
     def _write(self, line: str) -> None:
         self.out.write(line + "\n")

@@ -5,31 +5,25 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
-from roundhouse.agents.user import NonInteractiveUser, TerminalUser, UserChannel
+from roundhouse.agents.user import TerminalUser
 from roundhouse.cli.app import app
-from roundhouse.cli.desktop import DesktopOption, open_cli_desktop
+from roundhouse.cli.desktop import DesktopOption, desktop_mode
 from roundhouse.cli.display import StepPrinter
 from roundhouse.config import ConfigError, Settings, ShellPolicy, load_settings
-from roundhouse.core.events import EventBus
-from roundhouse.core.states import AgentKind
-from roundhouse.devices.base import Dispatcher, LocalDispatcher, ToolRegistry
-from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
-from roundhouse.devices.shell import ShellTools
+from roundhouse.core.record import RoundRecord
+from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.engine.compose import compose_session
-from roundhouse.engine.round import RoundOutcome
 from roundhouse.engine.session import Session, SessionLimit, cost_line
 from roundhouse.logs.resume import ResumePlan, mark_interrupted, plan_resume
-from roundhouse.logs.store import SESSION_FILE, LogStore
+from roundhouse.logs.store import SESSION_FILE
 
 T = TypeVar("T")
 
@@ -51,9 +45,13 @@ AgentOption = Annotated[
 McpOption = Annotated[
     str | None,
     typer.Option(
-        help="Drive the desktop of `roundhouse serve --http` at this URL (…/mcp); "
-        "its token from RH_MCP_TOKEN"
+        help="Drive the desktop of `roundhouse serve --http` at this URL (…/mcp; its token "
+        "from RH_MCP_TOKEN), or of a command that serves MCP on stdio"
     ),
+]
+MaxCostOption = Annotated[
+    float | None,
+    typer.Option(help="Dollars the session may spend on model calls (default: no cap)"),
 ]
 LogsOption = Annotated[Path | None, typer.Option(help="Folder for the log folders (default: logs)")]
 TaskOption = Annotated[str | None, typer.Option(help="Name of this session's log folder")]
@@ -82,6 +80,7 @@ class SessionOptions:
     logs: LogsOption = None
     task: TaskOption = None
     max_step: MaxStepOption = None
+    max_cost: MaxCostOption = None
     yes: YesOption = False
     shell_policy: PolicyOption = None
     record: RecordOption = None
@@ -91,9 +90,12 @@ class SessionOptions:
         return build_settings(
             model=self.model,
             agent=self.agent,
+            desktop={"mode": desktop_mode(self.desktop)} if self.desktop else None,
+            mcp=self.mcp,
             logs=self.logs,
             task=self.task,
             max_step=self.max_step,
+            max_cost=self.max_cost,
             assume_yes=self.yes or None,
             shell_policy=self.shell_policy,
             record_answers=self.record,
@@ -144,79 +146,26 @@ def build_settings(
         raise typer.Exit(EXIT_USAGE) from None
 
 
-def resolve_agent(settings: Settings, desktop: str | None, mcp: str | None) -> AgentKind:
-    """linux or host as asked; "auto" means the GUI agents when there is a desktop to use."""
-    if settings.agent == "linux":
-        return AgentKind.LINUX
-    if settings.agent == "host" or desktop is not None or mcp is not None:
-        return AgentKind.HOST
-    return AgentKind.HOST if os.environ.get("DISPLAY") else AgentKind.LINUX
-
-
-@asynccontextmanager
-async def open_session(
+def in_session(
     settings: Settings,
+    work: Callable[[Session], Awaitable[T]],
     *,
-    interactive: bool,
-    desktop: str | None = None,
-    mcp: str | None = None,
     resume: ResumePlan | None = None,
-) -> AsyncIterator[Session]:
-    """A session (compose.py) with what its agents act through: the shell alone, a desktop
-    here (virtual or the current one), or a desktop served over MCP."""
-    kind = resume.info.agent if resume else resolve_agent(settings, desktop, mcp)
+) -> tuple[Session, T]:
+    """Open the session the settings describe (engine/compose.py), do a command's work in
+    it, and on Ctrl-C say where the (cancelled) work is recorded and exit 130."""
+    sessions: list[Session] = []
+    interactive = sys.stdin.isatty()
     user: UserChannel = (
         TerminalUser(settings.assume_yes)
         if interactive
         else NonInteractiveUser(settings.assume_yes)
     )
-    events = EventBus()
-    events.subscribe(StepPrinter(sys.stderr))
-    async with AsyncExitStack() as stack:
-        dispatcher: Dispatcher
-        if kind is AgentKind.LINUX:
-            dispatcher = LocalDispatcher(ToolRegistry(ShellTools(settings).tools()))
-        elif mcp is not None:
-            from roundhouse.devices.mcp import TOKEN_ENV, MCPDispatcher  # slow to import
-
-            remote = MCPDispatcher.http(mcp, token=os.environ.get(TOKEN_ENV))
-            dispatcher = await stack.enter_async_context(remote)
-        else:
-            opened = stack.enter_context(open_cli_desktop(desktop, settings.desktop))
-            tools = await stack.enter_async_context(await DesktopTools.open(opened, settings))
-            extra = ShellTools(settings).tools()
-            dispatcher = LocalDispatcher(desktop_registry(tools, extra=extra))
-        store = LogStore(resume.folder) if resume else LogStore.create(settings.logs, settings.task)
-        session = compose_session(
-            settings,
-            kind=kind,
-            dispatcher=dispatcher,
-            user=user,
-            store=store,
-            events=events,
-            resume=resume,
-        )
-        try:
-            yield session
-        finally:
-            await session.models.close()
-
-
-def in_session(
-    settings: Settings,
-    work: Callable[[Session], Awaitable[T]],
-    *,
-    desktop: str | None = None,
-    mcp: str | None = None,
-    resume: ResumePlan | None = None,
-) -> tuple[Session, T]:
-    """Open the session a command needs, do its work in it, and on Ctrl-C say where the
-    (cancelled) work is recorded and exit 130."""
-    sessions: list[Session] = []
 
     async def main() -> T:
-        async with open_session(
-            settings, interactive=sys.stdin.isatty(), desktop=desktop, mcp=mcp, resume=resume
+        printer = StepPrinter(sys.stderr)
+        async with compose_session(
+            settings, resume=resume, user=user, observers=[printer]
         ) as session:
             sessions.append(session)
             return await work(session)
@@ -239,12 +188,12 @@ def run_async(main: Coroutine[Any, Any, T]) -> T:
         raise typer.Exit(EXIT_USAGE) from None
 
 
-def report(outcome: RoundOutcome) -> None:
+def report(outcome: RoundRecord, session: Session) -> None:
     typer.echo(f"\n{outcome.state}: {outcome.result or outcome.error or ''}".rstrip())
     if outcome.error and outcome.result and outcome.error != outcome.result:
         typer.echo(f"error: {outcome.error}")
     typer.echo(cost_line(outcome.usage))
-    typer.echo(f"Logs: {outcome.log_dir}")
+    typer.echo(f"Logs: {session.store.folder}")
 
 
 @app.command()
@@ -255,13 +204,8 @@ def run(
 ) -> None:
     """Run one request as a round and print its answer, its cost and its log folder."""
     settings = options.settings()
-    _, outcome = in_session(
-        settings,
-        lambda session: session.run_round(request),
-        desktop=options.desktop,
-        mcp=options.mcp,
-    )
-    report(outcome)
+    session, outcome = in_session(settings, lambda session: session.run_round(request))
+    report(outcome, session)
     raise typer.Exit(0 if outcome.finished else EXIT_FAILED)
 
 
@@ -271,12 +215,7 @@ def chat(options: SessionOptions) -> None:
     """One session: each line you type is a round. Ctrl-D ends it."""
     settings = options.settings()
     interactive = sys.stdin.isatty()
-    session, _ = in_session(
-        settings,
-        lambda session: _chat(session, interactive),
-        desktop=options.desktop,
-        mcp=options.mcp,
-    )
+    session, _ = in_session(settings, lambda session: _chat(session, interactive))
     typer.echo(cost_line(session.usage, scope="this session"))
     typer.echo(f"Logs: {session.store.folder}")
     failed = any(not outcome.finished for outcome in session.outcomes)
@@ -297,7 +236,7 @@ async def _chat(session: Session, interactive: bool) -> None:
         except SessionLimit as limit:
             typer.echo(f"roundhouse: {limit}; ending the session", err=True)
             break
-        report(outcome)
+        report(outcome, session)
 
 
 @app.command()
@@ -317,25 +256,25 @@ def resume(
         typer.echo(f"roundhouse: {error}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     settings = build_settings(
-        restored=(str(log_dir / SESSION_FILE), plan.info.settings),  # the session's, whole
+        restored=(str(log_dir / SESSION_FILE), plan.record.settings),  # the session's, whole
         model=model,
-        agent=plan.info.agent.value,
+        agent=plan.record.agent.value,
+        desktop={"mode": desktop_mode(desktop)} if desktop else None,
+        mcp=mcp,
         logs=log_dir.parent,
         assume_yes=yes or None,
     )
     typer.echo(
-        f"roundhouse: {len(plan.kept)} rounds kept, {len(plan.interrupted)} to run again"
-        + (f"; {plan.skipped_lines} half-written log lines left out" if plan.skipped_lines else ""),
+        f"roundhouse: {len(plan.kept)} rounds kept, {len(plan.interrupted)} to run again",
         err=True,
     )
 
-    async def carry_on(session: Session) -> list[RoundOutcome]:
+    async def carry_on(session: Session) -> list[RoundRecord]:
         mark_interrupted(session.events, plan)
         return [await session.run_round(request) for request in plan.requests]
 
-    _, outcomes = in_session(settings, carry_on, desktop=desktop, mcp=mcp, resume=plan)
+    session, outcomes = in_session(settings, carry_on, resume=plan)
     for outcome in outcomes:
-        report(outcome)
-    total = plan.context.usage  # the restored context went on counting in the session
-    typer.echo(cost_line(total, scope="this session"))
+        report(outcome, session)
+    typer.echo(cost_line(session.usage, scope="this session"))
     raise typer.Exit(0 if all(outcome.finished for outcome in outcomes) else EXIT_FAILED)

@@ -6,14 +6,17 @@ import asyncio
 import logging
 import os
 import signal
+import sys
 from types import FrameType
 from typing import Annotated
 
 import typer
 
+from roundhouse.agents.user import TerminalUser
 from roundhouse.cli.app import app
 from roundhouse.cli.desktop import DesktopOption, open_cli_desktop
 from roundhouse.config import ConfigError, Settings, load_settings
+from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.devices.base import Tool
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.tools import open_registry
@@ -37,10 +40,11 @@ def parse_address(value: str) -> tuple[str, int]:
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
-def engine_tools(settings: Settings) -> list[Tool]:
-    """The engine's tools served next to the desktop's: the shell (its policy is the
-    agent's: a client of this server decides what it runs)."""
-    return ShellTools(settings).tools()
+def engine_tools(settings: Settings, user: UserChannel | None = None) -> list[Tool]:
+    """The engine's tools served next to the desktop's: the shell, under this server's
+    policy (devices/shell.py): a destructive command a client sends is asked about on the
+    server's terminal, or, with none (stdio is the protocol), refused unless --yes."""
+    return ShellTools(settings, user).tools()
 
 
 @app.command("serve")
@@ -59,12 +63,19 @@ def serve(
     ] = None,
     desktop: DesktopOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds a tool call may take")] = 120.0,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes", "-y", help="Run destructive shell commands clients send without asking"
+        ),
+    ] = False,
 ) -> None:
-    """Serve the desktop tools (screenshots, control tree, input, windows) over MCP."""
+    """Serve the desktop tools (screenshots, control tree, input, windows, the shell)
+    over MCP. The shell policy holds for what clients send."""
     if stdio and http is not None:
         raise _fail("give --stdio or --http, not both")
     try:
-        settings = load_settings()
+        settings = load_settings(overrides={"assume_yes": yes or None})
         address = parse_address(http) if http is not None else None
     except (ConfigError, ValueError) as error:
         raise _fail(str(error)) from None
@@ -78,8 +89,11 @@ def serve(
     logging.basicConfig(level=logging.WARNING, format="roundhouse: %(message)s")
     # A server is stopped with SIGTERM: unwind, so a virtual desktop started for it stops too.
     signal.signal(signal.SIGTERM, exit_on_sigterm)
+    # Under --stdio, stdin is the protocol: nobody can be asked there.
+    asks = address is not None and sys.stdin.isatty()
+    user = TerminalUser(settings.assume_yes) if asks else NonInteractiveUser(settings.assume_yes)
     with open_cli_desktop(desktop) as opened:
-        asyncio.run(_serve(opened, settings, address, token, timeout))
+        asyncio.run(_serve(opened, settings, user, address, token, timeout))
 
 
 def exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -90,13 +104,14 @@ def exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
 async def _serve(
     desktop: Desktop,
     settings: Settings,
+    user: UserChannel,
     address: tuple[str, int] | None,
     token: str | None,
     timeout: float,
 ) -> None:
     from roundhouse.devices import mcp  # the SDK is slow to load: only when serving
 
-    async with open_registry(desktop, settings, extra=engine_tools(settings)) as registry:
+    async with open_registry(desktop, settings, extra=engine_tools(settings, user)) as registry:
         if address is None:
             await mcp.serve_stdio(registry, timeout)
         else:

@@ -1,8 +1,9 @@
 """Typed events the loop emits. Observers subscribe: the CLI display, tests, and the
-recorder (recorder.py), the one writer of the log folder.
+recorder (logs/recorder.py), the one writer of the log folder.
 
 The loop renders nothing and writes nothing itself. An observer that raises is our bug: it
-propagates.
+propagates. The records an event carries are the live ones (core/record.py): an observer
+reads them, and never changes them.
 """
 
 from __future__ import annotations
@@ -11,50 +12,48 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from roundhouse.core.blackboard import Blackboard
 from roundhouse.core.evaluation import Evaluation
 from roundhouse.core.messages import Message
-from roundhouse.core.record import RoundRecord, SessionInfo
-from roundhouse.core.states import RoundState
+from roundhouse.core.record import RoundRecord, SessionRecord
 from roundhouse.core.trajectory import StepRecord
-from roundhouse.core.usage import Usage
 
 
 @dataclass(frozen=True)
-class SessionDescribed:
-    """The session as resume needs it: when it opens and when a request arrives."""
+class SessionChanged:
+    """The session opened, or what it knows beside its rounds changed (the blackboard)."""
 
-    info: SessionInfo
-
-
-@dataclass(frozen=True)
-class RoundStarted:
-    round_id: int
-    request: str
+    session: SessionRecord
 
 
 @dataclass(frozen=True)
-class RecordChanged:
-    """A round's record changed state (started, ended, marked interrupted)."""
+class RoundChanged:
+    """A round started, ended, or was marked by resume ("run again as round N")."""
 
-    record: RoundRecord
+    round: RoundRecord
 
 
 @dataclass(frozen=True)
-class StepTaken:
+class StepAnswered:
+    """The model answered a step, which acts now: what the answer cost is on the record
+    before the action runs (a kill during a long command loses neither)."""
+
+    round: RoundRecord
     step: StepRecord
 
 
 @dataclass(frozen=True)
-class BlackboardChanged:
-    blackboard: Blackboard
+class StepTaken:
+    """A step ended: concluded, or cut short (its `error` says why)."""
+
+    round: RoundRecord
+    step: StepRecord
 
 
 @dataclass(frozen=True)
 class PromptSent:
     """A request to a model, as it was sent."""
 
-    round_id: int
+    round_id: int | None  # None: the session's judge
     agent: str
     attempt: int
     messages: tuple[Message, ...]
@@ -64,7 +63,7 @@ class PromptSent:
 class AnswerRejected:
     """The model's answer was invalid and goes back to it with the reason."""
 
-    round_id: int
+    round_id: int | None
     agent: str
     attempt: int
     reason: str
@@ -82,50 +81,21 @@ class SnapshotTaken:
 
 
 @dataclass(frozen=True)
-class SubtaskEnded:
-    round_id: int
-    sub_round_id: int
-    agent: str
-    snapshot_files: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class Evaluated:
     """A judge's verdict on a round (round_id set) or on the session."""
 
     evaluation: Evaluation
 
 
-@dataclass(frozen=True)
-class CostUpdated:
-    round_id: int
-    round_usage: Usage
-    session_usage: Usage
-
-
-@dataclass(frozen=True)
-class RoundEnded:
-    round_id: int
-    state: RoundState
-    result: str | None
-    error: str | None
-    steps: int
-    usage: Usage
-
-
 Event = (
-    SessionDescribed
-    | RoundStarted
-    | RecordChanged
+    SessionChanged
+    | RoundChanged
+    | StepAnswered
     | StepTaken
-    | BlackboardChanged
     | PromptSent
     | AnswerRejected
     | SnapshotTaken
-    | SubtaskEnded
     | Evaluated
-    | CostUpdated
-    | RoundEnded
 )
 Observer = Callable[[Event], None]
 

@@ -14,7 +14,7 @@ import dataclasses
 import enum
 import inspect
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, Self, get_type_hints
 
@@ -24,6 +24,14 @@ from roundhouse.core.commands import Command, Result, ResultStatus, ToolType
 from roundhouse.devices.describing import ToolSpec, purpose
 
 log = logging.getLogger(__name__)
+
+
+class NotRun(RuntimeError):
+    """A tool that chose not to act (a policy, a declined confirmation): its result is
+    SKIPPED with this reason, which starts "not run: ", not a failure."""
+
+
+NOT_RUN = "not run: "  # how a SKIPPED result's reason starts, over MCP too
 
 
 class DeviceLost(RuntimeError):
@@ -138,6 +146,8 @@ class ToolRegistry:
             return Result.failure(f"{tool.name} timed out after {timeout:g} s", command.call_id)
         except (asyncio.CancelledError, DeviceLost):
             raise  # the device is gone: the round ends, no model can act on that
+        except NotRun as refused:
+            return Result(status=ResultStatus.SKIPPED, error=str(refused), call_id=command.call_id)
         except Exception as error:  # a tool's failure is the model's to see, not our crash
             log.info("tool %s failed: %r", tool.name, error)
             return Result.failure(f"{type(error).__name__}: {error}", command.call_id)
@@ -184,3 +194,27 @@ class LocalDispatcher:
 
     async def tool_specs(self) -> list[ToolSpec]:
         return self.registry.specs()
+
+
+Handler = Callable[[Command], "Result | Awaitable[Result]"]
+
+
+class FunctionDispatcher:
+    """A dispatcher that hands each command to a function, as httpx's MockTransport hands
+    each request to one: a device for tests and demos that serves `specs` and answers
+    whatever `handler` returns. No display, no shell, nothing outside the process."""
+
+    def __init__(self, handler: Handler, specs: Sequence[ToolSpec] = ()) -> None:
+        self.handler = handler
+        self.specs = list(specs)
+
+    async def execute(self, commands: Sequence[Command]) -> list[Result]:
+        results = []
+        for command in commands:
+            answered = self.handler(command)
+            result = await answered if inspect.isawaitable(answered) else answered
+            results.append(result.model_copy(update={"call_id": command.call_id}))
+        return results
+
+    async def tool_specs(self) -> list[ToolSpec]:
+        return list(self.specs)

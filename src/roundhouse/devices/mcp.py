@@ -23,6 +23,7 @@ import hmac
 import json
 import logging
 import os
+import shlex
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from contextlib import AsyncExitStack
 from typing import Any, TypeVar
@@ -39,7 +40,7 @@ from mcp.shared.exceptions import MCPError
 from starlette.responses import PlainTextResponse
 
 from roundhouse.core.commands import Command, Result, ResultStatus, ToolType
-from roundhouse.devices.base import Closing, DeviceLost, ToolRegistry
+from roundhouse.devices.base import NOT_RUN, Closing, DeviceLost, ToolRegistry
 from roundhouse.devices.describing import ToolSpec, purpose
 from roundhouse.endpoints import MCP_TOKEN_ENV, is_loopback_host
 
@@ -254,6 +255,17 @@ class MCPDispatcher(Closing):
         parameters = StdioServerParameters(command=command, args=list(args), env=env)
         return cls(parameters, timeout=timeout)
 
+    @classmethod
+    def connect_to(cls, target: str) -> MCPDispatcher:
+        """A server at a URL (`roundhouse serve --http`), or one that a command line starts
+        and serves on stdio ("roundhouse serve --stdio", "ssh box roundhouse serve")."""
+        if target.startswith(("http://", "https://")):
+            return cls.http(target)
+        command = shlex.split(target)
+        if not command:
+            raise MCPConnectionError("the MCP server to use is empty: give a URL or a command")
+        return cls.stdio(command[0], command[1:])
+
     @property
     def where(self) -> str:
         return self.target if isinstance(self.target, str) else self.target.command
@@ -459,7 +471,10 @@ def _tool_spec(tool: types.Tool) -> ToolSpec:
 def _result(reply: types.CallToolResult, call_id: str) -> Result:
     texts = [block.text for block in reply.content if isinstance(block, types.TextContent)]
     if reply.is_error:
-        return Result.failure("\n".join(texts) or "the tool failed", call_id)
+        error = "\n".join(texts) or "the tool failed"
+        if error.startswith(NOT_RUN):  # the server chose not to act: SKIPPED, as it is there
+            return Result(status=ResultStatus.SKIPPED, error=error, call_id=call_id)
+        return Result.failure(error, call_id)
     structured = reply.structured_content
     if isinstance(structured, dict) and "result" in structured:
         value = structured["result"]

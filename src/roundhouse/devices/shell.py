@@ -21,7 +21,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from roundhouse.config import Settings, ShellPolicy
-from roundhouse.devices.base import Tool, make_tool
+from roundhouse.core.user import NonInteractiveUser, UserChannel, refusal
+from roundhouse.devices.base import NOT_RUN, NotRun, Tool, make_tool
+from roundhouse.devices.contract import ToolName
 
 KILL_GRACE_SECONDS = 1.0
 
@@ -141,10 +143,13 @@ def _os_name() -> str:
 
 
 class ShellTools:
-    """The shell tools, bound to the settings they run under."""
+    """The shell tools, bound to the settings they run under and to the person who is asked
+    before a destructive command runs: the policy is checked here, where the command runs,
+    whoever sent it (an agent of this process, or an MCP client of `serve`)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, user: UserChannel | None = None) -> None:
         self.settings = settings
+        self.user = user or NonInteractiveUser(settings.assume_yes)
         self.workdir = (settings.workdir or Path.cwd()).resolve()
 
     async def run_shell(
@@ -157,6 +162,16 @@ class ShellTools:
         """
         if timeout is not None and not timeout >= 0:  # NaN too
             raise ValueError(f"timeout must be a number of seconds, 0 or more, not {timeout}")
+        decision = judge_command(command, self.settings.shell_policy)
+        if not decision.allowed:
+            why = f"refused by the shell policy 'deny': the command {decision.reason}"
+            raise NotRun(f"{NOT_RUN}{why}")
+        if decision.needs_confirmation:
+            refused = await refusal(
+                self.user, f"run_shell {command!r}", f"the command {decision.reason}"
+            )
+            if refused is not None:
+                raise NotRun(refused)
         folder = self.workdir / cwd if cwd else self.workdir
         if not folder.is_dir():
             raise NotADirectoryError(f"cwd {folder} is not a folder")
@@ -172,8 +187,13 @@ class ShellTools:
         # timeout (which kills the process group) fires first.
         backstop = self.settings.shell_timeout + 2 * KILL_GRACE_SECONDS + 1
         return [
-            make_tool(self.run_shell, "action", timeout=backstop),
-            make_tool(self.get_system_info, "data_collection", timeout=10),
+            make_tool(self.run_shell, "action", name=ToolName.RUN_SHELL, timeout=backstop),
+            make_tool(
+                self.get_system_info,
+                "data_collection",
+                name=ToolName.GET_SYSTEM_INFO,
+                timeout=10,
+            ),
         ]
 
 

@@ -1,12 +1,23 @@
-"""The one place a session is wired: around the dispatcher its agents act through, the
-recorder (the one writer of the log folder), prices, models, agents, the judge and the
-snapshots. run, chat and resume (cli/run.py `open_session`, and so every batch task, which
-is a `roundhouse run`) and the tests make their sessions here.
+"""The one place a session is wired, from settings alone, as httpx's client builds its own
+transport:
+
+    async with compose_session(settings) as session:
+        outcome = await session.run_round("how much disk is free?")
+
+It opens what the agents act through (the dispatcher: the shell here, a desktop here, or a
+desktop served over MCP, by HTTP or stdio), the log folder (a new one, or the resumed
+one), the event bus with the recorder subscribed first (the one writer of the folder),
+the models (priced, held to max_cost), the agents, the judge and the snapshots; and closes
+them on the way out. run, chat, resume (and so every batch task, which is a `roundhouse
+run`) and the tests make their sessions here. A test swaps the device with `dispatcher=`
+(devices/base.py FunctionDispatcher is the fake that ships), and the models with `models=`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from roundhouse.agents.app import AppAgent
 from roundhouse.agents.base import AgentServices
@@ -14,67 +25,110 @@ from roundhouse.agents.evaluation import EvaluationAgent
 from roundhouse.agents.host import HostAgent
 from roundhouse.agents.linux import LinuxAgent
 from roundhouse.agents.pool import AgentPool, HostAppPool, SingleAgent
-from roundhouse.agents.user import UserChannel
 from roundhouse.config import ConfigError, Settings
-from roundhouse.core.evaluation import Evaluator, NotEvaluated
-from roundhouse.core.events import EventBus
-from roundhouse.core.record import SessionInfo
+from roundhouse.core.events import EventBus, Observer
+from roundhouse.core.judge import Evaluator, NotEvaluated
+from roundhouse.core.record import SessionRecord
 from roundhouse.core.states import AgentKind
-from roundhouse.devices.base import Dispatcher
+from roundhouse.core.user import NonInteractiveUser, UserChannel
+from roundhouse.devices.base import Dispatcher, LocalDispatcher, ToolRegistry
 from roundhouse.devices.contract import WindowInfo
+from roundhouse.devices.shell import ShellTools
 from roundhouse.engine.round import NoSnapshots, Snapshotter
 from roundhouse.engine.session import Session
 from roundhouse.logs.recorder import Recorder
 from roundhouse.logs.resume import ResumePlan
 from roundhouse.logs.store import LogStore
 from roundhouse.models import ModelPool
-from roundhouse.models.pricing import PriceTable
+from roundhouse.models.base import LanguageModel
 
 
-def compose_session(
+@asynccontextmanager
+async def compose_session(
     settings: Settings,
     *,
-    kind: AgentKind,
-    dispatcher: Dispatcher,
-    user: UserChannel,
-    store: LogStore,
-    events: EventBus | None = None,
-    models: ModelPool | None = None,
-    snapshots: Snapshotter | None = None,
     resume: ResumePlan | None = None,
-) -> Session:
-    """A session around a dispatcher. A bad model spec is a ConfigError here, before any
-    round runs."""
-    events = events or EventBus()
-    events.subscribe(Recorder(store), first=True)  # the log is written before it is shown
-    models = models or ModelPool(settings)
-    services = AgentServices(
-        settings=settings,
-        dispatcher=dispatcher,
-        user=user,
-        prices=PriceTable(settings.prices),  # one table for every agent and the judge
-        events=events,
-        log_folder=store.folder,
-    )
-    if snapshots is None and kind is AgentKind.HOST:
-        from roundhouse.engine.snapshots import DesktopSnapshots
+    user: UserChannel | None = None,
+    observers: Sequence[Observer] = (),
+    dispatcher: Dispatcher | None = None,
+    models: Mapping[str, LanguageModel] | None = None,
+    snapshots: Snapshotter | None = None,
+) -> AsyncIterator[Session]:
+    """A session from `settings`, or carrying on `resume`'s. `user` answers questions and
+    confirmations (default: nobody, so --yes decides); `observers` see every event after
+    the recorder has written it. A bad model spec is a ConfigError here, before any round
+    runs."""
+    kind = resume.record.agent if resume else agent_kind(settings)
+    store = LogStore(resume.folder) if resume else LogStore.create(settings.logs, settings.task)
+    record = resume.record if resume else SessionRecord.describe(settings, kind)
+    events = EventBus()
+    events.subscribe(Recorder(store, record))  # the log is written before it is shown
+    for observer in observers:
+        events.subscribe(observer)
+    user = user or NonInteractiveUser(settings.assume_yes)
+    async with AsyncExitStack() as opened:
+        if dispatcher is None:
+            device = open_dispatcher(settings, kind, user)
+            dispatcher = await opened.enter_async_context(device)
+        pool = ModelPool(settings, models, spent=lambda: record.usage)
+        opened.push_async_callback(pool.close)
+        services = AgentServices(
+            settings=settings,
+            dispatcher=dispatcher,
+            user=user,
+            events=events,
+            log_folder=store.folder,
+        )
+        if snapshots is None and kind is AgentKind.HOST:
+            from roundhouse.engine.snapshots import DesktopSnapshots
 
-        snapshots = DesktopSnapshots(dispatcher, settings, store.folder)
-    info = SessionInfo.describe(settings, kind)
-    if resume is not None:
-        info.requests = list(resume.info.requests)
-    return Session(
-        settings,
-        agents=agent_factory(kind, models, services),
-        services=services,
-        models=models,
-        evaluator=evaluator(settings, models, services.prices),
-        snapshots=snapshots or NoSnapshots(),
-        store=store,
-        info=info,
-        context=resume.context if resume else None,
-        next_round_id=resume.next_round_id if resume else 0,
-    )
+            snapshots = DesktopSnapshots(dispatcher, settings, store.folder)
+        yield Session(
+            settings,
+            record=record,
+            agents=agent_factory(kind, pool, services),
+            services=services,
+            models=pool,
+            evaluator=evaluator(settings, pool, events),
+            snapshots=snapshots or NoSnapshots(),
+            store=store,
+        )
+
+
+def agent_kind(settings: Settings) -> AgentKind:
+    """linux or host as asked; "auto" means the GUI agents when there is a desktop to use:
+    one asked for (a virtual one, a started one, or over MCP) or a display here."""
+    if settings.agent == "linux":
+        return AgentKind.LINUX
+    if settings.agent == "host" or settings.mcp is not None or settings.desktop.mode != "auto":
+        return AgentKind.HOST
+    return AgentKind.HOST if os.environ.get("DISPLAY") else AgentKind.LINUX
+
+
+@asynccontextmanager
+async def open_dispatcher(
+    settings: Settings, kind: AgentKind, user: UserChannel
+) -> AsyncIterator[Dispatcher]:
+    """What the agents act through, as the settings say: the shell alone (the Linux agent),
+    a desktop served over MCP (settings.mcp: a URL, or a command serving MCP on stdio), or
+    a desktop here (settings.desktop.mode), with the shell tools beside its own. `user` is
+    asked before a destructive command runs here; a server asks its own."""
+    shell = ShellTools(settings, user).tools()
+    if kind is AgentKind.LINUX:
+        yield LocalDispatcher(ToolRegistry(shell))
+        return
+    if settings.mcp is not None:
+        from roundhouse.devices.mcp import MCPDispatcher  # the MCP SDK is slow to import
+
+        async with MCPDispatcher.connect_to(settings.mcp) as remote:
+            yield remote
+        return
+    from roundhouse.devices.linux.desktops.desktop import open_desktop
+    from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
+
+    with open_desktop(settings.desktop) as desktop:
+        async with await DesktopTools.open(desktop, settings) as tools:
+            yield LocalDispatcher(desktop_registry(tools, extra=shell))
 
 
 def agent_factory(
@@ -97,9 +151,9 @@ def agent_factory(
     raise ConfigError(f"a round cannot start with the {kind} agent")
 
 
-def evaluator(settings: Settings, models: ModelPool, prices: PriceTable) -> Evaluator:
+def evaluator(settings: Settings, models: ModelPool, events: EventBus) -> Evaluator:
     """A judge model when one can judge; the offline planner cannot, so it gives none."""
     spec = settings.model_for("eval")
     if not (settings.eva_round or settings.eva_session) or spec == "offline":
         return NotEvaluated()
-    return EvaluationAgent(models.get(spec), prices, retries=settings.answer_retries)
+    return EvaluationAgent(models.get(spec), events, retries=settings.answer_retries)

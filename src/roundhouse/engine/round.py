@@ -1,41 +1,32 @@
 """The Round: one request, run to FINISH, FAIL or ERROR by the transition table.
 
-The loop keeps the shape of UFO's Round.run (docs/design.md). Errors split in two: the
-model's (no valid answer after retries, a model that cannot answer) end the round in
-ERROR with the reason recorded; ours propagate after the round is written down. Ctrl-C
-marks the round cancelled and writes it down before the cancellation goes on.
+The loop keeps the shape of UFO's Round.run (docs/design.md). Where it goes next is the
+table's pure answer (core/states.py `transition`); the loop carries it out, and keeps what
+happened on the round's one record (core/record.py), which the recorder writes from the
+events. Errors split in two: the model's (no valid answer after retries, a model that cannot
+answer) and a lost device end the round in ERROR with the reason recorded; ours propagate
+after the round is written down. A spent budget (max_cost) ends it in FAIL, as the step
+limit does. Ctrl-C marks the round cancelled and writes it down before the cancellation
+goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from roundhouse.agents.pool import AgentPool
 from roundhouse.config import Settings
-from roundhouse.core.context import RoundContext, SessionContext, SubtaskResult
-from roundhouse.core.evaluation import Evaluation, Evaluator
-from roundhouse.core.events import (
-    BlackboardChanged,
-    CostUpdated,
-    Evaluated,
-    EventBus,
-    RecordChanged,
-    RoundEnded,
-    RoundStarted,
-    SnapshotTaken,
-    StepTaken,
-    SubtaskEnded,
-)
-from roundhouse.core.record import DEVICE_LOST, Attachment, Post, RecordState, RoundRecord
-from roundhouse.core.states import AgentKind, RoundState, is_round_end, transition
-from roundhouse.core.trajectory import RoundTrajectory, StepRecord
-from roundhouse.core.usage import Usage
+from roundhouse.core.context import RoundContext
+from roundhouse.core.events import Evaluated, EventBus, RoundChanged, SnapshotTaken, StepTaken
+from roundhouse.core.judge import Evaluator
+from roundhouse.core.record import RoundRecord, SessionRecord
+from roundhouse.core.states import RoundState, is_round_end, transition
 from roundhouse.devices.base import DeviceLost
 from roundhouse.logs.store import LogWriteError
 from roundhouse.models.base import ModelError, NoValidAnswer
+from roundhouse.models.priced import CostLimitReached
 
 MAX_STEP_REACHED = "max_step reached"
 
@@ -58,30 +49,12 @@ class NoSnapshots:
         return None
 
 
-@dataclass(frozen=True)
-class RoundOutcome:
-    round_id: int
-    request: str
-    state: RoundState
-    result: str | None
-    error: str | None
-    steps: int
-    usage: Usage  # tokens and cost of the round, its judge's included
-    log_dir: Path
-    evaluation: Evaluation | None
-
-    @property
-    def finished(self) -> bool:
-        return self.state is RoundState.FINISH
-
-
 class Round:
     def __init__(
         self,
         *,
-        round_id: int,
-        request: str,
-        session: SessionContext,
+        record: RoundRecord,
+        session: SessionRecord,
         agents: AgentPool,
         settings: Settings,
         log_folder: Path,
@@ -89,8 +62,9 @@ class Round:
         evaluator: Evaluator,
         snapshots: Snapshotter,
     ) -> None:
-        self.id = round_id
-        self.request = request
+        self.record = record  # on the session's record already: the one state of the round
+        self.session = session
+        self.context = RoundContext(record, session)
         self.settings = settings
         self.log_folder = log_folder
         self.events = events
@@ -98,65 +72,59 @@ class Round:
         self.snapshots = snapshots
         self.agents = agents
         self.agent = agents.first()
-        self.state = RoundState.START
-        self.context = RoundContext(
-            round_id=round_id,
-            request=request,
-            session=session,
-            record=RoundRecord(id=round_id, user_query=request),
-        )
-        self.steps: list[StepRecord] = []
-        self.final_snapshots: list[str] = []
-        self.evaluation_result: Evaluation | None = None
 
-    async def run(self) -> RoundOutcome:
-        self._begin()
-        device_lost = False  # then there is no device to take the last snapshot with
+    async def run(self) -> RoundRecord:
+        record = self.record
+        self.events.emit(RoundChanged(record))
         try:
             while not self.is_finished():
                 step = await self.agent.handle(self.context)
-                self._log_step(step)
+                self.events.emit(StepTaken(record, step))
+                if step.status is None:  # only a step that raised is left unconcluded
+                    raise RuntimeError(
+                        f"step {step.round_step} of {self.agent.name} concluded nothing"
+                    )
                 move = transition(self.agent.kind, step.status)
-                self.state = move.next_state
+                record.state = move.next_state
                 self.agent = self.agents.switch(self.agent, move, step)
                 if move.subtask_end:
-                    self._archive_subtask(step)
                     await self.settle()
-                    await self.capture_last_snapshot(sub_round_id=self.context.subtask_amount)
-                    self.context.subtask_amount += 1
+                    await self.capture_last_snapshot(sub_round_id=record.subtask_ends - 1)
         except (NoValidAnswer, ModelError, DeviceLost) as error:
-            self.state, self.context.error = RoundState.ERROR, str(error)
-            device_lost = isinstance(error, DeviceLost)
+            self._cut_short(RoundState.ERROR, str(error))
+            record.device_lost = isinstance(error, DeviceLost)
+        except CostLimitReached as error:
+            self._cut_short(RoundState.FAIL, str(error))
+            record.result = str(error)
         except LogWriteError as error:
             # Not the round's failure but its log's: recorded (where it still fits) as
-            # interrupted, so that resume runs it again once there is room.
-            self.state = RoundState.ERROR
-            self.context.error = f"{error}; make room, then `roundhouse resume` this folder"
-            return self._end(RecordState.CANCELLED, error=self.context.error)
+            # cancelled, so that resume runs it again once there is room.
+            record.cancelled = True
+            self._cut_short(
+                RoundState.ERROR, f"{error}; make room, then `roundhouse resume` this folder"
+            )
+            return self._end()
         except (asyncio.CancelledError, KeyboardInterrupt):
-            self.state = RoundState.ERROR
-            self._end(RecordState.CANCELLED, error="cancelled by the user")
+            record.cancelled = True
+            self._cut_short(RoundState.ERROR, "cancelled by the user")
+            self._end()
             raise
         except BaseException as error:
-            self.state = RoundState.ERROR
-            self._end(RecordState.FAILED, error=f"internal error: {type(error).__name__}: {error}")
+            self._cut_short(RoundState.ERROR, f"internal error: {type(error).__name__}: {error}")
+            self._end()
             raise
-        if not is_round_end(self.state):
-            self.state = RoundState.FAIL
-            self.context.result = self.context.result or MAX_STEP_REACHED
-            self.context.error = MAX_STEP_REACHED
-        self.context.session.blackboard.add_requests({f"request_{self.id}": self.request})
-        if not device_lost:
+        if not is_round_end(record.state):
+            record.state = RoundState.FAIL
+            record.result = record.result or MAX_STEP_REACHED
+            record.error = MAX_STEP_REACHED
+        if not record.device_lost:  # there is no device to take the last snapshot with
             await self.capture_last_snapshot()
         if self.should_evaluate:
             await self.evaluation()
-        done = RecordState.FINISHED if self.state is RoundState.FINISH else RecordState.FAILED
-        return self._end(
-            done, error=self.context.error, status=DEVICE_LOST if device_lost else None
-        )
+        return self._end()
 
     def is_finished(self) -> bool:
-        return is_round_end(self.state) or self.context.round_step >= self.settings.max_step
+        return is_round_end(self.record.state) or self.record.round_step >= self.settings.max_step
 
     async def settle(self) -> None:
         """sleep_time is a floor; then wait until the UI is quiet, if there is one."""
@@ -169,102 +137,25 @@ class Round:
         return self.settings.eva_round
 
     async def capture_last_snapshot(self, sub_round_id: int | None = None) -> None:
-        snapshot = await self.snapshots.capture(self.id, sub_round_id)
-        self.events.emit(snapshot)
-        files = list(snapshot.files)
-        for name in files:
-            self.context.session.blackboard.add_screenshot(name)
+        snapshot = await self.snapshots.capture(self.record.id, sub_round_id)
+        for name in snapshot.files:
+            self.session.blackboard.add_screenshot(name)
         if sub_round_id is None:
-            self.final_snapshots = files
-        else:
-            self.events.emit(SubtaskEnded(self.id, sub_round_id, self.agent.name, tuple(files)))
+            self.record.final_screenshots = list(snapshot.files)
+        self.events.emit(snapshot)
 
     async def evaluation(self) -> None:
-        self.evaluation_result = await self.evaluator.evaluate_round(self.trajectory())
-        self.events.emit(Evaluated(self.evaluation_result))
-        self.context.add_usage(self.evaluation_result.usage)  # judging is paid for too
+        self.record.evaluation = await self.evaluator.evaluate_round(self.record, self.log_folder)
+        self.events.emit(Evaluated(self.record.evaluation))
 
-    def trajectory(self) -> RoundTrajectory:
-        return RoundTrajectory(
-            round_id=self.id,
-            request=self.request,
-            state=self.state,
-            result=self.context.result,
-            error=self.context.error,
-            steps=self.steps,
-            log_dir=self.log_folder,
-            final_screenshots=self.final_snapshots,
-        )
+    def _cut_short(self, state: RoundState, error: str) -> None:
+        """The round ends here: the step in flight (if any) says why it did not conclude."""
+        self.record.state, self.record.error = state, error
+        step = self.record.steps[-1] if self.record.steps else None
+        if step is not None and not step.concluded:
+            step.error = error
+            self.events.emit(StepTaken(self.record, step))
 
-    def _begin(self) -> None:
-        self.context.record.state = RecordState.RUNNING
-        self.events.emit(RecordChanged(self.context.record))
-        self.events.emit(RoundStarted(self.id, self.request))
-
-    def _log_step(self, step: StepRecord) -> None:
-        self.steps.append(step)
-        self.events.emit(StepTaken(step))
-        self.context.session.blackboard.add_trajectory(
-            {
-                "round": self.id,
-                "step": step.round_step,
-                "agent": step.agent_name,
-                "status": step.status.value,
-                "action": step.action.function,
-                "arguments": step.action.arguments,
-                "answer": step.answer,
-            }
-        )
-        self.events.emit(BlackboardChanged(self.context.session.blackboard))
-        self.events.emit(CostUpdated(self.id, self.context.usage, self.context.session.usage))
-
-    def _archive_subtask(self, step: StepRecord) -> None:
-        """What an acting agent's subtask came to; the host's ASSIGN only starts one."""
-        if step.agent is AgentKind.HOST:
-            return
-        self.context.previous_subtasks.append(
-            SubtaskResult(
-                sub_round_id=self.context.subtask_amount,
-                agent_name=step.agent_name,
-                subtask=step.subtask or self.request,
-                status=step.status.value,
-                result=step.answer,
-            )
-        )
-
-    def _end(
-        self, record_state: RecordState, error: str | None, status: str | None = None
-    ) -> RoundOutcome:
-        """`status`: an execution status for the error's post (DEVICE_LOST: resume runs the
-        round again)."""
-        self.context.state = self.state
-        self.context.error = error
-        record = self.context.record
-        record.state = record_state
-        if error:  # the record has no error field (TaskWeaver's shape): a post says it
-            attached = [Attachment(type="execution_status", content=status)] if status else []
-            record.add_post(
-                Post(
-                    send_from="roundhouse",
-                    send_to="user",
-                    message=f"error: {error}",
-                    attachments=attached,
-                )
-            )
-        self.events.emit(RecordChanged(record))
-        self.events.emit(BlackboardChanged(self.context.session.blackboard))
-        outcome = RoundOutcome(
-            round_id=self.id,
-            request=self.request,
-            state=self.state,
-            result=self.context.result,
-            error=error,
-            steps=self.context.round_step,
-            usage=self.context.usage,
-            log_dir=self.log_folder,
-            evaluation=self.evaluation_result,
-        )
-        self.events.emit(
-            RoundEnded(self.id, self.state, outcome.result, error, outcome.steps, outcome.usage)
-        )
-        return outcome
+    def _end(self) -> RoundRecord:
+        self.events.emit(RoundChanged(self.record))
+        return self.record

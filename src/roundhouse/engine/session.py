@@ -1,6 +1,7 @@
 """The Session: rounds in sequence, sharing a blackboard, with steps and cost per round
-and per session. Every round starts with fresh agents (UFO's Linux session reuses its
-agent, so its second round starts FINISHED)."""
+and per session, all kept on the session's one record (core/record.py). Every round
+starts with fresh agents (UFO's Linux session reuses its agent, so its second round starts
+FINISHED)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,12 @@ from collections.abc import Callable, Iterable
 from roundhouse.agents.base import AgentServices
 from roundhouse.agents.pool import AgentPool
 from roundhouse.config import Settings
-from roundhouse.core.context import SessionContext
-from roundhouse.core.evaluation import Evaluation, Evaluator
-from roundhouse.core.events import Evaluated, SessionDescribed
-from roundhouse.core.record import SessionInfo
-from roundhouse.core.trajectory import RoundTrajectory
+from roundhouse.core.evaluation import Evaluation
+from roundhouse.core.events import Evaluated, SessionChanged
+from roundhouse.core.judge import Evaluator
+from roundhouse.core.record import RoundRecord, SessionRecord
 from roundhouse.core.usage import Usage
-from roundhouse.engine.round import Round, RoundOutcome, Snapshotter
+from roundhouse.engine.round import Round, Snapshotter
 from roundhouse.logs.store import LogStore
 from roundhouse.models import ModelPool
 
@@ -31,17 +31,16 @@ class Session:
         self,
         settings: Settings,
         *,
+        record: SessionRecord,
         agents: Callable[[], AgentPool],  # fresh agents for each round
         services: AgentServices,
         models: ModelPool,
         evaluator: Evaluator,
         snapshots: Snapshotter,
         store: LogStore,  # where the recorder writes; read here, never written
-        info: SessionInfo,
-        context: SessionContext | None = None,
-        next_round_id: int = 0,
     ) -> None:
         self.settings = settings
+        self.record = record  # a resumed session brings its own
         self.new_agents = agents
         self.services = services
         self.events = services.events
@@ -49,27 +48,21 @@ class Session:
         self.evaluator = evaluator
         self.snapshots = snapshots
         self.store = store
-        self.info = info
-        self.context = context or SessionContext()  # a resumed session brings its own
-        self.next_round_id = next_round_id
-        self.outcomes: list[RoundOutcome] = []
-        self.trajectories: list[RoundTrajectory] = []
-        self.events.emit(SessionDescribed(self.info))
+        self.outcomes: list[RoundRecord] = []  # the rounds this process ran
+        self.events.emit(SessionChanged(record))
 
     @property
     def usage(self) -> Usage:
-        return self.context.usage
+        return self.record.usage
 
-    async def run_round(self, request: str) -> RoundOutcome:
+    async def run_round(self, request: str) -> RoundRecord:
         if len(self.outcomes) >= self.settings.max_round:
             raise SessionLimit(f"max_round ({self.settings.max_round}) rounds already ran")
-        self.info.requests.append(request)  # one per round, in order, re-runs included
-        self.events.emit(SessionDescribed(self.info))
-        round_id, self.next_round_id = self.next_round_id, self.next_round_id + 1
+        record = RoundRecord(id=self.record.next_round_id, user_query=request)
+        self.record.rounds.append(record)  # one per round, in order, re-runs included
         round_ = Round(
-            round_id=round_id,
-            request=request,
-            session=self.context,
+            record=record,
+            session=self.record,
             agents=self.new_agents(),
             settings=self.settings,
             log_folder=self.store.folder,
@@ -79,10 +72,9 @@ class Session:
         )
         outcome = await round_.run()
         self.outcomes.append(outcome)
-        self.trajectories.append(round_.trajectory())
         return outcome
 
-    async def run(self, requests: Iterable[str]) -> list[RoundOutcome]:
+    async def run(self, requests: Iterable[str]) -> list[RoundRecord]:
         for request in requests:
             if len(self.outcomes) >= self.settings.max_round:
                 break
@@ -92,9 +84,9 @@ class Session:
         return self.outcomes
 
     async def evaluate(self) -> Evaluation:
-        evaluation = await self.evaluator.evaluate_session(self.trajectories)
+        evaluation = await self.evaluator.evaluate_session(self.outcomes, self.store.folder)
+        self.record.evaluations.append(evaluation)
         self.events.emit(Evaluated(evaluation))
-        self.context.add_usage(evaluation.usage)
         return evaluation
 
 

@@ -1,13 +1,15 @@
 """The one writer of a session's log folder: it turns the loop's events into the files
 docs/design.md lays out. The loop, the agents and resume emit; nothing else writes.
 
-    SessionDescribed   -> session.json      (replaced whole)
-    RecordChanged      -> rounds.jsonl      (appended: the last line of a round is its state)
-    StepTaken          -> response.log      (appended, one line per step)
-    BlackboardChanged  -> blackboard.json   (replaced whole)
-    PromptSent         -> request.log       (appended)
-    Evaluated          -> evaluation.log    (appended)
-    SnapshotTaken      -> ui_trees/*.json   (the screenshots are the device's own files)
+    SessionChanged  -> session.json                    (the checkpoint, replaced whole)
+    RoundChanged    -> rounds.jsonl, session.json      (appended: a round's last line is its state)
+    StepTaken       -> response.log, session.json, blackboard.json
+    PromptSent      -> request.log                     (appended)
+    Evaluated       -> evaluation.log, session.json
+    SnapshotTaken   -> ui_trees/*.json, session.json   (the screenshots are the device's files)
+
+Every change of the session is in its checkpoint (session.json), so `resume` reads that
+one file; the other files are the session's story, appended as it happens.
 """
 
 from __future__ import annotations
@@ -15,17 +17,18 @@ from __future__ import annotations
 import logging
 
 from roundhouse.core.events import (
-    BlackboardChanged,
     Evaluated,
     Event,
     PromptSent,
-    RecordChanged,
-    RoundStarted,
-    SessionDescribed,
+    RoundChanged,
+    SessionChanged,
     SnapshotTaken,
+    StepAnswered,
     StepTaken,
 )
-from roundhouse.logs.store import SESSION_FILE, LogStore, LogWriteError
+from roundhouse.core.record import SessionRecord
+from roundhouse.core.states import RoundState
+from roundhouse.logs.store import LogStore, LogWriteError
 
 log = logging.getLogger(__name__)
 
@@ -36,13 +39,14 @@ class Recorder:
     but only warned about, so the stop itself cannot crash. (A nearly full disk takes some
     short lines and refuses long ones: one failure is enough to stop a round.)"""
 
-    def __init__(self, store: LogStore) -> None:
+    def __init__(self, store: LogStore, session: SessionRecord) -> None:
         self.store = store
+        self.session = session  # the live record: the checkpoint is written from it
         self.failed: str | None = None  # why a write of this round failed
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, RoundStarted):
-            self.failed = None
+        if isinstance(event, RoundChanged) and event.round.state is RoundState.START:
+            self.failed = None  # a round starts: its writes may fail anew
         try:
             self._write(event)
         except LogWriteError as error:
@@ -53,19 +57,22 @@ class Recorder:
 
     def _write(self, event: Event) -> None:
         match event:
-            case SessionDescribed(info):
-                self.store.write_json(SESSION_FILE, info)
-            case RecordChanged(record):
-                self.store.write_round(record)
-            case StepTaken(step):
+            case SessionChanged() | StepAnswered():
+                pass
+            case RoundChanged(round_):
+                self.store.write_round(round_)
+            case StepTaken(_, step):
                 self.store.write_step(step)
-            case BlackboardChanged(blackboard):
-                self.store.write_blackboard(blackboard)
+                self.store.write_blackboard(self.session.blackboard)
             case PromptSent(round_id, agent, attempt, messages):
                 self.store.write_prompt(round_id, agent, attempt, messages)
+                return  # the prompts are no part of the checkpoint
             case Evaluated(evaluation):
                 self.store.write_evaluation(evaluation)
             case SnapshotTaken(ui_tree=(name, tree)):
                 self.store.write_json(name, tree)
+            case SnapshotTaken():
+                pass
             case _:
-                pass  # the rest is for displays
+                return  # the rest is for displays
+        self.store.write_checkpoint(self.session)

@@ -1,59 +1,34 @@
 """Carry a session on from its log folder after a crash or a kill.
 
-Finished rounds are kept as they are. A round that never ended (the process was killed,
-or Ctrl-C cancelled it), or that ended in ERROR because its device was lost (the server of
-`--mcp` died, the display went away), is marked in rounds.jsonl and run again as a new
-round with the same request. The blackboard, the step count and the cost are restored from
-the folder, without the interrupted round's half-done steps.
+The recorder replaces the session's checkpoint (session.json: every round with its steps,
+the blackboard, the judges' verdicts) whole at every change, so it is never half-written
+and it is all resume reads. Finished rounds are kept as they are. A round that never ended
+(the process was killed, or Ctrl-C cancelled it), or that ended in ERROR because its
+device was lost (the server of `--mcp` died, the display went away), is marked and run
+again as a new round with the same request; the blackboard and the cost come back with
+the rounds, and a round run again is left out of what the next prompts recall.
 """
 
 from __future__ import annotations
 
-import logging
+import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from pydantic import ValidationError
 
 from roundhouse.config import ConfigError
-from roundhouse.core.blackboard import Blackboard
-from roundhouse.core.context import SessionContext
-from roundhouse.core.evaluation import Evaluation
-from roundhouse.core.events import EventBus, RecordChanged
-from roundhouse.core.record import (
-    RUN_AGAIN,
-    Attachment,
-    Post,
-    RecordState,
-    RoundRecord,
-    SessionInfo,
-)
-from roundhouse.core.trajectory import StepRecord
-from roundhouse.logs.store import (
-    BLACKBOARD,
-    EVALUATION_LOG,
-    RESPONSE_LOG,
-    ROUNDS_LOG,
-    SESSION_FILE,
-    read_jsonl,
-)
-
-log = logging.getLogger(__name__)
-
-T = TypeVar("T", RoundRecord, StepRecord, Evaluation)
-ENDED = frozenset({RecordState.FINISHED, RecordState.FAILED})
+from roundhouse.core.events import EventBus, RoundChanged, StepTaken
+from roundhouse.core.record import RoundRecord, SessionRecord
+from roundhouse.logs.store import SESSION_FILE, first_error
 
 
 @dataclass(frozen=True)
 class ResumePlan:
     folder: Path
-    info: SessionInfo
+    record: SessionRecord  # the session as it was left: carried on in place
     kept: list[RoundRecord]  # rounds that ended: left as they are
-    interrupted: list[RoundRecord]  # rounds that did not end: marked and run again
-    context: SessionContext  # blackboard, step count, usage and cost, restored
-    next_round_id: int
-    skipped_lines: int  # half-written lines (the kill came mid-write), left out
+    interrupted: list[RoundRecord]  # rounds to run again
 
     @property
     def requests(self) -> list[str]:
@@ -61,70 +36,39 @@ class ResumePlan:
 
 
 def plan_resume(folder: Path) -> ResumePlan:
-    info_file = folder / SESSION_FILE
-    if not info_file.exists():
+    path = folder / SESSION_FILE
+    if not path.is_file():
         raise ConfigError(f"{folder} is not a roundhouse session folder (no {SESSION_FILE})")
     try:
-        info = SessionInfo.model_validate_json(info_file.read_text(encoding="utf-8"))
-    except ValidationError as error:
-        raise ConfigError(f"{info_file}: {error}") from None
-    records, bad_records = _read_jsonl(folder / ROUNDS_LOG, RoundRecord)
-    latest: dict[int, RoundRecord] = {}
-    for record in records:
-        latest[record.id] = record  # appended as it changes: the last line is its state now
-    interrupted = [r for r in latest.values() if r.state not in ENDED or r.device_lost]
-    kept = [r for r in latest.values() if r not in interrupted]
-    gone = {r.id for r in interrupted}
-    steps, bad_steps = _read_jsonl(folder / RESPONSE_LOG, StepRecord)
-    evaluations, bad_evaluations = _read_jsonl(folder / EVALUATION_LOG, Evaluation)
-    context = SessionContext(
-        session_step=max((step.session_step for step in steps), default=0),
-        blackboard=_blackboard(folder, gone),
-    )
-    for spent in [step.usage for step in steps] + [e.usage for e in evaluations]:
-        context.add_usage(spent)
-    return ResumePlan(
-        folder=folder,
-        info=info,
-        kept=sorted(kept, key=lambda r: r.id),
-        interrupted=sorted(interrupted, key=lambda r: r.id),
-        context=context,
-        next_round_id=max(latest, default=-1) + 1,
-        skipped_lines=bad_records + bad_steps + bad_evaluations,
-    )
+        data = json.loads(path.read_text(encoding="utf-8"))
+        record = SessionRecord.model_validate(data)
+    except (OSError, ValueError) as error:
+        why = first_error(error) if isinstance(error, ValidationError) else str(error)
+        raise ConfigError(f"{path}: {why}") from None
+    if isinstance(data, dict) and "rounds" not in data:
+        raise ConfigError(
+            f"{path} was written by an older roundhouse, which kept no checkpoint of its "
+            "rounds: this session cannot be carried on"
+        )
+    interrupted = [r for r in record.rounds if r.to_run_again]
+    kept = [r for r in record.rounds if r.ended and not r.to_run_again]
+    return ResumePlan(folder=folder, record=record, kept=kept, interrupted=interrupted)
+
+
+KILLED = "cut short: the session was stopped before this step ended"
 
 
 def mark_interrupted(events: EventBus, plan: ResumePlan) -> None:
-    """Say in each unfinished round's record what became of it (the recorder writes it)."""
+    """Say in each round to run again what became of it (the recorder writes it): a round
+    that never ended is cancelled, and its step in flight, answered but never ended, is
+    logged as cut short (its number and cost stay in response.log's count); one ended by a
+    lost device keeps its ERROR."""
     for number, record in enumerate(plan.interrupted):
-        again = plan.next_round_id + number
-        if record.device_lost:  # it did end (in ERROR): that stays its state
-            message = f"its device was lost; run again as round {again}"
-        else:
-            record.state = RecordState.CANCELLED
-            message = f"interrupted before it ended; run again as round {again}"
-        ran_again = Attachment(type="execution_status", content=RUN_AGAIN)
-        record.add_post(
-            Post(send_from="roundhouse", send_to="user", message=message, attachments=[ran_again])
-        )
-        events.emit(RecordChanged(record))
-
-
-def _blackboard(folder: Path, interrupted: set[int]) -> Blackboard:
-    path = folder / BLACKBOARD
-    if not path.exists():
-        return Blackboard()
-    board = Blackboard.from_json(path.read_text(encoding="utf-8"))
-    board.trajectories = [t for t in board.trajectories if t.get("round") not in interrupted]
-    board.requests = {
-        k: v for k, v in board.requests.items() if k not in {f"request_{i}" for i in interrupted}
-    }
-    return board
-
-
-def _read_jsonl(path: Path, kind: type[T]) -> tuple[list[T], int]:
-    """The records of a JSON-lines log, and how many lines a kill left unreadable."""
-    records, problems = read_jsonl(path, kind)
-    for problem in problems:
-        log.warning("left out: %s", problem)
-    return records, len(problems)
+        record.run_again_as = plan.record.next_round_id + number
+        if not record.ended:
+            record.cancelled = True
+        for step in record.steps:
+            if not step.concluded and step.error is None:
+                step.error = KILLED
+                events.emit(StepTaken(record, step))
+        events.emit(RoundChanged(record))

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from roundhouse.core.blackboard import Blackboard
 from roundhouse.core.evaluation import Evaluation
 from roundhouse.core.messages import Message
-from roundhouse.core.record import RoundRecord
+from roundhouse.core.record import RoundRecord, SessionRecord
 from roundhouse.core.trajectory import StepRecord
 
 RESPONSE_LOG = "response.log"
@@ -87,7 +87,7 @@ class LogStore:
         self._append(RESPONSE_LOG, step.model_dump_json())
 
     def write_prompt(
-        self, round_id: int, agent: str, attempt: int, messages: tuple[Message, ...]
+        self, round_id: int | None, agent: str, attempt: int, messages: tuple[Message, ...]
     ) -> None:
         entry = {
             "time": time.time(),
@@ -102,7 +102,15 @@ class LogStore:
         self._append(REQUEST_LOG, json.dumps(entry, ensure_ascii=False))
 
     def write_round(self, record: RoundRecord) -> None:
-        self._append(ROUNDS_LOG, record.model_dump_json())
+        """The round in TaskWeaver's shape: its state, posts and board (its steps are
+        response.log's lines)."""
+        self._append(ROUNDS_LOG, record.model_dump_json(exclude={"steps"}))
+
+    def write_checkpoint(self, session: SessionRecord) -> None:
+        """The whole session, what resume loads: each round with its steps (its posts and
+        TaskWeaver state are derived from them, and not written twice)."""
+        derived = {"rounds": {"__all__": {"post_list", "record_state"}}}
+        self._replace(SESSION_FILE, session.model_dump_json(indent=1, exclude=derived))
 
     def write_evaluation(self, evaluation: Evaluation) -> None:
         self._append(EVALUATION_LOG, evaluation.model_dump_json())

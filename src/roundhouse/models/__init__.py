@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from roundhouse.config import ConfigError, Settings
+from roundhouse.core.usage import NOTHING_SPENT, Usage
 from roundhouse.models.base import LanguageModel, ModelError
 from roundhouse.models.offline.model import OfflineModel
+from roundhouse.models.priced import Budget, PricedModel
+from roundhouse.models.pricing import PriceTable
 from roundhouse.models.recording import RecordingModel
 from roundhouse.models.replay import ReplayModel
 
@@ -37,25 +40,33 @@ def make_model(spec: str, settings: Settings) -> LanguageModel:
 
 class ModelPool:
     """One model object per spec for a whole session, so that agents sharing a spec share
-    it (a replay file is read in order across agents and rounds)."""
+    it (a replay file is read in order across agents and rounds). Each comes priced, and
+    held to the session's max_cost (priced.py): the agents and the judge alike."""
 
     def __init__(
-        self, settings: Settings, preset: Mapping[str, LanguageModel] | None = None
+        self,
+        settings: Settings,
+        preset: Mapping[str, LanguageModel] | None = None,
+        *,
+        spent: Callable[[], Usage] = lambda: NOTHING_SPENT,
     ) -> None:
+        """`preset`: spec → model, for fakes. `spent`: what the session has spent so far
+        (its records' sum), which max_cost is checked against."""
         self.settings = settings
-        self._models: dict[str, LanguageModel] = dict(preset or {})  # spec → model, e.g. fakes
+        self.prices = PriceTable(settings.prices)
+        self.budget = Budget(settings.max_cost, spent)
+        self._preset = dict(preset or {})
+        self._models: dict[str, PricedModel] = {}
 
-    def get(self, spec: str) -> LanguageModel:
+    def get(self, spec: str) -> PricedModel:
         if spec not in self._models:
-            model = make_model(spec, self.settings)
-            if self.settings.record_answers is not None:
+            model = self._preset.get(spec) or make_model(spec, self.settings)
+            if self.settings.record_answers is not None and spec not in self._preset:
                 model = RecordingModel(model, self.settings.record_answers)
-            self._models[spec] = model
+            self._models[spec] = PricedModel(model, self.prices, self.budget)
         return self._models[spec]
 
     async def close(self) -> None:
         """Close the HTTP clients of the models that have them."""
         for model in self._models.values():
-            closer = getattr(model, "aclose", None)
-            if closer is not None:
-                await closer()
+            await model.aclose()

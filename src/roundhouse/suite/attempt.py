@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from roundhouse.config import DesktopSettings
+from roundhouse.core.states import Status
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.linux.apps.launch import Launcher
 from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable, VirtualDesktop
@@ -318,8 +319,8 @@ def _final_status(log_dir: Path | None, steps: list[StepRecord]) -> str:
     """FINISH or FAIL as the last step said; ERROR when the round ended otherwise."""
     if log_dir is None or not (log_dir / ROUNDS_LOG).exists():
         return "ERROR"
-    last = steps[-1].status.value if steps else ""
-    return last if last in ("FINISH", "FAIL") else "ERROR"
+    last = steps[-1].status if steps else None
+    return last.value if last in (Status.FINISH, Status.FAIL) else "ERROR"
 
 
 async def _judge(

@@ -30,12 +30,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from roundhouse.config import Settings
+from roundhouse.core.commands import ToolType
 from roundhouse.devices.base import Closing, DeviceLost, Tool, ToolRegistry, make_tool
 from roundhouse.devices.contract import (
     DESKTOP_ACTIONS,
     DESKTOP_DATA_COLLECTION,
     Control,
     ControlList,
+    ToolName,
     UiNode,
     WindowInfo,
 )
@@ -598,18 +600,33 @@ def _shot_result(shot: Screenshot, path: str | None) -> dict[str, Any]:
 
 
 def desktop_tools(tools: DesktopTools) -> list[Tool]:
-    """The desktop tools as registry entries (names are DESIGN.md's contract)."""
-    display = tools.desktop.display
-    lost = tools.display.lost
-    found = [
-        make_tool(_display_guarded(getattr(tools, name), display, lost), "data_collection")
-        for name in DESKTOP_DATA_COLLECTION
-    ]
-    found += [
-        make_tool(_display_guarded(getattr(tools, name), display, lost), "action")
-        for name in DESKTOP_ACTIONS
-    ]
-    return found
+    """The desktop tools as registry entries, by their names in the contract, in its order.
+    Each is bound by attribute, not looked up by name: mypy sees a renamed method or name."""
+    served: dict[ToolName, Callable[..., Awaitable[Any]]] = {
+        ToolName.CAPTURE_DESKTOP_SCREENSHOT: tools.capture_desktop_screenshot,
+        ToolName.CAPTURE_WINDOW_SCREENSHOT: tools.capture_window_screenshot,
+        ToolName.GET_UI_TREE: tools.get_ui_tree,
+        ToolName.LIST_WINDOWS: tools.list_windows,
+        ToolName.GET_CONTROLS: tools.get_controls,
+        ToolName.LIST_APPLICATIONS: tools.list_applications,
+        ToolName.SELECT_WINDOW: tools.select_window,
+        ToolName.LAUNCH_APPLICATION: tools.launch_application,
+        ToolName.CLICK_CONTROL: tools.click_control,
+        ToolName.CLICK_COORDINATES: tools.click_coordinates,
+        ToolName.SET_TEXT: tools.set_text,
+        ToolName.TYPE_TEXT: tools.type_text,
+        ToolName.PRESS_KEYS: tools.press_keys,
+        ToolName.SCROLL: tools.scroll,
+        ToolName.DRAG: tools.drag,
+        ToolName.WAIT: tools.wait,
+    }
+    display, lost = tools.desktop.display, tools.display.lost
+
+    def tool(name: ToolName, kind: ToolType) -> Tool:
+        return make_tool(_display_guarded(served[name], display, lost), kind, name=name)
+
+    data = [tool(name, "data_collection") for name in DESKTOP_DATA_COLLECTION]
+    return data + [tool(name, "action") for name in DESKTOP_ACTIONS]
 
 
 def _display_guarded(

@@ -26,6 +26,7 @@ from roundhouse.logs.report.logs import (
     pretty_json,
     read_blackboard,
     read_jsonl,
+    read_requests,
 )
 from roundhouse.logs.store import EVALUATION_LOG, RESPONSE_LOG, ROUNDS_LOG
 
@@ -145,7 +146,7 @@ def read_session(folder: Path) -> SessionView:
         steps=steps,
         records=records,
         evaluations=evaluations,
-        requests=blackboard.requests,
+        requests=read_requests(folder, notes),
         questions=blackboard.questions,
         files=files,
         notes=notes.lines,
@@ -158,7 +159,7 @@ def build_session(
     steps: Sequence[StepRecord],
     records: Sequence[RoundRecord],
     evaluations: Sequence[Evaluation],
-    requests: dict[str, str],
+    requests: Sequence[str],
     questions: Sequence[QuestionAnswer],
     files: frozenset[str],
     notes: Sequence[str] = (),
@@ -180,7 +181,7 @@ def build_session(
                 round_id,
                 record,
                 by_round.get(round_id, []),
-                request=requests.get(f"request_{round_id}"),
+                request=requests[round_id] if round_id < len(requests) else None,
                 evaluation=judged.get(round_id),
                 snapshots=snapshots.get(round_id, {}),
                 files=files,
@@ -249,14 +250,16 @@ def build_round(
             sub_round += 1
         views.append(build_step(step, snapshot, files, notes))
     final = unclaimed.pop(None, None)
-    state = record.state.value if record else "unknown"
-    answer, error = outcome(record.state if record else None, steps)
+    if record is not None:
+        record = record.model_copy(update={"steps": list(steps)})  # its posts come from them
+    state = record.record_state if record else None
+    answer, error = outcome(record, steps)
     usage = sum((view.usage for view in views), _evaluation_usage(evaluation))
     return RoundView(
         id=round_id,
         request=record.user_query if record else (request or "(not recorded)"),
-        state=state,
-        interrupted=record is None or record.state in (RecordState.CREATED, RecordState.RUNNING),
+        state=state.value if state else "unknown",
+        interrupted=state in (None, RecordState.CREATED, RecordState.RUNNING),
         answer=answer,
         error=error,
         board=dict(record.board) if record else {},
@@ -313,13 +316,10 @@ def result_outputs(result: Result | None) -> tuple[Output, ...]:
 
 
 def outcome(
-    state: RecordState | None, steps: Sequence[StepRecord]
+    record: RoundRecord | None, steps: Sequence[StepRecord]
 ) -> tuple[str | None, str | None]:
-    """The round's answer and its error, from its record state and its last step.
-
-    The round's own error text is not in the log folder; what the steps show is said
-    instead, without guessing which of the possible causes it was.
-    """
+    """The round's answer and its error, from its record and its last step."""
+    state = record.record_state if record else None
     last = steps[-1] if steps else None
     ended = last is not None and ends_round(last)
     answer = last.answer if last is not None and ended and last.answer else None
@@ -328,19 +328,19 @@ def outcome(
             "the round was interrupted: its record was never closed (the run stopped "
             "in the middle of it)"
         )
+    assert record is not None  # a state was read from it
     if state is RecordState.CANCELLED:
-        return answer, "cancelled by the user"
+        return answer, record.error or "cancelled by the user"
     if state is RecordState.FAILED:
         if last is not None and ended and last.status is Status.FAIL:
             return None, last.answer or "the agent failed the request without saying why"
-        return answer, (
-            "the round stopped before an agent ended it: the step limit, or an error "
-            "(no valid answer from the model, or the model failed)"
-        )
+        return answer, record.error or "the round stopped before an agent ended it"
     return answer, None
 
 
 def ends_subtask(step: StepRecord) -> bool:
+    if step.status is None:  # cut short: it ended nothing
+        return False
     try:
         return transition(step.agent, step.status).subtask_end
     except InvalidTransition:  # a record from another version: it ended nothing we know of
@@ -348,6 +348,8 @@ def ends_subtask(step: StepRecord) -> bool:
 
 
 def ends_round(step: StepRecord) -> bool:
+    if step.status is None:
+        return False
     try:
         return transition(step.agent, step.status).round_end
     except InvalidTransition:

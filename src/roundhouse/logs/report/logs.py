@@ -16,7 +16,14 @@ from pydantic import BaseModel, ValidationError
 
 from roundhouse.core.blackboard import Blackboard
 from roundhouse.logs import store
-from roundhouse.logs.store import BLACKBOARD, EVALUATION_LOG, REQUEST_LOG, RESPONSE_LOG, ROUNDS_LOG
+from roundhouse.logs.store import (
+    BLACKBOARD,
+    EVALUATION_LOG,
+    REQUEST_LOG,
+    RESPONSE_LOG,
+    ROUNDS_LOG,
+    SESSION_FILE,
+)
 
 # Any of these makes a folder a session's log folder.
 LOG_FILES = (RESPONSE_LOG, ROUNDS_LOG, REQUEST_LOG, BLACKBOARD, EVALUATION_LOG)
@@ -65,6 +72,20 @@ def read_blackboard(folder: Path, notes: Notes) -> Blackboard:
     except ValidationError as error:
         notes.add(f"{BLACKBOARD} was skipped, it is not valid: {store.first_error(error)}")
         return Blackboard()
+
+
+def read_requests(folder: Path, notes: Notes) -> list[str]:
+    """Each round's request, in round order, from the session's checkpoint (which holds
+    them even for a round whose record in rounds.jsonl was never written)."""
+    path = folder / SESSION_FILE
+    if not path.is_file():
+        return []
+    try:
+        rounds = json.loads(path.read_text(encoding="utf-8", errors="replace")).get("rounds", [])
+        return [str(round_["user_query"]) for round_ in rounds]
+    except (ValueError, AttributeError, TypeError, KeyError) as error:
+        notes.add(f"{SESSION_FILE} was skipped, it is not a session's checkpoint: {error}")
+        return []
 
 
 def list_files(folder: Path) -> frozenset[str]:

@@ -711,7 +711,11 @@ def current_desktop(environ: Mapping[str, str] | None = None) -> Desktop:
 
 @contextlib.contextmanager
 def open_desktop(settings: DesktopSettings) -> Iterator[Desktop]:
-    """The desktop the settings ask for: "current", "virtual", or "auto" (current if any)."""
+    """The desktop the settings ask for: "current", "virtual", "auto" (current if any), or
+    the display of a desktop started with `roundhouse desktop start` (":3")."""
+    if settings.mode.startswith(":"):
+        yield started_desktop(settings.mode)
+        return
     if settings.mode == "current" or (settings.mode == "auto" and os.environ.get("DISPLAY")):
         try:
             yield current_desktop()
@@ -722,6 +726,16 @@ def open_desktop(settings: DesktopSettings) -> Iterator[Desktop]:
             log.info("DISPLAY=%s is not usable; starting a virtual desktop", os.environ["DISPLAY"])
     with VirtualDesktop(settings) as desktop:
         yield desktop
+
+
+def started_desktop(display: str) -> Desktop:
+    """The desktop `roundhouse desktop start` left running on `display`."""
+    for _path, state in detached_states():
+        if state.display == display and state_alive(state):
+            return detached_desktop(state)
+    raise DesktopUnavailable(
+        f"no started desktop on {display}; `roundhouse desktop status` lists them"
+    )
 
 
 # ---------------------------------------------------------------- detached desktops
