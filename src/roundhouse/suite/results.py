@@ -49,10 +49,6 @@ class TaskResult:
 FIELDS = [field.name for field in dataclasses.fields(TaskResult)]
 
 
-def write_results(results: list[TaskResult], out: Path) -> None:
-    _write_lines([_json_line(r) for r in results], [_csv_line(r) for r in results], out)
-
-
 def _json_line(result: TaskResult) -> str:
     return json.dumps(asdict(result), ensure_ascii=False)
 

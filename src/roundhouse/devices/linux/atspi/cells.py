@@ -105,8 +105,5 @@ class CellRefs:
             del self._tables[next(iter(self._tables))]
         return entry
 
-    def forget(self, ref: Ref) -> None:
-        self._tables.pop(ref, None)
-
     def __len__(self) -> int:
         return sum(len(entry.cells) for entry in self._tables.values())

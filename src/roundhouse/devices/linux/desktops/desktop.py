@@ -244,11 +244,6 @@ def desktop_env(
 # ---------------------------------------------------------------- processes
 
 
-def process_alive(pid: int) -> bool:
-    """Whether the process runs (a zombie does not)."""
-    return procfs.start_time(pid) is not None
-
-
 def process_age(pid: int) -> float | None:
     """Seconds since the process started; None when it is not running."""
     start = procfs.start_time(pid)
