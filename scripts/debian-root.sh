@@ -18,22 +18,22 @@
 set -euo pipefail
 { # read whole before it runs: the checkout may be edited during a run of an hour
 
-
+usage() { echo "usage: $0 [--release NAME] [--fresh] [-- COMMAND...]" >&2; exit 2; }
 release=trixie
 fresh=0
 command=(bash -c 'make demo && make test')
 while [ $# -gt 0 ]; do
   case "$1" in
-    -r | --release) release="$2"; shift 2 ;;
+    -r | --release) [ $# -ge 2 ] || usage; release="$2"; shift 2 ;;
     --fresh) fresh=1; shift ;;
     --) shift; [ $# -gt 0 ] && command=("$@"); break ;;
     -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: $0 [--release NAME] [--fresh] [-- COMMAND...]" >&2; exit 2 ;;
+    *) usage ;;
   esac
 done
 [[ "$release" =~ ^[a-z]+$ ]] || { echo "roundhouse: not a release name: $release" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "roundhouse: $0 needs root (debootstrap, mount, chroot)" >&2; exit 1; }
-for tool in debootstrap unshare chroot findmnt; do
+for tool in debootstrap unshare setpriv chroot findmnt; do
   command -v "$tool" >/dev/null || {
     echo "roundhouse: $tool is missing (apt-get install debootstrap util-linux)" >&2
     exit 1
@@ -115,7 +115,9 @@ mkdir -p "$copy"
 find "$copy" -mindepth 1 -maxdepth 1 ! -name .venv -exec rm -rf --one-file-system {} +
 if git -C "$checkout" rev-parse --git-dir >/dev/null 2>&1; then
   git -C "$checkout" ls-files -z --cached --others --exclude-standard |
-    while IFS= read -r -d '' file; do [ -e "$checkout/$file" ] && printf '%s\0' "$file"; done |
+    while IFS= read -r -d '' file; do
+      if [ -e "$checkout/$file" ]; then printf '%s\0' "$file"; fi  # not one deleted since
+    done |
     tar -C "$checkout" --null -T - -cf - | tar -C "$copy" -xf -
 else
   tar -C "$checkout" --exclude=./.venv --exclude=./.git -cf - . | tar -C "$copy" -xf -
@@ -135,9 +137,11 @@ inside='
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     TERM="${TERM:-dumb}" CI="${CI:-}" sh -c "cd /root/roundhouse && exec \"\$@\"" sh "$@"
 '
+# Each link dies with the one before it (setpriv --pdeathsig, unshare --kill-child): this
+# script killed, even with SIGKILL, ends everything in the namespace.
 status=0
-timeout --kill-after=30 "${RUN_TIMEOUT:-7200}" \
-  unshare --mount --propagation private --pid --fork --kill-child \
+setpriv --pdeathsig KILL timeout --kill-after=30 "${RUN_TIMEOUT:-7200}" \
+  setpriv --pdeathsig KILL unshare --mount --propagation private --pid --fork --kill-child \
   bash -c "$inside" bash "$root" "${command[@]}" || status=$?
 echo "roundhouse: ${command[*]} in $release exited $status" >&2
 exit "$status"
