@@ -29,19 +29,36 @@ desktop=(
 )
 # The report tests open reports in real headless Chromium through chromedriver.
 report=(chromium chromium-driver)
+# What the tests and the suite's tasks run besides: curl (a served task posts its form with
+# it), iproute2 (`ip netns`: the Ray batch tests' hosts) and Firefox (the browser tests read
+# a form in it as in Chromium; Debian 12 and 13 both call it firefox-esr).
+tests=(curl iproute2 firefox-esr)
 # Only for `make bench`: OSWorld's way of reading the tree, with the system Python.
 bench=(python3-pyatspi)
 case "$group" in
   base) wanted=("${base[@]}") ;;
-  all) wanted=("${base[@]}" "${desktop[@]}" "${report[@]}") ;;
+  all) wanted=("${base[@]}" "${desktop[@]}" "${report[@]}" "${tests[@]}") ;;
   report) wanted=("${report[@]}") ;;
   bench) wanted=("${bench[@]}") ;;
   *) echo "usage: $0 base|all|report|bench" >&2; exit 2 ;;
 esac
 
+# A package counts as present under its own name or a name it provides: Debian 13 renamed
+# libraries for 64-bit time (libglib2.0-0t64 provides libglib2.0-0), and apt installs the
+# one provider of such a name when asked for it.
+declare -A present=()
+while IFS='|' read -r status name provides; do
+  [[ "$status" == ii* ]] || continue
+  present["$name"]=1
+  IFS=',' read -ra provided <<<"$provides"
+  for entry in "${provided[@]}"; do
+    read -r entry _ <<<"$entry"  # "libglib2.0-0 (= 2.84.4-3)": the name alone
+    [ -n "$entry" ] && present["$entry"]=1
+  done
+done < <(dpkg-query -W -f='${db:Status-Abbrev}|${Package}|${Provides}\n' 2>/dev/null || true)
 missing=()
 for pkg in "${wanted[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  [ -n "${present[$pkg]:-}" ] || missing+=("$pkg")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from roundhouse.config import ConfigError, ShellPolicy, load_settings
+from roundhouse.config import MAX_YAML_DEPTH, ConfigError, ShellPolicy, load_settings, read_yaml
 from tests.helpers import UNREADABLE_YAML
 
 
@@ -85,6 +85,19 @@ def test_yaml_that_cannot_be_built_is_a_config_error(tmp_path: Path, raw: bytes,
     config.write_bytes(raw)
     with pytest.raises(ConfigError, match=rf"c\.yaml: cannot read it: .*{why}"):
         load_settings(config, env={})
+
+
+def test_the_yaml_nesting_limit_is_ours(tmp_path: Path) -> None:
+    """Not the interpreter's recursion limit, which Python versions count differently."""
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("a: " + "[" * (MAX_YAML_DEPTH - 1) + "]" * (MAX_YAML_DEPTH - 1))
+    value = read_yaml(deep, "deep")["a"]
+    for _ in range(MAX_YAML_DEPTH - 2):
+        [value] = value
+    assert value == []
+    deep.write_text("a: " + "[" * MAX_YAML_DEPTH + "]" * MAX_YAML_DEPTH)
+    with pytest.raises(ConfigError, match=f"nested too deeply .more than {MAX_YAML_DEPTH} levels"):
+        read_yaml(deep, "deep")
 
 
 def test_model_per_agent_falls_back_to_the_default(tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
+from roundhouse.agents.parsing import MAX_DEPTH, AnswerFormatError, extract_json_object
 from roundhouse.agents.responses import InvalidAnswer, LinuxAnswer, check_control, parse_answer
 from roundhouse.core.states import AgentKind, Status
 
@@ -83,6 +85,17 @@ def test_json_too_big_to_read_is_an_answer_error_that_says_why(text: str, why: s
         extract_json_object(text)
     with pytest.raises(InvalidAnswer, match=why):
         parse(text)
+
+
+def test_the_nesting_limit_is_ours_on_every_python() -> None:
+    """3.11's json gave up near 1,000 levels, 3.13's reads 3,000: the limit is MAX_DEPTH."""
+    nested = "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)
+    assert extract_json_object('{"a": ' + nested + "}") == {"a": json.loads(nested)}
+    with pytest.raises(AnswerFormatError, match=f"more than {MAX_DEPTH} levels"):
+        extract_json_object('{"a": [' + nested + "]}")
+    # brackets inside a string are text, not nesting
+    deep_text = "[" * (2 * MAX_DEPTH)
+    assert extract_json_object(json.dumps({"a": deep_text})) == {"a": deep_text}
 
 
 @pytest.mark.parametrize("label", [float("inf"), float("nan"), "17x", None, [17]])

@@ -173,13 +173,19 @@ def load_settings(
         raise ConfigError(_explain(error, origin)) from None
 
 
+# Settings and task files nest a few levels. Deeper YAML is refused before it is built: the
+# limit is ours, not the interpreter's recursion limit (which PyYAML's builder hits near
+# 1,000 levels, and which Python versions count differently).
+MAX_YAML_DEPTH = 100
+
+
 def read_yaml(path: Path, name: str) -> Any:
     """The YAML document in `path`, or a ConfigError "{name}: cannot read it: why".
 
     PyYAML raises more than YAMLError on text it cannot construct: ValueError for an
     impossible date or an integer past 4300 digits, KeyError for `!!bool maybe`,
-    AttributeError for `!!timestamp soon`, RecursionError for nesting a few hundred deep.
-    Each is the file's fault, so each is said as one.
+    AttributeError for `!!timestamp soon`. Each is the file's fault, so each is said as one.
+    Nesting past MAX_YAML_DEPTH is refused before PyYAML builds it.
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -189,14 +195,31 @@ def read_yaml(path: Path, name: str) -> Any:
     except OSError as error:
         raise ConfigError(f"{name}: cannot read it: {error}") from None
     try:
-        return yaml.safe_load(text)
+        too_deep = _too_deep(text)
+        data = None if too_deep else yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise ConfigError(f"{name}: cannot read it: {error}") from None
-    except RecursionError:
-        raise ConfigError(f"{name}: cannot read it: it is nested too deeply") from None
     except (ValueError, KeyError, AttributeError) as error:
         why = f"{type(error).__name__}: {error}"
         raise ConfigError(f"{name}: cannot read it: a value is not valid YAML ({why})") from None
+    if too_deep:
+        levels = f"more than {MAX_YAML_DEPTH} levels"
+        raise ConfigError(f"{name}: cannot read it: it is nested too deeply ({levels})")
+    return data
+
+
+def _too_deep(text: str) -> bool:
+    """Whether text's collections nest past MAX_YAML_DEPTH. PyYAML's parser is a state
+    machine, not a recursion: its events are counted before anything is built."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                return True
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return False
 
 
 def _read_file(path: Path) -> dict[str, Any]:

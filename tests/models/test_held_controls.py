@@ -4,9 +4,11 @@ on the same control."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
+from roundhouse.agents.responses import check_control
 from roundhouse.core.messages import Message
 from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.models.base import REFUSAL, ModelRequest
@@ -115,6 +117,77 @@ def test_a_nameless_control_or_another_kind_of_window_is_left_as_recorded() -> N
     assert point_at(typing(1, "Name"), seen(*ROOT_NOTICE, *PAGE), in_the_dialog) == typing(
         1, "Name"
     )
+
+
+def clicking(label: int, name: str) -> str:
+    return json.dumps(
+        {"action": {"function": "click_control", "arguments": {"id": label, "name": name}}}
+    )
+
+
+def arguments_of(answer: str) -> dict[str, object]:
+    return dict(json.loads(answer)["action"]["arguments"])
+
+
+def in_dialog(*named: tuple[str, str]) -> AppObservation:
+    return dataclasses.replace(seen(*named), in_dialog=True)
+
+
+# LibreOffice's "Keep current format" question, as 7.4 (Debian 12) and 25.2 (Debian 13) word
+# its button that keeps the format asked for.
+WORD_2007 = "Use Word 2007–365 Format!"
+WORD_2010 = "Use Word 2010–365 Document Format!"
+ODF = "Use ODF Format!"
+
+
+def test_a_button_the_next_version_rewords_is_found_by_what_it_says() -> None:
+    for recorded, here in ((WORD_2007, WORD_2010), (WORD_2010, WORD_2007)):
+        held = HeldControl(role="push button", name=recorded, dialog=True)
+        for order in ((here, ODF), (ODF, here)):
+            dialog = in_dialog(
+                ("label", "Keep current format?"), *(("push button", n) for n in order)
+            )
+            label = 2 + order.index(here)
+            for answered in (clicking(2, recorded), clicking(3, recorded)):
+                assert arguments_of(point_at(answered, dialog, held)) == {"id": label, "name": here}
+    # the rank still counts among the controls of the new name
+    second = HeldControl(role="push button", name=WORD_2007, nth=2, dialog=True)
+    twice = in_dialog(("push button", WORD_2010), ("push button", ODF), ("push button", WORD_2010))
+    assert arguments_of(point_at(clicking(1, WORD_2007), twice, second))["id"] == 3
+
+
+def test_a_reworded_match_never_takes_another_meaning() -> None:
+    """A name that says only part of the other's, a tie, or another role: left as recorded,
+    to be refused as it is."""
+    for held_name, here in (
+        ("Save", ("Don't Save", "Cancel")),  # "save" is one word of three
+        ("Save to Folder", ("Folder", "Cancel")),
+        ("Use Word 2007–365 Format!", ("Use Word 2010–365!", "Use Word 2013–365!")),  # a tie
+        ("Use Word 2007–365 Format!", ("Use ODF Format!",)),  # two words of five
+    ):
+        held = HeldControl(role="push button", name=held_name, dialog=True)
+        dialog = in_dialog(*(("push button", n) for n in here))
+        assert point_at(clicking(1, held_name), dialog, held) == clicking(1, held_name)
+    held = HeldControl(role="push button", name=WORD_2007, dialog=True)
+    as_a_label = in_dialog(("label", WORD_2010), ("push button", ODF))
+    assert point_at(clicking(2, WORD_2007), as_a_label, held) == clicking(2, WORD_2007)
+
+
+async def test_a_recording_from_libreoffice_7_replays_on_25(tmp_path: Path) -> None:
+    """Recorded where the button said 2007, replayed where it says 2010: the answer the
+    agent checks names the button by the id and the name it has here."""
+    recorded = tmp_path / "r.json"
+    on_7 = in_dialog(("push button", "Help"), ("push button", WORD_2007), ("push button", ODF))
+    recorder = RecordingModel(FunctionModel(lambda _: clicking(2, WORD_2007)), recorded, ())
+    await recorder.complete(ModelRequest(agent="app", messages=(), observation=on_7))
+
+    on_25 = in_dialog(("push button", "Help"), ("push button", ODF), ("push button", WORD_2010))
+    answered = await ReplayModel(recorded).complete(
+        ModelRequest(agent="app", messages=(), observation=on_25)
+    )
+    arguments = arguments_of(answered.text)
+    assert arguments == {"id": 3, "name": WORD_2010}
+    check_control(arguments, [(c.label, c.name) for c in on_25.controls])
 
 
 async def test_a_recording_replays_where_the_numbers_differ(tmp_path: Path) -> None:

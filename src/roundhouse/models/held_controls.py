@@ -14,6 +14,11 @@ window is not of the kind the answer was made for (a dialog not open yet), nor f
 nameless control, which a window may have many of: the answer is then checked as it is,
 against a fresh look when the window is still changing.
 
+An application's next version may reword a control: LibreOffice 7.4's "Use Word 2007–365
+Format!" is 25.2's "Use Word 2010–365 Document Format!". Where no control of the role has
+the recorded name, the one of that role that says the same in other words is taken (see
+_reworded): the answer's name is then the name it has here.
+
 A window is named by its id (the host's select_window), which is the display server's: an X
 window id depends on how many clients had connected before the application did, and a
 Wayland compositor numbers its windows its own way. So --record notes the window's
@@ -24,6 +29,7 @@ the answer at the window that is the same here. Pure functions: no I/O.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -71,17 +77,40 @@ def point_at(answer: str, observation: object, held: HeldControl) -> str:
     now = next((c for c in controls if c.label == label), None)
     if now is not None and (now.role, now.name) == (held.role, held.name):
         return answer
-    alike = _alike(controls, held.role, held.name)
+    alike = _alike(controls, held.role, held.name) or _reworded(controls, held)
     if not alike:
         return answer  # nothing like it here: the answer is checked, and refused, as it is
     target = alike[min(held.nth, len(alike)) - 1]
     value = json.loads(answer)
-    value["action"]["arguments"]["id"] = target.label
+    arguments = value["action"]["arguments"]
+    arguments["id"] = target.label
+    if "name" in arguments:  # the id and the name must agree (agents/responses.check_control)
+        arguments["name"] = target.name
     return json.dumps(value, ensure_ascii=False)
 
 
 def _alike(controls: tuple[Control, ...], role: str, name: str) -> list[Control]:
     return [c for c in controls if c.role == role and c.name == name]
+
+
+def _reworded(controls: tuple[Control, ...], held: HeldControl) -> list[Control]:
+    """The controls of held's role whose name says held's in other words: each name holds at
+    least half of the other's words (so "Save" is not "Don't Save", nor "Folder" "Save to
+    Folder"), and no control of the role with another name shares as many of held's words
+    ("Use Word 2010–365 Document Format!" shares four with "Use Word 2007–365 Format!",
+    "Use ODF Format!" two). Empty when none does, or when it is a tie."""
+    words = _words(held.name)
+    shared = {c.name: len(words & _words(c.name)) for c in controls if c.role == held.role}
+    best = max(shared, key=lambda name: shared[name], default=None)
+    if best is None or any(n != best and k == shared[best] for n, k in shared.items()):
+        return []
+    if 2 * shared[best] < max(len(words), len(_words(best))):
+        return []
+    return _alike(controls, held.role, best)
+
+
+def _words(name: str) -> set[str]:
+    return set(re.findall(r"\w+", name.casefold()))
 
 
 def _label(answer: str) -> int | None:
