@@ -25,7 +25,7 @@ def test_launch_write_and_save_the_document_to() -> None:
 
 def test_a_quoted_text_is_never_split_even_when_it_holds_a_verb() -> None:
     assert kinds('open the editor and type "a, then save it" then save it as /tmp/a.txt') == [
-        ("open", "editor"),
+        ("open", "text editor"),  # as the launcher knows the kind
         ("type", "a, then save it"),
         ("save_as", "/tmp/a.txt"),
     ]
