@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import get_args
 
 from roundhouse.models.offline.ops import Op, OpKind
@@ -28,7 +28,9 @@ from roundhouse.models.offline.reading import (
     APPLICATIONS,
     BUTTON_NAMES,
     KEY_NAMES,
+    KNOWN_STARTS,
     MODIFIERS,
+    OTHER_VERBS,
     WORDS,
     Masked,
     Template,
@@ -96,6 +98,17 @@ _PLACES = _aliases(
     }
 )
 _MACHINE = frozenset(_phrases(WORDS["machine"]))
+# What "open" may name that is no application: a part of one, or a document to open in one.
+_NO_APPLICATION = frozenset(
+    "tab new tab window file folder directory document page link menu dialog url address"
+    " website site it".split()
+)
+_DOCUMENT = re.compile(
+    r"\.(?:txt|md|pdf|docx?|xlsx?|ods|odt|odp|pptx?|csv|json|ya?ml|png|jpe?g|gif|svg|html?|log)$",
+    re.IGNORECASE,
+)
+# A text that names a cell ("12 in A1 and 30 in the next cell") is not one text to type.
+_NAMES_A_CELL = re.compile(r"\b(?:in|into) (?:cell )?[A-Z]{1,3}[0-9]+\b")
 
 
 def _alternation(phrases: list[str]) -> str:
@@ -117,6 +130,8 @@ def _text(value: str) -> str | None:
     text = unquote(value)
     if text == value and re.search(r"\binto\b", value, re.IGNORECASE):
         return None  # "type hello into gedit": into what is not said as a field or a cell
+    if text == value and _NAMES_A_CELL.search(value):
+        return None
     return text or None
 
 
@@ -139,10 +154,13 @@ def _content(value: str) -> str | None:
 
 
 def _application(value: str) -> str | None:
-    """The name the launcher is asked for: a kind it knows ("text editor"), else as said."""
+    """The name the launcher is asked for: a kind it knows ("text editor"), else as said;
+    not a thing inside an application ("a new tab") nor a document ("notes.txt")."""
     name = re.sub(r"^(?:(?:the|a|an|my|new|up)\s+)+", "", value.strip(), flags=re.IGNORECASE)
     name = re.sub(r"\s+(?:app|application|program|window)$", "", name, flags=re.IGNORECASE)
-    if not name or _BOUNDARIES.search(name) or name.casefold() in _PRONOUNS:
+    if not name or _BOUNDARIES.search(name) or name.casefold() in _PRONOUNS | _NO_APPLICATION:
+        return None
+    if " " not in name and _DOCUMENT.search(name):
         return None
     return _APPLICATIONS.get(name.casefold(), _APPLICATIONS.get(value.casefold(), name))
 
@@ -302,13 +320,22 @@ SHELL_NAMES: frozenset[str] = frozenset(get_args(ShellName))
 class Line:
     template: Template
     means: Meaning
-    opens: str | None = None  # an application opened first ("open example.org": a browser)
+    # An application opened first, and an address gone to in it: "open example.org" opens a
+    # web browser, "create a folder named x in /tmp" a file manager.
+    opens: str | None = None
     needs_window: bool = False  # only about a window opened before ("what's the price of X")
+    place: bool = False  # where the next steps are done: opened, unless it was just opened
 
 
-def line(template: str, means: Meaning, opens: str | None = None, window: bool = False) -> Line:
+def line(
+    template: str,
+    means: Meaning,
+    opens: str | None = None,
+    window: bool = False,
+    place: bool = False,
+) -> Line:
     patterns = {name: slot.pattern for name, slot in SLOTS.items()}
-    return Line(Template.compile(template, patterns), means, opens, window)
+    return Line(Template.compile(template, patterns), means, opens, window, place)
 
 
 # fmt: off
@@ -327,6 +354,7 @@ INTENTS: tuple[Line, ...] = (
     line("(which|what) (user|account|username|user name) (am i|is this|are we|is logged in|is running this) [logged in as|running as|using|as] [right now]", "user"),  # noqa: E501
     line("[<ask>] [the|my] [current] (user|user name|username|login|login name|account) [name] [(i am|i'm) (logged in as|using|running as)]", "user"),  # noqa: E501
     line("what (time|date|day|day of the week) is it [now|today|right now]", "time"),
+    line("what (time|date|day) it is [now|today|right now]", "time"),
     line("[<ask>] [the|today's] [current] (time|date|date and time|time and date|day|local time|system time|clock) [now|today|right now|(on|of) <machine>]", "time"),  # noqa: E501
     line("[<ask>] today's date", "time"),
     line("what day is (it|today)", "time"),
@@ -345,7 +373,7 @@ INTENTS: tuple[Line, ...] = (
     line("(how full|how empty) is {where}", "disk_free"),
     line("is {where} (full|almost full|nearly full|running out of space)", "disk_free"),
     line("df [-h] [{path}]", "disk_free"),
-    line("<list> [me] [all] [of] [the] <files> [(in|inside|under|within|of|from) [the] [<folder>] {dir}]", "list_files"),  # noqa: E501
+    line("<list> [me] [all] [of] [the] <files> [(in|inside|under|within|of|from) [the] [<folder>] {dir}|here|in here]", "list_files"),  # noqa: E501
     line("list [all] [of] [the] [contents of|content of] [the] [<folder>] {dir}", "list_files"),  # noqa: E501
     line("<list> [me] [the] (contents|content|listing) of [the] <folder> {dir}", "list_files"),
     line("(what|which) <files> (are|exist|live|are there|can be found|do we have|do i have|are stored|are kept) (in|inside|under|within) [the] [<folder>] {dir}", "list_files"),  # noqa: E501
@@ -372,7 +400,7 @@ INTENTS: tuple[Line, ...] = (
     line("does [the] [file|folder|directory] {path} exist [<machine>]", "exists"),
     line("is there [a|an|any] [file|folder|directory|thing] [(called|named)] {path} [here|(on|in) <machine>]", "exists"),  # noqa: E501
     line("(check|tell me|see|find out|let me know) (if|whether) [the] [file|folder|directory] {path} (exists|is there|is present)", "exists"),  # noqa: E501
-    line("[the] [file] {path} exists", "exists"),
+    line("[if|whether] [the] [file] {path} exists", "exists"),
     line("is [the] [file] {file} (there|present|around)", "exists"),
     line("do (i|we) have [a|any] [file] [(called|named)] {file}", "exists"),
     line("(create|make|write) [me] [a] [new] file [(called|named)] {file} (containing|with|with the text|that says|saying|with the contents|with the content|with content|holding|which says) {content}", "create_file"),  # noqa: E501
@@ -386,7 +414,9 @@ INTENTS: tuple[Line, ...] = (
     # --- a file manager ---
     line("<open> [the|a|an|my] [new] {app:file manager} [window] (in|at|on|showing) [the] [<folder>] {place}", "goto", opens="file manager"),  # noqa: E501
     line("<open> [the] [<folder>] {place} in [the|a|an] [new] {app:file manager} [window]", "goto", opens="file manager"),  # noqa: E501
+    line("<make> [a|an] [new] <folder> (named|called) {name} (in|inside|under|at) [the] [<folder>] {place}", "new_folder", opens="file manager"),  # noqa: E501
     line("(create|make|add) [a|an|one] [new] <folder> [(named|called|with the name)] {name}", "new_folder"),  # noqa: E501
+    line("[a|an|one] [new] <folder> (named|called|with the name) {name}", "new_folder"),
     line("rename [the] [file|folder|directory] [(named|called)] {old} (to|as|into) {new}", "rename"),  # noqa: E501
     line("change the name of [the] [file|folder] {old} to {new}", "rename"),
     line("[have|get] {old} renamed (to|as) {new}", "rename"),
@@ -396,19 +426,21 @@ INTENTS: tuple[Line, ...] = (
     line("(what is|what's|whats) (in|at|inside) cell {cell}", "read"),
     line("(what is|what's|whats) [the value of] cell {cell}", "read"),
     line("what does cell {cell} (say|contain|hold|show)", "read"),
+    line("what cell {cell} (says|contains|holds|shows)", "read"),
     line("<tell> [me] cell {cell}", "read"),
     line("<tell> [me] the {column} (of|for) [the] {row} [in the table|on the page|in the sheet|there]", "read", window=True),  # noqa: E501
     line("(what is|what's|whats) the {column} (of|for) [the] {row} [in the table|on the page|in the sheet|there]", "read", window=True),  # noqa: E501
     line("<write> {value} (into|in|to|inside) [the] [cell] {cell}", "cell"),
-    line("(in|into) [the] [cell] {cell} [,] <write> {value}", "cell"),
+    line("(in|into) [the] [cell] {cell} <write> {value}", "cell"),
     line("(set|fill|make) [the] [cell] {cell} (to|with|=) {value}", "cell"),
     # --- any window: fields, buttons, keys, saving, closing ---
     line("<write> {text} (into|in|inside|to|on) [the] {field} <field>", "type"),
-    line("(in|into) the {field} <field> [,] <write> {text}", "type"),
+    line("(in|into) the {field} <field> <write> {text}", "type"),
     line("fill [in|out] [the] {field} <field> with {text}", "type"),
     line("set [the] {field} <field> to {text}", "type"),
     line("<write> {text} (into|in|inside|to|on) <window>", "type"),
-    line("(in|into) <window> [,] <write> {text}", "type"),
+    line("<write> {text} (there|in there)", "type"),
+    line("(in|into) <window> <write> {text}", "type"),
     line("<write> {text}", "type"),
     line("<press> [the] {keys} (key|keys|key combination|shortcut)", "keys"),
     line("use [the] [keyboard] shortcut {keys}", "keys"),
@@ -421,12 +453,14 @@ INTENTS: tuple[Line, ...] = (
     line("[have|get] <it> saved", "save"),
     line("<close> [<it>|<window>|the window|{app}]", "close"),
     line("<open> {app}", "open"),
+    # "in the calculator, press 8": that application (reading.py splits the place off)
+    line("(in|inside|using|with) [the|a|an] {app:application}", "open", place=True),
 )
 # fmt: on
 
 # Kinds of steps said again without their verb: "type 12 into A1, 30 into A2". A text typed
 # into the window is not among them: in "type milk, eggs" eggs is more of the text.
-ELLIPTICAL: frozenset[str] = frozenset({"cell", "click", "keys", "read", "rename"})
+ELLIPTICAL: frozenset[str] = frozenset({"cell", "click", "keys", "read", "rename", "new_folder"})
 
 
 # --- reading a request ------------------------------------------------------------------------
@@ -451,6 +485,7 @@ class Part:
     ops: tuple[Op, ...] = ()
     shell: ShellCall | None = None
     line: Line | None = None
+    words: str = ""  # the clause as it was read: quoted texts masked
 
     @property
     def understood(self) -> bool:
@@ -518,34 +553,55 @@ def read_request(request: str, in_window: bool = False) -> Reading:
 
     parts: list[Part] = []
     window = in_window
-    for clause in clauses(masked, continues):
+
+    def reads(text: str) -> bool:
+        return _read(masked, text, in_window=True).understood
+
+    for clause in clauses(masked, continues, reads):
         part = _read(masked, clause, window)
         if not part.understood and parts:
             part = _again(masked, parts[-1], clause) or part
-        window = window or any(op.kind == "open" for op in part.ops)
+        if part.line is not None and part.line.place and _opened(parts) == part.ops[0].text:
+            part = replace(part, ops=())  # "open gedit. In gedit, type x": opened
+        window = window or any(op.kind in ("open", "goto") for op in part.ops)
         parts.append(part)
     return Reading(request, tuple(parts))
+
+
+def _opened(parts: list[Part]) -> str | None:
+    """The application the request opened last."""
+    opened = [op.text for part in parts for op in part.ops if op.kind == "open"]
+    return opened[-1] if opened else None
 
 
 def _again(masked: Masked, before: Part, fragment: str) -> Part | None:
     """`fragment` read as the clause `before` said again without its verb: "30 into A2"
     after "type 12 into A1", "the 3 button" after "click the 7 button"; or in the same
     shape as it, "in A2 type 30" after "in A1 type 12". Only for the kinds of ELLIPTICAL
-    and a text typed into a named field."""
+    and a text typed into a named field. A question after a question is one of its own:
+    "the kernel version and the uptime"."""
+    if before.shell is not None:
+        alone = _read(masked, fragment, in_window=False)
+        whole = _read(masked, f"{before.words} and {fragment}", in_window=False)
+        return alone if alone.shell is not None and whole.shell is None else None
     if before.line is None or not before.ops:
         return None
     last = before.ops[-1]
     if last.kind not in ELLIPTICAL and not (last.kind == "type" and last.target):
         return None
-    verbless = not any(w.casefold() in _CLAUSAL for w in fragment.split())
-    words = before.clause.split()
+    # Said again without its verb: no verb first ("paint a sunset" is no button after a
+    # click), and no subject and verb within ("the file is saved").
+    heard = fragment.split()
+    verbless = bool(heard) and heard[0].casefold() not in KNOWN_STARTS | OTHER_VERBS
+    verbless = verbless and not any(w.casefold() in _CLAUSAL for w in heard)
+    words = before.words.split()
     for count in range(0, min(3, len(words) - 1) + 1):
         if count and not verbless:
             break
         candidate = " ".join([*words[:count], fragment])
         part = _read(masked, candidate, in_window=True)
-        said = part.ops[-1] if part.ops else None
-        if said and said.kind == last.kind and bool(said.target) == bool(last.target):
+        step = part.ops[-1] if part.ops else None
+        if step and step.kind == last.kind and bool(step.target) == bool(last.target):
             return part
     return None
 
@@ -561,8 +617,8 @@ def _read(masked: Masked, clause: str, in_window: bool) -> Part:
         if any(value is None for value in values.values()):
             continue
         slots = {name: value for name, value in values.items() if value is not None}
-        return _meant(entry, masked.unmask(clause), slots)
-    return Part(masked.unmask(clause))
+        return replace(_meant(entry, masked.unmask(clause), slots), words=clause)
+    return Part(masked.unmask(clause), words=clause)
 
 
 def _meant(entry: Line, clause: str, slots: dict[str, str]) -> Part:
@@ -572,15 +628,22 @@ def _meant(entry: Line, clause: str, slots: dict[str, str]) -> Part:
         args.update({SHELL_ARGS[slot]: value for slot, value in slots.items()})
         return Part(clause, shell=ShellCall(name, tuple(sorted(args.items()))), line=entry)
     kind: OpKind = entry.means  # type: ignore[assignment]
-    fields = {OP_FIELDS[name]: value for name, value in slots.items() if name != "app"}
     if entry.opens is None:
-        if "app" in slots:
-            fields["text"] = slots["app"]
+        fields = {OP_FIELDS[name]: value for name, value in slots.items()}
         return Part(clause, (Op(kind, clause, **fields),), line=entry)
-    # "open example.org", "open the file manager in /tmp": open the application, then go.
-    opened = Op("open", clause, text=slots.get("app", entry.opens))
-    went = Op(kind, f"go to {fields['text']}", **fields)
-    return Part(clause, (opened, went), line=entry)
+    # "open example.org", "create a folder named x in /tmp": open the application, go to
+    # the address in it, then do the rest there.
+    # Each step after the opening is said on its own, as the subtask the app agent reads.
+    address = next(slots.pop(name) for name in ("place", "web", "url") if name in slots)
+    opened = Op("open", clause, text=slots.pop("app", entry.opens))
+    ops = [opened, Op("goto", f"go to {_quoted(address)}", address)]
+    if kind == "new_folder":
+        ops.append(Op(kind, f"create a folder named {_quoted(slots['name'])}", slots["name"]))
+    return Part(clause, tuple(ops), line=entry)
+
+
+def _quoted(text: str) -> str:
+    return text if len(text.split()) == 1 else repr(text)
 
 
 def describe(op: Op) -> str:

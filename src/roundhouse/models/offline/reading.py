@@ -33,7 +33,7 @@ WORDS: dict[str, str] = {
     "save": "save | store | keep",
     "close": "close | quit | exit | shut",
     "click": "click | click on | press | hit | push | tap | tap on | select | choose",
-    "press": "press | hit | push | tap | strike",
+    "press": "press | hit | push | strike",
     "go": "go to | navigate to | browse to | head to | head over to | take me to | surf to",
     "visit": "visit | load | open | open up | bring up | pull up",
     "make": "create | make | add | set up",
@@ -72,11 +72,11 @@ WORDS: dict[str, str] = {
     "machine": (
         "this machine | this computer | this system | this box | this host | this server"
         " | this pc | the machine | the computer | the system | my machine | my computer"
-        " | my system | the server | this linux box | this vm"
+        " | my system | the server | this linux box | this vm | here"
     ),
     "files": (
         "files | file names | filenames | entries | files and folders | files and directories"
-        " | files and subfolders | items | things | documents"
+        " | files and subfolders | items | things | documents | everything | all files"
     ),
     "folder": "folder | directory | dir | subfolder | sub-folder",
     "space": (
@@ -113,6 +113,9 @@ APPLICATIONS: dict[str, str] = {
     "word processor": "word processor | word processing app | document editor",
 }
 
+# An application named as the place a step is done in: "in the calculator, press 8".
+WORDS["application"] = " | ".join([*APPLICATIONS.values(), WORDS["browser"], WORDS["file manager"]])
+
 # Buttons people name by what they do: a calculator's "plus" is its "+" button.
 BUTTON_NAMES: dict[str, str] = {
     "+": "plus | the plus sign | plus sign",
@@ -147,9 +150,20 @@ LEADING_FILLERS = (
     " | i wanna | we need to | help me | let us | let's | try to | be so kind as to"
     " | do me a favor and | do me a favour and | you should | you can | you could | i'd love you to"
     " | would you be so kind as to | is it possible to | i'd love it if you could"
+    " | i need | i want | i would like | i'd like | i wish | in it | in there | inside it"
 )
+# Openings of a question that wrap it: "tell me how much memory is free".
+QUESTION_OPENINGS = (
+    "tell me | i want to know | i would like to know | i'd like to know | i need to know"
+    " | do you know | can you tell me | could you tell me | let me know | i wonder | show me"
+    " | find out | check"
+)
+QUESTION_WORDS = "how | what | what's | which | who | whether | if | when | where | is | does"
 TRAILING_FILLERS = "please | for me | for me please | if you can | if possible | if you could"
 THANKS = "thanks | thank you | thx | cheers"  # only after a comma: "type thank you" types it
+
+# Verbs that are a clause alone: "type hello and save".
+ALONE = frozenset("save close quit exit".split())
 
 # Verbs the planner does not act on, which still start a clause: "type hello, paint a
 # sunset" is two clauses, and the second FAILs; it is never typed.
@@ -186,7 +200,11 @@ def _alternation(choices: str) -> str:
 VERBS = "open write save close click press go visit make tell show list ask".split()
 # A clause after a comma or "and" that begins with one of these is a clause of its own.
 KNOWN_STARTS = frozenset(phrase.split()[0] for name in VERBS for phrase in phrases(name)) - {"i"}
-_LEADING = re.compile(rf"^(?:(?:{_alternation(LEADING_FILLERS)})\b[\s,:]*)+", re.IGNORECASE)
+_LEADING = re.compile(
+    rf"^(?:(?:(?:{_alternation(QUESTION_OPENINGS)})\s+(?=(?:{_alternation(QUESTION_WORDS)})\s)"
+    rf"|(?:{_alternation(LEADING_FILLERS + ' | ' + THANKS)})\b)[\s,:]*)+",
+    re.IGNORECASE,
+)
 _TRAILING = re.compile(
     rf"(?:[\s,]+(?:{_alternation(TRAILING_FILLERS)})|\s*,\s*(?:{_alternation(THANKS)}))+$",
     re.IGNORECASE,
@@ -233,20 +251,30 @@ def unquote(text: str) -> str:
 # Sentence ends; then hard boundaries; then soft ones, kept only before a clause of its own.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\s*\n\s*")
 _HARD = re.compile(r"\s*;\s*|,?\s+(?:and\s+)?(?:then|after\s+that|afterwards),?\s+", re.IGNORECASE)
+_IN_APPLICATION = re.compile(
+    rf"^\s*((?:in|inside|using|with) (?:the |a |an )?(?:{_alternation(WORDS['application'])}))"
+    rf"(?:\s*,\s*|\s+)(?=\S)",
+    re.IGNORECASE,
+)
 _SOFT = re.compile(r"(\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)", re.IGNORECASE)
 
-# Reads `right` as the clause before it again without its verb ("30 into A2" after "type 12
-# into A1"): intents.py decides, given the clause before and the fragment.
+# Whether a fragment is the clause before it said again without its verb ("30 into A2"
+# after "type 12 into A1"), and whether a text reads as a clause: intents.py decides.
 Continues = Callable[[str, str], bool]
+Reads = Callable[[str], bool]
 
 
-def clauses(masked: Masked, continues: Continues) -> list[str]:
+def clauses(masked: Masked, continues: Continues, reads: Reads) -> list[str]:
     """The clauses of a request (quoted texts still masked), fillers and end punctuation gone,
     in the order given."""
     found = []
     for sentence in _sentences(masked.text):
         for piece in _HARD.split(sentence):
-            found += _soft_split(piece, continues)
+            place = _IN_APPLICATION.match(piece)
+            if place:  # "in the calculator press 8": where, then what
+                found.append(place.group(1))
+                piece = piece[place.end() :]
+            found += _soft_split(piece, continues, reads)
     return [clause for clause in (tidy(c) for c in found) if clause]
 
 
@@ -261,11 +289,13 @@ def _sentences(text: str) -> Iterator[str]:
     yield text[start:]
 
 
-def _soft_split(piece: str, continues: Continues) -> list[str]:
+def _soft_split(piece: str, continues: Continues, reads: Reads) -> list[str]:
     parts = _SOFT.split(piece)
     current, found = parts[0], []
     for separator, fragment in zip(parts[1::2], parts[2::2], strict=True):
-        if starts_clause(fragment) or continues(tidy(current), tidy(fragment)):
+        # "In the Name field, type Ada": a place said first is no clause alone.
+        placed = not reads(tidy(current)) and reads(tidy(current + separator + fragment))
+        if not placed and (starts_clause(fragment) or continues(tidy(current), tidy(fragment))):
             found.append(current)
             current = fragment
         else:
@@ -275,18 +305,18 @@ def _soft_split(piece: str, continues: Continues) -> list[str]:
 
 def starts_clause(fragment: str) -> bool:
     """Whether a fragment after a comma or "and" begins a clause of its own: a filler
-    ("please"), a verb the planner knows, or one it does not (but not a verb that is the
-    fragment's last word: in "milk, eggs and fish" fish is a noun)."""
+    ("please"), or a verb, known or not; but not a verb that is the fragment's only word
+    and no clause alone ("milk, eggs and fish": a fish; "type it and save": save it)."""
     text = fragment.strip()
     if _LEADING.match(text):
         return True
     words = text.split()
     if not words:
         return False
-    first = words[0].casefold().strip(",:")
-    if first in KNOWN_STARTS:
-        return True
-    return first in OTHER_VERBS and len(words) > 1
+    first = words[0].casefold().strip(",:.!?")
+    if len(words) == 1:
+        return first in ALONE
+    return first in KNOWN_STARTS or first in OTHER_VERBS
 
 
 def tidy(clause: str) -> str:
@@ -304,13 +334,16 @@ def tidy(clause: str) -> str:
 
 # --- templates ------------------------------------------------------------------------------
 
+# What follows each piece of a template: a space, or a comma and a space ("In the Name field,
+# type Ada").
+_GAP = ",? "
 _TOKEN = re.compile(r"\s*(<\w+>|\{\w+(?::[\w ]+)?\}|[\[\]()|]|[^\s\[\]()|<{]+)")
 
 
 @dataclass(frozen=True)
 class Template:
     """A clause's shape, compiled once: words, <WORDS>, (one|of), [optional|words], {slots},
-    groups nested. Each piece of the pattern ends with the one space that follows it."""
+    groups nested. Each piece of the pattern ends with the space (or ", ") that follows it."""
 
     source: str
     pattern: re.Pattern[str]
@@ -345,13 +378,15 @@ def _sequence(tokens: list[str], slots: dict[str, str]) -> tuple[str, list[str]]
                     break
             if closing != {"(": ")", "[": "]"}[token]:
                 raise ValueError(f"{token} closed by {closing}")
+            # The longer choice first: "click on the Save button" is not a click on "on the Save".
+            choices.sort(key=len, reverse=True)
             pieces.append(f"(?:{'|'.join(choices)})" + ("?" if token == "[" else ""))
         elif token.startswith("<"):
-            pieces.append(f"(?:{_alternation(WORDS[token[1:-1]])}) ")
+            pieces.append(f"(?:{_alternation(WORDS[token[1:-1]])}){_GAP}")
         elif token.startswith("{"):
             name, _, word_class = token[1:-1].partition(":")
             shape = _alternation(WORDS[word_class]) if word_class else slots[name]
-            pieces.append(f"(?P<{name}>{shape}) ")
+            pieces.append(f"(?P<{name}>{shape}){_GAP}")
         else:
-            pieces.append(re.escape(token).replace("'", "['’]") + " ")
+            pieces.append(re.escape(token).replace("'", "['’]") + _GAP)
     return "".join(pieces), tokens
