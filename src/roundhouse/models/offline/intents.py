@@ -100,8 +100,8 @@ _PLACES = _aliases(
 _MACHINE = frozenset(_phrases(WORDS["machine"]))
 # What "open" may name that is no application: a part of one, or a document to open in one.
 _NO_APPLICATION = frozenset(
-    "tab new tab window file folder directory document page link menu dialog url address"
-    " website site it".split()
+    "tab window file folder directory document page link menu dialog url address website"
+    " site sheet spreadsheet workbook presentation report letter list".split()
 )
 _DOCUMENT = re.compile(
     r"\.(?:txt|md|pdf|docx?|xlsx?|ods|odt|odp|pptx?|csv|json|ya?ml|png|jpe?g|gif|svg|html?|log)$",
@@ -156,10 +156,14 @@ def _content(value: str) -> str | None:
 def _application(value: str) -> str | None:
     """The name the launcher is asked for: a kind it knows ("text editor"), else as said;
     not a thing inside an application ("a new tab") nor a document ("notes.txt")."""
-    name = re.sub(r"^(?:(?:the|a|an|my|new|up)\s+)+", "", value.strip(), flags=re.IGNORECASE)
+    name = re.sub(
+        r"^(?:(?:the|a|an|my|your|this|that|new|up)\s+)+", "", value.strip(), flags=re.IGNORECASE
+    )
     name = re.sub(r"\s+(?:app|application|program|window)$", "", name, flags=re.IGNORECASE)
-    if not name or _BOUNDARIES.search(name) or name.casefold() in _PRONOUNS | _NO_APPLICATION:
+    if not name or _BOUNDARIES.search(name) or name.casefold() in _PRONOUNS:
         return None
+    if name.casefold() not in _APPLICATIONS and name.split()[-1].casefold() in _NO_APPLICATION:
+        return None  # "a new tab", "the budget spreadsheet": a thing inside an application
     if " " not in name and _DOCUMENT.search(name):
         return None
     return _APPLICATIONS.get(name.casefold(), _APPLICATIONS.get(value.casefold(), name))
@@ -342,16 +346,16 @@ def line(
 INTENTS: tuple[Line, ...] = (
     # --- questions the shell answers (shell.COMMANDS) ---
     line("[<ask>] [the|my] [current] [running] [linux] kernel [<version>] [(on|of|for|in|running on|used by) <machine>]", "kernel"),  # noqa: E501
-    line("(which|what) [linux] kernel [<version>] (is|am i|are we|is this|does this machine|do i have|do we have) [running|using|installed|on|have] [on|in] [<machine>]", "kernel"),  # noqa: E501
+    line("(which|what) [linux] kernel [<version>] (is|am i|are we|does|do i have|do we have) [<machine>] [running|using|installed|on|have|running on|in use] [on|in] [<machine>]", "kernel"),  # noqa: E501
     line("uname -r", "kernel"),
-    line("[<ask>] [the] (operating system|os|distribution|distro|linux distribution|linux distro|linux version|version of linux|os version|os release|system version) [name|version|release] [(on|of|for|in|running on) <machine>]", "os"),  # noqa: E501
-    line("(which|what) (operating system|os|distribution|distro|linux distribution|linux distro|linux|version of linux|flavor of linux|flavour of linux|version of debian|debian version) (is this|is running|is installed|am i running|am i on|am i using|are we on|are we running|is this machine running|does this machine run|is on this machine|is it) [on|in] [<machine>]", "os"),  # noqa: E501
+    line("[<ask>] [the] <system> [name|version|release] [(on|of|for|in|running on) <machine>]", "os"),  # noqa: E501
+    line("(which|what) (<system>|linux) (is|am i|are we|does) [<machine>|it|this] [running|installed|on|using|run|in use] [on|in] [<machine>]", "os"),  # noqa: E501
     line("[<ask>] [the] (hostname|host name|machine name|computer name|host) [(on|of|for) <machine>]", "hostname"),  # noqa: E501
     line("[<ask>] the name of <machine>", "hostname"),
     line("(what is|what's|how is) <machine> (called|named)", "hostname"),
     line("who am i [logged in as|running as]", "user"),
     line("whoami", "user"),
-    line("(which|what) (user|account|username|user name) (am i|is this|are we|is logged in|is running this) [logged in as|running as|using|as] [right now]", "user"),  # noqa: E501
+    line("(which|what) (user|account|username|user name) (am i|i am|i'm|is this|are we|is logged in|is running this) [logged in as|running as|using|as] [right now]", "user"),  # noqa: E501
     line("[<ask>] [the|my] [current] (user|user name|username|login|login name|account) [name] [(i am|i'm) (logged in as|using|running as)]", "user"),  # noqa: E501
     line("what (time|date|day|day of the week) is it [now|today|right now]", "time"),
     line("what (time|date|day) it is [now|today|right now]", "time"),
@@ -368,7 +372,7 @@ INTENTS: tuple[Line, ...] = (
     line("how much [<free>] <memory> [is|do i have|do we have|does <machine> have|have i got|is there|is installed] [<free>|used|in use|installed|in total|total|being used] [(on|in) <machine>]", "memory_free"),  # noqa: E501
     line("[<ask>] [the] [amount of] [<free>] <memory> [usage|available|left|free] [(on|of|in) <machine>]", "memory_free"),  # noqa: E501
     line("free -h", "memory_free"),
-    line("how much [<free>] <space> [is|do i have|do we have|is there|have i got|does <machine> have] [<free>|used|in use] [(on|in|of) {where}]", "disk_free"),  # noqa: E501
+    line("how much [<free>] <space> [is|do i have|do we have|is there|there is|have i got|does <machine> have] [<free>|used|in use] [(on|in|of) {where}]", "disk_free"),  # noqa: E501
     line("[<ask>] [the] [amount of] [<free>] <space> [usage|left|available|free] [(on|in|of) {where}]", "disk_free"),  # noqa: E501
     line("(how full|how empty) is {where}", "disk_free"),
     line("is {where} (full|almost full|nearly full|running out of space)", "disk_free"),
@@ -376,6 +380,8 @@ INTENTS: tuple[Line, ...] = (
     line("<list> [me] [all] [of] [the] <files> [(in|inside|under|within|of|from) [the] [<folder>] {dir}|here|in here]", "list_files"),  # noqa: E501
     line("list [all] [of] [the] [contents of|content of] [the] [<folder>] {dir}", "list_files"),  # noqa: E501
     line("<list> [me] [the] (contents|content|listing) of [the] <folder> {dir}", "list_files"),
+    line("<list> [me] [a|the] [directory|file|folder] listing (of|for) [the] [<folder>] {dir}", "list_files"),  # noqa: E501
+    line("(are there|is there|do i have|do we have) [any] <files> (in|inside|under) [the] [<folder>] {dir}", "list_files"),  # noqa: E501
     line("(what|which) <files> (are|exist|live|are there|can be found|do we have|do i have|are stored|are kept) (in|inside|under|within) [the] [<folder>] {dir}", "list_files"),  # noqa: E501
     line("what <files> (does|do) [the] [<folder>] {dir} (contain|have|hold)", "list_files"),
     line("(what is|what's) in the <folder> {dir}", "list_files"),
@@ -396,6 +402,7 @@ INTENTS: tuple[Line, ...] = (
     line("how many lines (are there in|are in|are there inside|in|does|are) [the] [file] {path} [have|contain|hold]", "count_lines"),  # noqa: E501
     line("[<ask>] [the] (number of lines|line count) (of|in|for) [the] [file] {path}", "count_lines"),  # noqa: E501
     line("how long is [the] [file] {file} [in lines]", "count_lines"),
+    line("how many lines (has|have) [the] [file] {path} [got]", "count_lines"),
     line("wc -l {path}", "count_lines"),
     line("does [the] [file|folder|directory] {path} exist [<machine>]", "exists"),
     line("is there [a|an|any] [file|folder|directory|thing] [(called|named)] {path} [here|(on|in) <machine>]", "exists"),  # noqa: E501
@@ -446,7 +453,8 @@ INTENTS: tuple[Line, ...] = (
     line("use [the] [keyboard] shortcut {keys}", "keys"),
     line("<click> [on] [the] {button} <button>", "click"),
     line("<press> {keys}", "keys"),
-    line("(click|click on|tap|tap on|select|choose) [the] {button}", "click"),
+    line("(click|click on|tap|tap on) [the] {button}", "click"),
+    line("(<press>|<click>) [on] [the] {button:sign}", "click"),
     line("<save> [<it>] (as|to|in|into|under|at) [a] [new] [file] [(called|named)] [the name] {file}", "save_as"),  # noqa: E501
     line("[have|get] [<it>] (saved|stored|kept) (as|to|in|into|under|at) {file}", "save_as"),
     line("<save> [<it>] [now|again]", "save"),
@@ -561,11 +569,31 @@ def read_request(request: str, in_window: bool = False) -> Reading:
         part = _read(masked, clause, window)
         if not part.understood and parts:
             part = _again(masked, parts[-1], clause) or part
-        if part.line is not None and part.line.place and _opened(parts) == part.ops[0].text:
-            part = replace(part, ops=())  # "open gedit. In gedit, type x": opened
+        part = _in_context(part, _opened(parts), window)
         window = window or any(op.kind in ("open", "goto") for op in part.ops)
         parts.append(part)
     return Reading(request, tuple(parts))
+
+
+def _in_context(part: Part, opened: str | None, window: bool) -> Part:
+    """A part without the opening it only implies, where the request opened a window for
+    it before: "open gedit. In gedit, type x", "open the browser, visit example.org"."""
+    if part.line is None or not part.ops or part.ops[0].kind != "open":
+        return part
+    if part.line.place and part.ops[0].text == opened:
+        return replace(part, ops=())
+    if part.line.opens == part.ops[0].text and window:
+        return replace(part, ops=part.ops[1:])
+    return part
+
+
+def _alike(step: Op, before: Op) -> bool:
+    """Steps of one kind, said one after the other: keys and buttons alike ("press 9,
+    times, 9, equals"), a text into a field after a text into a field."""
+    buttons = {"click", "keys"}
+    if {step.kind, before.kind} <= buttons:
+        return True
+    return step.kind == before.kind and bool(step.target) == bool(before.target)
 
 
 def _opened(parts: list[Part]) -> str | None:
@@ -601,7 +629,7 @@ def _again(masked: Masked, before: Part, fragment: str) -> Part | None:
         candidate = " ".join([*words[:count], fragment])
         part = _read(masked, candidate, in_window=True)
         step = part.ops[-1] if part.ops else None
-        if step and step.kind == last.kind and bool(step.target) == bool(last.target):
+        if step and _alike(step, last):
             return part
     return None
 

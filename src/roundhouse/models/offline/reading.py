@@ -29,10 +29,13 @@ from dataclasses import dataclass
 WORDS: dict[str, str] = {
     # verbs of the desktop
     "open": "open | open up | launch | start | start up | run | bring up | fire up | pull up",
-    "write": "type | type in | type out | write | write down | enter | put | input | key in",
+    "write": (
+        "type | type in | type out | write | write down | enter | put | input | key in | jot down"
+        " | note down"
+    ),
     "save": "save | store | keep",
     "close": "close | quit | exit | shut",
-    "click": "click | click on | press | hit | push | tap | tap on | select | choose",
+    "click": "click | click on | press | hit | push | tap | tap on | select | choose | pick",
     "press": "press | hit | push | strike",
     "go": "go to | navigate to | browse to | head to | head over to | take me to | surf to",
     "visit": "visit | load | open | open up | bring up | pull up",
@@ -95,6 +98,12 @@ WORDS: dict[str, str] = {
         "file manager | file browser | files app | file explorer | files | folder browser"
         " | thunar | nautilus | dolphin | nemo | pcmanfm"
     ),
+    "system": (
+        "operating system | os | distribution | distro | linux distribution | linux distro"
+        " | linux version | version of linux | os version | os release | system version"
+        " | flavor of linux | flavour of linux | version of debian | debian version"
+        " | version of ubuntu | ubuntu version"
+    ),
     "cpus": (
         "cpus | cpu cores | cores | processors | processor cores | cpu threads | threads | vcpus"
         " | cpu's | logical cpus"
@@ -106,15 +115,24 @@ WORDS: dict[str, str] = {
 APPLICATIONS: dict[str, str] = {
     "text editor": "text editor | editor | text editor app | notepad | plain text editor",
     "web browser": "web browser | browser | internet browser | the internet | the web | internet",
-    "file manager": "file manager | file browser | files app | file explorer | folder browser",
+    "file manager": "file manager | file browser | files | file explorer | folder browser",
     "terminal": "terminal | terminal window | terminal emulator | console | command line",
     "spreadsheet": "spreadsheet | spreadsheet app | spreadsheet program | spreadsheet editor",
     "calculator": "calculator | calculator app | calc app",
     "word processor": "word processor | word processing app | document editor",
 }
 
+# Applications known by name, besides the kinds above and WORDS' browsers and file managers.
+NAMED = (
+    "gedit | mousepad | kate | kwrite | gnome text editor | gnome-text-editor | libreoffice"
+    " | libreoffice calc | libreoffice writer | localc | lowriter | calc | writer | xterm"
+    " | konsole | gnome terminal | gnome-terminal | gnome calculator | gnome-calculator"
+    " | galculator | kcalc"
+)
 # An application named as the place a step is done in: "in the calculator, press 8".
-WORDS["application"] = " | ".join([*APPLICATIONS.values(), WORDS["browser"], WORDS["file manager"]])
+WORDS["application"] = " | ".join(
+    [*APPLICATIONS.values(), WORDS["browser"], WORDS["file manager"], NAMED]
+)
 
 # Buttons people name by what they do: a calculator's "plus" is its "+" button.
 BUTTON_NAMES: dict[str, str] = {
@@ -127,6 +145,8 @@ BUTTON_NAMES: dict[str, str] = {
     "%": "percent | percent sign",
     "√": "square root",
 }
+
+WORDS["sign"] = " | ".join(BUTTON_NAMES.values())
 
 # Key names the keys tool knows (devices/linux/display/x11/input.py), lower case.
 KEY_NAMES = frozenset(
@@ -170,7 +190,8 @@ ALONE = frozenset("save close quit exit".split())
 OTHER_VERBS = frozenset(
     """
     add book buy calculate call cancel change check clear compute copy cut delete divide
-    download drag draw drop edit email empty erase fetch find fix format forward highlight
+    download drag draw drop edit email empty erase fetch fill find fix format forward highlight
+    use jot
     install kill log look maximize maximise minimize minimise mail move multiply mute order
     paint paste pick play post print reboot record refresh reload remove reply resize restart
     schedule scroll search send set share shut shutdown sign sort subtract sum switch take
