@@ -4,12 +4,14 @@ cannot read whole it FAILs before acting, naming the part."""
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 from roundhouse.models.base import ModelRequest
 from roundhouse.models.observation import HostObservation, ShellObservation
 from roundhouse.models.offline.gui import Op, parse_request, plan_host
-from roundhouse.models.offline.intents import read_request
+from roundhouse.models.offline.intents import INTENTS, SHELL_NAMES, SLOTS, read_request
 from roundhouse.models.offline.model import OfflineModel
+from roundhouse.models.offline.ops import OpKind
 from roundhouse.models.references import StepOutput
 
 
@@ -144,3 +146,9 @@ async def test_the_linux_agent_says_a_desktop_step_needs_a_desktop() -> None:
     assert said["action"]["status"] == "FAIL"
     assert "'open the text editor' is a step on a desktop" in said["observation"]
     assert "--agent host" in said["result"]
+
+
+def test_every_line_of_the_table_compiles_and_means_something_the_planner_does() -> None:
+    for entry in INTENTS:
+        assert entry.template.pattern.groupindex.keys() <= SLOTS.keys(), entry.template.source
+        assert entry.means in SHELL_NAMES or entry.means in get_args(OpKind)

@@ -345,12 +345,12 @@ def line(
 # fmt: off
 INTENTS: tuple[Line, ...] = (
     # --- questions the shell answers (shell.COMMANDS) ---
-    line("[<ask>] [the|my] [current] [running] [linux] kernel [<version>] [(on|of|for|in|running on|used by) <machine>]", "kernel"),  # noqa: E501
+    line("[<ask>] [the|my] [current] [running] [linux] kernel [<version>] [<here>]", "kernel"),
     line("(which|what) [linux] kernel [<version>] (is|am i|are we|does|do i have|do we have) [<machine>] [running|using|installed|on|have|running on|in use] [on|in] [<machine>]", "kernel"),  # noqa: E501
     line("uname -r", "kernel"),
-    line("[<ask>] [the] <system> [name|version|release] [(on|of|for|in|running on) <machine>]", "os"),  # noqa: E501
+    line("[<ask>] [the] <system> [name|version|release] [<here>]", "os"),
     line("(which|what) (<system>|linux) (is|am i|are we|does) [<machine>|it|this] [running|installed|on|using|run|in use] [on|in] [<machine>]", "os"),  # noqa: E501
-    line("[<ask>] [the] (hostname|host name|machine name|computer name|host) [(on|of|for) <machine>]", "hostname"),  # noqa: E501
+    line("[<ask>] [the] (hostname|host name|machine name|computer name|host) [<here>]", "hostname"),
     line("[<ask>] the name of <machine>", "hostname"),
     line("(what is|what's|how is) <machine> (called|named)", "hostname"),
     line("who am i [logged in as|running as]", "user"),
@@ -359,18 +359,18 @@ INTENTS: tuple[Line, ...] = (
     line("[<ask>] [the|my] [current] (user|user name|username|login|login name|account) [name] [(i am|i'm) (logged in as|using|running as)]", "user"),  # noqa: E501
     line("what (time|date|day|day of the week) is it [now|today|right now]", "time"),
     line("what (time|date|day) it is [now|today|right now]", "time"),
-    line("[<ask>] [the|today's] [current] (time|date|date and time|time and date|day|local time|system time|clock) [now|today|right now|(on|of) <machine>]", "time"),  # noqa: E501
+    line("[<ask>] [the|today's] [current] (time|date|date and time|time and date|day|local time|system time|clock) [now|today|right now|<here>]", "time"),  # noqa: E501
     line("[<ask>] today's date", "time"),
     line("what day is (it|today)", "time"),
-    line("[<ask>] [the] [system] uptime [(of|on) <machine>]", "uptime"),
+    line("[<ask>] [the] [system] uptime [<here>]", "uptime"),
     line("how long (has|have) (<machine>|it|the server|we|you|the box) been (up|running|on|powered on|awake|alive) [for|now]", "uptime"),  # noqa: E501
     line("how long since the last (boot|reboot|restart)", "uptime"),
     line("how many <cpus> [are there|are available|does <machine> have|do i have|do we have|have i got|(are|are there) (in|on) <machine>|(in|on) <machine>|<machine> has]", "cpus"),  # noqa: E501
-    line("[<ask>] [the] (number|count) of <cpus> [(in|on|of) <machine>]", "cpus"),
+    line("[<ask>] [the] (number|count) of <cpus> [<here>]", "cpus"),
     line("[<ask>] [the] cpu (count|core count)", "cpus"),
     line("nproc", "cpus"),
-    line("how much [<free>] <memory> [is|do i have|do we have|does <machine> have|have i got|is there|is installed] [<free>|used|in use|installed|in total|total|being used] [(on|in) <machine>]", "memory_free"),  # noqa: E501
-    line("[<ask>] [the] [amount of] [<free>] <memory> [usage|available|left|free] [(on|of|in) <machine>]", "memory_free"),  # noqa: E501
+    line("how much [<free>] <memory> [is|do i have|do we have|does <machine> have|have i got|is there|is installed] [<free>|used|in use|installed|in total|total|being used] [<here>]", "memory_free"),  # noqa: E501
+    line("[<ask>] [the] [amount of] [<free>] <memory> [usage|available|left|free] [<here>]", "memory_free"),  # noqa: E501
     line("free -h", "memory_free"),
     line("how much [<free>] <space> [is|do i have|do we have|is there|there is|have i got|does <machine> have] [<free>|used|in use] [(on|in|of) {where}]", "disk_free"),  # noqa: E501
     line("[<ask>] [the] [amount of] [<free>] <space> [usage|left|available|free] [(on|in|of) {where}]", "disk_free"),  # noqa: E501
@@ -378,7 +378,7 @@ INTENTS: tuple[Line, ...] = (
     line("is {where} (full|almost full|nearly full|running out of space)", "disk_free"),
     line("df [-h] [{path}]", "disk_free"),
     line("<list> [me] [all] [of] [the] <files> [(in|inside|under|within|of|from) [the] [<folder>] {dir}|here|in here]", "list_files"),  # noqa: E501
-    line("list [all] [of] [the] [contents of|content of] [the] [<folder>] {dir}", "list_files"),  # noqa: E501
+    line("list [all] [of] [the] [contents of|content of] [the] [<folder>] {dir}", "list_files"),
     line("<list> [me] [the] (contents|content|listing) of [the] <folder> {dir}", "list_files"),
     line("<list> [me] [a|the] [directory|file|folder] listing (of|for) [the] [<folder>] {dir}", "list_files"),  # noqa: E501
     line("(are there|is there|do i have|do we have) [any] <files> (in|inside|under) [the] [<folder>] {dir}", "list_files"),  # noqa: E501
@@ -414,10 +414,10 @@ INTENTS: tuple[Line, ...] = (
     line("(create|make) {file} (containing|with the text|with the contents|that says) {content}", "create_file"),  # noqa: E501
     line("(<write>|<save>) {content} (in|into|to) [a] [new] file (called|named) {file}", "create_file"),  # noqa: E501
     # --- a web browser ---
-    line("<go> [the] [page|address|url|site|website] {url} [in the browser]", "goto"),
-    line("<visit> [the] [page|site|website|url|address] {web} [in [the|a|an|my] [new] {app:browser} [window|tab]]", "goto", opens="web browser"),  # noqa: E501
-    line("<open> [the|a|an|my] [new] {app:browser} [window] (at|on|to|with|showing) [the] [page|site|website|url|address] {place}", "goto", opens="web browser"),  # noqa: E501
-    line("(visit|load) [the] [page|site|website|url|address] {url}", "goto"),
+    line("<go> [the] [<page>] {url} [in the browser]", "goto"),
+    line("<visit> [the] [<page>] {web} [in [the|a|an|my] [new] {app:browser} [window|tab]]", "goto", opens="web browser"),  # noqa: E501
+    line("<open> [the|a|an|my] [new] {app:browser} [window] (at|on|to|with|showing) [the] [<page>] {place}", "goto", opens="web browser"),  # noqa: E501
+    line("(visit|load) [the] [<page>] {url}", "goto"),
     # --- a file manager ---
     line("<open> [the|a|an|my] [new] {app:file manager} [window] (in|at|on|showing) [the] [<folder>] {place}", "goto", opens="file manager"),  # noqa: E501
     line("<open> [the] [<folder>] {place} in [the|a|an] [new] {app:file manager} [window]", "goto", opens="file manager"),  # noqa: E501

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 # --- words by meaning --------------------------------------------------------------------
 # A template's <name> stands for any of these; each entry is a phrase, lower case.
@@ -68,6 +69,7 @@ WORDS: dict[str, str] = {
         " | the open document | the new file | this document | this window | the page"
     ),
     "field": "field | box | entry | input | text box | textbox | input field | text field",
+    "page": "page | web page | site | website | url | address",
     "button": (
         "button | checkbox | check box | tab | menu item | link | option | radio button | icon"
     ),
@@ -147,6 +149,15 @@ BUTTON_NAMES: dict[str, str] = {
 }
 
 WORDS["sign"] = " | ".join(BUTTON_NAMES.values())
+# "on this machine", "of this computer", "here": what a question about the machine may end with
+WORDS["here"] = " | ".join(
+    [
+        f"{at} {machine.strip()}"
+        for at in ("on", "of", "for", "in", "running on", "used by")
+        for machine in WORDS["machine"].split("|")
+    ]
+    + ["here", "on here"]
+)
 
 # Key names the keys tool knows (devices/linux/display/x11/input.py), lower case.
 KEY_NAMES = frozenset(
@@ -363,19 +374,25 @@ _TOKEN = re.compile(r"\s*(<\w+>|\{\w+(?::[\w ]+)?\}|[\[\]()|]|[^\s\[\]()|<{]+)")
 
 @dataclass(frozen=True)
 class Template:
-    """A clause's shape, compiled once: words, <WORDS>, (one|of), [optional|words], {slots},
-    groups nested. Each piece of the pattern ends with the space (or ", ") that follows it."""
+    """A clause's shape: words, <WORDS>, (one|of), [optional|words], {slots}, groups nested.
+    Each piece of the pattern ends with the space (or ", ") that follows it. Its regex is
+    compiled at its first use: the whole table takes ~0.2 s, which a command that never
+    reads a request (another model's run, a bench) should not pay."""
 
     source: str
-    pattern: re.Pattern[str]
+    regex: str
 
     @classmethod
     def compile(cls, source: str, slot_patterns: dict[str, str]) -> Template:
         tokens = _TOKEN.findall(source)
-        pattern, rest = _sequence(tokens, slot_patterns)
+        regex, rest = _sequence(tokens, slot_patterns)
         if rest:
             raise ValueError(f"template {source!r}: unbalanced at {' '.join(rest)!r}")
-        return cls(source, re.compile(pattern, re.IGNORECASE))
+        return cls(source, regex)
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.regex, re.IGNORECASE)
 
     def match(self, clause: str) -> dict[str, str] | None:
         found = self.pattern.fullmatch(clause + " ")
