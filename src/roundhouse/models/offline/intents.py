@@ -549,7 +549,6 @@ def read_request(request: str, in_window: bool = False) -> Reading:
     """What each clause of `request` means. `in_window`: the request is a subtask in a
     window already open (a question about "the price of pears" is about it)."""
     masked = Masked.of(request)
-
     elliptical: dict[str, Part] = {}  # fragments read as the clause before them again
 
     def continues(before: str, fragment: str) -> bool:
@@ -559,12 +558,11 @@ def read_request(request: str, in_window: bool = False) -> Reading:
             elliptical[fragment] = again
         return again is not None
 
-    parts: list[Part] = []
-    window = in_window
-
     def reads(text: str) -> bool:
         return _read(masked, text, in_window=True).understood
 
+    parts: list[Part] = []
+    window = in_window  # a window is open: opened or gone to before in the request
     for clause in clauses(masked, continues, reads):
         part = _read(masked, clause, window)
         if not part.understood and parts:
@@ -660,8 +658,8 @@ def _meant(entry: Line, clause: str, slots: dict[str, str]) -> Part:
         fields = {OP_FIELDS[name]: value for name, value in slots.items()}
         return Part(clause, (Op(kind, clause, **fields),), line=entry)
     # "open example.org", "create a folder named x in /tmp": open the application, go to
-    # the address in it, then do the rest there.
-    # Each step after the opening is said on its own, as the subtask the app agent reads.
+    # the address in it, then do the rest there; each step in its own words, as the app
+    # agent reads them in its subtask.
     address = next(slots.pop(name) for name in ("place", "web", "url") if name in slots)
     opened = Op("open", clause, text=slots.pop("app", entry.opens))
     ops = [opened, Op("goto", f"go to {_quoted(address)}", address)]

@@ -200,15 +200,15 @@ ALONE = frozenset("save close quit exit".split())
 # sunset" is two clauses, and the second FAILs; it is never typed.
 OTHER_VERBS = frozenset(
     """
-    add book buy calculate call cancel change check clear compute copy cut delete divide
-    download drag draw drop edit email empty erase fetch fill find fix format forward highlight
-    use jot
-    install kill log look maximize maximise minimize minimise mail move multiply mute order
-    paint paste pick play post print reboot record refresh reload remove reply resize restart
-    schedule scroll search send set share shut shutdown sign sort subtract sum switch take
-    translate turn uninstall undo unzip update upload wait zip zoom compose convert bold
-    underline replace remind text message ping kill make create rename count show list tell
-    give let do is are does can could would will who what which how where when why
+    add are bold book buy calculate call can cancel change check clear compose compute
+    convert copy could count create cut delete divide do does download drag draw drop edit
+    email empty erase fetch fill find fix format forward give highlight how install is jot
+    kill let list log look mail make maximise maximize message minimise minimize move
+    multiply mute order paint paste pick ping play post print reboot record refresh reload
+    remind remove rename replace reply resize restart schedule scroll search send set
+    share show shut shutdown sign sort subtract sum switch take tell text translate turn
+    underline undo uninstall unzip update upload use wait what when where which who why
+    will would zip zoom
     """.split()
 )
 
@@ -302,6 +302,7 @@ def clauses(masked: Masked, continues: Continues, reads: Reads) -> list[str]:
     found = []
     for sentence in _sentences(masked.text):
         for piece in _HARD.split(sentence):
+            piece = _LEADING.sub("", piece)
             place = _IN_APPLICATION.match(piece)
             if place:  # "in the calculator press 8": where, then what
                 found.append(place.group(1))
