@@ -117,6 +117,11 @@ def test_two_shell_questions_at_once_run_both_and_answer_both() -> None:
     spoken = intent.answer([StepOutput(1, "box\n"), StepOutput(2, "4\n")])
     assert spoken.text == "The hostname is box. There are 4 CPUs."
     assert spoken.held == "The hostname is {{step 1 line 1}}. There are {{step 2 line 1}} CPUs."
+    # an answer of several lines stands apart from the next
+    both = read_request("show me notes.txt and the hostname").shell_intent()
+    assert both is not None and both.commands == ("cat -- notes.txt", "hostname")
+    spoken = both.answer([StepOutput(1, "a\nb\n"), StepOutput(2, "box\n")])
+    assert spoken.text == "Contents of notes.txt:\na\nb\nThe hostname is box."
 
 
 def test_a_request_not_read_whole_fails_before_any_step_naming_the_part() -> None:

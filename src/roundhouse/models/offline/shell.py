@@ -147,7 +147,9 @@ def combined(intents: list[ShellIntent]) -> ShellIntent:
         for intent, count in zip(intents, counts, strict=True):
             parts.append(intent.answer(out[start : start + count]))
             start += count
-        return Said(" ".join(p.text for p in parts), " ".join(p.held for p in parts))
+        # Answers of one line go on one line; an answer of several lines (a file's) apart.
+        separator = "\n" if any("\n" in p.text for p in parts) else " "
+        return Said(separator.join(p.text for p in parts), separator.join(p.held for p in parts))
 
     return ShellIntent(tuple(c for intent in intents for c in intent.commands), answer)
 
