@@ -134,6 +134,7 @@ def test_a_request_not_read_whole_fails_before_any_step_naming_the_part() -> Non
         said = plan_host(HostObservation(request, (), ()))
         assert said["action"] == {"function": None, "arguments": {}, "status": "FAIL"}
         assert said["observation"] == f"I do not understand {part!r}."
+        assert said["result"].startswith(f"I do not understand {part!r}. The offline model")
 
 
 def test_a_shell_question_and_a_desktop_step_are_not_mixed() -> None:

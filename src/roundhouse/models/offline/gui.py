@@ -139,7 +139,8 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
     problem = reading.problem()
     if problem is not None:
         # Nothing is done of a request not read whole: no launch, no typing of a fragment.
-        return fail(problem, f"The offline model understands: {GUI_UNDERSTOOD}. {REAL_MODEL_HINT}")
+        understood = f"The offline model understands: {GUI_UNDERSTOOD}. {REAL_MODEL_HINT}"
+        return fail(problem, f"{problem} {understood}")
     intent = reading.shell_intent()
     if intent is not None:
         # A shell request on a desktop: the host runs it itself, as the Linux agent would.

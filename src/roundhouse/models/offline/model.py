@@ -53,5 +53,6 @@ def _plan_linux(observation: ShellObservation) -> dict[str, Any]:
     if problem is None:  # every part read, as steps on a desktop
         problem = f"{reading.parts[0].clause!r} is a step on a desktop, and there is none."
         hint = "Run it on a desktop: --agent host (--desktop virtual starts one)."
-        return fail(problem, hint)
-    return fail(problem, f"The offline model understands: {UNDERSTOOD}. {REAL_MODEL_HINT}")
+        return fail(problem, f"{problem} {hint}")
+    understood = f"The offline model understands: {UNDERSTOOD}. {REAL_MODEL_HINT}"
+    return fail(problem, f"{problem} {understood}")
