@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from roundhouse.core.states import RoundState
-from roundhouse.models.offline.shell import understand
+from roundhouse.models.offline.intents import understand
 from tests.helpers import SessionFactory
 
 

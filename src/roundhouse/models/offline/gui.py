@@ -36,6 +36,7 @@ from roundhouse.models.offline.apps import (
     read_value,
     rename,
 )
+from roundhouse.models.offline.intents import read_request
 from roundhouse.models.offline.ops import (
     BUTTON_ROLES,
     ENTRY_ROLES,
@@ -44,22 +45,24 @@ from roundhouse.models.offline.ops import (
     Done,
     Failed,
     Op,
-    OpKind,
     find_control,
     keys,
     names,
     plain,
     reobserve,
 )
-from roundhouse.models.offline.shell import answer, fail, plan_shell, understand
+from roundhouse.models.offline.shell import answer, fail, plan_shell
 from roundhouse.models.references import StepOutput, printed, said
 
 GUI_UNDERSTOOD = (
-    "open (launch) APPLICATION (e.g. the text editor); type (write) TEXT; type TEXT into the "
-    "NAME field; click the NAME button; press KEYS (e.g. ctrl+s); save it as (to) PATH; "
-    "save it; close the window; go to URL; tell me the COLUMN of ROW (a table); tell me the "
-    "value of cell B3; type TEXT into cell A1 (then 'that value' is the value read before); "
-    "create a folder named NAME; rename FILE to NAME — joined with commas, 'and' or 'then'"
+    "open (launch, start, run, bring up) APPLICATION (the text editor, a web browser, the "
+    "file manager, the calculator, the spreadsheet, the terminal, or its name); type (write, "
+    "enter, put) TEXT [in it | into the NAME field]; click the NAME button; press KEYS (e.g. "
+    "ctrl+s); save (store, keep) it as (to) PATH; save it; close the window; go to URL; open "
+    "the web browser at URL; open the file manager in FOLDER; tell me the COLUMN of ROW (a "
+    "table); tell me the value of cell B3; type TEXT into cell A1 (then 'that value' is the "
+    "value read before); create a folder named NAME; rename FILE to NAME — in sentences, or "
+    "joined with commas, 'and' or 'then'; a quoted text stays whole"
 )
 REAL_MODEL_HINT = (
     "For anything else configure a real model: --model openai:<name> (see docs/models.md)."
@@ -69,124 +72,12 @@ CLOSE_KEYS = "alt+F4"
 SAVE_AS_KEYS = "ctrl+shift+s"
 
 
-_VERBS = (
-    r"(?:open|launch|start|type|write|enter|put|click|press|hit|save|close|quit|go|navigate"
-    r"|visit|tell|read|report|create|rename)\b"
-)
-# "then" and ";" always start a new phrase; "," and "and" only before a verb, so that
-# "type milk, eggs and bread" stays one phrase.
-_SPLIT = re.compile(
-    rf"\s*(?:,?\s*(?:and\s+)?then\s+|;\s*)|\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?={_VERBS})",
-    re.IGNORECASE,
-)
-
-
-# A quoted text stands whole: "type 'milk, then eggs'" is one phrase, not two.
-_QUOTED = re.compile(r"""(?<!\w)(?:'[^']*'|"[^"]*"|“[^”]*”)(?!\w)""")
-
-
-def split_phrases(request: str) -> list[str]:
-    """The request's phrases, split at commas, "and" and "then" before a verb, never
-    inside a quoted text."""
-    quoted: list[str] = []
-
-    def hide(match: re.Match[str]) -> str:
-        quoted.append(match.group(0))
-        return f"\x00{len(quoted) - 1}\x00"
-
-    masked = _QUOTED.sub(hide, request.strip())
-    phrases = [phrase.strip() for phrase in _SPLIT.split(masked) if phrase.strip()]
-    return [
-        re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], phrase) for phrase in phrases
-    ]
-
-
-def _unquote(text: str) -> str:
-    text = text.strip()
-    if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"“”":
-        return text[1:-1]
-    return text
-
-
-def _op(phrase: str) -> Op | None:
-    p = phrase.strip().rstrip(".!")
-    patterns: list[tuple[str, OpKind]] = [
-        (r"(?:go|navigate|browse) to (?:the page |the address )?(?P<text>\S+)", "goto"),
-        (r"(?:visit|load) (?:the page )?(?P<text>\S+)", "goto"),
-        (
-            r"(?:tell me|say|read|report|give me|what is|what's) (?:the )?"
-            r"(?:(?:value|content|text) (?:of|in) )?cell (?P<target>[A-Za-z]{1,3}[0-9]+)",
-            "read",
-        ),
-        (
-            r"(?:tell me|say|read|report|give me|what is|what's) the (?P<target>.+?) (?:of|for)"
-            r" (?:the )?(?P<text>.+?)(?: in the table| on the page| in the sheet)?",
-            "read",
-        ),
-        (
-            r"(?:type|write|enter|put) (?P<text>.+?) (?:into|in) cell"
-            r" (?P<target>[A-Za-z]{1,3}[0-9]+)",
-            "cell",
-        ),
-        (
-            r"(?:create|make|add) (?:a )?(?:new )?folder (?:named|called) (?P<text>.+)",
-            "new_folder",
-        ),
-        (r"rename (?:the file )?(?P<target>.+?) (?:to|as) (?P<text>.+)", "rename"),
-        (
-            r"(?:open|launch|start)(?: up)? (?:the |a |an )?(?P<text>.+?)(?: app(?:lication)?)?",
-            "open",
-        ),
-        (
-            r"(?:type|write|enter) (?P<text>.+?) (?:into|in) the (?P<target>.+?)"
-            r" (?:field|box|entry)",
-            "type",
-        ),
-        # "write X in the editor": the application's own text, not a named field
-        (
-            r"(?:type|write|enter) (?P<text>.+?) (?:into|in) the"
-            r" (?:text editor|editor|document|window|file|app(?:lication)?)",
-            "type",
-        ),
-        (r"(?:type|write|enter) (?P<text>.+)", "type"),
-        (
-            r"(?:click|press|hit)(?: on)? the (?P<target>.+?)"
-            r" (?:button|checkbox|check box|tab|menu item)",
-            "click",
-        ),
-        (r"click(?: on)? (?:the )?(?P<target>.+)", "click"),
-        (r"(?:press|hit) (?P<text>[\w+-]+(?: [\w+-]+)*)", "keys"),
-        (
-            r"save (?:it |the file |the document |this |the text )?"
-            r"(?:as|to|in|into|under) (?P<text>\S+)",
-            "save_as",
-        ),
-        (r"save(?: it| the file| the document| this)?", "save"),
-        (r"(?:close|quit)(?: it| the window| the editor| the app(?:lication)?| .+)?", "close"),
-    ]
-    for pattern, kind in patterns:
-        match = re.fullmatch(pattern, p, flags=re.IGNORECASE)
-        if match:
-            groups = match.groupdict()
-            return Op(
-                kind,
-                phrase.strip(),
-                text=_unquote(groups.get("text") or ""),
-                target=_unquote(groups.get("target") or ""),
-            )
-    return None
-
-
-def parse_request(request: str) -> tuple[list[Op], list[str]]:
-    """The operations of a request, and the phrases that are not understood."""
-    ops, unknown = [], []
-    for phrase in split_phrases(request):
-        op = _op(phrase)
-        if op is None:
-            unknown.append(phrase.strip())
-        else:
-            ops.append(op)
-    return ops, unknown
+def parse_request(request: str, in_window: bool = False) -> tuple[list[Op], list[str]]:
+    """The operations of a request, and the clauses that are not understood (a shell
+    question among operations is one: the desktop's steps are all the host plans)."""
+    reading = read_request(request, in_window)
+    unknown = [part.clause for part in reading.parts if not part.ops]
+    return reading.ops, unknown
 
 
 # The subtask of "open X" alone: nothing to do in the window but to see it open.
@@ -244,13 +135,17 @@ def _carried(group: Group, results: list[str]) -> Group | Failed:
 
 
 def plan_host(obs: HostObservation) -> dict[str, Any]:
-    ops, unknown = parse_request(obs.request)
-    if (unknown or not ops) and understand(obs.request) is not None:
+    reading = read_request(obs.request)
+    problem = reading.problem()
+    if problem is not None:
+        # Nothing is done of a request not read whole: no launch, no typing of a fragment.
+        understood = f"The offline model understands: {GUI_UNDERSTOOD}. {REAL_MODEL_HINT}"
+        return fail(problem, f"{problem} {understood}")
+    intent = reading.shell_intent()
+    if intent is not None:
         # A shell request on a desktop: the host runs it itself, as the Linux agent would.
-        return plan_shell(ShellObservation(request=obs.request, history=obs.history))
-    if unknown or not ops:
-        what = f"I do not understand {unknown[0]!r}." if unknown else "There is nothing to do."
-        return fail(what, f"The offline model understands: {GUI_UNDERSTOOD}. {REAL_MODEL_HINT}")
+        return plan_shell(ShellObservation(request=obs.request, history=obs.history), intent)
+    ops = reading.ops
     if obs.history:
         last = obs.history[-1]
         if (
@@ -331,7 +226,8 @@ def _shell_failed(step: PastStep) -> bool:
 
 
 def plan_app(obs: AppObservation) -> dict[str, Any]:
-    ops, unknown = ([], []) if obs.subtask == NOTHING_MORE else parse_request(obs.subtask)
+    nothing = obs.subtask == NOTHING_MORE
+    ops, unknown = ([], []) if nothing else parse_request(obs.subtask, in_window=True)
     if unknown:
         return fail(
             f"I do not understand {unknown[0]!r}.",

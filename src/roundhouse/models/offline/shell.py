@@ -1,8 +1,8 @@
 """The offline planner's shell half: simple requests answered from real command output.
 
-For a shell request it runs real commands one by one, reads their real output, and
-FINISHes with an answer built from that output. What it does not understand it FAILs,
-saying what it does understand and how to configure a real model. Pure logic: no I/O.
+For a shell request (read by intents.py into a ShellIntent: COMMANDS below says what each
+intent runs) it runs real commands one by one, reads their real output, and FINISHes with
+an answer built from that output. Pure logic: no I/O.
 
 Its answers quote the commands' output as it is (`df -h`'s "78G", `uname -r`'s line), and
 say exactly what they quote (references.py), so a recorded answer replays on any machine.
@@ -10,18 +10,18 @@ say exactly what they quote (references.py), so a recorded answer replays on any
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from roundhouse.devices.contract import ToolName
 from roundhouse.models.observation import PastStep, ShellObservation
 from roundhouse.models.references import HELD_RESULT, Said, StepOutput, joined, said
 
 UNDERSTOOD = (
-    "list the files in DIR; how much disk space is free; how much memory is free; "
+    "list the files in DIR; what is in PATH; how much disk space is free (on PATH); "
+    "how much memory is free; "
     "what is the kernel version; which operating system is this; what is the hostname; "
     "who am i; what time is it; what is the uptime; how many CPUs are there; "
     "create a file NAME containing TEXT; show the first N lines of FILE; "
@@ -43,13 +43,8 @@ class ShellIntent:
     answer: Answer
 
 
-def plan_shell(observation: ShellObservation) -> dict[str, Any]:
-    intent = understand(observation.request)
-    if intent is None:
-        return fail(
-            "I do not understand this request.",
-            f"The offline model understands: {UNDERSTOOD}. {REAL_MODEL_HINT}",
-        )
+def plan_shell(observation: ShellObservation, intent: ShellIntent) -> dict[str, Any]:
+    """Run the intent's commands one by one, then answer from what they printed."""
     ran = [
         (number, step)
         for number, step in enumerate(observation.history, 1)
@@ -123,13 +118,7 @@ def fail(observation: str, reason: str) -> dict[str, Any]:
     return answer("FAIL", observation, "I cannot do this.", result=reason)
 
 
-# --- understanding requests -------------------------------------------------------------
-
-_PATH = r"(?P<path>'[^']+'|\"[^\"]+\"|\S+)"
-
-
-def _clean(request: str) -> str:
-    return re.sub(r"[\s?!.]+$", "", request.strip())
+# --- what each intent runs, and how it answers --------------------------------------------
 
 
 def _unquote(path: str) -> str:
@@ -146,13 +135,23 @@ def quote_path(path: str) -> str:
     return shlex.quote(path)
 
 
-def understand(request: str) -> ShellIntent | None:
-    text = _clean(request)
-    for pattern, build in _INTENTS:
-        match = re.fullmatch(pattern, text, flags=re.IGNORECASE)
-        if match:
-            return build({k: v for k, v in match.groupdict().items() if v is not None})
-    return None
+def combined(intents: list[ShellIntent]) -> ShellIntent:
+    """Several questions asked at once: every intent's commands in turn, their answers
+    joined."""
+    if len(intents) == 1:
+        return intents[0]
+    counts = [len(intent.commands) for intent in intents]
+
+    def answer(out: list[StepOutput]) -> Said:
+        parts, start = [], 0
+        for intent, count in zip(intents, counts, strict=True):
+            parts.append(intent.answer(out[start : start + count]))
+            start += count
+        # Answers of one line go on one line; an answer of several lines (a file's) apart.
+        separator = "\n" if any("\n" in p.text for p in parts) else " "
+        return Said(separator.join(p.text for p in parts), separator.join(p.held for p in parts))
+
+    return ShellIntent(tuple(c for intent in intents for c in intent.commands), answer)
 
 
 def _list_files(args: dict[str, str]) -> ShellIntent:
@@ -250,72 +249,55 @@ def _exists(args: dict[str, str]) -> ShellIntent:
     return ShellIntent((command,), answer)
 
 
-_INTENTS: tuple[tuple[str, Callable[[dict[str, str]], ShellIntent]], ...] = (
-    (
-        rf"(?:please )?(?:list|show)(?: me)?(?: all)? (?:the )?files"
-        rf"(?: (?:in|of|under) {_PATH})?",
-        _list_files,
-    ),
-    (rf"what files are (?:there )?in {_PATH}", _list_files),
-    (rf"what is in {_PATH}", _list_files),
-    (
-        rf"how much (?:free )?(?:disk ?space|disk|space)(?: is)?(?: there)?"
-        rf"(?: free| available| left)?(?: on {_PATH})?",
-        _disk_free,
-    ),
-    (r"(?:show |what is the )?free disk space", _disk_free),
-    (
-        r"how much (?:free )?(?:memory|ram)(?: is)?(?: there)?(?: free| available| left)?"
-        r"|(?:show )?free memory",
-        _memory_free,
-    ),
-    (
-        r"what(?: is|'s) the (?:linux )?kernel(?: version)?|(?:show )?(?:the )?kernel version",
-        _one_line("uname -r", "The kernel version is ", "."),
-    ),
-    (
-        r"(?:which|what) (?:operating system|os|linux distribution|distribution)"
-        r"(?: is this| is running| am i running)?"
-        r"|what is the (?:os|operating system)(?: version)?",
-        _one_line('. /etc/os-release && echo "$PRETTY_NAME"', "This is ", "."),
-    ),
-    (
-        r"what(?: is|'s) the host ?name(?: of this machine)?|(?:show )?(?:the )?host ?name",
-        _one_line("hostname", "The hostname is ", "."),
-    ),
-    (
-        r"who am i|which user am i|what(?: is|'s) the current user(?:name)?"
-        r"|what is my user ?name",
-        _one_line("id -un", "You are ", "."),
-    ),
-    (
-        r"what (?:time|date|day) is it(?: now)?"
-        r"|what(?: is|'s) the (?:current )?(?:date|time)(?: and time)?",
-        _one_line("date '+%Y-%m-%d %H:%M:%S %Z'", "It is ", "."),
-    ),
-    (
-        r"(?:what is the |show )?uptime"
-        r"|how long has (?:this machine|the machine|the system) been (?:up|running)",
-        # uptime -p says it as people do: "up 2 days, 3 hours, 4 minutes"
-        _one_line("uptime -p", "The machine has been ", "."),
-    ),
-    (
-        r"how many (?:cpus|cpu cores|cores|processors)"
-        r"(?: are there| does this machine have| do i have)?",
-        _one_line("nproc", "There are ", " CPUs."),
-    ),
-    (
-        rf"(?:create|make|write) (?:a )?(?:new )?file (?:called |named )?{_PATH} "
-        rf"(?:containing|with(?: the text)?|that says) (?P<text>.+)",
-        _create_file,
-    ),
-    (
-        rf"(?:show|print|display)(?: me)? the first (?:(?P<count>\d+) )?lines (?:of|in) {_PATH}",
-        _head,
-    ),
-    (rf"count (?:the )?lines (?:of|in) {_PATH}", _count_lines),
-    (rf"how many lines (?:are (?:there )?in|does) {_PATH}(?: have)?", _count_lines),
-    (rf"(?:show|print|display|read)(?: me)? (?:the )?(?:contents? of |file ){_PATH}", _contents),
-    (rf"cat {_PATH}", _contents),
-    (rf"does (?:the )?(?:file |folder |directory )?{_PATH} exist", _exists),
-)
+def _inside(args: dict[str, str]) -> ShellIntent:
+    """What is inside a path: a folder's names, or a file's lines."""
+    path = _unquote(args["path"])
+    quoted = quote_path(path)
+    show = f"if [ -d {quoted} ]; then ls -A1 -- {quoted}; else cat -- {quoted}; fi"
+    listing, contents = _list_files(args).answer, _contents(args).answer
+
+    def answer(out: list[StepOutput]) -> Said:
+        folder = out[0].line(1).value == "directory"
+        return listing(out[1:]) if folder else contents(out[1:])
+
+    return ShellIntent((f"stat -L -c %F -- {quoted}", show), answer)
+
+
+# What each shell intent of the table (intents.py) runs, by its name.
+ShellName = Literal[
+    "list_files",
+    "inside",
+    "contents",
+    "head",
+    "count_lines",
+    "exists",
+    "create_file",
+    "disk_free",
+    "memory_free",
+    "kernel",
+    "os",
+    "hostname",
+    "user",
+    "time",
+    "uptime",
+    "cpus",
+]
+COMMANDS: dict[ShellName, Callable[[dict[str, str]], ShellIntent]] = {
+    "list_files": _list_files,
+    "inside": _inside,
+    "contents": _contents,
+    "head": _head,
+    "count_lines": _count_lines,
+    "exists": _exists,
+    "create_file": _create_file,
+    "disk_free": _disk_free,
+    "memory_free": _memory_free,
+    "kernel": _one_line("uname -r", "The kernel version is ", "."),
+    "os": _one_line('. /etc/os-release && echo "$PRETTY_NAME"', "This is ", "."),
+    "hostname": _one_line("hostname", "The hostname is ", "."),
+    "user": _one_line("id -un", "You are ", "."),
+    "time": _one_line("date '+%Y-%m-%d %H:%M:%S %Z'", "It is ", "."),
+    # uptime -p says it as people do: "up 2 days, 3 hours, 4 minutes"
+    "uptime": _one_line("uptime -p", "The machine has been ", "."),
+    "cpus": _one_line("nproc", "There are ", " CPUs."),
+}

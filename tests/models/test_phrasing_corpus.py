@@ -1,0 +1,72 @@
+"""The phrasing corpus (tests/phrasing/corpus.yaml), read as `roundhouse bench phrasing`
+reads it: at least 90% of the requests with a plan read as exactly that plan, none read
+as another, and every request outside the grammar FAILs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from roundhouse.bench.phrasing import (
+    CORPUS,
+    CorpusError,
+    Phrasing,
+    judge,
+    load_corpus,
+    render,
+    shares,
+)
+from roundhouse.models.offline.gui import group_by_application, parse_request
+from roundhouse.models.offline.intents import read_request
+
+PHRASINGS = load_corpus(CORPUS)
+
+
+def test_the_corpus_is_large_and_varied_enough_to_mean_something() -> None:
+    outside = [p for p in PHRASINGS if p.plan is None]
+    assert len(PHRASINGS) >= 200 and len(outside) >= 40
+    categories = {p.category for p in PHRASINGS}
+    assert {"shell", "editor", "browser", "files", "spreadsheet", "calculator"} <= categories
+    assert len({p.say for p in PHRASINGS}) == len(PHRASINGS), "a request listed twice"
+
+
+def test_nine_in_ten_are_understood_none_misread_and_every_outsider_fails() -> None:
+    verdicts = [judge(p) for p in PHRASINGS]
+    everything = shares(verdicts)[-1]
+    assert everything.understood >= 0.9 * everything.planned, render(
+        shares(verdicts), verdicts, True
+    )
+    wrong = [v for v in verdicts if v.outcome in ("misread", "acted on")]
+    assert not wrong, render(shares(verdicts), wrong, False)
+
+
+@pytest.mark.parametrize(
+    "phrasing", [p for p in PHRASINGS if p.plan is not None], ids=lambda p: p.say[:60]
+)
+def test_each_subtask_the_host_hands_on_reads_as_the_same_steps(phrasing: Phrasing) -> None:
+    """The app agent reads its subtask (the steps' own words, joined by commas) again: it
+    must find the very steps the host grouped for it."""
+    reading = read_request(phrasing.say)
+    if reading.plan() is None or reading.questions:
+        return
+    for group in group_by_application(reading.ops):
+        if group.ops:
+            ops, unknown = parse_request(group.subtask, in_window=True)
+            assert unknown == [], group.subtask
+            assert [op for op in ops if op.kind != "open"] == list(group.ops), group.subtask
+
+
+def test_a_corpus_that_is_not_one_is_refused_saying_where(tmp_path: Path) -> None:
+    bad = tmp_path / "corpus.yaml"
+    for text, says in (
+        ("- say: x\n  plan: FAIL\n", "expected categories"),
+        ("shell: {say: x}\n", "category 'shell' is not a list"),
+        ("shell:\n  - say: x\n", "shell #1: expected exactly the keys say and plan"),
+        ("shell:\n  - say: x\n    plan: maybe\n", "plan must be FAIL or a list of steps"),
+        ("shell:\n  - say: ''\n    plan: FAIL\n", "say must be a request"),
+        ("shell: [", "cannot read the corpus"),
+    ):
+        bad.write_text(text)
+        with pytest.raises(CorpusError, match=says):
+            load_corpus(bad)
