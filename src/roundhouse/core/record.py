@@ -153,28 +153,24 @@ class RoundRecord(BaseModel):
         resume made of it (the record has no error field: a post says it)."""
         posts = [_post(self.id, step) for step in self.steps if step.concluded]
         if self.error:
-            lost = [Attachment(type="execution_status", content=DEVICE_LOST)]
-            posts.append(
-                Post(
-                    id=f"post-{self.id}-error",
-                    send_from="roundhouse",
-                    send_to="user",
-                    message=f"error: {self.error}",
-                    attachments=lost if self.device_lost else [],
-                )
-            )
+            lost = DEVICE_LOST if self.device_lost else None
+            posts.append(self._said("error", f"error: {self.error}", lost))
         if self.run_again_as is not None:
             why = "its device was lost" if self.device_lost else "interrupted before it ended"
-            posts.append(
-                Post(
-                    id=f"post-{self.id}-again",
-                    send_from="roundhouse",
-                    send_to="user",
-                    message=f"{why}; run again as round {self.run_again_as}",
-                    attachments=[Attachment(type="execution_status", content=RUN_AGAIN)],
-                )
-            )
+            message = f"{why}; run again as round {self.run_again_as}"
+            posts.append(self._said("again", message, RUN_AGAIN))
         return posts
+
+    def _said(self, what: str, message: str, status: str | None) -> Post:
+        """A post of roundhouse's own to the user, with an execution status if any."""
+        attached = [Attachment(type="execution_status", content=status)] if status else []
+        return Post(
+            id=f"post-{self.id}-{what}",
+            send_from="roundhouse",
+            send_to="user",
+            message=message,
+            attachments=attached,
+        )
 
     @property
     def to_run_again(self) -> bool:

@@ -158,6 +158,25 @@ VALUE_ROLES = frozenset(
 )
 
 
+# Roles a person clicks to act: what a planner looks a "button" up among, and the core of
+# what the tree reader counts as a control (atspi/constants.py INTERACTIVE_ROLES).
+CLICKABLE_ROLES = frozenset(
+    {
+        "push button",
+        "toggle button",
+        "check box",
+        "radio button",
+        "menu item",
+        "check menu item",
+        "radio menu item",
+        "link",
+        "page tab",
+        "list item",
+        "combo box",
+    }
+)
+
+
 # Where the text is what was typed: shown even when it reads like the name.
 TYPED_VALUE_ROLES = frozenset({"entry", "password text", "text", "spin button"})
 

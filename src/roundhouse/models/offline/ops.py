@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from roundhouse.devices.contract import Control, ToolName
+from roundhouse.devices.contract import CLICKABLE_ROLES, Control, ToolName
 from roundhouse.models.observation import AppObservation, PastStep
 from roundhouse.models.offline.shell import answer
 
@@ -18,22 +18,7 @@ TEXT_ROLES = frozenset(
     {"text", "entry", "password text", "document text", "paragraph", "terminal", "editbar"}
 )
 ENTRY_ROLES = frozenset({"text", "entry", "password text", "editbar"})  # one line of input
-BUTTON_ROLES = frozenset(
-    {
-        "push button",
-        "button",
-        "toggle button",
-        "check box",
-        "radio button",
-        "menu item",
-        "check menu item",
-        "radio menu item",
-        "link",
-        "page tab",
-        "list item",
-        "combo box",
-    }
-)
+BUTTON_ROLES = CLICKABLE_ROLES | {"button"}
 MAX_REOBSERVE = 4  # SCREENSHOT steps an operation may wait for a dialog
 
 OpKind = Literal[

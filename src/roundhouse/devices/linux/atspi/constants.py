@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 
+from roundhouse.devices.contract import CLICKABLE_ROLES
+
 REGISTRY_BUS = "org.a11y.atspi.Registry"
 ROOT_PATH = "/org/a11y/atspi/accessible/root"
 REGISTRY_PATH = "/org/a11y/atspi/registry"
@@ -210,29 +212,16 @@ STATES = (
 
 # Roles a person operates; other nodes count as controls only when focusable, editable or
 # actionable.
-INTERACTIVE_ROLES = frozenset(
-    {
-        "push button",
-        "push button menu",
-        "toggle button",
-        "check box",
-        "radio button",
-        "menu item",
-        "check menu item",
-        "radio menu item",
-        "tearoff menu item",
-        "menu",
-        "combo box",
-        "entry",
-        "password text",
-        "spin button",
-        "slider",
-        "page tab",
-        "list item",
-        "tree item",
-        "link",
-    }
-)
+INTERACTIVE_ROLES = CLICKABLE_ROLES | {
+    "push button menu",
+    "tearoff menu item",
+    "menu",
+    "entry",
+    "password text",
+    "spin button",
+    "slider",
+    "tree item",
+}
 
 # Containers that take the keyboard focus (GTK's split panes, scrolled windows) without being
 # something a person operates.
