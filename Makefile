@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+PYAUTOGUI := pyautogui==0.9.54 mouseinfo==0.1.3 pyscreeze==1.0.1 pymsgbox==2.0.1 \
+	pytweening==1.2.0 pygetwindow==0.0.9 pyrect==0.2.0 pyperclip==1.11.0
 
 .PHONY: demo test lint bench stress faults record system-deps venv clean
 
@@ -15,7 +17,9 @@ $(STAMP): pyproject.toml scripts/system-deps.sh
 	$(PYTHON) scripts/check-python.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,ray,bench]'  # ray: CI runs the Ray batch tests
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray,bench,osworld]'  # ray: CI runs the Ray batch tests
+	# OSWorld's commands `import pyautogui`; its python3-xlib dependency would overwrite Xlib.
+	$(BIN)/python -m pip install --quiet --no-deps $(PYAUTOGUI)
 	touch $(STAMP)
 
 system-deps:
