@@ -161,17 +161,23 @@ class OsworldEnv:
         return process
 
     async def run(
-        self, argv: Sequence[str], timeout: float = COMMAND_TIMEOUT, cwd: Path | None = None
+        self,
+        argv: Sequence[str],
+        timeout: float = COMMAND_TIMEOUT,
+        cwd: Path | None = None,
+        *,
+        merge_stderr: bool = False,
     ) -> CommandOutput:
-        """Run a command to its end on the desktop (OSWorld's execute), in the home folder.
-        A command that outlives `timeout` is killed with everything it started."""
+        """Run a command to its end on the desktop (OSWorld's execute), in the home folder
+        (stderr into the output with `merge_stderr`). A command that outlives `timeout` is
+        killed with everything it started."""
         process = await asyncio.create_subprocess_exec(
             *argv,
             cwd=cwd or self.home,
             env=self.env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
             start_new_session=True,
         )
         try:
@@ -184,9 +190,8 @@ class OsworldEnv:
                     os.killpg(process.pid, signal.SIGKILL)
                 await process.wait()
         assert process.returncode is not None
-        return CommandOutput(
-            stdout.decode(errors="replace"), stderr.decode(errors="replace"), process.returncode
-        )
+        error = stderr.decode(errors="replace") if stderr is not None else ""
+        return CommandOutput(stdout.decode(errors="replace"), error, process.returncode)
 
     def open_terminal(self) -> None:
         """A terminal in the home folder, as Ctrl+Alt+T opens one on Ubuntu."""

@@ -138,12 +138,13 @@ async def list_directory(env: OsworldEnv, config: dict[str, Any]) -> Any:
     start = local_path(env, str(config["path"]))
     if not start.is_dir():
         return None  # OSWorld's server answers 400, and its controller gives None
-    return directory_tree(start)
+    return directory_tree(start, env.places.osworld(str(start)))
 
 
-def directory_tree(folder: Path) -> dict[str, Any]:
+def directory_tree(folder: Path, shown: str | None = None) -> dict[str, Any]:
     """A folder as OSWorld's /list_directory gives it: {type, name, children}, in the order
-    the folder lists its entries; {error} for one that cannot be read."""
+    the folder lists its entries; {error} for one that cannot be read. `shown` is the path
+    the caller named it by (the task's home is "user", as OSWorld's is)."""
     try:
         entries = os.listdir(folder)
     except OSError as error:
@@ -155,7 +156,8 @@ def directory_tree(folder: Path) -> dict[str, Any]:
             children.append(directory_tree(path))
         else:
             children.append({"type": "file", "name": entry})
-    return {"type": "directory", "name": folder.name, "children": children}
+    name = os.path.basename(shown) if shown is not None else folder.name
+    return {"type": "directory", "name": name, "children": children}
 
 
 async def vm_screen_size(env: OsworldEnv, config: dict[str, Any]) -> Any:
