@@ -245,7 +245,13 @@ class OsworldDesktop:
         self._display = open_display(desktop)
         self.env = OsworldEnv(
             desktop=desktop,
-            places=Places(str(home), desktop.width, desktop.height, self.password),
+            places=Places(
+                str(home),
+                desktop.width,
+                desktop.height,
+                self.password,
+                runtime=env.get("XDG_RUNTIME_DIR"),
+            ),  # fmt: skip
             home=home,
             cache=cache,
             files=self.files,

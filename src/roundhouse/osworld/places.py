@@ -6,7 +6,9 @@ in paths and in shell commands, and fill the placeholders only in `execute` comm
 
 A roundhouse desktop gives each task a fresh home of its own (tasks run side by side), so
 /home/user at the start of a path, or standing as a path inside a command, is read as that
-home. A file fetched from the dataset that names /home/user inside itself is not rewritten.
+home; /run/user/1000, the VM user's runtime folder, as the desktop's (its session bus lives
+there, as the VM's does). A file fetched from the dataset that names /home/user inside itself
+is not rewritten.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 OSWORLD_HOME = "/home/user"
+OSWORLD_RUNTIME = "/run/user/1000"  # the VM user's runtime folder (its session bus is there)
+_END = r"(?=$|[/\s'\";:|&)<>`,\]}])"
 # /home/user as a whole path element: not /home/username, not /home/user2.
-_HOME = re.compile(r"(?<![\w./-])/home/user(?=$|[/\s'\";:|&)<>`,\]}])")
+_HOME = re.compile(r"(?<![\w./-])/home/user" + _END)
+_RUNTIME = re.compile(r"(?<![\w./-])/run/user/1000" + _END)
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,7 @@ class Places:
     width: int
     height: int
     password: str = "password"
+    runtime: str | None = None  # the desktop's XDG_RUNTIME_DIR, for OSWorld's /run/user/1000
 
     def fill(self, text: str) -> str:
         """The placeholders of an `execute` command, as OSWorld's setup controller fills them."""
@@ -42,10 +48,14 @@ class Places:
         return text
 
     def local(self, text: str) -> str:
-        """OSWorld's home, /home/user, read as this desktop's home."""
-        if self.home == OSWORLD_HOME:
-            return text
-        return _HOME.sub(lambda _: self.home, text)
+        """OSWorld's home, /home/user, read as this desktop's home; its runtime folder
+        /run/user/1000 (where `export DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus`
+        finds the session bus) as this desktop's."""
+        if self.home != OSWORLD_HOME:
+            text = _HOME.sub(lambda _: self.home, text)
+        if self.runtime is not None:
+            text = _RUNTIME.sub(lambda _: str(self.runtime), text)
+        return text
 
     def local_all(self, value: Any) -> Any:
         """`local` on every string of a JSON-like value."""

@@ -27,7 +27,6 @@ makes the task "not runnable here"; check.py says so before anything runs.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import re
@@ -102,8 +101,9 @@ async def launch(env: OsworldEnv, p: dict[str, Any]) -> None:
     argv = _argv(env, p["command"], bool(p.get("shell", False)), split_spaces=True)
     if _is_port_forward(argv):
         return  # Chromium listens on the environment's own DevTools port already
-    if _program(argv) == "pkill":
-        await pkill(env, argv[1:])
+    killing = kill_command(argv)
+    if killing is not None:
+        await pkill(env, killing)
         return
     _require(argv)
     env.spawn(argv)
@@ -115,8 +115,9 @@ async def execute(env: OsworldEnv, p: dict[str, Any]) -> None:
         env.places.fill(str(arg)) for arg in command
     ]  # fmt: skip
     argv = _argv(env, command, bool(p.get("shell", False)))
-    if _program(argv) == "pkill":
-        await pkill(env, argv[1:])
+    killing = kill_command(argv)
+    if killing is not None:
+        await pkill(env, killing)
         return
     until: dict[str, Any] = p.get("until") or {}
     deadline = time.monotonic() + UNTIL_TIMEOUT
@@ -165,11 +166,21 @@ def _argv(env: OsworldEnv, command: Any, shell: bool, *, split_spaces: bool = Fa
     return argv
 
 
-def _program(argv: list[str]) -> str:
-    if argv[0] in ("/bin/sh",) and len(argv) == 3:
-        words = argv[2].split()
-        return Path(words[0]).name if len(words) == 1 or words[0] == "pkill" else ""
-    return Path(argv[0]).name
+SHELL_C = frozenset({"sh", "bash", "dash"})
+
+
+def kill_command(argv: list[str]) -> list[str] | None:
+    """pkill's (or killall's) arguments when the command is one of them, alone or as a
+    shell's whole `-c` command: run by `pkill` here, on this desktop's processes only."""
+    if len(argv) == 3 and Path(argv[0]).name in SHELL_C and argv[1] == "-c":
+        if any(ch in argv[2] for ch in ";&|`$<>\n"):
+            return None
+        argv = shlex.split(argv[2])
+    if not argv or Path(argv[0]).name not in ("pkill", "killall"):
+        return None
+    if Path(argv[0]).name == "killall":  # killall names whole process names
+        return [f"^{re.escape(name)}$" if not name.startswith("-") else name for name in argv[1:]]
+    return argv[1:]
 
 
 def _require(argv: list[str]) -> None:
@@ -187,14 +198,13 @@ async def pkill(env: OsworldEnv, args: list[str]) -> None:
     """End this desktop's processes whose name matches (pkill's pattern, or with -f the whole
     command line); Chrome's names match Chromium. Another desktop's are never touched.
     Waits until they are gone (SIGTERM, then SIGKILL)."""
-    if len(args) == 1 and " " in args[0]:
-        args = shlex.split(args[0])
     full = "-f" in args
     names = [a for a in args if not a.startswith("-")]
     if not names:
         raise StepError("pkill without a pattern")
     pattern = re.compile(names[0])
-    chrome = names[0] in CHROME_NAMES or any(pattern.search(name) for name in CHROME_NAMES)
+    plain = names[0].strip("^$").replace("\\", "")
+    chrome = plain in CHROME_NAMES or any(pattern.search(name) for name in CHROME_NAMES)
     await asyncio.to_thread(_end_matching, env, pattern, full, chrome)
 
 
@@ -204,12 +214,15 @@ def _end_matching(env: OsworldEnv, pattern: re.Pattern[str], full: bool, chrome:
     ours = belonging(table, marks, protected(table, os.getpid()))
     victims = []
     for pid in ours:
-        subject = table[pid].name
-        if full:
-            with contextlib.suppress(OSError):
-                raw = (procfs.PROC / str(pid) / "cmdline").read_bytes()
-                subject = raw.replace(b"\0", b" ").decode(errors="replace")
-        if pattern.search(subject) or (chrome and "chrom" in subject):
+        try:
+            argv = (procfs.PROC / str(pid) / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue  # gone
+        line = b" ".join(argv).decode(errors="replace")
+        # The kernel keeps 15 characters of a name: gnome-terminal-server is
+        # "gnome-terminal-"; the program's own name is asked too.
+        names = [line] if full else [table[pid].name, Path(argv[0].decode(errors="replace")).name]
+        if any(pattern.search(n) or (chrome and "chrom" in n) for n in names):
             victims.append(table[pid].record)
     terminate(victims, grace=KILL_GRACE)
 

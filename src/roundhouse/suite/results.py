@@ -29,7 +29,7 @@ LOST_STATUSES = frozenset({"KILLED", "LOST"})
 class TaskResult:
     task: str
     passed: bool
-    status: str  # FINISH, FAIL, ERROR, TIMEOUT, SETUP FAILED, KILLED, LOST
+    status: str  # FINISH, FAIL, ERROR, TIMEOUT, SETUP FAILED, NOT RUNNABLE, KILLED, LOST
     checks_passed: int
     checks_total: int
     steps: int
@@ -44,6 +44,10 @@ class TaskResult:
     node: str = ""  # the machine that ran it: its host name (local) or Ray node address
     attempts: int = 1
     retried: str = ""  # why earlier attempts were run again ("" when there were none)
+    # OSWorld's tasks: the score its evaluator gives (0..1; None when it could not run),
+    # and the task's domain (os, chrome, ...). Empty for roundhouse's own task files.
+    score: float | None = None
+    domain: str = ""
 
 
 FIELDS = [field.name for field in dataclasses.fields(TaskResult)]
@@ -140,4 +144,25 @@ def results_table(results: list[TaskResult]) -> str:
         )
     passed = sum(r.passed for r in results)
     lines.append(f"{passed} passed, {len(results) - passed} failed")
+    if any(r.domain for r in results):
+        lines += ["", domain_table(results)]
+    return "\n".join(lines)
+
+
+def domain_table(results: list[TaskResult]) -> str:
+    """OSWorld's view of a batch: per domain, the tasks, those scored, their mean score
+    (OSWorld's success rate: unscored tasks count 0) and those not runnable here."""
+    header = f"{'domain':20} {'tasks':>5} {'scored':>6} {'score':>6} {'mean':>6} {'not run':>7}"
+    lines = [header, "-" * len(header)]
+    domains = sorted({r.domain for r in results})
+    for name in [*domains, "total"]:
+        rows = [r for r in results if name == "total" or r.domain == name]
+        scored = [r.score for r in rows if r.score is not None]
+        total = sum(scored)
+        not_run = sum(r.status == "NOT RUNNABLE" for r in rows)
+        mean = total / len(rows) if rows else 0.0
+        lines.append(
+            f"{name[:20]:20} {len(rows):>5} {len(scored):>6} {total:>6.2f} {mean:>6.2f} "
+            f"{not_run:>7}"
+        )
     return "\n".join(lines)
