@@ -154,23 +154,27 @@ class _Books:
         book, name = self.sheet(index)
         return self.paths[book], name
 
+    def close(self) -> None:
+        for frame in self.pd:
+            if frame is not None:
+                frame.close()
+        for workbook in self.xl:
+            if workbook is not None:
+                workbook.close()
+
 
 def compare_table(result: str | None, expected: str | None = None, **options: Any) -> float:
     if result is None or not os.path.exists(result):
         return 0.0
     try:
-        books = _Books(result, None)
+        _Books(result, None).close()
     except Exception:  # noqa: BLE001 - a result that does not open as a workbook scores 0
         return 0.0
-    if expected is not None:
-        books = _Books(result, expected)
-    for rule in options["rules"]:
-        outcome = _rule(books, rule)
-        if outcome is None:
-            return 0.0
-        if not outcome:
-            return 0.0
-    return 1.0
+    books = _Books(result, expected)
+    try:
+        return 1.0 if all(_rule(books, rule) for rule in options["rules"]) else 0.0
+    finally:
+        books.close()
 
 
 def _rule(books: _Books, rule: dict[str, Any]) -> bool | None:
