@@ -37,16 +37,18 @@ def theirs_env() -> dict[str, str]:
     return env
 
 
-def run_theirs(python: Path, script: str | Path, payload: Any, cwd: Path) -> Any:
+def run_theirs(
+    python: Path, script: str | Path, payload: Any, cwd: Path, env: dict[str, str] | None = None
+) -> Any:
     """Run a script of ours in OSWorld's Python (it imports OSWorld's code), JSON in and
-    out through stdin and stdout."""
+    out through stdin and stdout; `env` adds to its environment."""
     done = subprocess.run(
         [str(python), str(script)],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
         cwd=cwd,
-        env=theirs_env(),
+        env={**theirs_env(), **(env or {})},
         timeout=THEIRS_TIMEOUT,
         check=False,
     )
