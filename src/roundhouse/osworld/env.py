@@ -273,7 +273,14 @@ class OsworldDesktop:
         if self._display is not None:
             self._display.close()
             self._display = None
+        launched = self.env.launched if self.env is not None else []
         await asyncio.to_thread(self._virtual.stop)
+        for process in launched:  # ended with the desktop: collected, not left as zombies
+            try:
+                process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         self.env = None
 
 

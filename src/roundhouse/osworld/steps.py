@@ -247,12 +247,14 @@ async def download(env: OsworldEnv, p: dict[str, Any]) -> None:
 
 def destination(env: OsworldEnv, path: str) -> Path:
     """Where a file for OSWorld's `path` goes: in the task's home (a relative path is
-    relative to it) or /tmp; anywhere else is refused."""
+    relative to it, and stays in it) or /tmp; anywhere else is refused."""
     local = env.places.local(path)
     local = str(env.home) + local[1:] if local.startswith("~/") else local
-    target = (env.home / local).resolve() if not local.startswith("/") else Path(local).resolve()
-    for allowed in (env.home.resolve(), Path("/tmp").resolve()):
-        if target == allowed or allowed in target.parents:
+    home = env.home.resolve()
+    allowed = [home, Path("/tmp").resolve()] if local.startswith("/") else [home]
+    target = (env.home / local).resolve()
+    for folder in allowed:
+        if target == folder or folder in target.parents:
             return target
     raise StepError(f"{path!r} lies outside the task's home and /tmp: refused")
 
@@ -324,15 +326,27 @@ async def _wait_window(
 
 
 async def chrome_open_tabs(env: OsworldEnv, p: dict[str, Any]) -> None:
+    """Open each URL in a tab of its own; the tab the browser started with is closed, as
+    OSWorld's (through Playwright) closes it."""
     urls = [str(url) for url in p["urls_to_open"]]
     async with _devtools(env) as http:
-        before = [t for t in await _targets(http) if t.get("type") == "page"]
+        before = await _first_pages(http)
         for url in urls:
-            response = await http.put(f"/json/new?{quote(url, safe=':/?&=%#')}")
+            response = await http.put(f"/json/new?{quote(url, safe=':/?&=%#,<>')}")
             response.raise_for_status()
         if urls:
             for target in before:
                 await http.get(f"/json/close/{target['id']}")
+
+
+async def _first_pages(http: httpx.AsyncClient) -> list[dict[str, Any]]:
+    """The browser's own first tab(s): DevTools answers before the first tab exists."""
+    deadline = time.monotonic() + DEVTOOLS_WAIT
+    while True:
+        pages = [t for t in await _targets(http) if t.get("type") == "page"]
+        if pages or time.monotonic() > deadline:
+            return pages
+        await asyncio.sleep(0.1)
 
 
 async def chrome_close_tabs(env: OsworldEnv, p: dict[str, Any]) -> None:
