@@ -325,6 +325,56 @@ def table_cases(tmp: Path) -> list[Case]:
     return cases
 
 
+def chrome_cases(tmp: Path) -> list[Case]:
+    def bar(*children: dict[str, Any]) -> dict[str, Any]:
+        return {"bookmark_bar": {"children": list(children)}, "other": {"children": []}}
+
+    folder = lambda name, *kids: {"type": "folder", "name": name, "children": list(kids)}  # noqa: E731
+    site = lambda url: {"type": "url", "name": url, "url": url}  # noqa: E731
+    liked = {"type": "liked_authors_websites_urls", "names": ["Liked Authors"],
+             "urls": [["https://a.me/", "https://a.org/a"], "https://b.me/"]}  # fmt: skip
+    cases: list[Case] = []
+    for marks, rule in [
+        (bar(folder("Favorites")), {"type": "bookmark_bar_folders_names", "names": ["Favorites"]}),
+        (bar(folder("Fav")), {"type": "bookmark_bar_folders_names", "names": ["Favorites"]}),
+        (bar(folder("A"), folder("B"), site("https://x/")),
+         {"type": "bookmark_bar_folders_names", "names": ["B", "A"]}),
+        ([], {"type": "bookmark_bar_folders_names", "names": []}),
+        (bar(site("https://x/"), site("https://y/")),
+         {"type": "bookmark_bar_websites_urls", "urls": ["https://y/", "https://x/"]}),
+        (bar(site("https://x/")), {"type": "bookmark_bar_websites_urls", "urls": ["https://y/"]}),
+        (bar(folder("Liked Authors", site("https://a.org/a"), site("https://b.me/"))), liked),
+        (bar(folder("Liked Authors", site("https://a.me/"))), liked),
+        (bar(folder("Other", site("https://a.me/"), site("https://b.me/"))), liked),
+        (bar(folder("Liked Authors", site("https://a.me/"), site("https://b.me/"))), liked),
+        (bar(), {"type": "something else"}),
+    ]:  # fmt: skip
+        cases.append(("is_expected_bookmarks", [marks, rule], {}))
+    wanted = {"type": "names", "names": ["chrome-refresh-2023", "chrome-webui-refresh-2023"]}
+    for flags, rule in [
+        (["chrome-refresh-2023@2", "chrome-webui-refresh-2023@2"], wanted),
+        (["chrome-webui-refresh-2023@2", "chrome-refresh-2023@2"], wanted),
+        (["chrome-refresh-2023@2"], wanted), ([], wanted), ([], {"type": "names", "names": []}),
+        (["chrome-refresh-2023", "chrome-webui-refresh-2023"], wanted),
+        (["a@1", "b@2"], {"type": "names", "names": ["a", "b"]}),
+        (["a@1@2"], {"type": "names", "names": ["a"]}), (["x"], {"type": "count"}),
+        (["chrome-refresh-2023@1", "chrome-webui-refresh-2023@1", "x@1"], wanted),
+    ]:  # fmt: skip
+        cases.append(("check_enabled_experiments", [flags, rule], {}))
+    for size, rule in [
+        (20, {"type": "range", "min": 16, "max": 99999}), (16, {"type": "range", "min": 16,
+                                                              "max": 99999}),
+        (12, {"type": "range", "min": 16, "max": 99999}), (16, {"type": "value", "value": 16}),
+        (17, {"type": "value", "value": 16}), (16.0, {"type": "value", "value": 16}),
+        (99999, {"type": "range", "min": 16, "max": 99999}), (20, {"type": "other"}),
+        (24, {"type": "range", "min": 20, "max": 30}), (0, {"type": "value", "value": 0}),
+    ]:  # fmt: skip
+        cases.append(("check_font_size", [{"default_font_size": size}, rule], {}))
+    cases.append(("check_font_size", [{"minimum_font_size": 3}, {"type": "value", "value": 3}],
+                  {}))  # fmt: skip
+    return cases
+
+
 def ours(case: Case) -> dict[str, Any]:
     name, args, kwargs = case
     try:
@@ -347,7 +397,7 @@ def agree(cases: list[Case], osworld_python: Path, tmp: Path) -> None:
     assert all(count >= 10 for count in counts.values()), counts
 
 
-@pytest.mark.parametrize("cases", [basic_cases, json_cases, os_cases, table_cases])
+@pytest.mark.parametrize("cases", [basic_cases, json_cases, os_cases, table_cases, chrome_cases])
 def test_metrics_agree_with_osworlds(cases: Any, osworld_python: Path, tmp_path: Path) -> None:
     agree(cases(tmp_path), osworld_python, tmp_path)
 
@@ -359,7 +409,7 @@ def test_accessibility_tree_metric_agrees(osworld_python: Path, tmp_path: Path) 
 def test_every_metric_we_have_is_checked_against_osworlds(tmp_path: Path) -> None:
     checked = {
         case[0]
-        for build in (basic_cases, json_cases, os_cases, table_cases)
+        for build in (basic_cases, json_cases, os_cases, table_cases, chrome_cases)
         for case in build(tmp_path)
     } | {"check_accessibility_tree"}
     assert set(METRICS) <= checked, sorted(set(METRICS) - checked)

@@ -9,7 +9,7 @@ config)` is, and returns what OSWorld's returns:
 - vm_command_line / vm_command_error {command, shell}: a command's stdout / stderr;
 - vm_terminal_output: the focused terminal's text in GNOME Terminal's active window;
 - list_directory {path}: the folder as a tree {type, name, children};
-- rule {rules} / rule_relativeTime? no: rule gives its rules as they are written;
+- rule {rules}: its rules as they are written;
 - accessibility_tree: the desktop's tree in OSWorld's XML;
 - vm_screen_size, vm_window_size {app_class_name}, vm_wallpaper {dest}.
 Chrome's getters are in getters_chrome.py. A getter OSWorld has and roundhouse does not
@@ -28,6 +28,7 @@ from typing import Any
 from roundhouse.osworld.a11y_xml import terminal_text
 from roundhouse.osworld.env import OsworldEnv
 from roundhouse.osworld.files import BadURL
+from roundhouse.osworld.getters_chrome import GETTERS as CHROME_GETTERS
 from roundhouse.osworld.steps import NotRunnable, StepError
 
 Getter = Callable[[OsworldEnv, dict[str, Any]], Awaitable[Any]]
@@ -173,6 +174,7 @@ async def vm_window_size(env: OsworldEnv, config: dict[str, Any]) -> Any:
 
 
 GETTERS: dict[str, Getter] = {
+    **CHROME_GETTERS,
     "vm_file": vm_file,
     "cloud_file": cloud_file,
     "cache_file": cache_file,
