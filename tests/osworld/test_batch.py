@@ -56,6 +56,13 @@ def test_each_task_scores_one_with_its_answers(tmp_path: Path) -> None:
     assert gui == ["gui", "4", "1", "1.00", "0.25", "3"]
     assert os_row == ["os", "7", "7", "7.00", "1.00", "0"]
     assert total == ["total", "11", "8", "8.00", "0.73", "3"]
+    report = subprocess.run(
+        [sys.executable, "-m", "roundhouse", "report", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    html = Path(report.stdout.strip()).read_text()
+    assert "Scores per domain" in html
+    assert '<tr><td>os</td><td class="n">7</td><td class="n">7</td>' in html
     # Each task had a home of its own: nothing of another task's is in it.
     homes = [tmp_path / "out" / "work" / task / "home" for task in ("rh-os-lock", "rh-os-notes")]
     assert not (homes[0] / "Desktop" / "notes.txt").exists()
