@@ -25,12 +25,13 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-import httpx
-
 from roundhouse.osworld.tasks import OsworldItem, Step
+
+if TYPE_CHECKING:
+    import httpx
 
 MANIFEST = "manifest.json"
 CHUNK = 1 << 16
@@ -111,6 +112,8 @@ def fetch_files(
     """Fetch every URL into the cache (each once), resuming partial files and skipping
     whole ones; the manifest is written after every file, so an interrupted run loses
     nothing fetched."""
+    import httpx  # only a fetch needs it
+
     wanted = list(dict.fromkeys(urls))
     root.mkdir(parents=True, exist_ok=True)
     manifest = _read_manifest(root)
@@ -150,7 +153,7 @@ def _fetch_one(http: httpx.Client, url: str, cache: FileCache, manifest: dict[st
     part = target.with_name(target.name + ".part")
     try:
         how = _download(http, url, part)
-    except (httpx.HTTPError, OSError) as error:
+    except (OSError, _http_error()) as error:
         return Fetched(url, target, 0, "", f"failed: {type(error).__name__}: {error}")
     if how.startswith("failed"):
         return Fetched(url, target, 0, "", how)
@@ -182,13 +185,19 @@ def _stated_sha256(http: httpx.Client, url: str) -> str | None:
     """The sha256 the server states for the file (Hugging Face's ETag of a large file)."""
     try:
         response = http.head(url)
-    except httpx.HTTPError:
+    except _http_error():
         return None
     for header in ("x-linked-etag", "etag"):
         match = SHA256.match(response.headers.get(header, ""))
         if match:
             return match.group(1)
     return None
+
+
+def _http_error() -> type[Exception]:
+    import httpx
+
+    return httpx.HTTPError
 
 
 def _sha256(path: Path) -> str:

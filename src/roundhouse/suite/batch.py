@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from roundhouse.osworld.attempt import run_osworld_task
 from roundhouse.osworld.tasks import OsworldItem
 from roundhouse.suite.attempt import TASK_TIMEOUT, AttemptOptions, run_task
 from roundhouse.suite.results import LOST_STATUSES, ResultBoard, TaskResult, read_results
@@ -73,6 +72,9 @@ class LocalExecutor:
     async def attempt(self, item: BatchItem) -> TaskResult:
         async with self._slots:
             if isinstance(item, OsworldItem):
+                # Loaded when an OSWorld task runs: a roundhouse suite never needs it.
+                from roundhouse.osworld.attempt import run_osworld_task
+
                 result = await run_osworld_task(item, self._options)
             else:
                 result = await run_task(item, self._options)
