@@ -375,6 +375,174 @@ def chrome_cases(tmp: Path) -> list[Case]:
     return cases
 
 
+def docs_cases(tmp: Path) -> list[Case]:
+    import io
+
+    from docx import Document
+    from docx.enum.text import WD_BREAK, WD_PARAGRAPH_ALIGNMENT
+    from docx.shared import Pt
+    from PIL import Image
+
+    def doc(name: str, paragraphs: list[Any], **extra: Any) -> str:
+        document = Document()
+        for item in paragraphs:
+            text, style = (item, {}) if isinstance(item, str) else item
+            paragraph = document.add_paragraph()
+            run = paragraph.add_run(text)
+            run.italic = style.get("italic")
+            run.font.strike = style.get("strike")
+            run.font.subscript = style.get("subscript")
+            if "size" in style:
+                run.font.size = Pt(style["size"])
+            if "font" in style:
+                run.font.name = style["font"]
+            if "spacing" in style:
+                paragraph.paragraph_format.line_spacing = style["spacing"]
+            if style.get("center"):
+                paragraph.alignment = WD_PARAGRAPH_ALIGNMENT.CENTER
+            if style.get("page_break"):
+                run.add_break(WD_BREAK.PAGE)
+        for rows in extra.get("tables", []):
+            table = document.add_table(rows=len(rows), cols=len(rows[0]))
+            for r, row in enumerate(rows):
+                for c, value in enumerate(row):
+                    table.cell(r, c).text = value
+        if "footer" in extra:
+            document.sections[0].footer.paragraphs[0].text = extra["footer"]
+        for color in extra.get("images", []):
+            picture = io.BytesIO()
+            Image.new("RGB", (8, 8), color).save(picture, "PNG")
+            picture.seek(0)
+            document.add_picture(picture)
+        path = tmp / name
+        document.save(path)
+        return str(path)
+
+    hello = doc("hello.docx", ["Hello  world", "Second line"])
+    same = doc("same.docx", ["Hello world", "Second line"])
+    other = doc("other.docx", ["Hello there", "Second line"])
+    upper = doc("upper.docx", ["HELLO WORLD", "SECOND LINE"])
+    swapped = doc("swapped.docx", ["Second line", "Hello  world"])
+    gaps = doc("gaps.docx", ["Hello  world", "", "Second line"])
+    broken = text(tmp, "broken.docx", "not a document")
+    cases: list[Case] = []
+    for first, second, options in [
+        (hello, same, {}), (hello, other, {}), (hello, same, {"ignore_blanks": False}),
+        (hello, upper, {"ignore_case": True}), (hello, upper, {}), (hello, swapped, {}),
+        (hello, swapped, {"ignore_order": True, "ignore_blanks": False}),
+        (hello, gaps, {"ignore_blanks": False}),
+        (hello, gaps, {"ignore_blanks": False, "delete_empty_lines": True}),
+        (hello, other, {"fuzzy_match": True}), (hello, other, {"content_only": True}),
+        (hello, other, {"ignore_blanks": False, "fuzzy_match": True}), (None, same, {}),
+        (hello, broken, {}), (hello, text(tmp, "plain.txt", "Hello world"), {}),
+    ]:  # fmt: skip
+        cases.append(("compare_docx_files", [first, second], options))
+    grid = [["a", "b"], ["c", "d"]]
+    tables = doc("tables.docx", ["t"], tables=[grid])
+    for first, second in [
+        (tables, doc("t2.docx", ["x"], tables=[grid])),
+        (tables, doc("t3.docx", ["t"], tables=[[["a", "b"], ["c", "e"]]])),
+        (tables, doc("t4.docx", ["t"], tables=[[["a", "b", "x"], ["c", "d", "y"]]])),
+        (tables, doc("t5.docx", ["t"], tables=[grid, grid])), (tables, hello),
+        (hello, same), (tables, doc("t6.docx", ["t"], tables=[[[" a ", "b"], ["c", "d "]]])),
+        (None, tables), (tables, broken), (tables, doc("t7.docx", ["t"], tables=[[["a", "b"]]])),
+    ]:  # fmt: skip
+        cases.append(("compare_docx_tables", [first, second], {}))
+    double = doc("double.docx", [("Hello  world", {"spacing": 2.0}), ("Second line", {})])
+    for first, second in [
+        (double, doc("d2.docx", [("Hello world", {"spacing": 2.0}), "Second line"])),
+        (double, hello), (hello, same), (double, other), (None, hello), (double, broken),
+        (doc("d3.docx", [("Hello world", {"spacing": 1.5}), "Second line"]), double),
+        (doc("d4.docx", [("Hello world", {"spacing": 2.0}), ("Second line", {"spacing": 2.0})]),
+         double), (gaps, hello), (double, double),
+    ]:  # fmt: skip
+        cases.append(("compare_line_spacing", [first, second], {}))
+    arial = doc("arial.docx", [("a", {"font": "Arial"}), ("b", {"font": "Arial"})])
+    for path, rules in [
+        (arial, {"font_name": "Arial"}), (arial, {"font_name": "Times New Roman"}),
+        (doc("mixed.docx", [("a", {"font": "Arial"}), ("b", {"font": "Times"})]),
+         {"font_name": "Arial"}), (hello, {"font_name": "Arial"}), (hello, {"font_name": None}),
+        (None, {"font_name": "Arial"}), (broken, {"font_name": "Arial"}),
+        (doc("empty.docx", []), {"font_name": "Arial"}), (arial, {"font_name": "arial"}),
+        (doc("one.docx", [("", {"font": "Arial"})]), {"font_name": "Arial"}),
+    ]:  # fmt: skip
+        cases.append(("compare_font_names", [path, rules], {}))
+    centered = doc("centered.docx", [("Title", {"center": True}), "body"])
+    late = doc("c2.docx", ["Title", ("x", {"center": True})])
+    for path in [centered, hello, None, broken, late, doc("c3.docx", [("T", {"center": True})]),
+                 same, arial, double, tables]:  # fmt: skip
+        cases.append(("is_first_line_centered", [path], {}))
+    one_break = doc("break1.docx", [("a", {"page_break": True}), "b"])
+    two_breaks = doc("break2.docx", [("a", {"page_break": True}), ("b", {"page_break": True})])
+    for path, rules in [
+        (one_break, {}), (one_break, {"page_break_count": 1}), (one_break, {"page_break_count": 2}),
+        (two_breaks, {"page_break_count": 2}), (hello, {}), (None, {}), (broken, {}),
+        (two_breaks, None), (hello, {"page_break_count": 0}), (two_breaks, {"x": 1}),
+    ]:  # fmt: skip
+        cases.append(("contains_page_break", [path, rules], {}))
+    italic14 = doc("i14.docx", [("Hello world", {"italic": True, "size": 14}), "Second line"])
+    italic12 = doc("i12.docx", [("Hello world", {"italic": True, "size": 12}), "Second line"])
+    italic = doc("inone.docx", [("Hello world", {"italic": True}), "Second line"])
+    for first, second in [
+        (italic14, hello), (italic12, hello), (italic, hello), (hello, same), (italic14, other),
+        (None, hello), (italic14, broken), (italic14, italic14),
+        (doc("i14b.docx", [("Hello", {"italic": True, "size": 14}), ("Second line", {"size": 9})]),
+         doc("i14c.docx", ["Hello", "Second line"])), (other, hello),
+    ]:  # fmt: skip
+        cases.append(("check_italic_font_size_14", [first, second], {}))
+    struck = doc("struck.docx", ["Hello world", ("Second line", {"strike": True})])
+    for first, second in [
+        (struck, hello), (hello, same), (struck, other), (None, hello), (struck, broken),
+        (doc("s2.docx", [("Hello world", {"strike": True}), "Second line"]), hello),
+        (doc("s3.docx", ["Hello world", ("Second line", {"strike": False})]), hello),
+        (struck, struck), (doc("s4.docx", ["x", ("y", {"strike": True})]),
+                           doc("s5.docx", ["x", "y"])), (gaps, hello),
+    ]:  # fmt: skip
+        cases.append(("evaluate_strike_through_last_paragraph", [first, second], {}))
+    sub = doc("sub.docx", [("H2O", {"subscript": True})])
+    for first, second in [
+        (sub, sub), (sub, hello), (hello, sub), (hello, same), (None, sub), (sub, broken),
+        (doc("sub2.docx", ["x", ("2", {"subscript": True})]), sub),
+        (doc("sub3.docx", ["x", ("2", {"subscript": True})]),
+         doc("sub4.docx", ["y", ("3", {"subscript": True})])),
+        (doc("sub5.docx", [("a", {"subscript": False})]), sub), (sub, doc("sub6.docx", [])),
+    ]:  # fmt: skip
+        cases.append(("compare_subscript_contains", [first, second], {}))
+    for path in [doc("f1.docx", ["x"], footer="Page 1"), doc("f2.docx", ["x"], footer="Page"),
+                 doc("f3.docx", ["x"]), doc("f4.docx", ["x"], footer="7"), hello, None, broken,
+                 doc("f5.docx", ["x"], footer=" i "), doc("f6.docx", [], footer="12 of 20"),
+                 doc("f7.docx", ["x"], footer="")]:  # fmt: skip
+        cases.append(("has_page_numbers_in_footers", [path], {}))
+    xcu = ('<?xml version="1.0" encoding="UTF-8"?><oor:items xmlns:oor="http://openoffice.org/'
+           '2001/registry"><item oor:path="/org.openoffice.Office.Writer/DefaultFont">'
+           '<prop oor:name="Standard" oor:op="fuse"><value>{}</value></prop></item>'
+           "</oor:items>")  # fmt: skip
+    times = text(tmp, "times.xcu", xcu.format("Times New Roman"))
+    for path, rules in [
+        (times, {"font_name": "Times New Roman"}), (times, {"font_name": "Arial"}),
+        (text(tmp, "none.xcu", xcu.replace("DefaultFont", "Other").format("X")),
+         {"font_name": "X"}), (None, {"font_name": "X"}), (broken, {"font_name": "X"}),
+        (text(tmp, "empty.xcu", xcu.format("")), {"font_name": None}),
+        (text(tmp, "cm.xcu", xcu.format("Comic Sans MS")), {"font_name": "Comic Sans MS"}),
+        (times, {"font_name": "times new roman"}), (str(tmp / "absent.xcu"), {"font_name": "X"}),
+        (text(tmp, "std.xcu", xcu.replace('"Standard"', '"Heading"').format("X")),
+         {"font_name": "X"}),
+    ]:  # fmt: skip
+        cases.append(("find_default_font", [path, rules], {}))
+    red = doc("red.docx", ["x"], images=["red"])
+    for first, second in [
+        (red, doc("red2.docx", ["y"], images=["red"])),
+        (red, doc("blue.docx", ["x"], images=["blue"])),
+        (red, hello), (hello, same), (None, red), (red, broken),
+        (doc("rb.docx", ["x"], images=["red", "blue"]),
+         doc("br.docx", ["x"], images=["blue", "red"])),
+        (doc("rr.docx", ["x"], images=["red", "red"]), red), (red, red),
+        (doc("g.docx", [], images=["green"]), doc("g2.docx", ["z"], images=["green"])),
+    ]:  # fmt: skip
+        cases.append(("compare_docx_images", [first, second], {}))
+    return cases
+
+
 def ours(case: Case) -> dict[str, Any]:
     name, args, kwargs = case
     try:
@@ -397,7 +565,9 @@ def agree(cases: list[Case], osworld_python: Path, tmp: Path) -> None:
     assert all(count >= 10 for count in counts.values()), counts
 
 
-@pytest.mark.parametrize("cases", [basic_cases, json_cases, os_cases, table_cases, chrome_cases])
+@pytest.mark.parametrize(
+    "cases", [basic_cases, json_cases, os_cases, table_cases, chrome_cases, docs_cases]
+)
 def test_metrics_agree_with_osworlds(cases: Any, osworld_python: Path, tmp_path: Path) -> None:
     agree(cases(tmp_path), osworld_python, tmp_path)
 
@@ -409,7 +579,7 @@ def test_accessibility_tree_metric_agrees(osworld_python: Path, tmp_path: Path) 
 def test_every_metric_we_have_is_checked_against_osworlds(tmp_path: Path) -> None:
     checked = {
         case[0]
-        for build in (basic_cases, json_cases, os_cases, table_cases, chrome_cases)
+        for build in (basic_cases, json_cases, os_cases, table_cases, chrome_cases, docs_cases)
         for case in build(tmp_path)
     } | {"check_accessibility_tree"}
     assert set(METRICS) <= checked, sorted(set(METRICS) - checked)
