@@ -4,8 +4,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+PYAUTOGUI := pyautogui==0.9.54 mouseinfo==0.1.3 pyscreeze==1.0.1 pymsgbox==2.0.1 \
+	pytweening==1.2.0 pygetwindow==0.0.9 pyrect==0.2.0 pyperclip==1.11.0
 
-.PHONY: demo test lint bench stress faults record system-deps venv clean
+.PHONY: demo test lint bench stress faults record system-deps venv osworld-venv clean
 
 venv: $(STAMP)
 
@@ -15,7 +17,9 @@ $(STAMP): pyproject.toml scripts/system-deps.sh
 	$(PYTHON) scripts/check-python.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,ray,bench]'  # ray: CI runs the Ray batch tests
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray,bench,osworld]'  # ray: CI runs the Ray batch tests
+	# OSWorld's commands `import pyautogui`; its python3-xlib dependency would overwrite Xlib.
+	$(BIN)/python -m pip install --quiet --no-deps $(PYAUTOGUI)
 	touch $(STAMP)
 
 system-deps:
@@ -29,8 +33,20 @@ lint: venv
 	$(BIN)/ruff format --check src tests benchmarks tasks
 	$(BIN)/mypy
 
-test: venv system-deps lint
+test: venv system-deps lint osworld-venv
 	$(BIN)/python -m pytest
+
+# OSWorld's own code, for the tests to run beside ours (tests/osworld): desktop-env without
+# its 68 dependencies, and the light ones its controllers and metrics import.
+OSWORLD_VENV := .venv-osworld
+osworld-venv: $(OSWORLD_VENV)/.installed-stamp
+$(OSWORLD_VENV)/.installed-stamp: tests/osworld/requirements-theirs.txt
+	test -x $(OSWORLD_VENV)/bin/python || $(PYTHON) -m venv $(OSWORLD_VENV)
+	$(OSWORLD_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(OSWORLD_VENV)/bin/python -m pip install --quiet --no-deps desktop-env==1.0.2
+	grep -v '^desktop-env' tests/osworld/requirements-theirs.txt > $(OSWORLD_VENV)/requirements.txt
+	$(OSWORLD_VENV)/bin/python -m pip install --quiet -r $(OSWORLD_VENV)/requirements.txt
+	touch $@
 
 # Ratios measured in one run on a fresh virtual desktop (no timed tests anywhere).
 bench: venv system-deps
@@ -55,4 +71,4 @@ record: venv system-deps
 	$(BIN)/roundhouse batch tasks/basic --model replay --out .record/replay $(foreach t,$(TASKS),--task $(t))
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .record
+	rm -rf $(VENV) $(OSWORLD_VENV) .mypy_cache .ruff_cache .pytest_cache .record

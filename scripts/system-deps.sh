@@ -33,14 +33,19 @@ report=(chromium chromium-driver)
 # it), iproute2 (`ip netns`: the Ray batch tests' hosts) and Firefox (the browser tests read
 # a form in it as in Chromium; Debian 12 and 13 both call it firefox-esr).
 tests=(curl iproute2 firefox-esr)
-# Only for `make bench`: OSWorld's way of reading the tree, with the system Python.
-bench=(python3-pyatspi)
+# OSWorld's tasks (docs/osworld.md): Ctrl+Alt+T opens GNOME Terminal (its terminal output is
+# a getter), and their commands run `sudo -S`.
+osworld=(gnome-terminal sudo)
+# Only for `make bench`: OSWorld's way of reading the tree, with the system Python (and, for
+# `bench osworld --osworld-server`, the Tk its server's pyautogui imports).
+bench=(python3-pyatspi python3-tk)
 case "$group" in
   base) wanted=("${base[@]}") ;;
-  all) wanted=("${base[@]}" "${desktop[@]}" "${report[@]}" "${tests[@]}") ;;
+  all) wanted=("${base[@]}" "${desktop[@]}" "${report[@]}" "${tests[@]}" "${osworld[@]}") ;;
   report) wanted=("${report[@]}") ;;
   bench) wanted=("${bench[@]}") ;;
-  *) echo "usage: $0 base|all|report|bench" >&2; exit 2 ;;
+  osworld) wanted=("${osworld[@]}") ;;
+  *) echo "usage: $0 base|all|report|osworld|bench" >&2; exit 2 ;;
 esac
 
 # A package counts as present under its own name or a name it provides: Debian 13 renamed

@@ -12,7 +12,8 @@ import typer
 
 from roundhouse.cli.app import app
 from roundhouse.config import ConfigError
-from roundhouse.suite.batch import BatchOptions, Executor, pending, run_batch
+from roundhouse.osworld.tasks import is_osworld, load_examples
+from roundhouse.suite.batch import BatchItem, BatchOptions, Executor, pending, run_batch
 from roundhouse.suite.results import TaskResult, read_results, results_table
 from roundhouse.suite.tasks import SuiteTask, load_suite
 
@@ -54,7 +55,7 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _select(tasks: list[SuiteTask], wanted: list[str]) -> list[SuiteTask]:
+def _select(tasks: list[BatchItem], wanted: list[str]) -> list[BatchItem]:
     unknown = sorted(set(wanted) - {item.task.id for item in tasks})
     if unknown:
         raise _fail(f"the suite has no task {', '.join(unknown)}")
@@ -63,7 +64,13 @@ def _select(tasks: list[SuiteTask], wanted: list[str]) -> list[SuiteTask]:
 
 @app.command()
 def batch(
-    suite: Annotated[Path, typer.Argument(help="A folder of task files, or one task file")],
+    suite: Annotated[
+        Path,
+        typer.Argument(
+            help="A folder of task files, or one task file; or OSWorld's examples (a folder of "
+            "domains, one domain, one task file, or a meta file like test_all.json)"
+        ),
+    ],
     workers: Annotated[
         int | None,
         typer.Option(
@@ -111,14 +118,34 @@ def batch(
     task: Annotated[
         list[str] | None, typer.Option("--task", help="Run only this task (repeatable)")
     ] = None,
+    files: Annotated[
+        Path | None,
+        typer.Option(metavar="DIR", help="OSWorld's tasks: the dataset's files (fetch-files)"),
+    ] = None,
+    answers: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="DIR",
+            help="OSWorld's tasks: their recorded answers (<id>.answers.json; default: beside "
+            "each task file)",
+        ),
+    ] = None,
 ) -> None:
     """Run every task of a suite, each GUI task on its own virtual desktop, and check the
     results against the real system. Writes OUT/results.json and OUT/results.csv after
     every finished task."""
+    osworld = is_osworld(suite)
     try:
-        tasks = _select(load_suite(suite), task or [])
+        loaded: list[BatchItem] = [*load_examples(suite)] if osworld else [*load_suite(suite)]
+        tasks = _select(loaded, task or [])
     except ConfigError as error:
         raise _fail(str(error)) from None
+    if not osworld and (files is not None or answers is not None):
+        raise _fail("--files and --answers are for OSWorld's task files")
+    if osworld and executor == "ray":
+        raise _fail("OSWorld's tasks run with --executor local (Ray: not yet)")
+    if files is not None and not files.is_dir():
+        raise _fail(f"--files {files} is no folder")
     if resume is not None and out is not None and out.resolve() != resume.resolve():
         raise _fail("--resume OUT carries on the batch in OUT: give --out the same or not at all")
     folder = resume or out or DEFAULT_OUT
@@ -136,6 +163,8 @@ def batch(
         assume_yes=yes,
         retries=retries,
         resume=resume is not None,
+        files=files.resolve() if files is not None else None,
+        answers=answers.resolve() if answers is not None else None,
     )
     if resume is not None:
         try:
@@ -160,7 +189,7 @@ def batch(
 
 
 def _run_on_ray(
-    tasks: list[SuiteTask],
+    tasks: list[BatchItem],
     options: BatchOptions,
     suite: Path,
     address: str | None,
@@ -172,7 +201,8 @@ def _run_on_ray(
         from roundhouse.suite.ray_executor import ClusterError, RayExecutor, RaySettings
     except ImportError as error:
         raise _fail(f"--executor ray needs Ray: pip install 'roundhouse[ray]' ({error})") from None
-    runner = RayExecutor(options, RaySettings(address, cpus, desktops), tasks, suite)
+    ours = [item for item in tasks if isinstance(item, SuiteTask)]  # (OSWorld's: refused)
+    runner = RayExecutor(options, RaySettings(address, cpus, desktops), ours, suite)
     try:
         try:
             offered = runner.start()
@@ -185,7 +215,7 @@ def _run_on_ray(
 
 
 def _run(
-    tasks: list[SuiteTask], options: BatchOptions, runner: Executor | None
+    tasks: list[BatchItem], options: BatchOptions, runner: Executor | None
 ) -> list[TaskResult]:
     try:
         return asyncio.run(run_batch(tasks, options, ProgressBar(sys.stderr), runner))

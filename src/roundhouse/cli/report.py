@@ -9,6 +9,7 @@ import typer
 
 from roundhouse.cli.app import app
 from roundhouse.logs.report import REPORT_NAME, NotALogFolder, write_report
+from roundhouse.suite.report import is_batch_folder, write_batch_report
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -26,7 +27,15 @@ def report(
         ),
     ] = None,
 ) -> None:
-    """Write the HTML report of a session (rounds, steps, screenshots, cost) and print its path."""
+    """Write the HTML report of a session (rounds, steps, screenshots, cost) and print its
+    path; of a batch's folder (OUT of `roundhouse batch`), its rows and scores per domain."""
+    if is_batch_folder(log_dir) and out is None:
+        try:
+            typer.echo(str(write_batch_report(log_dir)))
+        except (OSError, ValueError) as error:
+            typer.echo(f"roundhouse: cannot write the batch report: {error}", err=True)
+            raise typer.Exit(EXIT_FAILED) from None
+        return
     try:
         path = write_report(log_dir, out)
     except NotALogFolder as error:

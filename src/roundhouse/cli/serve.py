@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
 import sys
+from pathlib import Path
 from types import FrameType
 from typing import Annotated
 
@@ -69,9 +71,31 @@ def serve(
             "--yes", "-y", help="Run destructive shell commands clients send without asking"
         ),
     ] = False,
+    osworld: Annotated[
+        bool,
+        typer.Option(
+            "--osworld",
+            help="Serve OSWorld's VM server routes (plain HTTP) from a fresh virtual desktop, "
+            "for OSWorld's own harness (docs/osworld.md)",
+        ),
+    ] = False,
+    host: Annotated[str, typer.Option(help="--osworld: the address to bind")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="--osworld: the port (0: any free one)")] = 5000,
+    files: Annotated[
+        Path | None,
+        typer.Option(metavar="DIR", help="--osworld: the dataset's files (download steps)"),
+    ] = None,
 ) -> None:
     """Serve the desktop tools (screenshots, control tree, input, windows, the shell)
-    over MCP. The shell policy holds for what clients send."""
+    over MCP. The shell policy holds for what clients send. With --osworld, OSWorld's VM
+    server routes instead (plain HTTP, docs/osworld.md)."""
+    if osworld:
+        if stdio or http is not None:
+            raise _fail("--osworld serves plain HTTP on --host/--port: not with --stdio/--http")
+        if desktop not in (None, "virtual"):
+            raise _fail("--osworld serves a fresh virtual desktop (it is replaced on reset)")
+        _serve_osworld(host, port, files)
+        return
     if stdio and http is not None:
         raise _fail("give --stdio or --http, not both")
     try:
@@ -94,6 +118,30 @@ def serve(
     user = TerminalUser(settings.assume_yes) if asks else NonInteractiveUser(settings.assume_yes)
     with open_cli_desktop(desktop) as opened:
         asyncio.run(_serve(opened, settings, user, address, token, timeout))
+
+
+def _serve_osworld(host: str, port: int, files: Path | None) -> None:
+    from roundhouse.osworld.files import FileCache
+    from roundhouse.osworld.server import serve as serve_osworld
+
+    if not 0 <= port < 65536:
+        raise _fail(f"--port {port}: expected 0..65535")
+    if files is not None and not files.is_dir():
+        raise _fail(f"--files {files} is no folder")
+    token = os.environ.get(TOKEN_ENV) or None
+    if not is_loopback(host) and token is None:
+        raise _fail(
+            f"refusing to serve on {host} without a token: set {TOKEN_ENV}, or bind 127.0.0.1"
+        )
+    logging.basicConfig(level=logging.WARNING, format="roundhouse: %(message)s")
+    signal.signal(signal.SIGTERM, exit_on_sigterm)
+
+    def ready(bound: int) -> None:
+        typer.echo(f"roundhouse: serving OSWorld's routes on http://{host}:{bound}", err=True)
+
+    cache = FileCache(files) if files is not None else None
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve_osworld(host, port, token, cache, ready))
 
 
 def exit_on_sigterm(signum: int, frame: FrameType | None) -> None:

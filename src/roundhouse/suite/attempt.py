@@ -48,6 +48,10 @@ class AttemptOptions:
     record: bool = False  # write each task's answers beside it (<id>.answers.json)
     assume_yes: bool = False
     timeout: float = TASK_TIMEOUT
+    # OSWorld's tasks: the dataset's files (--files) and the folder of recorded answers
+    # (--answers; by default beside each task file).
+    files: Path | None = None
+    answers: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,7 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
             run = await _run(task, item, workdir, desktop, options, url)
             log_dir, problem = run.log_dir, run.problem
             steps = LogStore(log_dir).read_steps() if log_dir and log_dir.exists() else []
-            status = run.status or _final_status(log_dir, steps)
+            status = run.status or final_status(log_dir, steps)
             died = _died(launched)
             if died:
                 problem = f"{problem + '; ' if problem else ''}{died}"
@@ -179,39 +183,75 @@ async def _run(
     options: AttemptOptions,
     server: str | None = None,
 ) -> RunOutcome:
+    agent = AgentRun(
+        task_id=task.id,
+        request=task.request,
+        agent=task.agent,
+        answers=item.answers,
+        places=_places(workdir, item, server),
+        max_step=task.max_step,
+        approve=options.assume_yes or task.approve,
+    )
+    env = dict(desktop.env) if desktop else dict(os.environ)
+    return await run_agent(agent, workdir, env, desktop is not None, options)
+
+
+@dataclass(frozen=True)
+class AgentRun:
+    """What one `roundhouse run` of a task needs: the request, who answers it, and where its
+    recorded answers are (read with model "replay", written with --record), with the
+    placeholders that make them hold on any machine."""
+
+    task_id: str
+    request: str
+    agent: str
+    answers: Path
+    places: dict[str, str]
+    max_step: int | None = None
+    approve: bool = False
+
+
+async def run_agent(
+    spec: AgentRun,
+    workdir: Path,
+    env: dict[str, str],
+    on_desktop: bool,
+    options: AttemptOptions,
+) -> RunOutcome:
+    """One `roundhouse run` process for the task, in `workdir` with `env` (a desktop's,
+    `on_desktop`: it works on that desktop as its current one), its log under OUT/logs."""
     logs = (options.out / "logs").resolve()
-    places = _places(workdir, item, server)
+    places = spec.places
     model = options.model
-    replay = workdir.parent / f"{task.id}.replay.json"
+    replay = workdir.parent / f"{spec.task_id}.replay.json"
     if model == "replay":
-        if not item.answers.exists():
-            return RunOutcome("ERROR", None, f"no recorded answers at {item.answers}", 0.0)
-        replay.write_text(_fill_places(item.answers.read_text(encoding="utf-8"), places))
+        if not spec.answers.exists():
+            return RunOutcome("ERROR", None, f"no recorded answers at {spec.answers}", 0.0)
+        replay.write_text(_fill_places(spec.answers.read_text(encoding="utf-8"), places))
         model = f"replay:{replay}"
     argv = [
         sys.executable,
         "-m",
         "roundhouse",
         "run",
-        task.request,
+        spec.request,
         "--model",
         model,
         "--agent",
-        task.agent,
+        spec.agent,
         "--logs",
         str(logs),
         "--task",
-        task.id,
+        spec.task_id,
     ]
-    if task.max_step is not None:
-        argv += ["--max-step", str(task.max_step)]
-    if options.assume_yes or task.approve:
+    if spec.max_step is not None:
+        argv += ["--max-step", str(spec.max_step)]
+    if spec.approve:
         argv.append("--yes")
-    recording = workdir.parent / f"{task.id}.recorded.json"
+    recording = workdir.parent / f"{spec.task_id}.recorded.json"
     if options.record:
         argv += ["--record", str(recording)]
-    env = dict(desktop.env) if desktop else dict(os.environ)
-    if desktop is not None:
+    if on_desktop:
         argv += ["--desktop", "current"]
     started = time.monotonic()
     process = await asyncio.create_subprocess_exec(
@@ -232,21 +272,21 @@ async def _run(
         process.kill()
         await process.wait()
         waited = f"no end after {options.timeout:g} s"
-        return outcome("TIMEOUT", _log_dir(b"", logs, task.id), waited)
+        return outcome("TIMEOUT", _log_dir(b"", logs, spec.task_id), waited)
     except asyncio.CancelledError:
         # The batch was cancelled (Ctrl-C, or the worker running us died): the run must
         # not outlive it, nor keep drawing on a desktop that is about to stop.
         process.kill()
         await process.wait()
         raise
-    log_dir = _log_dir(stdout, logs, task.id)
+    log_dir = _log_dir(stdout, logs, spec.task_id)
     assert process.returncode is not None
     if process.returncode < 0:
         # Killed by a signal the batch did not send: what ran it failed, not the task.
         name = signal.Signals(-process.returncode).name
         return outcome("KILLED", log_dir, f"its `roundhouse run` was killed by {name}")
     if options.record and recording.exists():
-        problem = _store_answers(recording, item.answers, places)
+        problem = _store_answers(recording, spec.answers, places)
         if problem is not None:
             return outcome("ERROR", log_dir, problem)
     said = stderr.decode(errors="replace").strip()[-400:]
@@ -315,7 +355,7 @@ def _log_dir(stdout: bytes, logs: Path, task_id: str) -> Path | None:
     return folder if folder.exists() else None
 
 
-def _final_status(log_dir: Path | None, steps: list[StepRecord]) -> str:
+def final_status(log_dir: Path | None, steps: list[StepRecord]) -> str:
     """FINISH or FAIL as the last step said; ERROR when the round ended otherwise."""
     if log_dir is None or not (log_dir / ROUNDS_LOG).exists():
         return "ERROR"
@@ -384,9 +424,30 @@ def _result(
     answer: str = "",
     checks: tuple[int, int] = (0, 0),
 ) -> TaskResult:
+    return task_row(
+        task.id, status, started, steps, passed=passed, reason=reason, log_dir=log_dir,
+        answer=answer, checks=checks,
+    )  # fmt: skip
+
+
+def task_row(
+    task_id: str,
+    status: str,
+    started: float,
+    steps: list[StepRecord],
+    *,
+    passed: bool = False,
+    reason: str = "",
+    log_dir: Path | None = None,
+    answer: str = "",
+    checks: tuple[int, int] = (0, 0),
+    score: float | None = None,
+    domain: str = "",
+) -> TaskResult:
+    """A task's row: its verdict, and what its steps cost."""
     costs = [step.usage.cost for step in steps]
     return TaskResult(
-        task=task.id,
+        task=task_id,
         passed=passed,
         status=status,
         checks_passed=checks[0],
@@ -399,4 +460,6 @@ def _result(
         answer=answer,
         reason=reason,
         log_dir=str(log_dir or ""),
+        score=score,
+        domain=domain,
     )

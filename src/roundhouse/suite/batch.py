@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from roundhouse.osworld.tasks import OsworldItem
 from roundhouse.suite.attempt import TASK_TIMEOUT, AttemptOptions, run_task
 from roundhouse.suite.results import LOST_STATUSES, ResultBoard, TaskResult, read_results
 from roundhouse.suite.tasks import SuiteTask
@@ -32,6 +33,8 @@ class BatchOptions:
     timeout: float = TASK_TIMEOUT
     retries: int = 1  # further attempts for a task whose runner died under it
     resume: bool = False  # skip the tasks that have a row in OUT/results.json
+    files: Path | None = None  # OSWorld's tasks: the dataset's files
+    answers: Path | None = None  # OSWorld's tasks: their recorded answers' folder
 
     def attempt(self) -> AttemptOptions:
         return AttemptOptions(
@@ -40,17 +43,22 @@ class BatchOptions:
             record=self.record,
             assume_yes=self.assume_yes,
             timeout=self.timeout,
+            files=self.files,
+            answers=self.answers,
         )
 
 
 Progress = Callable[[TaskResult, int, int], None]
+# A task of roundhouse's own suite, or one of OSWorld's (osworld/: the same batch, each row
+# with its score and domain).
+BatchItem = SuiteTask | OsworldItem
 
 
 class Executor(Protocol):
     """Runs one attempt at a task somewhere and gives its row. A runner that dies under the
     task gives a row with a status in LOST_STATUSES, never an exception."""
 
-    async def attempt(self, item: SuiteTask) -> TaskResult: ...
+    async def attempt(self, item: BatchItem) -> TaskResult: ...
 
 
 class LocalExecutor:
@@ -61,20 +69,26 @@ class LocalExecutor:
         self._slots = asyncio.Semaphore(options.workers)
         self._node = socket.gethostname()
 
-    async def attempt(self, item: SuiteTask) -> TaskResult:
+    async def attempt(self, item: BatchItem) -> TaskResult:
         async with self._slots:
-            result = await run_task(item, self._options)
+            if isinstance(item, OsworldItem):
+                # Loaded when an OSWorld task runs: a roundhouse suite never needs it.
+                from roundhouse.osworld.attempt import run_osworld_task
+
+                result = await run_osworld_task(item, self._options)
+            else:
+                result = await run_task(item, self._options)
         return dataclasses.replace(result, node=self._node)
 
 
-def pending(tasks: list[SuiteTask], kept: list[TaskResult]) -> list[SuiteTask]:
+def pending(tasks: Sequence[BatchItem], kept: list[TaskResult]) -> list[BatchItem]:
     """The tasks without a row yet."""
     done = {row.task for row in kept}
     return [item for item in tasks if item.task.id not in done]
 
 
 async def run_batch(
-    tasks: list[SuiteTask],
+    tasks: Sequence[BatchItem],
     options: BatchOptions,
     progress: Progress | None = None,
     executor: Executor | None = None,
@@ -89,7 +103,7 @@ async def run_batch(
     runner = executor or LocalExecutor(options)
     done = 0
 
-    async def one(item: SuiteTask) -> None:
+    async def one(item: BatchItem) -> None:
         nonlocal done
         result = await with_retries(runner, item, options.retries)
         board.add(result)
@@ -101,7 +115,7 @@ async def run_batch(
     return board.rows()
 
 
-async def with_retries(executor: Executor, item: SuiteTask, retries: int) -> TaskResult:
+async def with_retries(executor: Executor, item: BatchItem, retries: int) -> TaskResult:
     """Attempts until one is not lost, or `retries` more have been made; the row says how
     many there were and why the earlier ones were run again."""
     why: list[str] = []

@@ -37,7 +37,7 @@ from roundhouse.devices.linux.desktops import janitor
 from roundhouse.logs.store import LogStore
 from roundhouse.suite import bundle
 from roundhouse.suite.attempt import AttemptOptions, run_task
-from roundhouse.suite.batch import BatchOptions
+from roundhouse.suite.batch import BatchItem, BatchOptions
 from roundhouse.suite.results import TaskResult
 from roundhouse.suite.tasks import SuiteTask, load_task
 
@@ -141,8 +141,10 @@ class RayExecutor:
     def close(self) -> None:
         ray.shutdown()
 
-    async def attempt(self, item: SuiteTask) -> TaskResult:
+    async def attempt(self, item: BatchItem) -> TaskResult:
         assert self._shipment is not None, "start() first"
+        if not isinstance(item, SuiteTask):  # the CLI refuses OSWorld's tasks on Ray
+            return _lost(item.task.id, "ERROR", "OSWorld's tasks do not run on Ray yet")
         spec = NodeSpec(
             batch=self._batch,
             task=item.task.id,

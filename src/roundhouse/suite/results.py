@@ -29,7 +29,7 @@ LOST_STATUSES = frozenset({"KILLED", "LOST"})
 class TaskResult:
     task: str
     passed: bool
-    status: str  # FINISH, FAIL, ERROR, TIMEOUT, SETUP FAILED, KILLED, LOST
+    status: str  # FINISH, FAIL, ERROR, TIMEOUT, SETUP FAILED, NOT RUNNABLE, KILLED, LOST
     checks_passed: int
     checks_total: int
     steps: int
@@ -44,6 +44,10 @@ class TaskResult:
     node: str = ""  # the machine that ran it: its host name (local) or Ray node address
     attempts: int = 1
     retried: str = ""  # why earlier attempts were run again ("" when there were none)
+    # OSWorld's tasks: the score its evaluator gives (0..1; None when it could not run),
+    # and the task's domain (os, chrome, ...). Empty for roundhouse's own task files.
+    score: float | None = None
+    domain: str = ""
 
 
 FIELDS = [field.name for field in dataclasses.fields(TaskResult)]
@@ -125,19 +129,66 @@ class ResultBoard:
 
 
 def results_table(results: list[TaskResult]) -> str:
+    judged = "score" if any(r.domain for r in results) else "checks"
     header = (
-        f"{'task':32} {'result':6} {'status':12} {'checks':6} "
+        f"{'task':32} {'result':6} {'status':12} {judged:6} "
         f"{'steps':>5} {'seconds':>7} {'tokens':>7} {'cost':>9}  node"
     )
     lines = [header, "-" * len(header)]
     for r in results:
         cost = "unknown" if r.cost is None else f"${r.cost:.4f}"
         retried = f" (attempt {r.attempts})" if r.attempts > 1 else ""
+        # An OSWorld row shows its score where a roundhouse task shows its checks.
+        judged = f"{r.checks_passed}/{r.checks_total:<4}"
+        if r.domain:
+            judged = f"{'-' if r.score is None else f'{r.score:g}':6}"
         lines.append(
             f"{r.task[:32]:32} {'pass' if r.passed else 'FAIL':6} {r.status[:12]:12} "
-            f"{r.checks_passed}/{r.checks_total:<4} {r.steps:>5} {r.seconds:>7.1f} "
+            f"{judged} {r.steps:>5} {r.seconds:>7.1f} "
             f"{r.input_tokens + r.output_tokens:>7} {cost:>9}  {r.node}{retried}"
         )
     passed = sum(r.passed for r in results)
     lines.append(f"{passed} passed, {len(results) - passed} failed")
+    if any(r.domain for r in results):
+        lines += ["", domain_table(results)]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class DomainRow:
+    domain: str
+    tasks: int
+    scored: int
+    score: float  # the sum of the scores
+    not_runnable: int
+
+    @property
+    def mean(self) -> float:
+        """OSWorld's success rate: unscored tasks count 0."""
+        return self.score / self.tasks if self.tasks else 0.0
+
+
+def domain_rows(results: list[TaskResult]) -> list[DomainRow]:
+    """Per domain, then the total; empty when no row is OSWorld's."""
+    if not any(r.domain for r in results):
+        return []
+    rows = []
+    for name in [*sorted({r.domain for r in results}), "total"]:
+        mine = [r for r in results if name == "total" or r.domain == name]
+        scored = [r.score for r in mine if r.score is not None]
+        not_run = sum(r.status == "NOT RUNNABLE" for r in mine)
+        rows.append(DomainRow(name, len(mine), len(scored), sum(scored), not_run))
+    return rows
+
+
+def domain_table(results: list[TaskResult]) -> str:
+    """OSWorld's view of a batch: per domain, the tasks, those scored, the sum and mean of
+    their scores (OSWorld's success rate: unscored tasks count 0) and those not runnable."""
+    header = f"{'domain':20} {'tasks':>5} {'scored':>6} {'score':>6} {'mean':>6} {'not run':>7}"
+    lines = [header, "-" * len(header)]
+    for row in domain_rows(results):
+        lines.append(
+            f"{row.domain[:20]:20} {row.tasks:>5} {row.scored:>6} {row.score:>6.2f} "
+            f"{row.mean:>6.2f} {row.not_runnable:>7}"
+        )
     return "\n".join(lines)

@@ -1,0 +1,365 @@
+"""An OSWorld environment on a roundhouse virtual desktop: what OSWorld's Ubuntu VM gives a
+task, without the VM.
+
+    async with OsworldDesktop(work, files=cache) as env:
+        await env.run(["python", "-c", "import pyautogui; pyautogui.click(960, 540)"])
+
+Each environment is a fresh virtual desktop (1920x1080, OSWorld's screen) with:
+- a fresh home folder (Desktop, Documents, Downloads... as Ubuntu makes them), read for
+  OSWorld's /home/user (places.py), given to every process of the desktop, the services its
+  session bus starts included (dconf, the terminal server): settings written with gsettings
+  live in that home and die with it;
+- the commands OSWorld's steps call: `python` and `python3` with pyautogui importable (a
+  folder of shims ahead of PATH); `sudo` runs as the VM's does for a user who knows the
+  password;
+- Ubuntu's Ctrl+Alt+T, which opens a terminal (GNOME Terminal) in the home folder;
+- Chromium for `google-chrome`, with DevTools on a port of this environment's own.
+
+Every process started here carries the desktop's tag, so stopping the desktop ends them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import os
+import shlex
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dbus_fast import Message, MessageType
+from dbus_fast.aio import MessageBus
+from dbus_fast.errors import DBusFastError
+
+from roundhouse.config import DesktopSettings
+from roundhouse.devices.contract import Rect
+from roundhouse.devices.linux.atspi.client import AtspiClient
+from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.display.base import DisplayServer
+from roundhouse.devices.linux.display.choose import open_display
+from roundhouse.osworld.a11y_xml import desktop_xml
+from roundhouse.osworld.files import FileCache
+from roundhouse.osworld.places import Places
+from roundhouse.osworld.shortcuts import Shortcut, ShortcutListener
+
+log = logging.getLogger(__name__)
+
+OSWORLD_SCREEN = (1920, 1080)
+COMMAND_TIMEOUT = 120.0  # OSWorld's server gives a command as long
+USER_DIRS = ("Desktop", "Documents", "Downloads", "Music", "Pictures", "Public", "Templates",
+             "Videos")  # fmt: skip
+CHROME_NAMES = frozenset({"google-chrome", "google-chrome-stable", "chrome", "chromium",
+                          "chromium-browser"})  # fmt: skip
+CHROME_PROFILE = ".config/google-chrome"  # where OSWorld's getters read Chrome's files
+TERMINAL = ("gnome-terminal",)
+BUS_TIMEOUT = 5.0
+FAMILY_LOCAL = 256  # an X authority entry for a display of this host
+
+
+@dataclass(frozen=True)
+class CommandOutput:
+    """What OSWorld's /execute answers: stdout, stderr and the exit status."""
+
+    output: str
+    error: str
+    returncode: int
+
+
+@dataclass
+class OsworldEnv:
+    """One task's environment (see the module's docstring)."""
+
+    desktop: Desktop
+    places: Places
+    home: Path
+    cache: Path  # where getters put the files they fetch (OSWorld's cache/<task id>)
+    files: FileCache | None
+    devtools_port: int
+    display: DisplayServer
+    launched: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    _atspi: AtspiClient | None = None
+
+    @property
+    def env(self) -> dict[str, str]:
+        return dict(self.desktop.env)
+
+    @property
+    def screen(self) -> Rect:
+        return Rect(left=0, top=0, right=self.desktop.width, bottom=self.desktop.height)
+
+    async def accessibility(self) -> AtspiClient:
+        """A client of the desktop's accessibility bus, connected on first use."""
+        if self._atspi is None:
+            client = AtspiClient()
+            await client.connect(self.desktop)
+            self._atspi = client
+        return self._atspi
+
+    async def accessibility_xml(self) -> str:
+        """The desktop's tree in OSWorld's XML (its /accessibility)."""
+        return await desktop_xml(await self.accessibility(), self.screen)
+
+    async def close(self) -> None:
+        if self._atspi is not None:
+            await self._atspi.close()
+            self._atspi = None
+
+    def expand(self, argv: Sequence[str]) -> list[str]:
+        """OSWorld's paths read for this desktop; '~/' at an argument's start is the home."""
+        expanded = []
+        for arg in argv:
+            arg = self.places.local(arg)
+            expanded.append(str(self.home) + arg[1:] if arg.startswith("~/") else arg)
+        return expanded
+
+    def command(self, command: str | Sequence[str], shell: bool) -> list[str]:
+        """The argv that runs an OSWorld command here (a string is split unless `shell`)."""
+        if shell:
+            text = command if isinstance(command, str) else " ".join(command)
+            return ["/bin/sh", "-c", self.places.local(text)]
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not argv:
+            raise ValueError("an empty command")
+        return self.app_command(self.expand(argv))
+
+    def app_command(self, argv: list[str]) -> list[str]:
+        """Chromium for Chrome, with this environment's DevTools port and OSWorld's profile
+        folder; any application with the switches that expose its accessibility tree."""
+        if argv and Path(argv[0]).name in CHROME_NAMES:
+            browser = shutil.which("chromium") or shutil.which("chromium-browser") or argv[0]
+            rest = [a for a in argv[1:] if not a.startswith("--remote-debugging-port")]
+            argv = [
+                browser,
+                f"--remote-debugging-port={self.devtools_port}",
+                "--remote-allow-origins=*",
+                f"--user-data-dir={self.home / CHROME_PROFILE}",
+                *rest,
+            ]
+        return self.desktop.app_command(argv)
+
+    def spawn(self, argv: Sequence[str], cwd: Path | None = None) -> subprocess.Popen[bytes]:
+        """Start a program on the desktop and leave it running (OSWorld's launch)."""
+        process = subprocess.Popen(
+            list(argv),
+            cwd=cwd or self.home,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.launched.append(process)
+        return process
+
+    async def run(
+        self,
+        argv: Sequence[str],
+        timeout: float = COMMAND_TIMEOUT,
+        cwd: Path | None = None,
+        *,
+        merge_stderr: bool = False,
+    ) -> CommandOutput:
+        """Run a command to its end on the desktop (OSWorld's execute), in the home folder
+        (stderr into the output with `merge_stderr`). A command that outlives `timeout` is
+        killed with everything it started."""
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd or self.home,
+            env=self.env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT if merge_stderr else asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            stdout, stderr = await asyncio.wait_for(process.communicate(), timeout)
+        except TimeoutError:
+            raise TimeoutError(f"{shlex.join(argv)[:200]} ran over {timeout:g} s") from None
+        finally:
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                await process.wait()
+        assert process.returncode is not None
+        error = stderr.decode(errors="replace") if stderr is not None else ""
+        return CommandOutput(stdout.decode(errors="replace"), error, process.returncode)
+
+    def open_terminal(self) -> None:
+        """A terminal in the home folder, as Ctrl+Alt+T opens one on Ubuntu."""
+        self.spawn(TERMINAL)
+
+
+class OsworldDesktop:
+    """`async with OsworldDesktop(work) as env:` a fresh environment in `work` (its home,
+    cache and shims live there), stopped and ended on exit."""
+
+    def __init__(
+        self,
+        work: Path,
+        *,
+        files: FileCache | None = None,
+        size: tuple[int, int] = OSWORLD_SCREEN,
+        password: str = "password",
+    ) -> None:
+        self.work = work
+        self.files = files
+        self.size = size
+        self.password = password
+        self._virtual = VirtualDesktop(DesktopSettings(width=size[0], height=size[1]))
+        self._display: DisplayServer | None = None
+        self._shortcuts: ShortcutListener | None = None
+        self.env: OsworldEnv | None = None
+
+    async def __aenter__(self) -> OsworldEnv:
+        starting = asyncio.ensure_future(asyncio.to_thread(self._virtual.start))
+        try:
+            started = await asyncio.shield(starting)
+            return await self._prepare(started)
+        except BaseException:
+            await asyncio.wait([starting])  # a thread cannot be cancelled: let it end
+            await self.stop()
+            raise
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def _prepare(self, started: Desktop) -> OsworldEnv:
+        home, cache, shims = self.work / "home", self.work / "cache", self.work / "bin"
+        for folder in (home, cache, shims):
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+        prepare_home(home, started.display)
+        write_shims(shims)
+        env = environment(started.env, home, shims)
+        await set_activation_environment(started.bus_address, env)
+        desktop = dataclasses.replace(started, env=env)
+        self._display = open_display(desktop)
+        self.env = OsworldEnv(
+            desktop=desktop,
+            places=Places(
+                str(home),
+                desktop.width,
+                desktop.height,
+                self.password,
+                runtime=env.get("XDG_RUNTIME_DIR"),
+            ),  # fmt: skip
+            home=home,
+            cache=cache,
+            files=self.files,
+            devtools_port=free_port(),
+            display=self._display,
+        )
+        self._shortcuts = ShortcutListener(
+            desktop.display, [Shortcut("ctrl+alt+t", self.env.open_terminal)]
+        )
+        self._shortcuts.start()
+        return self.env
+
+    async def stop(self) -> None:
+        if self.env is not None:
+            await self.env.close()
+        if self._shortcuts is not None:
+            self._shortcuts.stop()
+            self._shortcuts = None
+        if self._display is not None:
+            self._display.close()
+            self._display = None
+        launched = self.env.launched if self.env is not None else []
+        await asyncio.to_thread(self._virtual.stop)
+        for process in launched:  # ended with the desktop: collected, not left as zombies
+            try:
+                process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self.env = None
+
+
+def prepare_home(home: Path, display: str) -> None:
+    """An Ubuntu user's fresh home: the user folders, and a ~/.Xauthority for the display
+    (python-xlib, under pyautogui, refuses to connect without one, and prints a warning on
+    stdout, into the command's output, when it holds no entry)."""
+    for name in USER_DIRS:
+        (home / name).mkdir(parents=True, exist_ok=True)
+    lines = [f'XDG_{name.upper()}_DIR="$HOME/{name}"' for name in USER_DIRS if name != "Public"]
+    lines.append('XDG_PUBLICSHARE_DIR="$HOME/Public"')
+    lines = [line.replace("XDG_DOWNLOADS_DIR", "XDG_DOWNLOAD_DIR") for line in lines]
+    (home / ".config").mkdir(exist_ok=True)
+    (home / ".config" / "user-dirs.dirs").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_xauthority(home / ".Xauthority", display)
+
+
+def write_xauthority(path: Path, display: str) -> None:
+    """One MIT-MAGIC-COOKIE-1 entry for `display` on this host. The virtual desktop's Xvfb
+    checks no cookie; the entry only has to be there."""
+    number = display.lstrip(":").split(".")[0].encode()
+    fields = [socket.gethostname().encode(), number, b"MIT-MAGIC-COOKIE-1", os.urandom(16)]
+    entry = struct.pack(">H", FAMILY_LOCAL) + b"".join(
+        struct.pack(">H", len(value)) + value for value in fields
+    )
+    path.write_bytes(entry)
+
+
+def write_shims(folder: Path) -> None:
+    """`python` and `python3` that can import pyautogui (this Python, whose environment has
+    it), ahead of the system's on PATH."""
+    for name in ("python", "python3"):
+        shim = folder / name
+        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+        shim.chmod(0o755)
+
+
+def environment(base: Mapping[str, str], home: Path, shims: Path) -> dict[str, str]:
+    """The desktop's environment for OSWorld: its home, the shims first on PATH, and
+    settings kept by dconf in that home (the virtual desktop keeps them in memory, which
+    forgets them between two gsettings commands)."""
+    env = {k: v for k, v in base.items() if not k.startswith("XDG_") or k == "XDG_RUNTIME_DIR"}
+    env["HOME"] = str(home)
+    env["PATH"] = f"{shims}{os.pathsep}{base.get('PATH', os.defpath)}"
+    env["GSETTINGS_BACKEND"] = "dconf"
+    env["XAUTHORITY"] = str(home / ".Xauthority")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+async def set_activation_environment(bus_address: str | None, env: Mapping[str, str]) -> None:
+    """Services the session bus starts (dconf, GNOME Terminal's server) get the task's
+    home and PATH, not those of whoever started the bus."""
+    if bus_address is None:
+        return
+    wanted = {k: env[k] for k in ("HOME", "PATH", "GSETTINGS_BACKEND", "XAUTHORITY") if k in env}
+    bus = await asyncio.wait_for(MessageBus(bus_address=bus_address).connect(), BUS_TIMEOUT)
+    try:
+        reply = await asyncio.wait_for(
+            bus.call(
+                Message(
+                    destination="org.freedesktop.DBus",
+                    path="/org/freedesktop/DBus",
+                    interface="org.freedesktop.DBus",
+                    member="UpdateActivationEnvironment",
+                    signature="a{ss}",
+                    body=[wanted],
+                )
+            ),
+            BUS_TIMEOUT,
+        )
+        if reply is None or reply.message_type == MessageType.ERROR:
+            body = reply.body if reply is not None else "no answer"
+            raise DBusFastError(f"UpdateActivationEnvironment failed: {body}")
+    finally:
+        bus.disconnect()
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

@@ -1,0 +1,99 @@
+"""Chrome's getters: what OSWorld's read of Chrome's profile, read from this desktop's.
+
+Chromium runs here for OSWorld's google-chrome with its profile where OSWorld's getters look
+for Chrome's (~/.config/google-chrome, env.py), so these read the same files: Default/
+Preferences, Default/Bookmarks and Local State. Each gives what OSWorld's gives, its
+fallback included when the file is missing or does not parse.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from roundhouse.osworld.env import CHROME_PROFILE, OsworldEnv
+
+Getter = Callable[[OsworldEnv, dict[str, Any]], Awaitable[Any]]
+DEFAULT_FONTS = {"default_fixed_font_size": 13, "default_font_size": 16, "minimum_font_size": 13}
+
+
+def _profile(env: OsworldEnv, name: str) -> Any:
+    """A JSON file of the Chrome profile; raises when it is missing or does not parse."""
+    return json.loads(Path(env.home / CHROME_PROFILE / name).read_text(encoding="utf-8"))
+
+
+def _preferences(env: OsworldEnv) -> Any:
+    return _profile(env, "Default/Preferences")
+
+
+def _read(env: OsworldEnv, read: Callable[[Any], Any], fallback: Any, name: str) -> Any:
+    try:
+        return read(_profile(env, name))
+    except Exception:  # noqa: BLE001 - OSWorld's getters answer their fallback on any error
+        return fallback
+
+
+async def enable_do_not_track(env: OsworldEnv, config: dict[str, Any]) -> Any:
+    return _read(env, lambda d: "true" if d.get("enable_do_not_track", {}) else "false",
+                 "false", "Default/Preferences")  # fmt: skip
+
+
+async def enable_safe_browsing(env: OsworldEnv, config: dict[str, Any]) -> Any:
+    def read(data: Any) -> str:
+        safe = data.get("safebrowsing", {})
+        on = bool(safe.get("enhanced", False)) or bool(safe.get("enabled", False))
+        return "true" if on else "false"
+
+    return _read(env, read, "false", "Default/Preferences")
+
+
+async def data_delete_automacally(env: OsworldEnv, config: dict[str, Any]) -> Any:
+    def read(data: Any) -> str:
+        present = data["profile"].get("default_content_setting_values", None) is not None
+        return "true" if present else "false"
+
+    return _read(env, read, "Google", "Default/Preferences")  # (OSWorld's fallback, as is)
+
+
+async def profile_name(env: OsworldEnv, config: dict[str, Any]) -> Any:
+    return _read(env, lambda d: d.get("profile", {}).get("name", None), None, "Default/Preferences")
+
+
+async def default_search_engine(env: OsworldEnv, config: dict[str, Any]) -> Any:
+    def read(data: Any) -> Any:
+        provider = data.get("default_search_provider_data", {})
+        return provider.get("template_url_data", {}).get("short_name", "Google")
+
+    return _read(env, read, "Google", "Default/Preferences")
+
+
+async def chrome_font_size(env: OsworldEnv, config: dict[str, Any]) -> Any:
+    fallback = {"default_fixed_font_size": 13, "default_font_size": 16}
+    return _read(env, lambda d: d.get("webkit", {}).get("webprefs", dict(DEFAULT_FONTS)),
+                 fallback, "Default/Preferences")  # fmt: skip
+
+
+async def enabled_experiments(env: OsworldEnv, config: dict[str, Any]) -> Any:
+    return _read(env, lambda d: d.get("browser", {}).get("enabled_labs_experiments", []), [],
+                 "Local State")  # fmt: skip
+
+
+async def bookmarks(env: OsworldEnv, config: dict[str, Any]) -> Any:
+    path = env.home / CHROME_PROFILE / "Default" / "Bookmarks"
+    if not path.is_file() or not path.read_bytes():
+        return []
+    return json.loads(path.read_text(encoding="utf-8")).get("roots", {})
+
+
+GETTERS: dict[str, Getter] = {
+    "enable_do_not_track": enable_do_not_track,
+    "enable_safe_browsing": enable_safe_browsing,
+    "data_delete_automacally": data_delete_automacally,
+    "profile_name": profile_name,
+    "default_search_engine": default_search_engine,
+    "chrome_font_size": chrome_font_size,
+    "enabled_experiments": enabled_experiments,
+    "bookmarks": bookmarks,
+}
