@@ -117,6 +117,10 @@ class DisplayServer:
         self.close()
 
 
+class DisplayUnavailable(RuntimeError):
+    """The desktop's display server cannot be driven: the message says why, and the fix."""
+
+
 class WindowError(RuntimeError):
     """A window or application problem the model (or user) can act on; the text says what."""
 
