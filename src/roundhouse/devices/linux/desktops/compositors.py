@@ -16,6 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from roundhouse.devices.linux.display.gnome.shell import Shell, close_overview
+from roundhouse.devices.linux.display.wayland.dbus import SyncBus
+
 NOBODY = 65534  # sway refuses to run as root: as root, it runs as nobody
 READY_TIMEOUT = 15.0
 
@@ -110,7 +113,148 @@ class Sway(Compositor):
         raise CompositorUnavailable(f"sway's IPC socket did not appear within {timeout:g} s")
 
 
-COMPOSITORS: dict[str, Compositor] = {"sway": Sway()}
+@dataclass(frozen=True)
+class Gnome(Compositor):
+    """GNOME Shell 43+ headless on a virtual monitor, in unsafe mode (its Eval gives the
+    windows' positions, its Screenshot serves other programs). It needs a system bus
+    (without one it exits at start: a private bus stands in for it), and Mutter's remote
+    desktop needs PipeWire (and WirePlumber) for its screen cast."""
+
+    kind: str = "gnome"
+    packages: str = "gnome-shell pipewire wireplumber"
+    server: str = "gnome-shell"
+
+    def programs(self) -> list[str]:
+        return ["gnome-shell", "pipewire", "wireplumber"]
+
+    def prepare(self, runtime_dir: Path, width: int, height: int) -> list[Spawn]:
+        system_bus = f"unix:path={runtime_dir / 'system_bus'}"
+        shell = [
+            "gnome-shell",
+            "--headless",
+            "--unsafe-mode",
+            "--virtual-monitor",
+            f"{width}x{height}",
+            "--wayland",
+            "--no-x11",
+            "--wayland-display",
+            "wayland-0",
+        ]
+        return [
+            Spawn(
+                "dbus-daemon",
+                ["dbus-daemon", "--session", "--nofork", f"--address={system_bus}"],
+                prints_address="--print-address=",
+                exports="DBUS_SYSTEM_BUS_ADDRESS",
+            ),
+            Spawn("pipewire", ["pipewire"]),
+            Spawn("wireplumber", ["wireplumber"]),
+            Spawn(
+                "gnome-shell",
+                shell,
+                {
+                    "LIBGL_ALWAYS_SOFTWARE": "1",
+                    "XDG_SESSION_TYPE": "wayland",
+                    "XDG_CURRENT_DESKTOP": "GNOME",
+                    "GSETTINGS_BACKEND": "memory",
+                },
+            ),
+        ]
+
+    def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
+        """Once the Shell's D-Bus services are up, its Overview (where it starts) closed."""
+        bus = SyncBus(env["DBUS_SESSION_BUS_ADDRESS"], timeout)
+        try:
+            deadline = time.monotonic() + timeout
+            wanted = ("org.gnome.Shell.Screenshot", "org.gnome.Mutter.RemoteDesktop")
+            while not all(bus.has_name(name) for name in wanted):
+                if time.monotonic() > deadline:
+                    raise CompositorUnavailable(
+                        f"GNOME Shell's D-Bus services did not appear within {timeout:g} s"
+                    )
+                time.sleep(0.05)
+            close_overview(Shell(bus), timeout)
+        finally:
+            bus.close()
+        return {}
+
+
+@dataclass(frozen=True)
+class Kde(Compositor):
+    """KWin 5.27+ on a virtual output, trusting its clients (fake input, screenshots and
+    window management are otherwise for programs a desktop file vouches for)."""
+
+    kind: str = "kde"
+    packages: str = "kwin-wayland"
+    server: str = "kwin_wayland"
+
+    def programs(self) -> list[str]:
+        return ["kwin_wayland"]
+
+    def prepare(self, runtime_dir: Path, width: int, height: int) -> list[Spawn]:
+        argv = [
+            runnable(shutil.which("kwin_wayland") or "kwin_wayland", runtime_dir),
+            "--virtual",
+            "--width",
+            str(width),
+            "--height",
+            str(height),
+            "--socket",
+            "wayland-0",
+            "--no-lockscreen",
+            "--no-global-shortcuts",
+            "--no-kactivities",
+        ]
+        env = {
+            "KWIN_WAYLAND_NO_PERMISSION_CHECKS": "1",
+            "KWIN_SCREENSHOT_NO_PERMISSION_CHECKS": "1",
+            # Not KWIN_COMPOSE=Q: KWin's screenshots come from its OpenGL compositor
+            # (Mesa's software renderer here), and with QPainter it offers none.
+            "XDG_SESSION_TYPE": "wayland",
+            "XDG_CURRENT_DESKTOP": "KDE",
+        }
+        return [Spawn("kwin_wayland", argv, env)]
+
+    def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
+        bus = SyncBus(env["DBUS_SESSION_BUS_ADDRESS"], timeout)
+        try:
+            deadline = time.monotonic() + timeout
+            wanted = ("org.kde.KWin", "org.kde.KWin.ScreenShot2")
+            while not all(bus.has_name(name) for name in wanted):
+                if time.monotonic() > deadline:
+                    raise CompositorUnavailable(
+                        f"KWin's D-Bus services did not appear within {timeout:g} s"
+                    )
+                time.sleep(0.05)
+        finally:
+            bus.close()
+        return {}
+
+
+def runnable(program: str, folder: Path) -> str:
+    """`program`, or a copy of it in `folder` when it carries file capabilities this
+    process may not grant: exec then fails with EPERM (kwin_wayland's cap_sys_resource in
+    a container without it). A copy carries none; KWin runs without the extra limits."""
+    try:
+        raw = os.getxattr(program, "security.capability")
+    except OSError:
+        return program
+    wanted = int.from_bytes(raw[4:8], "little") | (int.from_bytes(raw[12:16], "little") << 32)
+    if not wanted & ~_bounding_set():
+        return program
+    copy = folder / Path(program).name
+    shutil.copy(program, copy)  # copies the mode, not the extended attributes
+    return str(copy)
+
+
+def _bounding_set() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("CapBnd:"):
+            return int(line.split()[1], 16)
+    return ~0
+
+
+COMPOSITORS: dict[str, Compositor] = {"sway": Sway(), "gnome": Gnome(), "kde": Kde()}
 
 
 def wait_for_socket(runtime_dir: Path, timeout: float, pattern: str = "wayland-*") -> str:

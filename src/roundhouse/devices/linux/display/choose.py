@@ -13,6 +13,9 @@ from roundhouse.devices.contract import WindowInfo
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.session import WaylandFamily, family_of
 from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable
+from roundhouse.devices.linux.display.gnome.server import open_gnome
+from roundhouse.devices.linux.display.kde.server import open_kde
+from roundhouse.devices.linux.display.wayland.dbus import DBusCallError
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError
 from roundhouse.devices.linux.display.wlroots.server import open_wlroots
 from roundhouse.devices.linux.display.x11.server import open_x11
@@ -29,9 +32,13 @@ def open_display(desktop: Desktop) -> DisplayServer:
     try:
         if family == "wlroots":
             return open_wlroots(env)
-    except (WaylandError, OSError, RuntimeError) as error:
+        if family == "gnome":
+            return open_gnome(env)
+        return open_kde(env)
+    except DisplayUnavailable:
+        raise
+    except (WaylandError, DBusCallError, OSError, RuntimeError) as error:
         raise DisplayUnavailable(f"cannot drive this {family} session: {error}") from None
-    raise DisplayUnavailable(f"the {family} session has no backend yet")
 
 
 def wayland_family(env: Mapping[str, str]) -> WaylandFamily:

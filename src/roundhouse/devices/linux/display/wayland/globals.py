@@ -60,9 +60,26 @@ def bind_output(connection: Connection) -> Output:
     return output
 
 
-def seat_keymap(connection: Connection, seat: int) -> str:
+SEAT_KEYBOARD = 0x2
+
+
+def seat_keymap(connection: Connection, timeout: float | None = None) -> str:
     """The keymap the compositor gives its seat's keyboard (what applications read keys
-    with), as XKB text."""
+    with), as XKB text. A seat without a keyboard (a headless compositor before any
+    virtual one) has none: WaylandTimeout after `timeout` (asking it for a keyboard
+    would be a protocol error)."""
+    capabilities: list[int] = []
+
+    def on_seat(opcode: int, payload: bytes, fds: deque[int]) -> None:
+        if opcode == 0:  # capabilities
+            capabilities.append(decode("u", payload, fds)[0])
+
+    seat = connection.bind("wl_seat", 5, on_seat)
+    connection.wait(
+        lambda: bool(capabilities) and bool(capabilities[-1] & SEAT_KEYBOARD),
+        timeout,
+        "give its seat a keyboard",
+    )
     keyboard_id = 0
     found: list[str] = []
 
@@ -79,8 +96,8 @@ def seat_keymap(connection: Connection, seat: int) -> str:
     keyboard_id = connection.new_id(on_keyboard)
     connection.request(seat, 1, "n", keyboard_id)  # wl_seat.get_keyboard
     connection.wait(lambda: bool(found), None, "send its keyboard map")
-    if connection.version("wl_seat") >= 3:
-        connection.request(keyboard_id, 0)  # wl_keyboard.release
+    connection.request(keyboard_id, 0)  # wl_keyboard.release (bound at version 5)
+    connection.request(seat, 3)  # wl_seat.release
     return found[0]
 
 

@@ -22,7 +22,7 @@ from roundhouse.devices.linux.display.wayland.globals import Output, bind_output
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError, decode
 
 # wl_shm formats (little-endian words): ARGB8888/XRGB8888 are B, G, R, A/X in memory.
-RAW_MODES = {0: "BGRA", 1: "BGRX", 0x34324241: "RGBA", 0x34324258: "RGBX"}
+RAW_MODES = {0: "BGRX", 1: "BGRX", 0x34324241: "RGBX", 0x34324258: "RGBX"}  # alpha dropped
 Y_INVERT = 1
 
 

@@ -19,4 +19,11 @@ def open_wlroots(env: Mapping[str, str]) -> DisplayServer:
         screen = opened.enter_context(Screencopy(env))
         pointer = opened.enter_context(WlrootsInput(env))
         opened.pop_all()
-    return DisplayServer("sway", pointer, screen, windows, lost=(WaylandGone, SwayGone))
+    routes = {
+        "input": "zwlr_virtual_pointer_v1 + zwp_virtual_keyboard_v1 (Wayland)",
+        "screenshots": "zwlr_screencopy_manager_v1 (Wayland)",
+        "windows": "sway IPC",
+    }
+    return DisplayServer(
+        "sway", pointer, screen, windows, lost=(WaylandGone, SwayGone), routes=routes
+    )

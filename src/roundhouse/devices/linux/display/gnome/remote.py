@@ -1,0 +1,165 @@
+"""GNOME input through Mutter's remote desktop (org.gnome.Mutter.RemoteDesktop).
+
+A remote-desktop session with a screen cast of the primary monitor lets a client move the
+pointer to absolute positions on that monitor and press keys and buttons, with no dialog.
+The session belongs to the D-Bus connection that made it (it ends when that closes), and
+starting it needs PipeWire in the session (the screen cast's stream).
+
+Keys go as key codes of the session's own keymap (read from the seat, as applications
+read it): Mutter would take keysyms too, but drops one its layout lacks without a word.
+A character the layout lacks is refused, naming set_text, which types any text.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+
+from dbus_fast import Variant
+
+from roundhouse.devices.linux.display.base import Button, DisplayUnavailable
+from roundhouse.devices.linux.display.keys import InputError
+from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
+from roundhouse.devices.linux.display.wayland.globals import seat_keymap
+from roundhouse.devices.linux.display.wayland.keyboard import Chord, combo_chords, text_chords
+from roundhouse.devices.linux.display.wayland.keymap import Keymap
+from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError
+
+REMOTE = "org.gnome.Mutter.RemoteDesktop"
+REMOTE_PATH = "/org/gnome/Mutter/RemoteDesktop"
+REMOTE_SESSION = "org.gnome.Mutter.RemoteDesktop.Session"
+CAST = "org.gnome.Mutter.ScreenCast"
+CAST_PATH = "/org/gnome/Mutter/ScreenCast"
+CAST_SESSION = "org.gnome.Mutter.ScreenCast.Session"
+BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}  # evdev BTN_*
+AXIS_VERTICAL, AXIS_HORIZONTAL = 0, 1
+# The first key after a session starts was lost (measured on Mutter 43): a Shift pressed
+# and released, and a pause, go first.
+WARM_UP = 0.3
+KEY_LEFTSHIFT = 42  # evdev: the same key on every layout
+KEYMAP_TIMEOUT = 2.0
+KEY_DELAY = 0.002
+
+
+class MutterInput:
+    """Pointer and keyboard through Mutter's remote desktop (a display.base.Input)."""
+
+    def __init__(self, bus: SyncBus, env: Mapping[str, str], size: tuple[int, int]) -> None:
+        self._bus = bus
+        self._lock = threading.Lock()
+        self.size = size
+        if not bus.has_name(REMOTE):
+            raise DisplayUnavailable(
+                "this GNOME session offers no org.gnome.Mutter.RemoteDesktop on its session bus"
+            )
+        (self._session,) = bus.call(REMOTE, REMOTE_PATH, REMOTE, "CreateSession")
+        try:
+            self._start()
+            # Read once the session's virtual keyboard exists: a headless seat has none
+            # before, and asking it for a keyboard then is a protocol error.
+            with Connection.open(env) as wayland:
+                self._keymap = Keymap(seat_keymap(wayland, KEYMAP_TIMEOUT))
+        except WaylandError as error:
+            self._stop()
+            raise DisplayUnavailable(f"cannot read the session's keyboard map: {error}") from None
+        except BaseException:
+            self._stop()
+            raise
+
+    def _start(self) -> None:
+        (properties,) = self._bus.call(
+            REMOTE, self._session, "org.freedesktop.DBus.Properties", "GetAll", "s",
+            [REMOTE_SESSION],
+        )  # fmt: skip
+        session_id = properties["SessionId"].value
+        options = {"remote-desktop-session-id": Variant("s", session_id)}
+        (cast,) = self._bus.call(CAST, CAST_PATH, CAST, "CreateSession", "a{sv}", [options])
+        # The primary monitor (""): absolute pointer positions are this stream's.
+        (self._stream,) = self._bus.call(
+            CAST, cast, CAST_SESSION, "RecordMonitor", "sa{sv}", ["", {}]
+        )
+        try:
+            self._call("Start")
+        except DBusCallError as error:
+            raise DisplayUnavailable(
+                f"Mutter's remote desktop did not start ({error}); it needs PipeWire in the "
+                "session: start pipewire and wireplumber"
+            ) from None
+        self._key(KEY_LEFTSHIFT, True)
+        self._key(KEY_LEFTSHIFT, False)
+        time.sleep(WARM_UP)
+
+    def _call(self, member: str, signature: str = "", *args: object) -> None:
+        self._bus.call(REMOTE, self._session, REMOTE_SESSION, member, signature, list(args))
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+    def _stop(self) -> None:
+        try:
+            self._call("Stop")
+        except (DBusCallError, RuntimeError, TimeoutError):
+            pass  # already stopped, or the session is gone with the bus
+
+    # ------------------------------------------------------------ pointer
+
+    def move(self, x: int, y: int) -> None:
+        with self._lock:
+            self._motion(x, y)
+
+    def click(self, x: int, y: int, button: Button = "left", count: int = 1) -> None:
+        with self._lock:
+            self._motion(x, y)
+            for _ in range(count):
+                self._call("NotifyPointerButton", "ib", BUTTONS[button], True)
+                self._call("NotifyPointerButton", "ib", BUTTONS[button], False)
+
+    def scroll(self, x: int, y: int, dx: int = 0, dy: int = 0) -> None:
+        with self._lock:
+            self._motion(x, y)
+            for axis, steps in ((AXIS_VERTICAL, dy), (AXIS_HORIZONTAL, dx)):
+                if steps:
+                    self._call("NotifyPointerAxisDiscrete", "ui", axis, steps)
+
+    def drag(
+        self, start: tuple[int, int], end: tuple[int, int], button: Button = "left", steps: int = 12
+    ) -> None:
+        (x0, y0), (x1, y1) = start, end
+        with self._lock:
+            self._motion(x0, y0)
+            self._call("NotifyPointerButton", "ib", BUTTONS[button], True)
+            for i in range(1, steps + 1):
+                self._motion(x0 + (x1 - x0) * i // steps, y0 + (y1 - y0) * i // steps)
+                time.sleep(0.01)
+            self._call("NotifyPointerButton", "ib", BUTTONS[button], False)
+
+    def _motion(self, x: int, y: int) -> None:
+        width, height = self.size
+        if not (0 <= x < width and 0 <= y < height):
+            raise InputError(f"({x}, {y}) is outside the {width}x{height} screen")
+        self._call("NotifyPointerMotionAbsolute", "sdd", self._stream, float(x), float(y))
+
+    # ------------------------------------------------------------ keyboard
+
+    def type_text(self, text: str) -> None:
+        with self._lock:
+            self._play(text_chords(text, self._keymap))
+
+    def press_keys(self, keys: str) -> None:
+        with self._lock:
+            self._play(combo_chords(keys, self._keymap))
+
+    def _play(self, chords: list[Chord]) -> None:
+        for chord in chords:
+            for keycode in chord.held:
+                self._key(keycode - 8, True)
+            self._key(chord.key - 8, True)
+            self._key(chord.key - 8, False)
+            for keycode in reversed(chord.held):
+                self._key(keycode - 8, False)
+            time.sleep(KEY_DELAY)
+
+    def _key(self, evdev: int, pressed: bool) -> None:
+        self._call("NotifyKeyboardKeycode", "ub", evdev, pressed)

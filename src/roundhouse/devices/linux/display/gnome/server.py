@@ -1,0 +1,47 @@
+"""GNOME as a display server: one session-bus connection for the input session, the
+Shell's screenshots and its windows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable
+from roundhouse.devices.linux.display.gnome.remote import MutterInput
+from roundhouse.devices.linux.display.gnome.shell import (
+    Shell,
+    ShellRefused,
+    ShellScreen,
+    ShellWindows,
+)
+from roundhouse.devices.linux.display.wayland.dbus import BusGone, SyncBus
+from roundhouse.devices.linux.display.wayland.globals import bind_output
+from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandGone
+
+
+def open_gnome(env: Mapping[str, str]) -> DisplayServer:
+    address = env.get("DBUS_SESSION_BUS_ADDRESS")
+    if not address:
+        raise DisplayUnavailable("GNOME is driven over D-Bus, and this session has no bus")
+    with Connection.open(env) as wayland:
+        size = bind_output(wayland).logical_size
+    bus = SyncBus(address)
+    try:
+        shell = Shell(bus)
+        windows = ShellWindows(shell)
+        windows.list_windows()  # refused outside unsafe mode: say so now
+        screen = ShellScreen(shell, size, env.get("XDG_RUNTIME_DIR", ""))
+        pointer = MutterInput(bus, env, size)
+    except ShellRefused as error:
+        bus.close()
+        raise DisplayUnavailable(str(error)) from None
+    except BaseException:
+        bus.close()
+        raise
+    routes = {
+        "input": "Mutter RemoteDesktop (D-Bus)",
+        "screenshots": "GNOME Shell Screenshot (D-Bus)",
+        "windows": "GNOME Shell Eval (unsafe mode)",
+    }
+    return DisplayServer(
+        "gnome", pointer, screen, windows, lost=(BusGone, WaylandGone), shared=(bus,), routes=routes
+    )
