@@ -16,7 +16,7 @@ import typer
 
 from roundhouse.agents.user import TerminalUser
 from roundhouse.cli.app import app
-from roundhouse.cli.desktop import DesktopOption, open_cli_desktop
+from roundhouse.cli.desktop import DesktopOption, SessionOption, open_cli_desktop
 from roundhouse.config import ConfigError, Settings, load_settings
 from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.devices.base import Tool
@@ -64,6 +64,7 @@ def serve(
         ),
     ] = None,
     desktop: DesktopOption = None,
+    session: SessionOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds a tool call may take")] = 120.0,
     yes: Annotated[
         bool,
@@ -116,7 +117,7 @@ def serve(
     # Under --stdio, stdin is the protocol: nobody can be asked there.
     asks = address is not None and sys.stdin.isatty()
     user = TerminalUser(settings.assume_yes) if asks else NonInteractiveUser(settings.assume_yes)
-    with open_cli_desktop(desktop) as opened:
+    with open_cli_desktop(desktop, settings.desktop, session) as opened:
         asyncio.run(_serve(opened, settings, user, address, token, timeout))
 
 

@@ -27,7 +27,8 @@ from roundhouse.core.states import Status
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.linux.apps.launch import Launcher
 from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable, VirtualDesktop
-from roundhouse.devices.linux.display.base import DisplayServer, WindowError
+from roundhouse.devices.linux.desktops.session import SessionKind
+from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable, WindowError
 from roundhouse.devices.linux.display.choose import open_display
 from roundhouse.devices.shell import run_command
 from roundhouse.logs.store import ROUNDS_LOG, LogStore
@@ -52,6 +53,7 @@ class AttemptOptions:
     # (--answers; by default beside each task file).
     files: Path | None = None
     answers: Path | None = None
+    session: SessionKind = "x11"  # what each GUI task's virtual desktop runs
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ async def run_task(item: SuiteTask, options: AttemptOptions) -> TaskResult:
     started = time.monotonic()
     try:
         return await _run_task(item, options, started)
-    except (OSError, WindowError, DesktopUnavailable) as error:
+    except (OSError, WindowError, DesktopUnavailable, DisplayUnavailable) as error:
         reason = f"{type(error).__name__}: {error}"
         return _result(item.task, "ERROR", started, [], reason=reason)
 
@@ -82,7 +84,7 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
     server = TaskServer.bind() if item.task.serve is not None else None
     url = server.url if server is not None else None
     task = item.task.resolved(workdir, item.path.parent.resolve(), url)
-    async with _desktop_for(task, workdir) as desktop:
+    async with _desktop_for(task, workdir, options.session) as desktop:
         display: DisplayServer | None = open_display(desktop) if desktop else None
         launcher = Launcher(display.windows, desktop.env) if desktop and display else None
         try:
@@ -113,13 +115,15 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
 
 
 @contextlib.asynccontextmanager
-async def _desktop_for(task: Task, workdir: Path) -> AsyncIterator[Desktop | None]:
+async def _desktop_for(
+    task: Task, workdir: Path, session: SessionKind = "x11"
+) -> AsyncIterator[Desktop | None]:
     """A fresh virtual desktop for a GUI task, whose applications get a fresh HOME too:
     what a file dialog shows (recent files, bookmarks) must not depend on earlier runs."""
     if task.agent != "host":
         yield None
         return
-    virtual = VirtualDesktop(DesktopSettings())
+    virtual = VirtualDesktop(DesktopSettings(session=session))
     starting = asyncio.ensure_future(asyncio.to_thread(virtual.start))
     try:
         started = await asyncio.shield(starting)
@@ -131,9 +135,9 @@ async def _desktop_for(task: Task, workdir: Path) -> AsyncIterator[Desktop | Non
     home = workdir.parent / f"{task.id}.home"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir()
-    env = {
-        k: v for k, v in started.env.items() if not k.startswith("XDG_") or k == "XDG_RUNTIME_DIR"
-    }
+    # The user's XDG folders go (the fresh HOME's defaults stand); the session's own stay.
+    session_vars = ("XDG_RUNTIME_DIR", "XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP")
+    env = {k: v for k, v in started.env.items() if not k.startswith("XDG_") or k in session_vars}
     try:
         yield dataclasses.replace(started, env={**env, "HOME": str(home)})
     finally:
