@@ -14,6 +14,7 @@ from roundhouse.bench.app import bench_app
 from roundhouse.cli import batch as _batch  # noqa: F401
 from roundhouse.cli import desktop as _desktop  # noqa: F401
 from roundhouse.cli import desktop_io as _desktop_io  # noqa: F401
+from roundhouse.cli import doctor as _doctor  # noqa: F401
 from roundhouse.cli import osworld as _osworld  # noqa: F401
 from roundhouse.cli import report as _report  # noqa: F401
 from roundhouse.cli import run as _run  # noqa: F401

@@ -21,6 +21,7 @@ from roundhouse.config import ConfigError, Settings, load_settings
 from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.devices.base import Tool
 from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.doctor import doctor_tool
 from roundhouse.devices.linux.tools import open_registry
 from roundhouse.devices.shell import ShellTools
 from roundhouse.endpoints import MCP_TOKEN_ENV as TOKEN_ENV
@@ -160,7 +161,8 @@ async def _serve(
 ) -> None:
     from roundhouse.devices import mcp  # the SDK is slow to load: only when serving
 
-    async with open_registry(desktop, settings, extra=engine_tools(settings, user)) as registry:
+    extra = [*engine_tools(settings, user), doctor_tool(desktop)]
+    async with open_registry(desktop, settings, extra=extra) as registry:
         if address is None:
             await mcp.serve_stdio(registry, timeout)
         else:
