@@ -7,7 +7,7 @@ input protocols, KWin's fake input, or Mutter's remote desktop on the session bu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 
 from roundhouse.devices.contract import WindowInfo
 from roundhouse.devices.linux.desktops.desktop import Desktop
@@ -52,6 +52,11 @@ def wayland_family(env: Mapping[str, str]) -> WaylandFamily:
             offered = {found.interface for found in wayland.registry().values()}
     except WaylandError as error:
         raise DisplayUnavailable(f"the Wayland session is not usable: {error}") from None
+    return family_from_globals(offered, env)
+
+
+def family_from_globals(offered: Set[str], env: Mapping[str, str]) -> WaylandFamily:
+    """The family whose interfaces a compositor offers (pure)."""
     if "zwlr_virtual_pointer_manager_v1" in offered:
         return "wlroots"
     if "org_kde_kwin_fake_input" in offered or "org_kde_plasma_shell" in offered:

@@ -19,7 +19,7 @@ from roundhouse.devices.linux.display.keys import InputError
 from roundhouse.devices.linux.display.wayland.globals import Output, bind_output, seat_keymap
 from roundhouse.devices.linux.display.wayland.keyboard import Chord, combo_chords, text_chords
 from roundhouse.devices.linux.display.wayland.keymap import Keymap
-from roundhouse.devices.linux.display.wayland.wire import Connection
+from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection
 
 INTERFACE = "org_kde_kwin_fake_input"
 BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}  # evdev BTN_*
@@ -35,7 +35,7 @@ AUTHENTICATE, BUTTON, AXIS, MOTION_ABSOLUTE, KEYBOARD_KEY = 0, 2, 3, 9, 10
 class FakeInput:
     """Pointer and keyboard through KWin's fake input (a display.base.Input)."""
 
-    def __init__(self, env: Mapping[str, str], timeout: float = 2.0) -> None:
+    def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
         self._wayland = Connection.open(env, timeout)
         self._lock = threading.Lock()
         try:

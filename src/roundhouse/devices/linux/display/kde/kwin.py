@@ -95,9 +95,9 @@ class _Sink(ServiceInterface):
 class KWinScripts:
     """Runs one KWin script at a time and waits for its answer."""
 
-    def __init__(self, bus: SyncBus, timeout: float = 3.0) -> None:
+    def __init__(self, bus: SyncBus) -> None:
         self.bus = bus
-        self.timeout = timeout
+        self.timeout = bus.timeout
         self._sink = _Sink()
         bus.export(SINK_PATH, self._sink)
         self._folder = tempfile.mkdtemp(prefix="roundhouse-kwin-")

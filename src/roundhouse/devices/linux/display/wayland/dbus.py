@@ -20,6 +20,11 @@ from dbus_fast.errors import DBusFastError
 from dbus_fast.service import ServiceInterface
 
 DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+# Seconds a compositor gets to answer. KWin and GNOME Shell do their D-Bus work on the
+# thread that composites: starting Chromium beside two other busy desktops held KWin's
+# answers back 2 s on this machine kind. A compositor that has died does not answer at
+# all, and its closed connection says so at once (BusGone).
+CALL_TIMEOUT = 10.0
 
 
 class DBusCallError(RuntimeError):
@@ -38,7 +43,9 @@ class BusGone(RuntimeError):
 class SyncBus:
     """One connection to a bus, callable from any thread."""
 
-    def __init__(self, address: str, timeout: float = 3.0, *, unix_fds: bool = False) -> None:
+    def __init__(
+        self, address: str, timeout: float = CALL_TIMEOUT, *, unix_fds: bool = False
+    ) -> None:
         self.timeout = timeout
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(

@@ -12,18 +12,23 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def loads(pid: int | None, library: str) -> bool:
-    """Whether process `pid` has `library` (a file name prefix, "libgtk-3.so") mapped."""
+def libraries(pid: int | None) -> set[str]:
+    """The file names of the shared libraries process `pid` has mapped ("libgtk-3.so.0")."""
     if pid is None or pid <= 0:
-        return False
+        return set()
     try:
         with Path(f"/proc/{pid}/maps").open("rb") as maps:
-            needle = ("/" + library).encode()
-            return any(needle in line for line in maps)
+            paths = {line.rsplit(b"/", 1)[-1].strip() for line in maps if b".so" in line}
     except OSError:  # gone, or another user's process
-        return False
+        return set()
+    return {path.decode(errors="replace") for path in paths}
 
 
 def draws_relative_to_buffer(pid: int | None) -> bool:
-    """GTK 3 places its accessible objects relative to its whole surface."""
-    return loads(pid, "libgtk-3.so")
+    """A GTK 3 application places its accessible objects relative to its whole surface.
+    A Qt application may load GTK 3 too (its GTK platform theme): Qt's own objects are
+    placed relative to its window."""
+    names = libraries(pid)
+    gtk3 = any(name.startswith("libgtk-3.so") for name in names)
+    qt = any(name.startswith(("libQt5Gui.so", "libQt6Gui.so")) for name in names)
+    return gtk3 and not qt

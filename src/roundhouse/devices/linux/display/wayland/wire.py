@@ -36,6 +36,9 @@ from pathlib import Path
 from typing import Any
 
 DISPLAY_ID = 1
+# Seconds a compositor gets to answer: one busy starting an application beside other
+# desktops stalled for ~2 s on this machine kind. One that died hangs up at once.
+TIMEOUT = 5.0
 MAX_FDS = 28  # libwayland's limit per message
 HEADER = struct.Struct("=IHH")  # object id, opcode, size (native order: the same machine)
 
@@ -148,7 +151,7 @@ class Connection:
         self._lock = threading.RLock()
 
     @classmethod
-    def open(cls, env: Mapping[str, str], timeout: float = 2.0) -> Connection:
+    def open(cls, env: Mapping[str, str], timeout: float = TIMEOUT) -> Connection:
         path = socket_path(env)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         sock.settimeout(timeout)

@@ -25,7 +25,7 @@ from roundhouse.devices.linux.display.wayland.globals import (
 )
 from roundhouse.devices.linux.display.wayland.keyboard import Chord, combo_chords, text_chords
 from roundhouse.devices.linux.display.wayland.keymap import Keymap, with_extra_keys
-from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError
+from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection, WaylandError
 
 BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}  # evdev BTN_*
 PRESSED, RELEASED = 1, 0
@@ -39,7 +39,7 @@ KEY_DELAY = 0.002
 class WlrootsInput:
     """Pointer and keyboard through wlroots' virtual input protocols (a display.base.Input)."""
 
-    def __init__(self, env: Mapping[str, str], timeout: float = 2.0) -> None:
+    def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
         self._wayland = Connection.open(env, timeout)
         self._lock = threading.Lock()
         try:

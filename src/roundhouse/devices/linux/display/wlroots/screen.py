@@ -19,7 +19,7 @@ from PIL import Image
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.display.base import clip
 from roundhouse.devices.linux.display.wayland.globals import Output, bind_output
-from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError, decode
+from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection, WaylandError, decode
 
 # wl_shm formats (little-endian words): ARGB8888/XRGB8888 are B, G, R, A/X in memory.
 RAW_MODES = {0: "BGRX", 1: "BGRX", 0x34324241: "RGBX", 0x34324258: "RGBX"}  # alpha dropped
@@ -74,7 +74,7 @@ class _Buffer:
 class Screencopy:
     """The screen through wlr-screencopy (a display.base.Screen)."""
 
-    def __init__(self, env: Mapping[str, str], timeout: float = 3.0) -> None:
+    def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
         self._wayland = Connection.open(env, timeout)
         self._lock = threading.Lock()
         self._buffer: _Buffer | None = None

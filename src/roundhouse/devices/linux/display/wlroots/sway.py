@@ -20,6 +20,7 @@ from typing import Any
 
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.display.base import WindowError, describe
+from roundhouse.devices.linux.display.wayland.wire import TIMEOUT
 
 MAGIC = b"i3-ipc"
 HEADER = struct.Struct("=6sII")
@@ -48,7 +49,7 @@ def sway_socket(env: Mapping[str, str]) -> Path:
 class SwayIpc:
     """One connection to sway's IPC socket; each call is one request and its reply."""
 
-    def __init__(self, path: Path, timeout: float = 2.0) -> None:
+    def __init__(self, path: Path, timeout: float = TIMEOUT) -> None:
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         self._sock.settimeout(timeout)
         self._lock = threading.Lock()
@@ -122,7 +123,7 @@ def window_info(node: Mapping[str, Any]) -> WindowInfo:
 class SwayWindows:
     """The windows as sway knows them (a display.base.Windows)."""
 
-    def __init__(self, env: Mapping[str, str], timeout: float = 2.0) -> None:
+    def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
         self._ipc = SwayIpc(sway_socket(env), timeout)
 
     def close(self) -> None:
