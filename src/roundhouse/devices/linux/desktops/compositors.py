@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from roundhouse.devices.linux.display.gnome.shell import Shell, close_overview
+from roundhouse.devices.linux.display.gnome.shell import Shell, prepare_shell
 from roundhouse.devices.linux.display.wayland.dbus import SyncBus
 
 NOBODY = 65534  # sway refuses to run as root: as root, it runs as nobody
@@ -162,7 +162,7 @@ class Gnome(Compositor):
         ]
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
-        """Once the Shell's D-Bus services are up, its Overview (where it starts) closed."""
+        """Once the Shell's D-Bus services are up: prepared (display.gnome.shell)."""
         bus = SyncBus(env["DBUS_SESSION_BUS_ADDRESS"], timeout)
         try:
             deadline = time.monotonic() + timeout
@@ -173,7 +173,7 @@ class Gnome(Compositor):
                         f"GNOME Shell's D-Bus services did not appear within {timeout:g} s"
                     )
                 time.sleep(0.05)
-            close_overview(Shell(bus), timeout)
+            prepare_shell(Shell(bus), timeout)
         finally:
             bus.close()
         return {}

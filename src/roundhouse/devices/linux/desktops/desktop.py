@@ -68,6 +68,7 @@ APT_PACKAGES = (
 )
 START_TIMEOUT = 10.0  # seconds; a cold first Xvfb start takes ~1 s on these machines
 DBUS_TIMEOUT = 5.0
+REAP_WAIT = 2.0  # seconds for an ended child of ours to be reapable
 
 T = TypeVar("T")
 
@@ -715,8 +716,10 @@ class VirtualDesktop:
         else:  # the display server never came up: nothing can have run on it
             _stop_processes(list(reversed(self._records)))
         for process in self._children:
+            # Ended, but a many-threaded one (gnome-shell) reads as gone while its other
+            # threads still wind down, and can be reaped only once they have.
             with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=0)
+                process.wait(timeout=REAP_WAIT)
         self._children.clear()
         self._records.clear()
         if self._runtime_dir is not None:

@@ -12,6 +12,7 @@ from roundhouse.devices.linux.display.gnome.shell import (
     ShellRefused,
     ShellScreen,
     ShellWindows,
+    pointer_position,
 )
 from roundhouse.devices.linux.display.wayland.dbus import BusGone, SyncBus
 from roundhouse.devices.linux.display.wayland.globals import bind_output
@@ -30,7 +31,8 @@ def open_gnome(env: Mapping[str, str]) -> DisplayServer:
         windows = ShellWindows(shell)
         windows.list_windows()  # refused outside unsafe mode: say so now
         screen = ShellScreen(shell, size, env.get("XDG_RUNTIME_DIR", ""))
-        pointer = MutterInput(bus, env, size)
+        pointer = MutterInput(bus, env, size, lambda: pointer_position(shell))
+        windows.on_activated = pointer.wake
     except ShellRefused as error:
         bus.close()
         raise DisplayUnavailable(str(error)) from None

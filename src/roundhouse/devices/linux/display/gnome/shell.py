@@ -77,6 +77,9 @@ _FRAMES_JS = """
 })()
 """
 _CLOSE_OVERVIEW_JS = "imports.ui.main.overview.hide(); imports.ui.main.overview.visible"
+# No notification banners: as root GNOME Shell says "Logged in as a privileged user" a
+# moment after it starts, over the top of the screen, and a banner is no part of a task.
+_NO_BANNERS_JS = "imports.ui.main.messageTray.bannerBlocked = true"
 
 
 class ShellRefused(RuntimeError):
@@ -104,6 +107,12 @@ class Shell:
         return json.loads(result) if result else None
 
 
+def pointer_position(shell: Shell) -> tuple[int, int]:
+    """Where GNOME Shell has the pointer."""
+    x, y = shell.eval("global.get_pointer().slice(0, 2)")
+    return int(x), int(y)
+
+
 def _rect(box: list[int]) -> Rect:
     x, y, width, height = box
     return Rect(left=x, top=y, right=x + width, bottom=y + height)
@@ -112,9 +121,11 @@ def _rect(box: list[int]) -> Rect:
 class ShellWindows:
     """The windows as GNOME Shell knows them (a display.base.Windows)."""
 
-    def __init__(self, shell: Shell) -> None:
+    def __init__(self, shell: Shell, on_activated: Callable[[], None] | None = None) -> None:
+        """`on_activated` runs once a window is active (the input hands it the keyboard)."""
         self._shell = shell
         self._lock = threading.Lock()
+        self.on_activated = on_activated
 
     def close(self) -> None:
         pass  # the bus is the server's, closed with it
@@ -149,6 +160,8 @@ class ShellWindows:
         window = self.get(xid)
         if not window.active:
             raise WindowError(f"window {xid} did not become active within {timeout:g} s")
+        if self.on_activated is not None:
+            await asyncio.to_thread(self.on_activated)
         return window
 
     async def close_window(self, xid: int, timeout: float = 3.0) -> bool:
@@ -233,8 +246,10 @@ class ShellScreen:
         return image
 
 
-def close_overview(shell: Shell, timeout: float = 3.0) -> None:
-    """GNOME Shell starts in the Overview: close it, so windows take clicks and keys."""
+def prepare_shell(shell: Shell, timeout: float = 3.0) -> None:
+    """A virtual GNOME desktop's Shell: out of the Overview it starts in (windows take clicks
+    and keys), and with notification banners held back."""
+    shell.eval(_NO_BANNERS_JS)
     deadline = time.monotonic() + timeout
     while shell.eval(_CLOSE_OVERVIEW_JS) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -19,6 +19,7 @@ from roundhouse.devices.linux.display.keys import InputError
 from roundhouse.devices.linux.display.wayland.globals import Output, bind_output, seat_keymap
 from roundhouse.devices.linux.display.wayland.keyboard import Chord, combo_chords, text_chords
 from roundhouse.devices.linux.display.wayland.keymap import Keymap
+from roundhouse.devices.linux.display.wayland.pointer import approach
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection
 
 INTERFACE = "org_kde_kwin_fake_input"
@@ -105,7 +106,9 @@ class FakeInput:
         width, height = self.output.logical_size
         if not (0 <= x < width and 0 <= y < height):
             raise InputError(f"({x}, {y}) is outside the {width}x{height} screen")
-        self._wayland.request(self._fake, MOTION_ABSOLUTE, "ff", float(x), float(y))
+        for px, py in approach(x, y, width):
+            self._wayland.request(self._fake, MOTION_ABSOLUTE, "ff", float(px), float(py))
+            self._wayland.roundtrip()
 
     # ------------------------------------------------------------ keyboard
 

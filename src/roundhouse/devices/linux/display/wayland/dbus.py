@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -121,9 +122,17 @@ class SyncBus:
         self._loop.call_soon_threadsafe(self._bus.export, path, interface)
 
     def close(self) -> None:
+        """Disconnect (waiting, briefly, until the socket is closed) and end the loop."""
         if self._loop.is_closed():
             return
-        self._loop.call_soon_threadsafe(self._bus.disconnect)
+
+        async def disconnect() -> None:
+            self._bus.disconnect()
+            with contextlib.suppress(Exception):  # whatever it ended with, it has ended
+                await asyncio.wait_for(self._bus.wait_for_disconnect(), 1.0)  # type: ignore[no-untyped-call]
+
+        with contextlib.suppress(TimeoutError, BusGone):
+            self._run(disconnect(), 2.0)
         self._stop_loop()
 
     def _stop_loop(self) -> None:

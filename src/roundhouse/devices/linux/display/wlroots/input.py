@@ -25,6 +25,7 @@ from roundhouse.devices.linux.display.wayland.globals import (
 )
 from roundhouse.devices.linux.display.wayland.keyboard import Chord, combo_chords, text_chords
 from roundhouse.devices.linux.display.wayland.keymap import Keymap, with_extra_keys
+from roundhouse.devices.linux.display.wayland.pointer import approach
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection, WaylandError
 
 BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}  # evdev BTN_*
@@ -140,8 +141,10 @@ class WlrootsInput:
         width, height = self.output.width, self.output.height
         if not (0 <= x < width and 0 <= y < height):
             raise InputError(f"({x}, {y}) is outside the {width}x{height} screen")
-        # motion_absolute(time, x, y, x_extent, y_extent)
-        self._wayland.request(self._pointer, 1, "uuuuu", _now(), x, y, width, height)
+        for px, py in approach(x, y, width):
+            # motion_absolute(time, x, y, x_extent, y_extent), each in its own frame
+            self._wayland.request(self._pointer, 1, "uuuuu", _now(), px, py, width, height)
+            self._frame()
 
     def _button(self, code: int, state: int) -> None:
         self._wayland.request(self._pointer, 2, "uuu", _now(), code, state)
