@@ -9,6 +9,7 @@ from roundhouse.bench import batch as _bench_batch  # noqa: F401
 from roundhouse.bench import observation as _bench_observation  # noqa: F401
 from roundhouse.bench import osworld_env as _bench_osworld  # noqa: F401
 from roundhouse.bench import phrasing as _bench_phrasing  # noqa: F401
+from roundhouse.bench import sessions as _bench_sessions  # noqa: F401
 from roundhouse.bench import tree as _bench_tree  # noqa: F401
 from roundhouse.bench.app import bench_app
 from roundhouse.cli import batch as _batch  # noqa: F401
