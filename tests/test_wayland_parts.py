@@ -4,7 +4,10 @@ and compositor family an environment names, and the environment apps get."""
 from __future__ import annotations
 
 import os
+import socket
 import struct
+import subprocess
+import sys
 from collections import deque
 from pathlib import Path
 
@@ -12,6 +15,7 @@ import pytest
 
 from roundhouse.devices.linux.desktops.compositors import runnable
 from roundhouse.devices.linux.desktops.session import family_of, is_wayland, wayland_env
+from roundhouse.devices.linux.desktops.sockets import clients_of
 from roundhouse.devices.linux.display.base import DisplayUnavailable
 from roundhouse.devices.linux.display.choose import family_from_globals
 from roundhouse.devices.linux.display.keys import InputError, char_keysym
@@ -124,3 +128,37 @@ def test_a_program_without_file_capabilities_runs_as_it_is(tmp_path: Path) -> No
     program.write_text("#!/bin/sh\n")
     os.chmod(program, 0o755)
     assert runnable(str(program), tmp_path) == str(program)
+
+
+def test_the_clients_of_a_unix_socket_are_named_by_pid(tmp_path: Path) -> None:
+    """How the reaper finds a Wayland compositor's clients (Chromium writes over the tag in
+    its environment): the kernel's two ends of each connection to the socket."""
+    path = tmp_path / "wayland-9"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(path))
+        server.listen()
+        client = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import socket, sys, time\n"
+                "s = socket.socket(socket.AF_UNIX)\n"
+                f"s.connect({str(path)!r})\n"
+                "print('connected', flush=True)\n"
+                "time.sleep(30)\n",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert client.stdout is not None and client.stdout.readline() == "connected\n"
+            accepted, _ = server.accept()
+            with accepted:
+                assert client.pid in clients_of(str(path))
+                assert os.getpid() not in clients_of(str(path))  # the server's own end
+                assert clients_of(str(tmp_path / "nothing")) == frozenset()
+        finally:
+            client.kill()
+            client.wait()
+            if client.stdout is not None:
+                client.stdout.close()

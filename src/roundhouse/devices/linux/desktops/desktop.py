@@ -711,7 +711,8 @@ class VirtualDesktop:
                 self._runtime_dir,
                 display=self._display,
                 tag=self._tag,
-                server=self._server if self._session == "x11" else None,
+                server=self._server,
+                wayland_socket=_socket_path(self._runtime_dir, self._wayland_display),
             )
         else:  # the display server never came up: nothing can have run on it
             _stop_processes(list(reversed(self._records)))
@@ -746,11 +747,13 @@ def stop_desktop_processes(
     display: str,
     tag: str | None,
     server: str | None = "Xvfb",
+    wayland_socket: str | None = None,
 ) -> None:
     """End the desktop's apps (and what they forked) while its display server still runs;
     then the services our buses activated, what we spawned (newest first), and last
-    whatever was started in between. `server` names the desktop's X server among the
-    spawned (its clients are the desktop's); None for a Wayland desktop."""
+    whatever was started in between. `server` names the desktop's display server among
+    the spawned (its clients are the desktop's): Xvfb, or a compositor listening on
+    `wayland_socket`."""
     services: dict[int, ProcessRecord] = {}
     if bus_address is not None:
         for name, pid in _run_async(lambda: _service_pids(bus_address, a11y_address)).items():
@@ -762,8 +765,9 @@ def stop_desktop_processes(
             services.setdefault(record.pid, record)
     spawned_pids = {record.pid for record in spawned}
     services = {pid: record for pid, record in services.items() if pid not in spawned_pids}
-    x_server = next((record for record in spawned if record.name == server), None)
-    reaper = DesktopReaper(tag, display, x_server, [*spawned, *services.values()])
+    display_server = next((record for record in spawned if record.name == server), None)
+    own = [*spawned, *services.values()]
+    reaper = DesktopReaper(tag, display, display_server, own, wayland_socket)
     reaper.end_apps()
     _stop_processes(list(services.values()))
     _stop_processes(list(reversed(spawned)))
@@ -806,6 +810,12 @@ def _without_session(environ: Mapping[str, str]) -> dict[str, str]:
         TAG_ENV,
     )
     return {key: value for key, value in environ.items() if key not in dropped}
+
+
+def _socket_path(runtime_dir: str | None, wayland_display: str | None) -> str | None:
+    if runtime_dir is None or wayland_display is None:
+        return None
+    return os.path.join(runtime_dir, wayland_display)
 
 
 def _wayland_name(kind: str) -> str:
@@ -944,7 +954,8 @@ def stop_detached(state: DesktopState, path: Path) -> None:
         state.runtime_dir,
         display=state.display,
         tag=state.tag,
-        server=state.server if state.session == "x11" else None,
+        server=state.server,
+        wayland_socket=_socket_path(state.runtime_dir, state.wayland_display),
     )
     path.unlink(missing_ok=True)
 
