@@ -80,8 +80,8 @@ async def test_a_character_the_layout_lacks_is_typed_or_refused_by_name(
 async def test_a_click_lands_where_the_tree_and_the_content_rectangle_place_a_control(
     session: Desktop, display: DisplayServer, start_gedit: StartGedit, tmp_path: Path
 ) -> None:
-    """gedit's 'New' button, read from AT-SPI relative to the window (every toolkit on
-    Wayland) and moved by the backend's content rectangle, opens a second document."""
+    """gedit's 'Open' button, read from AT-SPI relative to the window (every toolkit on
+    Wayland) and moved by the backend's content rectangle, opens its file dialog."""
     target = tmp_path / "first.txt"
     target.write_text("one\n")
     process, window = await start_gedit(target)
@@ -89,8 +89,8 @@ async def test_a_click_lands_where_the_tree_and_the_content_rectangle_place_a_co
         await client.connect(session)
         snapshot = await client.ui_tree(window, TreeLimits(max_nodes=2000), showing_only=True)
     assert snapshot.root is not None and snapshot.root.rect is not None
-    new = _find(snapshot.root, "push button", "New")
-    assert new is not None and new.rect is not None
+    button = _find(snapshot.root, "push button", "Open")
+    assert button is not None and button.rect is not None
     content = display.windows.content(window)
     frame = snapshot.root.rect
     # The frame as the application reports it sits centred in the content rectangle (GTK 3
@@ -98,14 +98,16 @@ async def test_a_click_lands_where_the_tree_and_the_content_rectangle_place_a_co
     # the window's geometry, and the shadow GTK 3 draws around a floating one is even).
     dx = content.left + (content.width - frame.width) // 2 - frame.left
     dy = content.top + (content.height - frame.height) // 2 - frame.top
-    x, y = new.rect.center
+    x, y = button.rect.center
     await asyncio.to_thread(display.input.click, x + dx, y + dy)
 
-    def second_document() -> bool:
-        titles = [w.title for w in display.windows.list_windows() if w.pid == process.pid]
-        return any("Untitled Document" in title for title in titles)
+    def dialog() -> bool:
+        return any(
+            w.pid == process.pid and w.xid != window.xid for w in display.windows.list_windows()
+        )
 
-    wait_until(second_document, 20, "gedit to open a new document after the click on 'New'")
+    wait_until(dialog, 20, "gedit to open its file dialog after the click on 'Open'")
+    await asyncio.to_thread(display.input.press_keys, "Escape")
 
 
 def _find(node: UiNode, role: str, name: str) -> UiNode | None:
