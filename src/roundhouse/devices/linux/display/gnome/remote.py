@@ -33,6 +33,8 @@ REMOTE_SESSION = "org.gnome.Mutter.RemoteDesktop.Session"
 CAST = "org.gnome.Mutter.ScreenCast"
 CAST_PATH = "/org/gnome/Mutter/ScreenCast"
 CAST_SESSION = "org.gnome.Mutter.ScreenCast.Session"
+CAST_STREAM = "org.gnome.Mutter.ScreenCast.Stream"
+START_TIMEOUT = 5.0  # seconds for the screen cast's PipeWire stream to appear
 BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}  # evdev BTN_*
 AXIS_VERTICAL, AXIS_HORIZONTAL = 0, 1
 # The first key after a session starts was lost (measured on Mutter 43; see _wake): a
@@ -62,6 +64,7 @@ class MutterInput:
         self._lock = threading.Lock()
         self.size = size
         self._pointer = pointer
+        self.node = 0  # the PipeWire node of the screen cast, once started
         if not bus.has_name(REMOTE):
             raise DisplayUnavailable(
                 "this GNOME session offers no org.gnome.Mutter.RemoteDesktop on its session bus"
@@ -88,13 +91,21 @@ class MutterInput:
         session_id = properties["SessionId"].value
         options = {"remote-desktop-session-id": Variant("s", session_id)}
         (cast,) = self._bus.call(CAST, CAST_PATH, CAST, "CreateSession", "a{sv}", [options])
-        # The primary monitor (""): absolute pointer positions are this stream's.
+        # The primary monitor (""), without the pointer drawn in: absolute pointer positions
+        # are this stream's, and its PipeWire node is the screen (gnome/cast.py).
         (self._stream,) = self._bus.call(
-            CAST, cast, CAST_SESSION, "RecordMonitor", "sa{sv}", ["", {}]
+            CAST,
+            cast,
+            CAST_SESSION,
+            "RecordMonitor",
+            "sa{sv}",
+            ["", {"cursor-mode": Variant("u", 0)}],
         )
+        added = self._bus.watch(CAST_STREAM, "PipeWireStreamAdded", self._stream)
         try:
             self._call("Start")
-        except DBusCallError as error:
+            (self.node,) = added.next(START_TIMEOUT)
+        except (DBusCallError, TimeoutError) as error:
             raise DisplayUnavailable(
                 f"Mutter's remote desktop did not start ({error}); it needs PipeWire in the "
                 "session: start pipewire and wireplumber"

@@ -59,7 +59,7 @@ _ACTIVATE_JS = (
     "(() => {{ const w = "
     + _FIND
     + "; if (!w) return false; "
-    + ("imports.ui.main.activateWindow(w); return true; }})()")
+    + ("Main.activateWindow(w); return true; }})()")
 )
 _CLOSE_JS = (
     "(() => {{ const w = "
@@ -76,10 +76,10 @@ _FRAMES_JS = """
   return global.__roundhouseFrames;
 })()
 """
-_CLOSE_OVERVIEW_JS = "imports.ui.main.overview.hide(); imports.ui.main.overview.visible"
+_CLOSE_OVERVIEW_JS = "Main.overview.hide(); Main.overview.visible"
 # No notification banners: as root GNOME Shell says "Logged in as a privileged user" a
 # moment after it starts, over the top of the screen, and a banner is no part of a task.
-_NO_BANNERS_JS = "imports.ui.main.messageTray.bannerBlocked = true"
+_NO_BANNERS_JS = "Main.messageTray.bannerBlocked = true"
 
 
 class ShellRefused(RuntimeError):

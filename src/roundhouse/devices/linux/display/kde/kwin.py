@@ -286,6 +286,12 @@ class KWinScreen:
                         unix_fds=[write_end],
                     )  # fmt: skip
                 except DBusCallError as error:
+                    if "ServiceUnknown" in error.name or "UnknownObject" in error.name:
+                        raise KWinRefused(
+                            "KWin offers no ScreenShot2: it serves screenshots only with its "
+                            "OpenGL compositor, and composites with QPainter here (KWin 6 "
+                            "needs a GPU render node, /dev/dri/renderD*, for OpenGL)"
+                        ) from None
                     raise KWinRefused(f"KWin refused the screenshot: {error}") from None
         finally:
             os.close(write_end)

@@ -41,6 +41,26 @@ class BusGone(RuntimeError):
     """The connection to the bus is closed (the session ended)."""
 
 
+class Signals:
+    """Signals as they arrive (put on the bus's loop thread, taken from any other)."""
+
+    def __init__(self) -> None:
+        self._arrived: list[list[Any]] = []
+        self._condition = threading.Condition()
+
+    def put(self, body: list[Any]) -> None:
+        with self._condition:
+            self._arrived.append(body)
+            self._condition.notify_all()
+
+    def next(self, timeout: float) -> list[Any]:
+        """The first signal not taken yet; TimeoutError when none comes within `timeout`."""
+        with self._condition:
+            if not self._condition.wait_for(lambda: bool(self._arrived), timeout):
+                raise TimeoutError(f"no signal within {timeout:g} s")
+            return self._arrived.pop(0)
+
+
 class SyncBus:
     """One connection to a bus, callable from any thread."""
 
@@ -111,6 +131,26 @@ class SyncBus:
             text = str(reply.body[0]) if reply.body else ""
             raise DBusCallError(reply.error_name or "error", text)
         return list(reply.body)
+
+    def watch(self, interface: str, member: str, path: str) -> Signals:
+        """The bodies of the signals `member` of `interface` that `path` sends from now on."""
+        signals = Signals()
+
+        def handler(message: Message) -> None:
+            if message.message_type is MessageType.SIGNAL and (
+                message.interface,
+                message.member,
+                message.path,
+            ) == (interface, member, path):
+                signals.put(list(message.body))
+
+        async def add() -> None:
+            self._bus.add_message_handler(handler)
+
+        self._run(add(), self.timeout)
+        rule = f"type='signal',interface='{interface}',member='{member}',path='{path}'"
+        self.call(*DBUS, "AddMatch", "s", [rule])
+        return signals
 
     def has_name(self, name: str) -> bool:
         (owned,) = self.call(*DBUS, "NameHasOwner", "s", [name])
