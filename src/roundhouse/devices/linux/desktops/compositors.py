@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from roundhouse.devices.linux.display.gnome.shell import Shell, prepare_shell
-from roundhouse.devices.linux.display.wayland.dbus import SyncBus
+from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 
 NOBODY = 65534  # sway refuses to run as root: as root, it runs as nobody
 READY_TIMEOUT = 15.0
@@ -222,16 +222,26 @@ class Kde(Compositor):
             # Not ScreenShot2: KWin offers it only with its OpenGL compositor, which KWin 6
             # runs only on a GPU's render node (Debian 13's KWin composites with QPainter
             # here); the screen then fails with that reason, the rest works.
-            wanted = ("org.kde.KWin",)
-            while not all(bus.has_name(name) for name in wanted):
+            # KWin owns its name before it serves its scripting: wait for what we call.
+            while not _kwin_scripting(bus):
                 if time.monotonic() > deadline:
                     raise CompositorUnavailable(
-                        f"KWin's D-Bus services did not appear within {timeout:g} s"
+                        f"KWin's scripting did not appear on D-Bus within {timeout:g} s"
                     )
                 time.sleep(0.05)
         finally:
             bus.close()
         return {}
+
+
+def _kwin_scripting(bus: SyncBus) -> bool:
+    try:
+        bus.call(
+            "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "isScriptLoaded", "s", ["-"]
+        )
+    except DBusCallError:  # no such name or object yet
+        return False
+    return True
 
 
 def runnable(program: str, folder: Path) -> str:
