@@ -37,7 +37,6 @@ tests=(curl iproute2 firefox-esr)
 # a getter), and their commands run `sudo -S`.
 osworld=(gnome-terminal sudo)
 # The headless Wayland desktops (--session sway|gnome|kde) and their tests: sway; GNOME
-# The headless Wayland desktops (--session sway|gnome|kde) and their tests: sway; GNOME
 # Shell with PipeWire and WirePlumber (Mutter's remote desktop needs them) and GStreamer's
 # PipeWire source (GNOME's screen, read from that screen cast); KWin; and libxkbcommon with
 # its layouts (the keymaps of the Wayland input backends). The same names on Debian 12 and 13.
@@ -45,6 +44,9 @@ wayland=(
   sway gnome-shell pipewire wireplumber kwin-wayland libxkbcommon0 xkb-data
   gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base
 )
+# Only for `make bench`: OSWorld's way of reading the tree, with the system Python (and, for
+# `bench osworld --osworld-server`, the Tk its server's pyautogui imports).
+bench=(python3-pyatspi python3-tk)
 case "$group" in
   base) wanted=("${base[@]}") ;;
   all) wanted=("${base[@]}" "${desktop[@]}" "${report[@]}" "${tests[@]}" "${osworld[@]}" "${wayland[@]}") ;;
