@@ -223,3 +223,19 @@ def test_a_killed_owner_leaves_no_process_of_its_session(kind: str) -> None:
             owner.stdout.close()
         for pid in tagged(tag) if tag else []:
             os.kill(pid, signal.SIGKILL)
+
+
+def test_doctor_says_what_is_refused_and_the_fix_and_exits_1(
+    started: tuple[str, dict[str, str]],
+) -> None:
+    """A session that names another family than its compositor's: the routes that family
+    needs are refused, and doctor says so, with the fix, instead of reporting "ok"."""
+    _, env = started
+    other = {"sway": "GNOME", "GNOME": "KDE", "KDE": "sway"}[env["XDG_CURRENT_DESKTOP"]]
+    done = roundhouse("doctor", "--desktop", "current", env={**env, "XDG_CURRENT_DESKTOP": other})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL display server:" in done.stdout and "fix: " in done.stdout
+    assert "the agent cannot work here" in done.stdout
+    nowhere = {**env, "WAYLAND_DISPLAY": "wayland-none"}
+    done = roundhouse("doctor", "--desktop", "current", env=nowhere)
+    assert done.returncode == 1 and "not usable" in done.stderr

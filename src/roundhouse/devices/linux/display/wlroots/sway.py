@@ -42,7 +42,11 @@ def sway_socket(env: Mapping[str, str]) -> Path:
     runtime = Path(env.get("XDG_RUNTIME_DIR") or "/nonexistent")
     found = sorted(runtime.glob("sway-ipc.*.sock"))
     if not found:
-        raise SwayError("no sway IPC socket: SWAYSOCK is not set and none is in XDG_RUNTIME_DIR")
+        raise SwayError(
+            "no sway IPC socket (SWAYSOCK is not set and none is in XDG_RUNTIME_DIR): the "
+            "windows of a wlroots session come from sway's IPC, and Hyprland, labwc and river "
+            "are not driven yet"
+        )
     return found[-1]
 
 
