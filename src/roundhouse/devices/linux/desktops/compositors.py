@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from roundhouse.devices.linux.desktops.session import SessionKind
 from roundhouse.devices.linux.display.gnome.shell import Shell, prepare_shell
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 
@@ -44,7 +45,7 @@ class Spawn:
 class Compositor:
     """How to run one family's compositor headless."""
 
-    kind: str  # "sway", "gnome", "kde"
+    kind: SessionKind  # "sway", "gnome", "kde"
     packages: str  # Debian packages (the same names on Debian 12 and 13)
     server: str  # the compositor's process name: the desktop lives while it does
 
@@ -70,7 +71,7 @@ class Sway(Compositor):
     as root, so as root it runs as nobody, in a runtime folder given to nobody (root's
     clients may still connect: root passes any permission)."""
 
-    kind: str = "sway"
+    kind: SessionKind = "sway"
     packages: str = "sway"
     server: str = "sway"
 
@@ -120,7 +121,7 @@ class Gnome(Compositor):
     (without one it exits at start: a private bus stands in for it), and Mutter's remote
     desktop needs PipeWire (and WirePlumber) for its screen cast."""
 
-    kind: str = "gnome"
+    kind: SessionKind = "gnome"
     packages: str = "gnome-shell pipewire wireplumber"
     server: str = "gnome-shell"
 
@@ -184,7 +185,7 @@ class Kde(Compositor):
     """KWin 5.27+ on a virtual output, trusting its clients (fake input, screenshots and
     window management are otherwise for programs a desktop file vouches for)."""
 
-    kind: str = "kde"
+    kind: SessionKind = "kde"
     packages: str = "kwin-wayland"
     server: str = "kwin_wayland"
 

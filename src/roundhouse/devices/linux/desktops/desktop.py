@@ -604,7 +604,7 @@ class VirtualDesktop:
             wayland_display=socket_name,
             runtime_dir=runtime,
             bus_address=self._bus_address,
-            current_desktop=CURRENT_DESKTOP[compositor.kind],  # type: ignore[index]
+            current_desktop=CURRENT_DESKTOP.get(compositor.kind),
             virtual=True,
         )
         try:
@@ -968,7 +968,7 @@ def detached_desktop(state: DesktopState) -> Desktop:
             wayland_display=state.wayland_display,
             runtime_dir=state.runtime_dir,
             bus_address=state.bus_address,
-            current_desktop=CURRENT_DESKTOP.get(state.session),  # type: ignore[call-overload]
+            current_desktop=CURRENT_DESKTOP.get(state.session),
             virtual=True,
         )
         env.update(state.extra_env)

@@ -34,7 +34,7 @@ _DESKTOPS: dict[str, WaylandFamily] = {
     "niri": "wlroots",
 }
 # What a virtual session of each kind says it is, as its own desktop would.
-CURRENT_DESKTOP: dict[SessionKind, str] = {"sway": "sway", "gnome": "GNOME", "kde": "KDE"}
+CURRENT_DESKTOP: dict[str, str] = {"sway": "sway", "gnome": "GNOME", "kde": "KDE"}
 
 
 def is_wayland(env: Mapping[str, str]) -> bool:

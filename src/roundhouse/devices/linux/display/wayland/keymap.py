@@ -119,10 +119,6 @@ class Stroke:
     keycode: int
     modifiers: tuple[str, ...] = ()
 
-    @property
-    def evdev(self) -> int:
-        return self.keycode - EVDEV_OFFSET
-
 
 class Keymap:
     """A compiled keymap, as an index from keysym (and character) to the key that gives it

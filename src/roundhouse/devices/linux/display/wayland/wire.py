@@ -27,7 +27,6 @@ import os
 import select
 import socket
 import struct
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -148,7 +147,6 @@ class Connection:
         self._gone = False
         self._globals: dict[int, Global] | None = None
         self._registry_id = 0
-        self._lock = threading.RLock()
 
     @classmethod
     def open(cls, env: Mapping[str, str], timeout: float = TIMEOUT) -> Connection:
@@ -165,21 +163,16 @@ class Connection:
         return cls(sock, timeout)
 
     def close(self) -> None:
-        with self._lock:
-            self._sock.close()
-            while self._fds:
-                with contextlib.suppress(OSError):
-                    os.close(self._fds.popleft())
+        self._sock.close()
+        while self._fds:
+            with contextlib.suppress(OSError):
+                os.close(self._fds.popleft())
 
     def __enter__(self) -> Connection:
         return self
 
     def __exit__(self, *_: object) -> None:
         self.close()
-
-    @property
-    def lock(self) -> threading.RLock:
-        return self._lock
 
     # ------------------------------------------------------------ objects
 
@@ -190,9 +183,6 @@ class Connection:
         if handler is not None:
             self._handlers[object_id] = handler
         return object_id
-
-    def listen(self, object_id: int, handler: Handler) -> None:
-        self._handlers[object_id] = handler
 
     def request(self, object_id: int, opcode: int, signature: str = "", *args: Any) -> None:
         """Send a request; the fds among the arguments are sent beside it (and stay ours
