@@ -43,11 +43,15 @@ def parse_address(value: str) -> tuple[str, int]:
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
-def engine_tools(settings: Settings, user: UserChannel | None = None) -> list[Tool]:
+def engine_tools(
+    settings: Settings, user: UserChannel | None = None, desktop: Desktop | None = None
+) -> list[Tool]:
     """The engine's tools served next to the desktop's: the shell, under this server's
     policy (devices/shell.py): a destructive command a client sends is asked about on the
-    server's terminal, or, with none (stdio is the protocol), refused unless --yes."""
-    return ShellTools(settings, user).tools()
+    server's terminal, or, with none (stdio is the protocol), refused unless --yes; and
+    `doctor` for the desktop served."""
+    doctor = [doctor_tool(desktop)] if desktop is not None else []
+    return [*ShellTools(settings, user).tools(), *doctor]
 
 
 @app.command("serve")
@@ -161,8 +165,9 @@ async def _serve(
 ) -> None:
     from roundhouse.devices import mcp  # the SDK is slow to load: only when serving
 
-    extra = [*engine_tools(settings, user), doctor_tool(desktop)]
-    async with open_registry(desktop, settings, extra=extra) as registry:
+    async with open_registry(
+        desktop, settings, extra=engine_tools(settings, user, desktop)
+    ) as registry:
         if address is None:
             await mcp.serve_stdio(registry, timeout)
         else:
