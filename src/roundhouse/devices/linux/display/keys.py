@@ -61,6 +61,11 @@ class InputError(ValueError):
     """A key name or character that cannot be typed."""
 
 
+class LayoutError(InputError):
+    """Characters the session's keyboard layout has no key for (Wayland sessions whose
+    compositor reads keys with its own keymap): nothing of the text was typed."""
+
+
 def char_keysym(char: str) -> int:
     """The keysym of one character: Latin-1 maps to itself, the rest to 0x01000000 + code."""
     if char in _CHAR_KEYSYMS:

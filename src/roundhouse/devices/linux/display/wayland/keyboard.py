@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from roundhouse.devices.linux.display.keys import (
     InputError,
+    LayoutError,
     char_keysym,
     is_letter,
     key_keysym,
@@ -71,7 +72,7 @@ def text_chords(
         absent = sorted({k for k in keysyms if keymap.stroke(k) is None})
     if absent:
         chars = "".join(sorted({c for c, k in zip(text, keysyms, strict=True) if k in absent}))
-        raise InputError(
+        raise LayoutError(
             f"the keyboard layout has no key for {chars!r}; set the field's text with set_text"
         )
     return [chord for keysym in keysyms if (chord := chord_for(keymap, keysym)) is not None]
