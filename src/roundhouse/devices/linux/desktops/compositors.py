@@ -194,7 +194,7 @@ class Kde(Compositor):
 
     def prepare(self, runtime_dir: Path, width: int, height: int) -> list[Spawn]:
         argv = [
-            runnable(shutil.which("kwin_wayland") or "kwin_wayland", runtime_dir),
+            runnable(shutil.which("kwin_wayland") or "kwin_wayland", copies_folder()),
             "--virtual",
             "--width",
             str(width),
@@ -248,7 +248,13 @@ def _kwin_scripting(bus: SyncBus) -> bool:
 def runnable(program: str, folder: Path) -> str:
     """`program`, or a copy of it in `folder` when it carries file capabilities this
     process may not grant: exec then fails with EPERM (kwin_wayland's cap_sys_resource in
-    a container without it). A copy carries none; KWin runs without the extra limits."""
+    a container without it). A copy carries none; KWin runs without the extra limits.
+
+    The copy is made once per version of the program (a folder named by its size and
+    time; the program keeps its name, which KWin needs to start) and put in place by a
+    rename, complete: a file being written cannot be run, and another
+    thread's fork (two batch workers starting desktops) holds what we write open until it
+    execs, so a copy made for each desktop failed to start with ETXTBSY now and then."""
     try:
         raw = os.getxattr(program, "security.capability")
     except OSError:
@@ -256,9 +262,19 @@ def runnable(program: str, folder: Path) -> str:
     wanted = int.from_bytes(raw[4:8], "little") | (int.from_bytes(raw[12:16], "little") << 32)
     if not wanted & ~_bounding_set():
         return program
-    copy = folder / Path(program).name
-    shutil.copy(program, copy)  # copies the mode, not the extended attributes
+    source = Path(program).stat()
+    copy = folder / f"{source.st_size}-{source.st_mtime_ns}" / Path(program).name
+    if not copy.exists():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        partial = copy.with_name(f"{copy.name}.{os.getpid()}.partial")
+        shutil.copy(program, partial)  # copies the mode, not the extended attributes
+        os.replace(partial, copy)
     return str(copy)
+
+
+def copies_folder() -> Path:
+    """Where runnable copies of programs are kept (the user's cache)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "roundhouse" / "bin"
 
 
 def _bounding_set() -> int:

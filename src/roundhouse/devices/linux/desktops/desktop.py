@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -69,6 +70,7 @@ APT_PACKAGES = (
 START_TIMEOUT = 10.0  # seconds; a cold first Xvfb start takes ~1 s on these machines
 DBUS_TIMEOUT = 5.0
 REAP_WAIT = 2.0  # seconds for an ended child of ours to be reapable
+EXEC_ATTEMPTS = 5
 
 T = TypeVar("T")
 
@@ -627,14 +629,24 @@ class VirtualDesktop:
         return self.desktop
 
     def _spawn(self, name: str, argv: list[str], env: Mapping[str, str]) -> None:
-        process = subprocess.Popen(
-            argv,
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # a Ctrl-C meant for us must not reach the desktop
-        )
+        for attempt in range(EXEC_ATTEMPTS):
+            try:
+                process = subprocess.Popen(
+                    argv,
+                    env=dict(env),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,  # a Ctrl-C meant for us must not reach it
+                )
+                break
+            except OSError as error:
+                # A program file just written may be held open for writing by another
+                # thread's forked child until that child execs: Linux then refuses to run
+                # it (ETXTBSY) for a moment.
+                if error.errno != errno.ETXTBSY or attempt == EXEC_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05)
         self._adopt(name, process)
 
     def _spawn_reading(
