@@ -1,11 +1,14 @@
-"""The desktop the device works on: a virtual one (Xvfb + buses + window manager) or the user's.
+"""The desktop the device works on: a virtual one (Xvfb + buses + window manager, or a
+headless Wayland compositor) or the user's (X11 or Wayland).
 
 A virtual desktop is Xvfb (it picks a free display number itself through -displayfd, so
 several desktops run side by side), a private D-Bus session bus, the AT-SPI bus (activated
-on that session bus) and openbox, without which windows cannot be listed or focused.
+on that session bus) and openbox, without which windows cannot be listed or focused. With
+`session` sway, gnome or kde it is that compositor headless instead of Xvfb and openbox
+(compositors.py), in the desktop's own runtime folder.
 When it stops, it first ends the apps that ran on it, and whatever they forked (see
-reaper.py: by the tag in their environment, as clients of its X server, as their
-descendants and session members); then its own processes, by pid: the ones it spawned, and
+reaper.py: by the tag in their environment, as clients of its X server or compositor, as
+their descendants and session members); then its own processes, by pid: the ones it spawned, and
 the services its own buses activated (at-spi-bus-launcher, its bus, at-spi2-registryd,
 dconf-service), which get re-parented and are found over D-Bus and by their
 DBUS_STARTER_ADDRESS.
@@ -83,7 +86,7 @@ class DesktopUnavailable(RuntimeError):
 class Desktop:
     """Where apps run: pass `env` to every process meant for this desktop."""
 
-    display: str  # ":3"
+    display: str  # ":3"; a Wayland one by its name ("sway-1") or its WAYLAND_DISPLAY
     env: dict[str, str] = field(hash=False)
     width: int
     height: int
