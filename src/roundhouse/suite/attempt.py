@@ -71,7 +71,7 @@ async def run_task(item: SuiteTask, options: AttemptOptions) -> TaskResult:
         return await _run_task(item, options, started)
     except (OSError, WindowError, DesktopUnavailable) as error:
         reason = f"{type(error).__name__}: {error}"
-        return _result(item.task, "ERROR", started, [], reason=reason)
+        return task_row(item.task.id, "ERROR", started, [], reason=reason)
 
 
 async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) -> TaskResult:
@@ -89,7 +89,7 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
             launched: list[subprocess.Popen[bytes]] = []
             problem = await _set_up(task, workdir, desktop, launcher, launched, server)
             if problem is not None:
-                return _result(task, "SETUP FAILED", started, [], reason=problem)
+                return task_row(task.id, "SETUP FAILED", started, [], reason=problem)
             run = await _run(task, item, workdir, desktop, options, url)
             log_dir, problem = run.log_dir, run.problem
             steps = LogStore(log_dir).read_steps() if log_dir and log_dir.exists() else []
@@ -99,7 +99,7 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
                 problem = f"{problem + '; ' if problem else ''}{died}"
             if problem is not None:
                 status = "ERROR" if died and status != "KILLED" else status
-                result = _result(task, status, started, steps, reason=problem, log_dir=log_dir)
+                result = task_row(task.id, status, started, steps, reason=problem, log_dir=log_dir)
             else:
                 result = await _judge(task, status, log_dir, steps, workdir, desktop, started)
             return dataclasses.replace(result, run_seconds=run.seconds)
@@ -394,8 +394,8 @@ async def _judge(
         reason += f": {_first_line(answer)}"  # the round's own word on why it stopped
     if outcome is not None and not outcome.passed:
         reason += "; " + "; ".join(line for line in outcome.details if line.startswith("FAIL"))
-    return _result(
-        task,
+    return task_row(
+        task.id,
         status,
         started,
         steps,
@@ -410,24 +410,6 @@ async def _judge(
 def _first_line(text: str, limit: int = 200) -> str:
     line = text.strip().splitlines()[0]
     return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _result(
-    task: Task,
-    status: str,
-    started: float,
-    steps: list[StepRecord],
-    *,
-    passed: bool = False,
-    reason: str = "",
-    log_dir: Path | None = None,
-    answer: str = "",
-    checks: tuple[int, int] = (0, 0),
-) -> TaskResult:
-    return task_row(
-        task.id, status, started, steps, passed=passed, reason=reason, log_dir=log_dir,
-        answer=answer, checks=checks,
-    )  # fmt: skip
 
 
 def task_row(
