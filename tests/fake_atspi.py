@@ -166,6 +166,7 @@ class FakeBus(AtspiBus):
         self.faults: list[str] = []
         self.stall_after: int | None = None  # answer nothing after this many calls
         self.direct = {}  # no application socket of its own: all calls come here
+        self.window_coords = set()  # every fake application speaks the screen's coordinates
 
     @property
     def connected(self) -> bool:

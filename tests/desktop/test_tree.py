@@ -264,7 +264,7 @@ async def test_set_text_and_actions_on_a_qt_line_edit(
     assert await client.get_text(edit.id) == "Zoë"
     with pytest.raises(AtspiError, match="no action 'explode'"):
         await client.do_action(edit.id, "explode")
-    described = await client.describe(edit.id)
+    described = await client.describe(edit.id, window)
     assert described.role == "text" and described.text == "Zoë" and described.rect == edit.rect
 
 

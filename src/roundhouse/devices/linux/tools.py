@@ -110,7 +110,7 @@ class DesktopTools(Closing):
     async def open(cls, desktop: Desktop, settings: Settings) -> DesktopTools:
         """Connect to the desktop: its display server and, when it has one, AT-SPI."""
         display = open_display(desktop)
-        client = AtspiClient()
+        client = AtspiClient(content=display.windows.content)
         tree: AtspiClient | None = client
         try:
             await client.connect(desktop)
@@ -424,7 +424,7 @@ class DesktopTools(Closing):
         if control_id is not None and self.tree is not None:
             # A node id from get_ui_tree need not be among the numbered controls.
             try:
-                node = await self.tree.describe(control_id)
+                node = await self.tree.describe(control_id, window)
             except AtspiError as error:  # gone, or not an id at all: list what exists
                 log.info("control %s: %s", control_id, error)
             else:

@@ -28,6 +28,7 @@ VALUE = "org.a11y.atspi.Value"
 PROPERTIES = "org.freedesktop.DBus.Properties"
 
 COORD_SCREEN = 0
+COORD_WINDOW = 1  # relative to the object's top-level window
 # Extents of objects that are not on screen.
 OFFSCREEN = -2147483648
 
