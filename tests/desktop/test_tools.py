@@ -102,7 +102,7 @@ async def test_click_control_presses_a_real_qt_button(tools: DesktopTools) -> No
     assert await status_text(tools, window["xid"]) == "Not pressed yet"
 
     clicked = await ok(registry, "click_control", label=button["label"])
-    assert clicked["method"] == "action:press"
+    assert clicked["route"] == "action:press"
 
     async def pressed() -> str | None:
         text = await status_text(tools, window["xid"])
@@ -111,7 +111,7 @@ async def test_click_control_presses_a_real_qt_button(tools: DesktopTools) -> No
     assert await wait_until_async(pressed, what="the button's effect") == ("Pressed 1 times")
     # A double click has no accessibility action: it goes to the centre through XTest.
     clicked = await ok(registry, "click_control", label=button["label"], double=True)
-    assert clicked["method"] == "click"
+    assert clicked["route"] == "pointer"
 
     async def pressed_three_times() -> bool:
         return await status_text(tools, window["xid"]) == "Pressed 3 times"

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dbus_fast import Variant
 from dbus_fast.aio import MessageBus
 from dbus_fast.errors import DBusFastError
 
@@ -42,9 +43,11 @@ from roundhouse.devices.linux.atspi.constants import (
     ACTION,
     COMPONENT,
     EDITABLE_TEXT,
+    PROPERTIES,
     REGISTRY_BUS,
     REGISTRY_PATH,
     TEXT,
+    VALUE,
     state_names,
 )
 from roundhouse.devices.linux.atspi.frames import Frame, FrameFinder
@@ -72,6 +75,12 @@ from roundhouse.devices.linux.atspi.tree import (
 from roundhouse.devices.linux.desktops.desktop import Desktop
 
 log = logging.getLogger(__name__)
+
+# Text fields whose text an action's look reads: a person sees them change (a calculator's
+# display, a search field), where no name or state does. Not password fields.
+DISPLAY_ROLES = frozenset({"text", "entry", "spin button"})
+DISPLAYS = 8
+DISPLAY_TEXT = 200  # characters
 
 __all__ = [
     "AtspiClient",
@@ -316,8 +325,9 @@ class AtspiClient(Closing):
         self, window: WindowInfo, limits: TreeLimits
     ) -> tuple[list[UiNode], bool] | None:
         """Every showing node of the window, flat, with role, name and states only (no
-        details: cheap enough to read before and after each action), and whether all were
-        read within `limits`. None when the application exposes no tree."""
+        details: cheap enough to read before and after each action), and the start of what
+        the first few text fields show (a calculator's display), and whether all were read
+        within `limits`. None when the application exposes no tree."""
         await self._connected()
         deadline = time.monotonic() + limits.time_limit
         frame = await self.find_frame(window, showing_only=True)
@@ -325,10 +335,30 @@ class AtspiClient(Closing):
             return None
         placement = await self.placement(window, frame)
         structure = await self._read_showing(frame, window, placement, limits, deadline)
+        if not structure.stalled:
+            await self._display_texts(structure)
         _finish(structure, frame, placement)
         tree = build_tree(structure.nodes, structure.root)
         nodes = [node for node in walk(tree) if "showing" in node.states]
         return nodes, structure.truncated_reason is None
+
+    async def _display_texts(self, structure: Structure) -> None:
+        """The first DISPLAY_TEXT characters of up to DISPLAYS showing text fields, into
+        their `text` (pipelined: one round trip). GetText(0, n) is not read past the end by
+        the toolkits whose text fields these are (LibreOffice's paragraphs are not fields)."""
+        fields = [
+            node
+            for node in structure.nodes.values()
+            if node.showing and node.role in DISPLAY_ROLES and TEXT in node.interfaces
+        ][:DISPLAYS]
+        texts = await asyncio.gather(
+            *(
+                self.bus.call_or_none(node.ref, TEXT, "GetText", "ii", [0, DISPLAY_TEXT])
+                for node in fields
+            )
+        )
+        for node, text in zip(fields, texts, strict=True):
+            node.text = str(text[0]) if text else None
 
     async def _details(
         self,
@@ -428,6 +458,28 @@ class AtspiClient(Closing):
     async def grab_focus(self, node_id: str) -> bool:
         (done,) = await self._on_node(parse_node_id(node_id), COMPONENT, "GrabFocus")
         return bool(done)
+
+    async def interfaces(self, node_id: str) -> frozenset[str]:
+        """The node's interfaces (Action, EditableText, Value, ...): what it can be asked."""
+        ref = parse_node_id(node_id)
+        found = await (await self._connected()).interfaces(ref)
+        if found is None:
+            raise NodeGone(f"control {node_id} no longer exists")
+        return found
+
+    async def set_value(self, node_id: str, value: float) -> None:
+        """Set the node's Value (a slider, a spin button) within its range."""
+        ref = parse_node_id(node_id)
+        low, high = await asyncio.gather(
+            self._on_node(ref, PROPERTIES, "Get", "ss", [VALUE, "MinimumValue"]),
+            self._on_node(ref, PROPERTIES, "Get", "ss", [VALUE, "MaximumValue"]),
+        )
+        minimum, maximum = float(low[0].value), float(high[0].value)
+        if not minimum <= value <= maximum:
+            raise AtspiError(f"{value:g} is outside the control's range {minimum:g}..{maximum:g}")
+        await self._on_node(
+            ref, PROPERTIES, "Set", "ssv", [VALUE, "CurrentValue", Variant("d", value)]
+        )
 
     async def _on_node(
         self,

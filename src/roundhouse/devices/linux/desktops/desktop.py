@@ -85,7 +85,8 @@ class Desktop:
         Firefox gets the same on a virtual desktop (a prepared profile without its welcome
         and privacy tabs); its tree is switched on by GNOME_ACCESSIBILITY (desktop_env).
         LibreOffice starts without its splash window (--nologo), and on a virtual desktop in
-        a prepared profile.
+        a prepared profile. GNOME Text Editor gets a data folder of the virtual desktop's,
+        without the user's drafts.
         """
         command = list(argv)
         if command and _is_chromium_like(command[0]):
@@ -118,6 +119,14 @@ class Desktop:
             if not any(arg in ("--profile", "-profile", "-P") for arg in command):
                 profile = prepare_firefox_profile(Path(runtime_dir) / "firefox-profile")
                 command[1:1] = ["--no-remote", "--profile", str(profile)]
+        if command and self.virtual and runtime_dir and _restores_session(command[0]):
+            # GNOME Text Editor reopens the last session's unsaved documents (its drafts, in
+            # its data folder) and keeps writing them there: on a virtual desktop it gets a
+            # data folder of the desktop's own, so it starts empty, as gedit does, and the
+            # user's own session is left alone.
+            data = Path(runtime_dir) / "app-data" / Path(command[0]).name
+            data.mkdir(parents=True, exist_ok=True)
+            command[0:0] = ["env", f"XDG_DATA_HOME={data}"]
         return command
 
 
@@ -189,6 +198,10 @@ def prepare_firefox_profile(folder: Path) -> Path:
         lines = [f"user_pref({json.dumps(name)}, {value});" for name, value in FIREFOX_PREFERENCES]
         preferences.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
+
+
+def _restores_session(program: str) -> bool:
+    return Path(program).name == "gnome-text-editor"
 
 
 def _is_firefox(program: str) -> bool:
