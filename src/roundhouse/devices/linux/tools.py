@@ -50,7 +50,7 @@ from roundhouse.devices.linux.atspi.client import (
     TreeLimits,
     ui_tree_json,
 )
-from roundhouse.devices.linux.atspi.constants import COMPONENT, EDITABLE_TEXT, VALUE
+from roundhouse.devices.linux.atspi.constants import COMPONENT, EDITABLE_TEXT, TEXT, VALUE
 from roundhouse.devices.linux.atspi.tree import keep_numbers
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import (
@@ -80,6 +80,7 @@ _CLICK_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "selec
 _TEXT_ROLES = {"text", "entry", "password text", "terminal", "document text", "paragraph"}
 _MAX_LISTED = 60  # controls named in an error message
 FOCUS_WAIT = 1.0  # seconds type_text waits for the control it clicked to take the focus
+CARET_WAIT = 0.5  # seconds it waits for the click to move the caret of a text
 
 
 class ToolError(RuntimeError):
@@ -382,9 +383,31 @@ class DesktopTools(Closing):
                 grabbed = False
             if grabbed and await self._focus_taken(control):
                 return "focus"
+        caret = await self._caret(control) if TEXT in found else None
         await asyncio.to_thread(self.input.click, *control.rect.center)
         await self._focus_taken(control)
+        if caret is not None:
+            await self._caret_moved(control, caret)
         return "pointer"
+
+    async def _caret(self, control: Control) -> int | None:
+        assert self.tree is not None  # (it had interfaces)
+        try:
+            return await self.tree.caret(control.id)
+        except AtspiError as error:
+            log.info("%s: no caret to watch (%s)", _brief(control), error)
+            return None
+
+    async def _caret_moved(self, control: Control, before: int) -> None:
+        """Wait (up to CARET_WAIT s) for a click in a text to move its caret: GTK 4 places it
+        a moment after the click, and keys typed at once went where it was before ("more"
+        typed into GNOME Text Editor became "m" at the start and "ore" at the end). A click
+        where the caret already was moves nothing: then the time is up."""
+        deadline = time.monotonic() + CARET_WAIT
+        while time.monotonic() < deadline:
+            if await self._caret(control) != before:
+                return
+            await asyncio.sleep(0.02)
 
     async def _focus_taken(self, control: Control) -> bool:
         """Wait (up to FOCUS_WAIT s) for a control given the focus to say it has it: whether

@@ -450,6 +450,15 @@ class AtspiClient(Closing):
         (text,) = await self._on_node(ref, TEXT, "GetText", "ii", [start, end])
         return TextRead(text=str(text), start=start, length=count, caret=caret)
 
+    async def caret(self, node_id: str) -> int:
+        """Where the node's caret is (a character offset into its text)."""
+        ref = parse_node_id(node_id)
+        bus = await self._connected()
+        try:
+            return int(await bus.get_property(ref, TEXT, "CaretOffset"))
+        except NodeGone as error:
+            raise NodeGone(f"control {node_id} has no text or no longer exists") from error
+
     async def states(self, node_id: str) -> list[str]:
         """The node's states as they are now ("focused", "editable", ...)."""
         (bits,) = await self._on_node(parse_node_id(node_id), ACCESSIBLE, "GetState")

@@ -528,7 +528,7 @@ class VirtualDesktop:
         # must see this display, this bus and this runtime directory, not the caller's.
         self._bus_address = self._spawn_reading(
             "dbus-daemon",
-            ["dbus-daemon", "--session", "--nofork", f"--address={bus}"],
+            ["dbus-daemon", *session_bus_config(self._runtime_dir), "--nofork", f"--address={bus}"],
             "--print-address=",
             desktop_env(display, bus, runtime_dir=self._runtime_dir, tag=tag),
         )
@@ -680,6 +680,35 @@ def stop_desktop_processes(
     reaper.end_leftovers()
     if runtime_dir is not None:
         shutil.rmtree(runtime_dir, ignore_errors=True)
+
+
+SESSION_CONF = Path("/usr/share/dbus-1/session.conf")
+# A file indexer is no part of an agent's desktop: activated by the bus, Tracker's miner runs
+# with the bus's environment and crawls the user's HOME (~/ of the caller, whatever HOME the
+# apps get), and Files (Nautilus 43) kept a folder "Loading…" for minutes while it did.
+# Without it, Files and GTK's file chooser search the folders themselves.
+NO_INDEXER = (
+    "org.freedesktop.Tracker3.Miner.Files",
+    "org.freedesktop.Tracker3.Miner.Extract",
+    "org.gnome.Nautilus.Tracker3.Miner.Files",
+    "org.gnome.Nautilus.Tracker3.Miner.Extract",
+)
+
+
+def session_bus_config(runtime_dir: str) -> list[str]:
+    """dbus-daemon's arguments for a virtual desktop's session bus: the standard session
+    configuration, less the file indexers (NO_INDEXER)."""
+    if not SESSION_CONF.is_file():
+        return ["--session"]
+    denied = "".join(f'<deny send_destination="{name}"/>' for name in NO_INDEXER)
+    config = Path(runtime_dir) / "session.conf"
+    config.write_text(
+        '<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"'
+        ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
+        f"<busconfig><include>{SESSION_CONF}</include>"
+        f'<policy context="default">{denied}</policy></busconfig>\n'
+    )
+    return [f"--config-file={config}"]
 
 
 def _require_programs() -> None:
