@@ -9,10 +9,11 @@ import time
 
 import pytest
 
+from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, ACTION, COMPONENT
-from roundhouse.devices.linux.atspi.frames import Toolkit
+from roundhouse.devices.linux.atspi.frames import Toolkit, match_score
 from roundhouse.devices.linux.atspi.names import gtk4_name
-from roundhouse.devices.linux.atspi.node import TreeLimits
+from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.props import coord_type
 from roundhouse.devices.linux.atspi.read import load_cache, read_structure
 from tests.fake_atspi import APP, FakeApp, FakeBus, FakeObject
@@ -90,3 +91,26 @@ async def test_a_visible_object_shows_when_it_has_a_size_and_what_does_not_is_no
     # The rectangle read to decide is kept: the details do not ask for it again.
     seven = structure.nodes[APP, "/7"]
     assert seven.rect_read and seven.rect is not None and seven.rect.width == 55
+
+
+def test_a_nameless_gtk4_dialog_matches_its_window_by_size() -> None:
+    """GNOME Text Editor's "Replace?" question has no title: its frame reports (0, 0) and
+    the size of its window less the 5-pixel border it draws."""
+    window = WindowInfo(
+        xid=1,
+        title="",
+        application="gnome-text-editor",
+        pid=7,
+        rect=Rect(left=225, top=343, right=1055, bottom=471),
+        active=True,
+    )
+
+    def frame(left: int, top: int, width: int, height: int) -> RawNode:
+        rect = Rect(left=left, top=top, right=left + width, bottom=top + height)
+        return RawNode((APP, "/f"), "dialog", "", None, ["showing"], frozenset(), 0, [], rect=rect)
+
+    assert match_score(frame(0, 0, 820, 118), window) > 0
+    assert match_score(frame(0, 0, 1222, 409), window) == 0  # the Save As dialog behind it
+    # A frame that reports the screen (GTK 3) matches only where it lies.
+    assert match_score(frame(225, 343, 830, 128), window) > 0
+    assert match_score(frame(600, 50, 830, 128), window) == 0

@@ -20,6 +20,7 @@ from roundhouse.devices.linux.atspi.constants import (
     ROOT_PATH,
 )
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
+from roundhouse.devices.linux.atspi.placement import place
 from roundhouse.devices.linux.atspi.read import fetch_node, load_cache, read_details
 from roundhouse.devices.linux.atspi.tree import intersection
 from roundhouse.devices.linux.desktops.desktop import process_age
@@ -234,11 +235,19 @@ def match_score(node: RawNode, window: WindowInfo) -> int:
         score += 4
     elif title and name and (name in title or title in name):
         score += 2
-    if node.rect is not None and _overlap(node.rect, window.rect) > 0.8:
+    if node.rect is not None and _overlap(_placed(node.rect, window), window.rect) > 0.8:
         score += 3
     if score and node.showing:
         score += 1
     return score
+
+
+def _placed(frame: Rect, window: WindowInfo) -> Rect:
+    """Where a frame would be on screen: one at (0, 0) may report its window's coordinates
+    (GTK 4: a nameless "Replace?" dialog matches by its size, not its title)."""
+    if frame.left != 0 or frame.top != 0:
+        return frame
+    return place(frame, window.rect, window.rect).to_screen(frame)
 
 
 def _overlap(first: Rect, second: Rect) -> float:
