@@ -39,6 +39,7 @@ from roundhouse.devices.linux.atspi.constants import (
     SCROLLING_ROLES,
     TEXT,
     VALUE,
+    VALUE_READ_ROLES,
     role_name,
     state_names,
 )
@@ -520,7 +521,7 @@ def _action_names(body: list[Any]) -> list[str]:
 def _text(bus: AtspiBus, node: RawNode, text_limit: int) -> Awaitable[str | None]:
     if TEXT in node.interfaces:
         return read_text(bus, node.ref, text_limit)
-    if VALUE in node.interfaces:
+    if VALUE in node.interfaces and node.role in VALUE_READ_ROLES:
         return bus.ask(node.ref, PROPERTIES, "Get", "ss", [VALUE, "CurrentValue"], _format_value)
     return answered(None)
 
