@@ -387,7 +387,8 @@ def _kill_apps_on(display: str) -> None:
             command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if f"DISPLAY={display}".encode() in environ and b"gedit" in command:
+        editor = b"gedit" in command or b"gnome-text-editor" in command  # whichever it is
+        if f"DISPLAY={display}".encode() in environ and editor:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(entry.name), signal.SIGKILL)
 

@@ -86,7 +86,7 @@ class Desktop:
         and privacy tabs); its tree is switched on by GNOME_ACCESSIBILITY (desktop_env).
         LibreOffice starts without its splash window (--nologo), and on a virtual desktop in
         a prepared profile. GNOME Text Editor gets a data folder of the virtual desktop's,
-        without the user's drafts.
+        and restores no earlier session.
         """
         command = list(argv)
         if command and _is_chromium_like(command[0]):
@@ -120,12 +120,15 @@ class Desktop:
                 profile = prepare_firefox_profile(Path(runtime_dir) / "firefox-profile")
                 command[1:1] = ["--no-remote", "--profile", str(profile)]
         if command and self.virtual and runtime_dir and _restores_session(command[0]):
-            # GNOME Text Editor reopens the last session's unsaved documents (its drafts, in
-            # its data folder) and keeps writing them there: on a virtual desktop it gets a
-            # data folder of the desktop's own, so it starts empty, as gedit does, and the
-            # user's own session is left alone.
+            # GNOME Text Editor reopens the last session's documents and drafts (from its
+            # data folder) and keeps writing them there: on a virtual desktop it starts
+            # without them, as gedit does (a desktop lives on between tests: one test's
+            # document was reopened and typed into by the next), and writes them into a
+            # data folder of the desktop's own, leaving the user's session alone.
             data = Path(runtime_dir) / "app-data" / Path(command[0]).name
             data.mkdir(parents=True, exist_ok=True)
+            if not {"--ignore-session", "-i", "--standalone", "-s"} & set(command):
+                command.insert(1, "--ignore-session")
             command[0:0] = ["env", f"XDG_DATA_HOME={data}"]
         return command
 
