@@ -5,6 +5,7 @@ Text Editor is typed into, set and given a second start while it runs."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import time
@@ -66,6 +67,23 @@ async def _keypad(tools: DesktopTools, window: WindowInfo) -> ControlList:
         return listed if names.issuperset(DIGITS) and "=" in names else None
 
     return await wait_until_async(ready, what="Calculator's keypad")
+
+
+async def _settled(tools: DesktopTools, window: WindowInfo) -> ControlList:
+    """The keypad once two reads a moment apart place it alike: a window still taking its
+    size (GTK 4 maps it, then resizes it to the scale) is placed by the size it has then,
+    and its rectangles move with it until it is done (one read under load saw 1.5)."""
+    before = await _keypad(tools, window)
+
+    async def same() -> ControlList | None:
+        nonlocal before
+        await asyncio.sleep(0.3)
+        now = ControlList.model_validate(await tools.get_controls(window.xid))
+        settled = now.controls == before.controls and now.window == before.window
+        before = now
+        return now if settled else None
+
+    return await wait_until_async(same, what="the keypad to hold still")
 
 
 def _move(desktop: Desktop, window: WindowInfo, x: int, y: int) -> WindowInfo:
@@ -150,7 +168,7 @@ async def test_at_scale_2_a_pointer_click_and_a_mark_land_on_their_control(
     scaled_tools: DesktopTools, launch: StartApp
 ) -> None:
     window = await _calculator(scaled_tools, launch, env="GDK_SCALE=2")
-    listed = await _keypad(scaled_tools, window)
+    listed = await _settled(scaled_tools, window)
     seven, equals = _button(listed, "7"), _button(listed, "=")
     assert seven.rect.width > 100  # 55 logical pixels wide: device pixels, twice as many
     x, y = seven.rect.center
