@@ -112,6 +112,9 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
                 await asyncio.to_thread(server.stop)
 
 
+MACHINE_XDG = frozenset({"XDG_RUNTIME_DIR", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS"})
+
+
 @contextlib.asynccontextmanager
 async def _desktop_for(task: Task, workdir: Path) -> AsyncIterator[Desktop | None]:
     """A fresh virtual desktop for a GUI task, whose applications get a fresh HOME too:
@@ -131,9 +134,9 @@ async def _desktop_for(task: Task, workdir: Path) -> AsyncIterator[Desktop | Non
     home = workdir.parent / f"{task.id}.home"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir()
-    env = {
-        k: v for k, v in started.env.items() if not k.startswith("XDG_") or k == "XDG_RUNTIME_DIR"
-    }
+    # The user's own folders go with the old HOME; the machine's search paths stay (its
+    # applications are found through XDG_DATA_DIRS: Flatpak's, or scripts/with-apps.sh's).
+    env = {k: v for k, v in started.env.items() if not k.startswith("XDG_") or k in MACHINE_XDG}
     try:
         yield dataclasses.replace(started, env={**env, "HOME": str(home)})
     finally:
