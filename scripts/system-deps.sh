@@ -24,6 +24,9 @@ desktop=(
   libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0
   libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxkbcommon-x11-0
   fonts-dejavu-core
+  # GNOME's GTK 4 (libadwaita) apps: the default text editor of a GNOME desktop, the
+  # calculator and the file manager (issue 24: the suite's gte-*, calculator-*, files-gtk4-*)
+  gnome-text-editor gnome-calculator nautilus
   # mss (in-process screenshots) loads these with ctypes, next to libxcb-randr0 above
   libxcb-render0 libxcb-shm0 libxcb-xfixes0
 )

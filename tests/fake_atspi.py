@@ -35,6 +35,7 @@ from roundhouse.devices.linux.atspi.constants import (
     STATES,
     TABLE,
     TEXT,
+    VALUE,
 )
 
 APP = ":1.42"
@@ -61,6 +62,7 @@ class FakeObject:
     text: str | None = None
     parent: str = ""
     child_count: int | None = None  # what ChildCount says; None: len(children)
+    value: float = 0.0  # Value.CurrentValue, where it has the Value interface
 
     @property
     def count(self) -> int:
@@ -166,6 +168,7 @@ class FakeBus(AtspiBus):
         self.faults: list[str] = []
         self.stall_after: int | None = None  # answer nothing after this many calls
         self.direct = {}  # no application socket of its own: all calls come here
+        self.window_coords = set()  # every fake application speaks the screen's coordinates
 
     @property
     def connected(self) -> bool:
@@ -274,6 +277,8 @@ class FakeBus(AtspiBus):
             values[ACTION, "NActions"] = Variant("i", 1)
         if TEXT in node.interfaces:
             values[TEXT, "CharacterCount"] = Variant("i", len(self._live_text(path, node)))
+        if VALUE in node.interfaces:
+            values[VALUE, "CurrentValue"] = Variant("d", node.value)
         if sheet is not None:
             values[TABLE, "NRows"] = Variant("i", sheet.rows)
             values[TABLE, "NColumns"] = Variant("i", sheet.columns)

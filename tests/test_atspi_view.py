@@ -11,7 +11,7 @@ import pytest
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi import frames as atspi_frames
 from roundhouse.devices.linux.atspi.cells import CellRefs
-from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, ACTION, COMPONENT, TABLE
+from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, ACTION, COMPONENT, TABLE, VALUE
 from roundhouse.devices.linux.atspi.frames import BIG_CACHE, FrameFinder
 from roundhouse.devices.linux.atspi.naive import naive_tree
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
@@ -469,3 +469,25 @@ async def test_a_small_or_quick_cache_is_kept(monkeypatch: pytest.MonkeyPatch) -
     for _ in range(2):
         assert len(await finder.cache_of(big, APP, showing_only=True)) == BIG_CACHE + 2
     assert finder.walked == set()
+
+
+async def test_a_value_that_tells_nothing_is_neither_read_nor_shown() -> None:
+    """LibreOffice gives each toolbar button a Value of 0 (Calc listed 60 `= '0'`); a
+    slider's value is what a person reads of it."""
+    with_value = (ACCESSIBLE, COMPONENT, ACTION, VALUE)
+    app = FakeApp(
+        {
+            "/root": FakeObject(role="frame", children=["/bold", "/zoom"], rect=(0, 0, 400, 300)),
+            "/bold": FakeObject(
+                role="push button", name="Bold", interfaces=with_value, rect=(4, 4, 30, 30)
+            ),
+            "/zoom": FakeObject(
+                role="slider", name="Zoom", interfaces=with_value, rect=(40, 4, 100, 30), value=42.0
+            ),
+        }
+    )
+    bus = FakeBus(app)
+    structure = await read(bus)
+    await read_details(bus, structure.nodes.values(), TreeLimits(), time.monotonic() + 5)
+    assert structure.nodes[APP, "/bold"].text is None
+    assert structure.nodes[APP, "/zoom"].text == "42"

@@ -163,3 +163,28 @@ def test_the_next_prompt_gets_the_effect_as_one_line_without_timings() -> None:
     )
     other = PastStep("list_windows", {}, "CONTINUE", "success", [{"xid": 1}], None)
     assert describe_step(1, other).endswith('-> success: [{"xid": 1}]')
+
+
+def test_a_display_whose_text_changed_confirms_a_click() -> None:
+    """GNOME Calculator's equation is a nameless text view: only its text tells that the
+    7 button did something."""
+    display = NodeSeen("text", "", frozenset({"editable"}), text="73")
+    seven = NodeSeen("push button", "7", frozenset({"focusable"}))
+    before = window_look(display=display, seven=seven)
+    after = window_look(display=NodeSeen("text", "", display.states, text="737"), seven=seven)
+    effect = effect_of(before, after, target="seven")
+    assert effect.as_result() == {"effect": "confirmed", "seen": "the text now shows '737'"}
+    # A text not read (None) tells nothing; nor does the same text again.
+    unread = window_look(display=NodeSeen("text", "", display.states), seven=seven)
+    assert not effect_of(unread, after, target="seven").confirmed
+    assert not effect_of(before, before, target="seven").confirmed
+    # The control typed into says what it holds once, not twice.
+    typed = Look(
+        after.windows,
+        after.window,
+        after.nodes,
+        text=TextSeen(node="display", control="the text", text="737"),
+    )
+    assert effect_of(before, typed, typed="7").seen == (
+        "the text now holds '737' (contains the typed text)",
+    )

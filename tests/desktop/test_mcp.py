@@ -74,6 +74,11 @@ def serve_http(desktop: Desktop, tmp_path: Path) -> Iterator[Any]:
         env = {key: value for key, value in desktop.env.items() if key != TOKEN_ENV}
         if token is not None:
             env[TOKEN_ENV] = token
+        # A user of the test's own: an app it launches on this (current) desktop keeps its
+        # state there, not in the caller's HOME (GNOME Text Editor reopens its last session).
+        home = tmp_path / "home"
+        home.mkdir(exist_ok=True)
+        env["HOME"] = str(home)
         log = (tmp_path / f"serve-{port}.log").open("wb")
         process = subprocess.Popen(
             [ROUNDHOUSE, "serve", "--http", f"{host}:{port}", "--desktop", "current"],
@@ -388,7 +393,8 @@ def _kill_apps_on(display: str) -> None:
             command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if f"DISPLAY={display}".encode() in environ and b"gedit" in command:
+        editor = b"gedit" in command or b"gnome-text-editor" in command  # whichever it is
+        if f"DISPLAY={display}".encode() in environ and editor:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(entry.name), signal.SIGKILL)
 

@@ -85,8 +85,9 @@ def test_every_design_tool_is_registered_with_its_type(tools: DesktopTools) -> N
 
 async def test_list_applications_says_what_each_is_for(tools: DesktopTools) -> None:
     listed = await ok(desktop_registry(tools), "list_applications")
-    # Debian's gedit entry has no GenericName: its category says what it is for.
-    assert "gedit — Text Editor" in listed
+    # Debian's gedit entry has no GenericName: its category says what it is for. GNOME
+    # Text Editor is named for what it is. Either may be the machine's (scripts/with-apps.sh).
+    assert {"gedit — Text Editor", "Text Editor"} & set(listed)
     assert "Vim — Text Editor (runs in a terminal)" in listed
     assert listed == sorted(listed, key=str.casefold)
 
@@ -102,7 +103,7 @@ async def test_click_control_presses_a_real_qt_button(tools: DesktopTools) -> No
     assert await status_text(tools, window["xid"]) == "Not pressed yet"
 
     clicked = await ok(registry, "click_control", label=button["label"])
-    assert clicked["method"] == "action:press"
+    assert clicked["route"] == "action:press"
 
     async def pressed() -> str | None:
         text = await status_text(tools, window["xid"])
@@ -111,7 +112,7 @@ async def test_click_control_presses_a_real_qt_button(tools: DesktopTools) -> No
     assert await wait_until_async(pressed, what="the button's effect") == ("Pressed 1 times")
     # A double click has no accessibility action: it goes to the centre through XTest.
     clicked = await ok(registry, "click_control", label=button["label"], double=True)
-    assert clicked["method"] == "click"
+    assert clicked["route"] == "pointer"
 
     async def pressed_three_times() -> bool:
         return await status_text(tools, window["xid"]) == "Pressed 3 times"

@@ -209,8 +209,14 @@ async def test_gedit_set_text_then_get_text(
     assert await client.set_text(text_area.id, words)
     assert await client.get_text(text_area.id) == words
     assert await client.grab_focus(text_area.id)
-    again = _find(await client.controls(window), "text")
-    assert again is not None and "focused" in again.states
+
+    async def focused() -> Control | None:
+        # GrabFocus answers before gedit says the text is focused (under load, a read at
+        # once still saw it unfocused, its window not yet active again).
+        found = _find(await client.controls(window), "text")
+        return found if found is not None and "focused" in found.states else None
+
+    again = await wait_until_async(focused, what="the text area to say it is focused")
     assert again == text_area.model_copy(update={"text": words, "states": again.states})
 
 
@@ -264,7 +270,7 @@ async def test_set_text_and_actions_on_a_qt_line_edit(
     assert await client.get_text(edit.id) == "Zoë"
     with pytest.raises(AtspiError, match="no action 'explode'"):
         await client.do_action(edit.id, "explode")
-    described = await client.describe(edit.id)
+    described = await client.describe(edit.id, window)
     assert described.role == "text" and described.text == "Zoë" and described.rect == edit.rect
 
 

@@ -28,7 +28,7 @@ from roundhouse.core.messages import Message
 from roundhouse.core.states import AgentKind, Status
 from roundhouse.devices.contract import WINDOW_ACTIONS, Control, ControlList, ToolName, WindowInfo
 from roundhouse.devices.describing import ToolSpec
-from roundhouse.models.observation import AppObservation
+from roundhouse.models.observation import AppObservation, PastStep
 
 LOOK_AGAIN_PAUSE = 0.5  # seconds a UI gets to finish changing before an answer is re-checked
 
@@ -197,11 +197,12 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
 
     def _window_gone(self, context: RoundContext) -> AppAnswer:
         """The window is gone, and acting on its old coordinates is wrong: FINISH if the
-        agent's own last action closed it, else FAIL."""
-        history = self.history(context)
-        last = history[-1] if history else None
-        closed = last is not None and is_closing(
-            last.function, last.arguments, str(last.arguments.get("name", ""))
+        agent's own last action closed it, or answered the question its closing asked
+        ("Save changes?": Save, Discard), else FAIL."""
+        acted = [step for step in self.history(context) if step.function]
+        last = acted[-1] if acted else None
+        closed = last is not None and (
+            _closes(last) or (last.function == ToolName.CLICK_CONTROL and any(map(_closes, acted)))
         )
         title = self.window.title
         if closed:
@@ -216,6 +217,10 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             action=ActionAnswer(status=Status.FINISH if closed else Status.FAIL),
             result=result,
         )
+
+
+def _closes(step: PastStep) -> bool:
+    return is_closing(step.function, step.arguments, str(step.arguments.get("name", "")))
 
 
 def _named_control(arguments: dict[str, Any], controls: tuple[Control, ...]) -> Control | None:

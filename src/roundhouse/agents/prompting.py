@@ -23,8 +23,8 @@ from roundhouse.models.observation import (
 
 MAX_OUTPUT_IN_PROMPT = 3000
 # What an action's result holds for the logs rather than the model: timings, and the
-# control and method the step's call already names. Its effect is what the model reads.
-_ACTION_DETAILS = ("settle_ms", "screen_changed", "still_changing", "control", "method")
+# control and route the step's call already names. Its effect is what the model reads.
+_ACTION_DETAILS = ("settle_ms", "screen_changed", "still_changing", "control", "route")
 
 
 @cache

@@ -382,3 +382,10 @@ def folder(path: Path, files: int) -> Path:
     for number in range(1, files + 1):
         (path / f"file-{number:0{width}d}.txt").write_text(f"file {number}\n")
     return path
+
+
+def text_lines(path: Path, lines: int) -> Path:
+    """A plain text file of `lines` numbered lines."""
+    sentence = "the quick brown fox jumps over the lazy dog"
+    path.write_text("".join(f"{number:04d} {sentence}\n" for number in range(1, lines + 1)))
+    return path

@@ -11,7 +11,8 @@ The benchmark files (the pyatspi walker, the Qt test app) live in the source tre
 The apps: gedit, mousepad (where installed), the Qt test app, and generated documents in
 real applications (issue 10 §4): Chromium on a ~2,000-node page, Calc on a 1,000-cell
 sheet, Writer on a 20-page document (with soffice's memory growth over `--rss-reads`
-controls reads), Thunar on a folder of 500 files; and the scaling row (bench_scaling).
+controls reads), Thunar on a folder of 500 files, GNOME Text Editor (GTK 4) on a 500-line
+text and GNOME Calculator (GTK 4); and the scaling row (bench_scaling).
 Neither naive walk reads a container that manages its descendants (a sheet, a file list):
 where a window has one, their output differs from ours by what ours reads of it in view.
 """
@@ -44,6 +45,7 @@ from roundhouse.devices.linux.atspi.client import AtspiClient
 from roundhouse.devices.linux.atspi.naive import naive_tree
 from roundhouse.devices.linux.atspi.tree import intersection, select_controls
 from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.display.choose import open_display
 from roundhouse.devices.linux.display.x11.input import XInput
 from roundhouse.devices.linux.display.x11.screen import Screen
 from roundhouse.devices.linux.screenshots import capture_desktop_png
@@ -87,6 +89,7 @@ def bench_apps(work: Path) -> tuple[list[BenchApp], list[str]]:
     sheet = bench_setup.sheet(work / "sheet.fods", rows=50, columns=20)
     document = bench_setup.text_document(work / "pages.fodt", pages=20)
     files = bench_setup.folder(work / "files", 500)
+    lines = bench_setup.text_lines(work / "lines.txt", 500)
     wanted = [
         BenchApp(
             "chromium-2000",
@@ -116,6 +119,14 @@ def bench_apps(work: Path) -> tuple[list[BenchApp], list[str]]:
             has_control("table cell", "file-001.txt"),
             thunar=True,
         ),
+        # GTK 4 (libadwaita): window-relative rectangles, "showing" told by size (issue 24)
+        BenchApp(
+            "text-editor-500",
+            ["gnome-text-editor", "--standalone", str(lines)],
+            has_control("text"),
+            title=lines.name,
+        ),
+        BenchApp("calculator", ["gnome-calculator"], has_control("push button", "7")),
     ]
     for bench_app_ in wanted:
         program = bench_app_.argv[0]
@@ -170,43 +181,45 @@ async def _bench(
     results: dict[str, Any] = {}
     screenshot_ms: list[float] = []
     settle_ms: list[float] = []
-    async with AtspiClient() as client:
-        await client.connect(desktop)
-        rows = len(apps) + (1 if scaling else 0)
-        for number, bench_app_ in enumerate(apps, 1):
-            # Progress on stderr: a row takes up to minutes, the table comes at the end.
-            typer.echo(f"[{number}/{rows}] {bench_app_.name}", err=True)
-            settings = (
-                bench_setup.thunar_settings(desktop, work / "thunar-config")
-                if bench_app_.thunar
-                else contextlib.nullcontext()
-            )
-            async with (
-                settings,
-                bench_setup.opened(
-                    desktop,
-                    client,
-                    bench_app_.argv,
-                    bench_app_.ready,
-                    title=bench_app_.title,
-                    env=bench_app_.env,
-                ) as opened,
-            ):
-                window = opened.window
-                result = results[bench_app_.name] = await _measure(client, window, runs)
-                if pyatspi_ok:
-                    result.update(_pyatspi(desktop, window, runs, result["_controls"]))
-                    if result["controls_pyatspi_ms_median"] is not None:
-                        result["controls_pyatspi_ratio"] = round(
-                            result["controls_pyatspi_ms_median"] / result["controls_ms_median"], 1
-                        )
-                if bench_app_.office and window.pid is not None:
-                    result.update(await _rss_growth(client, window, window.pid, rss_reads))
-                if bench_app_.name == "gedit":
-                    screenshot_ms, settle_ms = await _screen_and_settle(desktop, window, runs)
-        if scaling:
-            typer.echo(f"[{rows}/{rows}] {SCALING}", err=True)
-        scaled = await bench_scaling.measure(desktop, client, work, runs) if scaling else None
+    with open_display(desktop) as display:
+        async with AtspiClient(content=display.windows.content) as client:
+            await client.connect(desktop)
+            rows = len(apps) + (1 if scaling else 0)
+            for number, bench_app_ in enumerate(apps, 1):
+                # Progress on stderr: a row takes up to minutes, the table comes at the end.
+                typer.echo(f"[{number}/{rows}] {bench_app_.name}", err=True)
+                settings = (
+                    bench_setup.thunar_settings(desktop, work / "thunar-config")
+                    if bench_app_.thunar
+                    else contextlib.nullcontext()
+                )
+                async with (
+                    settings,
+                    bench_setup.opened(
+                        desktop,
+                        client,
+                        bench_app_.argv,
+                        bench_app_.ready,
+                        title=bench_app_.title,
+                        env=bench_app_.env,
+                    ) as opened,
+                ):
+                    window = opened.window
+                    result = results[bench_app_.name] = await _measure(client, window, runs)
+                    if pyatspi_ok:
+                        result.update(_pyatspi(desktop, window, runs, result["_controls"]))
+                        if result["controls_pyatspi_ms_median"] is not None:
+                            result["controls_pyatspi_ratio"] = round(
+                                result["controls_pyatspi_ms_median"] / result["controls_ms_median"],
+                                1,
+                            )
+                    if bench_app_.office and window.pid is not None:
+                        result.update(await _rss_growth(client, window, window.pid, rss_reads))
+                    if bench_app_.name == "gedit":
+                        screenshot_ms, settle_ms = await _screen_and_settle(desktop, window, runs)
+            if scaling:
+                typer.echo(f"[{rows}/{rows}] {SCALING}", err=True)
+            scaled = await bench_scaling.measure(desktop, client, work, runs) if scaling else None
     for result in results.values():
         result.pop("_controls")
     return {

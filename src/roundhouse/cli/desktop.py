@@ -38,7 +38,7 @@ from roundhouse.devices.linux.desktops.desktop import (
 )
 from roundhouse.devices.linux.desktops.session import SESSION_KINDS
 from roundhouse.devices.linux.display.base import DisplayUnavailable
-from roundhouse.devices.linux.display.choose import list_windows
+from roundhouse.devices.linux.display.choose import open_display
 
 desktop_app = typer.Typer(help="Virtual desktops: start one, see which run, stop them.")
 app.add_typer(desktop_app, name="desktop")
@@ -253,14 +253,15 @@ def tree(
     desktop: DesktopOption = None,
 ) -> None:
     """Print a window's accessibility tree (default: the active window)."""
-    with open_cli_desktop(desktop) as opened:
-        windows = list_windows(opened)
+    with open_cli_desktop(desktop) as opened, open_display(opened) as display:
+        windows = display.windows.list_windows()
         window = pick_window(windows, app_name, title)
         if window is None:
             known = "; ".join(f"{w.application}: {w.title!r}" for w in windows) or "none"
             raise _fail(f"no such window (windows: {known})")
+        client = AtspiClient(content=display.windows.content)
         try:
-            output = asyncio.run(_read(opened, window, controls, max_nodes, as_json))
+            output = asyncio.run(_read(client, opened, window, controls, max_nodes, as_json))
         except AtspiError as error:
             raise _fail(str(error)) from None
     typer.echo(output)
@@ -281,9 +282,14 @@ def pick_window(
 
 
 async def _read(
-    desktop: Desktop, window: WindowInfo, controls: bool, max_nodes: int, as_json: bool
+    client: AtspiClient,
+    desktop: Desktop,
+    window: WindowInfo,
+    controls: bool,
+    max_nodes: int,
+    as_json: bool,
 ) -> str:
-    async with AtspiClient() as client:
+    async with client:
         await client.connect(desktop)
         if controls:
             listed = await client.controls(window, TreeLimits(max_nodes=max_nodes))

@@ -43,17 +43,8 @@ from roundhouse.devices.linux.atspi.constants import (
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.props import read_text
 from roundhouse.devices.linux.atspi.read import fetch_node, load_cache, read_structure
+from roundhouse.osworld.namespaces import NS
 
-NS = {
-    "st": "https://accessibility.ubuntu.example.org/ns/state",
-    "attr": "https://accessibility.ubuntu.example.org/ns/attributes",
-    "cp": "https://accessibility.ubuntu.example.org/ns/component",
-    "doc": "https://accessibility.ubuntu.example.org/ns/document",
-    "docattr": "https://accessibility.ubuntu.example.org/ns/document/attributes",
-    "txt": "https://accessibility.ubuntu.example.org/ns/text",
-    "val": "https://accessibility.ubuntu.example.org/ns/value",
-    "act": "https://accessibility.ubuntu.example.org/ns/action",
-}
 IMAGE = "org.a11y.atspi.Image"
 SELECTION = "org.a11y.atspi.Selection"
 LIMITS = TreeLimits(max_depth=50, max_nodes=50_000, time_limit=20.0, text_limit=10**7)

@@ -73,7 +73,7 @@ async def run_task(item: SuiteTask, options: AttemptOptions) -> TaskResult:
         return await _run_task(item, options, started)
     except (OSError, WindowError, DesktopUnavailable, DisplayUnavailable) as error:
         reason = f"{type(error).__name__}: {error}"
-        return _result(item.task, "ERROR", started, [], reason=reason)
+        return task_row(item.task.id, "ERROR", started, [], reason=reason)
 
 
 async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) -> TaskResult:
@@ -91,7 +91,7 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
             launched: list[subprocess.Popen[bytes]] = []
             problem = await _set_up(task, workdir, desktop, launcher, launched, server)
             if problem is not None:
-                return _result(task, "SETUP FAILED", started, [], reason=problem)
+                return task_row(task.id, "SETUP FAILED", started, [], reason=problem)
             run = await _run(task, item, workdir, desktop, options, url)
             log_dir, problem = run.log_dir, run.problem
             steps = LogStore(log_dir).read_steps() if log_dir and log_dir.exists() else []
@@ -101,7 +101,7 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
                 problem = f"{problem + '; ' if problem else ''}{died}"
             if problem is not None:
                 status = "ERROR" if died and status != "KILLED" else status
-                result = _result(task, status, started, steps, reason=problem, log_dir=log_dir)
+                result = task_row(task.id, status, started, steps, reason=problem, log_dir=log_dir)
             else:
                 result = await _judge(task, status, log_dir, steps, workdir, desktop, started)
             return dataclasses.replace(result, run_seconds=run.seconds)
@@ -112,6 +112,19 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
                 display.close()
             if server is not None:
                 await asyncio.to_thread(server.stop)
+
+
+# The session's own XDG variables (its runtime folder, its type and desktop) and the
+# machine's search paths; the user's folders (XDG_CONFIG_HOME, …) go with the old HOME.
+MACHINE_XDG = frozenset(
+    {
+        "XDG_RUNTIME_DIR",
+        "XDG_SESSION_TYPE",
+        "XDG_CURRENT_DESKTOP",
+        "XDG_DATA_DIRS",
+        "XDG_CONFIG_DIRS",
+    }
+)
 
 
 @contextlib.asynccontextmanager
@@ -135,9 +148,9 @@ async def _desktop_for(
     home = workdir.parent / f"{task.id}.home"
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir()
-    # The user's XDG folders go (the fresh HOME's defaults stand); the session's own stay.
-    session_vars = ("XDG_RUNTIME_DIR", "XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP")
-    env = {k: v for k, v in started.env.items() if not k.startswith("XDG_") or k in session_vars}
+    # The user's own folders go with the old HOME; the machine's search paths stay (its
+    # applications are found through XDG_DATA_DIRS: Flatpak's, or scripts/with-apps.sh's).
+    env = {k: v for k, v in started.env.items() if not k.startswith("XDG_") or k in MACHINE_XDG}
     try:
         yield dataclasses.replace(started, env={**env, "HOME": str(home)})
     finally:
@@ -398,8 +411,8 @@ async def _judge(
         reason += f": {_first_line(answer)}"  # the round's own word on why it stopped
     if outcome is not None and not outcome.passed:
         reason += "; " + "; ".join(line for line in outcome.details if line.startswith("FAIL"))
-    return _result(
-        task,
+    return task_row(
+        task.id,
         status,
         started,
         steps,
@@ -414,24 +427,6 @@ async def _judge(
 def _first_line(text: str, limit: int = 200) -> str:
     line = text.strip().splitlines()[0]
     return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _result(
-    task: Task,
-    status: str,
-    started: float,
-    steps: list[StepRecord],
-    *,
-    passed: bool = False,
-    reason: str = "",
-    log_dir: Path | None = None,
-    answer: str = "",
-    checks: tuple[int, int] = (0, 0),
-) -> TaskResult:
-    return task_row(
-        task.id, status, started, steps, passed=passed, reason=reason, log_dir=log_dir,
-        answer=answer, checks=checks,
-    )  # fmt: skip
 
 
 def task_row(

@@ -36,6 +36,9 @@ class NodeSeen:
     role: str
     name: str
     states: frozenset[str] = frozenset()
+    # What a text field or display shows (its start): Calculator's result is the text of
+    # a nameless text view, which no name or state tells. None: not read.
+    text: str | None = None
 
     def brief(self) -> str:
         return f"{_quote(self.name, _MAX_NAME)} ({self.role})" if self.name else f"the {self.role}"
@@ -193,11 +196,12 @@ def _node_lines(before: Look, after: Look, target: str | None) -> Iterator[str]:
         if focused is not None:
             yield f"focus is on {after.nodes[focused].brief()}"
         return
+    told = after.text.node if after.text is not None else None  # its line is written
     changed = [
         line
         for node in _target_first(after.nodes, target)
         if node in before.nodes
-        for line in _changes(before.nodes[node], after.nodes[node])
+        for line in _changes(before.nodes[node], after.nodes[node], node != told)
     ]
     yield from changed[:1]
     if focused is not None and focused != before.focused:
@@ -212,10 +216,13 @@ def _target_first(nodes: Mapping[str, NodeSeen], target: str | None) -> list[str
     return [target, *rest] if target is not None and target in nodes else rest
 
 
-def _changes(old: NodeSeen, new: NodeSeen) -> Iterator[str]:
+def _changes(old: NodeSeen, new: NodeSeen, text: bool = True) -> Iterator[str]:
     # A window's name is its title, which the window list already tells.
     if new.name != old.name and new.role == old.role and new.role not in _WINDOW_ROLES:
         yield f"{old.brief()} now reads {_quote(new.name, _MAX_NAME)}"
+    if text and None not in (old.text, new.text) and new.text != old.text:
+        shown = "nothing" if not new.text else _quote(new.text, _MAX_TEXT)
+        yield f"{new.brief()} now shows {shown}"
     for state in _TOLD_STATES:
         if (state in new.states) != (state in old.states):
             now = "now" if state in new.states else "no longer"

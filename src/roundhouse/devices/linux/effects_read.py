@@ -87,7 +87,9 @@ async def _nodes(tree: AtspiClient, window: WindowInfo) -> tuple[dict[str, NodeS
     if read is None:
         return None, False  # no tree: only the window list can show an effect
     nodes, complete = read
-    seen = {node.id: NodeSeen(node.role, node.name, frozenset(node.states)) for node in nodes}
+    seen = {
+        node.id: NodeSeen(node.role, node.name, frozenset(node.states), node.text) for node in nodes
+    }
     return seen, complete
 
 

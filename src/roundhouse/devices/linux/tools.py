@@ -50,6 +50,7 @@ from roundhouse.devices.linux.atspi.client import (
     TreeLimits,
     ui_tree_json,
 )
+from roundhouse.devices.linux.atspi.constants import COMPONENT, EDITABLE_TEXT, TEXT, VALUE
 from roundhouse.devices.linux.atspi.tree import keep_numbers
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import (
@@ -80,6 +81,7 @@ _CLICK_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "selec
 _TEXT_ROLES = {"text", "entry", "password text", "terminal", "document text", "paragraph"}
 _MAX_LISTED = 60  # controls named in an error message
 FOCUS_WAIT = 1.0  # seconds type_text waits for the control it clicked to take the focus
+CARET_WAIT = 0.5  # seconds it waits for the click to move the caret of a text
 
 
 class ToolError(RuntimeError):
@@ -111,7 +113,7 @@ class DesktopTools(Closing):
     async def open(cls, desktop: Desktop, settings: Settings) -> DesktopTools:
         """Connect to the desktop: its display server and, when it has one, AT-SPI."""
         display = open_display(desktop)
-        client = AtspiClient()
+        client = AtspiClient(content=display.windows.content)
         tree: AtspiClient | None = client
         try:
             await client.connect(desktop)
@@ -259,26 +261,38 @@ class DesktopTools(Closing):
         window = self._window(window_id)
         control = await self._control(label, control_id, window_id)
         action = _click_action(control) if button == "left" and not double else None
-        method = "click"
+        route = "pointer"
 
         async def act() -> None:
-            nonlocal method
-            if action is not None and self.tree is not None:
-                if await self.tree.do_action(control.id, action):
-                    method = f"action:{action}"
-            if method == "click":
-                x, y = control.rect.center
-                await asyncio.to_thread(self.input.click, x, y, button, 2 if double else 1)
+            nonlocal route
+            if action is not None and await self._do_action(control, action):
+                route = f"action:{action}"
+                return
+            x, y = control.rect.center
+            await asyncio.to_thread(self.input.click, x, y, button, 2 if double else 1)
 
         done = await self._observed(act, window, target=control)
-        return {"control": _brief(control), "method": method, **done}
+        return {"control": _brief(control), "route": route, **done}
+
+    async def _do_action(self, control: Control, action: str) -> bool:
+        """Whether the control's named action was done; one it refuses (or lacks) is
+        logged, and the pointer clicks instead."""
+        if self.tree is None:
+            return False
+        try:
+            return await self.tree.do_action(control.id, action)
+        except AtspiError as error:
+            log.info("%s: action %r failed (%s); clicking instead", _brief(control), action, error)
+            return False
 
     async def click_coordinates(
         self, x: int, y: int, button: Button = "left", double: bool = False
     ) -> dict[str, Any]:
         """Click at screen coordinates (pixels from the desktop's top-left corner)."""
         self._on_screen(x, y)
-        return await self._act(lambda: self.input.click(x, y, button, 2 if double else 1))
+        return await self._act(
+            lambda: self.input.click(x, y, button, 2 if double else 1), "pointer"
+        )
 
     async def set_text(
         self,
@@ -289,51 +303,57 @@ class DesktopTools(Closing):
     ) -> dict[str, Any]:
         """Replace the whole text of an editable control at once, without the keyboard.
 
-        Name the control by label or control_id. Controls that do not support it say so:
-        use type_text for them.
+        Name the control by label or control_id. A control that cannot be set through its
+        accessibility interfaces (text, or value for a number in a slider or spin box) is
+        focused, its text selected with ctrl+a and the new one typed.
         """
         window = self._window(window_id)
         control = await self._control(label, control_id, window_id)
-        tree = self.tree
-        if tree is None:
-            raise ToolError("no accessibility bus on this desktop; use type_text")
+        route = "keyboard"
 
         async def act() -> None:
-            try:
-                done = await tree.set_text(control.id, text)
-            except AtspiError as error:
-                message = f"{_brief(control)} is not editable here ({error}); use type_text"
-                raise ToolError(message) from error
-            if not done:
-                raise ToolError(f"{_brief(control)} refused the text; use type_text")
+            nonlocal route
+            found = await self._interfaces(control)
+            if EDITABLE_TEXT in found and await self._set_editable(control, text):
+                route = "editable-text"
+            elif VALUE in found and (number := _number(text)) is not None:
+                if await self._set_value(control, number):
+                    route = "value"
+            if route == "keyboard":
+                route = f"{await self._focus(control, found)}+keyboard"
+                await asyncio.to_thread(self.input.press_keys, "ctrl+a")
+                await asyncio.to_thread(self.input.type_text, text)
 
         done = await self._observed(act, window, target=control, typed=text)
-        return {"control": _brief(control), **done}
+        return {"control": _brief(control), "route": route, **done}
 
     async def type_text(
         self, text: str, label: int | None = None, control_id: str | None = None
     ) -> dict[str, Any]:
         """Type text with the keyboard (any Unicode; "\\n" is Enter) into the focused
-        control, or into the control named, which is clicked first."""
+        control, or into the control named, which is given the focus first."""
         control: Control | None = None
         if label is not None or control_id is not None:
             control = await self._control(label, control_id, None)
+        route = "keyboard"
 
         async def act() -> None:
+            nonlocal route
             if control is not None:
-                await asyncio.to_thread(self.input.click, *control.rect.center)
-                await self._focus_taken(control)
+                route = f"{await self._focus(control, await self._interfaces(control))}+keyboard"
             try:
                 await asyncio.to_thread(self.input.type_text, text)
             except LayoutError:
-                await self._insert(text, control)
+                route = await self._insert(text, control)
 
-        return await self._observed(act, None, target=control, typed=text)
+        done = await self._observed(act, None, target=control, typed=text)
+        return {"route": route, **done}
 
-    async def _insert(self, text: str, control: Control | None) -> None:
+    async def _insert(self, text: str, control: Control | None) -> str:
         """Text the session's keyboard layout cannot type (a Wayland session reads keys
         with its own keymap), inserted at the caret of the control (else of the focused
-        one) through the accessibility tree; LayoutError again where there is none."""
+        one) through the accessibility tree: the route taken. LayoutError again where
+        there is none."""
         if control is None and self.tree is not None:
             listed = await self._read_controls(self._window(None))
             control = next((c for c in listed.controls if "focused" in c.states), None)
@@ -351,28 +371,94 @@ class DesktopTools(Closing):
             ) from None
         if not inserted:
             raise LayoutError(f"{_brief(control)} refused the text {text!r}: use set_text")
+        return "editable-text"
 
-    async def _focus_taken(self, control: Control) -> None:
-        """Wait (up to FOCUS_WAIT s) for a clicked control to say it has the focus.
-        Chromium moves the focus a moment after the click: keys typed at once went to the
-        field focused before ("Ada" lost its "Ad"). A control that never says so (or has
-        no states to ask) is typed into when the time is up."""
+    async def _interfaces(self, control: Control) -> frozenset[str]:
         if self.tree is None:
-            return
+            return frozenset()
+        try:
+            return await self.tree.interfaces(control.id)
+        except AtspiError as error:
+            log.info("%s: interfaces not read (%s)", _brief(control), error)
+            return frozenset()
+
+    async def _set_editable(self, control: Control, text: str) -> bool:
+        assert self.tree is not None  # (it had interfaces)
+        try:
+            return await self.tree.set_text(control.id, text)
+        except AtspiError as error:
+            log.info("%s: EditableText refused (%s); typing instead", _brief(control), error)
+            return False
+
+    async def _set_value(self, control: Control, value: float) -> bool:
+        assert self.tree is not None  # (it had interfaces)
+        try:
+            await self.tree.set_value(control.id, value)
+        except AtspiError as error:
+            log.info("%s: Value not set (%s); typing instead", _brief(control), error)
+            return False
+        return True
+
+    async def _focus(self, control: Control, found: frozenset[str]) -> Literal["focus", "pointer"]:
+        """Give the control the keyboard focus: through Component.GrabFocus where it offers
+        it and then says it is focused (the caret stays where it was), else with a click on
+        its centre (GTK 4 refuses GrabFocus)."""
+        if self.tree is not None and COMPONENT in found:
+            try:
+                grabbed = await self.tree.grab_focus(control.id)
+            except AtspiError as error:
+                log.info("%s: GrabFocus refused (%s); clicking it", _brief(control), error)
+                grabbed = False
+            if grabbed and await self._focus_taken(control):
+                return "focus"
+        caret = await self._caret(control) if TEXT in found else None
+        await asyncio.to_thread(self.input.click, *control.rect.center)
+        await self._focus_taken(control)
+        if caret is not None:
+            await self._caret_moved(control, caret)
+        return "pointer"
+
+    async def _caret(self, control: Control) -> int | None:
+        assert self.tree is not None  # (it had interfaces)
+        try:
+            return await self.tree.caret(control.id)
+        except AtspiError as error:
+            log.info("%s: no caret to watch (%s)", _brief(control), error)
+            return None
+
+    async def _caret_moved(self, control: Control, before: int) -> None:
+        """Wait (up to CARET_WAIT s) for a click in a text to move its caret: GTK 4 places it
+        a moment after the click, and keys typed at once went where it was before ("more"
+        typed into GNOME Text Editor became "m" at the start and "ore" at the end). A click
+        where the caret already was moves nothing: then the time is up."""
+        deadline = time.monotonic() + CARET_WAIT
+        while time.monotonic() < deadline:
+            if await self._caret(control) != before:
+                return
+            await asyncio.sleep(0.02)
+
+    async def _focus_taken(self, control: Control) -> bool:
+        """Wait (up to FOCUS_WAIT s) for a control given the focus to say it has it: whether
+        it did. Chromium moves the focus a moment after the click: keys typed at once went
+        to the field focused before ("Ada" lost its "Ad"). A control that never says so (or
+        has no states to ask) is typed into when the time is up."""
+        if self.tree is None:
+            return False
         deadline = time.monotonic() + FOCUS_WAIT
         while time.monotonic() < deadline:
             try:
                 if "focused" in await self.tree.states(control.id):
-                    return
+                    return True
             except AtspiError as error:
                 log.info("typing into %s without knowing its focus: %s", _brief(control), error)
-                return
+                return False
             await asyncio.sleep(0.02)
+        return False
 
     async def press_keys(self, keys: str) -> dict[str, Any]:
         """Press a key or key combination ("Return", "ctrl+s", "alt+F4", "ctrl+shift+t");
         several, separated by spaces, are pressed in turn."""
-        return await self._act(lambda: self.input.press_keys(keys), focused_text=True)
+        return await self._act(lambda: self.input.press_keys(keys), "keyboard", focused_text=True)
 
     async def scroll(
         self, x: int, y: int, direction: Direction = "down", amount: int = 3
@@ -381,7 +467,7 @@ class DesktopTools(Closing):
         self._on_screen(x, y)
         dx = {"left": -amount, "right": amount}.get(direction, 0)
         dy = {"up": -amount, "down": amount}.get(direction, 0)
-        return await self._act(lambda: self.input.scroll(x, y, dx=dx, dy=dy))
+        return await self._act(lambda: self.input.scroll(x, y, dx=dx, dy=dy), "pointer")
 
     async def drag(
         self, start_x: int, start_y: int, end_x: int, end_y: int, button: Button = "left"
@@ -390,7 +476,9 @@ class DesktopTools(Closing):
         release it there."""
         self._on_screen(start_x, start_y)
         self._on_screen(end_x, end_y)
-        return await self._act(lambda: self.input.drag((start_x, start_y), (end_x, end_y), button))
+        return await self._act(
+            lambda: self.input.drag((start_x, start_y), (end_x, end_y), button), "pointer"
+        )
 
     async def wait(self, seconds: float) -> dict[str, Any]:
         """Wait (up to 60 s) for something slow to happen, then for the screen to settle."""
@@ -450,7 +538,7 @@ class DesktopTools(Closing):
         if control_id is not None and self.tree is not None:
             # A node id from get_ui_tree need not be among the numbered controls.
             try:
-                node = await self.tree.describe(control_id)
+                node = await self.tree.describe(control_id, window)
             except AtspiError as error:  # gone, or not an id at all: list what exists
                 log.info("control %s: %s", control_id, error)
             else:
@@ -466,12 +554,15 @@ class DesktopTools(Closing):
         if not (0 <= x < width and 0 <= y < height):
             raise ToolError(f"({x}, {y}) is outside the {width}x{height} screen")
 
-    async def _act(self, action: Callable[[], None], focused_text: bool = False) -> dict[str, Any]:
+    async def _act(
+        self, action: Callable[[], None], route: str, focused_text: bool = False
+    ) -> dict[str, Any]:
         # Typing a long text or dragging takes a while: keep the event loop (an MCP server's
         # other requests) running meanwhile. XInput serialises its calls on its own lock.
-        return await self._observed(
+        done = await self._observed(
             lambda: asyncio.to_thread(action), None, focused_text=focused_text
         )
+        return {"route": route, **done}
 
     async def _observed(
         self,
@@ -578,6 +669,13 @@ def _placed(node: UiNode, window: WindowInfo) -> Control:
         actions=node.actions,
         text=node.text,
     )
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.strip())
+    except ValueError:
+        return None
 
 
 def _click_action(control: Control) -> str | None:

@@ -14,6 +14,7 @@ from roundhouse.devices.contract import Control, ToolName
 from roundhouse.models.observation import AppObservation, PastStep
 from roundhouse.models.offline.ops import (
     BUTTON_ROLES,
+    TEXT_ROLES,
     Decision,
     Done,
     Failed,
@@ -189,7 +190,7 @@ def rename(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
         lambda _: keys("Return"),
         lambda seen: keys("F2") if not seen.in_dialog else "the Select by Pattern dialog to close",
         lambda seen: _name_in_dialog(
-            seen, new, f"a Rename dialog (is there a file named {old!r}?)"
+            seen, new, f"a Rename dialog (is there a file named {old!r}?)", holding=old
         ),
         lambda _: keys("Return"),
         lambda seen: _closed(seen, f"renamed {old} to {new}"),
@@ -201,8 +202,21 @@ def _closed(obs: AppObservation, summary: str) -> Done | str:
     return Done(summary) if not obs.in_dialog else f"the dialog {obs.window.title!r} to close"
 
 
-def _name_in_dialog(obs: AppObservation, text: str, dialog: str) -> Decision | str:
+def _name_in_dialog(
+    obs: AppObservation, text: str, dialog: str, holding: str | None = None
+) -> Decision | str:
+    """The name goes into the dialog's field; with `holding`, else into the focused field
+    that holds that name (Files renames in a popover of its own window, not a dialog)."""
     field = text_field(obs) if obs.in_dialog else None
+    if field is None and holding is not None:
+        field = next(
+            (
+                c
+                for c in obs.controls
+                if c.role in TEXT_ROLES and "focused" in c.states and c.text == holding
+            ),
+            None,
+        )
     if field is None:
         return dialog
     return answer(

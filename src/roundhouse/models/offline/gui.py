@@ -241,7 +241,11 @@ def plan_app(obs: AppObservation) -> dict[str, Any]:
         # Typing on after an earlier text of this subtask (a second paragraph): where the
         # caret is, not into the field clicked again.
         typing_on = op.kind == "type" and any(o.kind == "type" for o in ops[:index])
-        decision = _next(op, mine, obs, typing_on)
+        decision = _next(op, mine, obs, typing_on, last=index == len(ops) - 1)
+        if isinstance(decision, dict) and _later_started(obs.history, index):
+            # Done before the next operation began: what that one opened since (a dialog)
+            # is not this one's to wait for.
+            decision = Done(op.phrase)
         if isinstance(decision, Failed):
             return fail(f"{op.phrase!r} did not work.", decision.reason)
         if isinstance(decision, Done):
@@ -255,7 +259,16 @@ def plan_app(obs: AppObservation) -> dict[str, Any]:
     )
 
 
-def _next(op: Op, mine: list[PastStep], obs: AppObservation, typing_on: bool) -> Decision:
+def _later_started(history: tuple[PastStep, ...], index: int) -> bool:
+    return any(
+        step.comment.startswith("op ") and int(step.comment[3:].split(":", 1)[0]) > index
+        for step in history
+    )
+
+
+def _next(
+    op: Op, mine: list[PastStep], obs: AppObservation, typing_on: bool, last: bool = True
+) -> Decision:
     if mine and mine[-1].result_status not in ("success", None):
         return Failed(mine[-1].error or f"the step ended {mine[-1].result_status}")
     if op.kind == "type":
@@ -274,9 +287,12 @@ def _next(op: Op, mine: list[PastStep], obs: AppObservation, typing_on: bool) ->
     if op.kind == "rename":
         return rename(op, mine, obs)
     if op.kind == "click":
-        if mine:
+        if any(step.function for step in mine):
             return Done(f"clicked {op.target!r}")
-        return _click(op.target, obs, f"Click {op.target!r}.")
+        clicked = _click(op.target, obs, f"Click {op.target!r}.")
+        if isinstance(clicked, Failed):  # a window still filling its tree: look again first
+            return reobserve(len(mine), f"a control named {op.target!r}", clicked.reason)
+        return clicked
     if op.kind == "keys":
         return Done(f"pressed {op.text}") if mine else keys(op.text)
     if op.kind == "save":
@@ -285,6 +301,9 @@ def _next(op: Op, mine: list[PastStep], obs: AppObservation, typing_on: bool) ->
         if not mine:
             return keys(CLOSE_KEYS)
         buttons = ", ".join(repr(c.name) for c in obs.controls if c.role in BUTTON_ROLES)
+        if obs.in_dialog and not last:
+            # "Save changes?": what to answer is the request's next operation.
+            return Done(f"closing; {obs.window.title!r} asks first ({buttons})")
         return Failed(f"the window is still open and asks: {obs.window.title!r} ({buttons})")
     return _save_as(op, mine, obs)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.osworld.metrics.rules import value_matches
+from roundhouse.osworld.namespaces import NS
 
 ONE, ZERO = 1.0, 0.0
 
@@ -153,27 +154,30 @@ def check_json(result: str | None, rules: dict[str, Any], is_yaml: bool = False)
         return ZERO
     try:
         for rule in rules.get("expect", {}):
-            value = data
-            for key in rule["key"]:
-                try:
-                    value = value[key]
-                except (KeyError, TypeError):
-                    return ZERO
-            if not value_matches(value, rule):
+            value = _at(data, rule["key"])
+            if value is _MISSING or not value_matches(value, rule):
                 return ZERO
         for rule in rules.get("unexpect", {}):
-            value = data
-            for key in rule["key"]:
-                try:
-                    value = value[key]
-                except (KeyError, TypeError):
-                    value = None
-                    break
-            if value_matches(value, rule):
+            value = _at(data, rule["key"])
+            if value_matches(None if value is _MISSING else value, rule):
                 return ZERO
     except Exception:  # noqa: BLE001 - a rule that cannot be applied scores 0, as OSWorld's
         return ZERO
     return ONE
+
+
+_MISSING = object()
+
+
+def _at(data: Any, keys: list[Any]) -> Any:
+    """The value at the path of keys into nested JSON, or _MISSING where it stops short."""
+    value = data
+    for key in keys:
+        try:
+            value = value[key]
+        except (KeyError, TypeError):  # an index past the end raises: scored 0 by the caller
+            return _MISSING
+    return value
 
 
 def check_direct_json_object(result: Any, rules: dict[str, Any]) -> float:
@@ -259,17 +263,6 @@ def run_sqlite3(result: str, rules: dict[str, Any]) -> float:
 
 # ---------------------------------------------------------------- the accessibility tree
 
-NAMESPACES = {
-    "st": "https://accessibility.ubuntu.example.org/ns/state",
-    "attr": "https://accessibility.ubuntu.example.org/ns/attributes",
-    "cp": "https://accessibility.ubuntu.example.org/ns/component",
-    "doc": "https://accessibility.ubuntu.example.org/ns/document",
-    "docattr": "https://accessibility.ubuntu.example.org/ns/document/attributes",
-    "txt": "https://accessibility.ubuntu.example.org/ns/text",
-    "val": "https://accessibility.ubuntu.example.org/ns/value",
-    "act": "https://accessibility.ubuntu.example.org/ns/action",
-}
-
 
 def check_accessibility_tree(
     result: str, rules: list[dict[str, Any]], osname: str = "ubuntu"
@@ -286,9 +279,9 @@ def check_accessibility_tree(
     total = 1.0
     for rule in rules:
         if "xpath" in rule:
-            elements = tree.xpath(rule["xpath"], namespaces=NAMESPACES)
+            elements = tree.xpath(rule["xpath"], namespaces=NS)
         elif "selectors" in rule:
-            elements = CSSSelector(", ".join(rule["selectors"]), namespaces=NAMESPACES)(tree)
+            elements = CSSSelector(", ".join(rule["selectors"]), namespaces=NS)(tree)
         else:
             raise ValueError("At least one of xpath and selectors is required")
         if len(elements) == 0:

@@ -21,6 +21,16 @@ def _open(path: str) -> Any:
     return Document(path)
 
 
+def _one(path: str | None) -> Any | None:
+    """The document, or None when it is missing or does not open."""
+    if not path:
+        return None
+    try:
+        return _open(path)
+    except Exception:  # noqa: BLE001 - a document that does not open scores 0, as OSWorld's
+        return None
+
+
 def _both(first: str | None, second: str | None) -> tuple[Any, Any] | None:
     """The two documents, or None when either is missing or does not open."""
     if not first or not second:
@@ -133,11 +143,8 @@ def compare_line_spacing(first: str | None, second: str | None) -> float:
 
 def compare_font_names(path: str | None, rules: dict[str, Any]) -> float:
     """Every run of every paragraph is in the font named."""
-    if not path:
-        return 0
-    try:
-        document = _open(path)
-    except Exception:  # noqa: BLE001 - likewise
+    document = _one(path)
+    if document is None:
         return 0
     wanted = rules["font_name"]
     runs = [run for paragraph in document.paragraphs for run in paragraph.runs]
@@ -147,11 +154,8 @@ def compare_font_names(path: str | None, rules: dict[str, Any]) -> float:
 def is_first_line_centered(path: str | None) -> float:
     from docx.enum.text import WD_PARAGRAPH_ALIGNMENT
 
-    if not path:
-        return 0
-    try:
-        document = _open(path)
-    except Exception:  # noqa: BLE001 - likewise
+    document = _one(path)
+    if document is None:
         return 0
     first = document.paragraphs[0]
     return 1 if first.paragraph_format.alignment == WD_PARAGRAPH_ALIGNMENT.CENTER else 0
@@ -159,11 +163,8 @@ def is_first_line_centered(path: str | None) -> float:
 
 def contains_page_break(path: str | None, rules: Any) -> float:
     """The document has page breaks (exactly `page_break_count`, when the rule says)."""
-    if not path:
-        return 0
-    try:
-        document = _open(path)
-    except Exception:  # noqa: BLE001 - likewise
+    document = _one(path)
+    if document is None:
         return 0
     try:
         expected = rules["page_break_count"]
@@ -185,9 +186,8 @@ def check_italic_font_size_14(first: str | None, second: str | None) -> float:
     """The same text as the gold document, and every italic run 14 points."""
     if not first or not second or not compare_docx_files(first, second):
         return 0
-    try:
-        document = _open(first)
-    except Exception:  # noqa: BLE001 - likewise
+    document = _one(first)
+    if document is None:
         return 0
     for paragraph in document.paragraphs:
         for run in paragraph.runs:
@@ -200,9 +200,8 @@ def evaluate_strike_through_last_paragraph(first: str | None, second: str | None
     """The same text as the gold document, and the last paragraph struck through."""
     if not first or not second or not compare_docx_files(first, second):
         return 0
-    try:
-        document = _open(first)
-    except Exception:  # noqa: BLE001 - likewise
+    document = _one(first)
+    if document is None:
         return 0
     last = document.paragraphs[-1]
     return 1 if all(run.font.strike for run in last.runs) else 0
@@ -222,11 +221,8 @@ def compare_subscript_contains(first: str | None, second: str | None) -> float:
 
 def has_page_numbers_in_footers(path: str | None) -> float:
     """Each section's footer's first paragraph holds a digit."""
-    if not path:
-        return 0
-    try:
-        document = _open(path)
-    except Exception:  # noqa: BLE001 - likewise
+    document = _one(path)
+    if document is None:
         return 0
     for section in document.sections:
         footer = section.footer

@@ -14,6 +14,7 @@ import asyncio
 import logging
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import time
@@ -28,6 +29,11 @@ log = logging.getLogger(__name__)
 # Seconds an application gets to open its window. LibreOffice and Chromium start in 5-15 s
 # here; cold, beside another task's, on a slower machine, 20 s is too close to that.
 LAUNCH_TIMEOUT = 60.0
+# A single-instance application (GApplication: GNOME Text Editor, Calculator, Files) started
+# a second time hands the request to the instance running and exits 0 at once; that one
+# opens a new window, or raises one it has. Past this many seconds without a new window,
+# the launch is the running instance's window.
+HANDOVER_GRACE = 2.0
 
 _still_running: list[subprocess.Popen[bytes]] = []
 
@@ -120,13 +126,11 @@ class Launcher:
         self._children.append(child)
         _still_running[:] = [old for old in _still_running if old.poll() is None]
         deadline = time.monotonic() + timeout
+        handed_over: float | None = None  # when the child exited 0 without a window
         while time.monotonic() < deadline:
             # The window manager lists a window before it maps its frame: wait for both.
-            new = [
-                w
-                for w in self._windows.list_windows()
-                if w.xid not in before and self._windows.viewable(w.xid)
-            ]
+            windows = self._windows.list_windows()
+            new = [w for w in windows if w.xid not in before and self._windows.viewable(w.xid)]
             if new:
                 # Prefer the child's own window; single-instance apps open it from another pid.
                 mine = [w for w in new if w.pid == child.pid]
@@ -135,6 +139,12 @@ class Launcher:
             if code not in (None, 0):
                 self._forget(child)
                 raise WindowError(f"{shlex.join(command)} exited with status {code}")
+            if code == 0:
+                handed_over = handed_over or time.monotonic()
+                if time.monotonic() - handed_over > HANDOVER_GRACE:
+                    instance = running_window(windows, argv[0])
+                    if instance is not None:
+                        return instance
             await asyncio.sleep(0.05)
         running = child.poll() is None
         self._forget(child)
@@ -152,3 +162,21 @@ class Launcher:
             pass  # it and everything it started have ended
         child.wait()
         self._children.remove(child)
+
+
+def running_window(windows: Sequence[WindowInfo], program: str) -> WindowInfo | None:
+    """The window (the active one first) of a process running `program`: the instance a
+    second start of a single-instance application handed its request to."""
+    path = shutil.which(program)
+    if path is None:
+        return None
+    wanted = os.path.realpath(path)
+    ordered = sorted(windows, key=lambda window: not window.active)
+    return next((w for w in ordered if w.pid is not None and _runs(w.pid, wanted)), None)
+
+
+def _runs(pid: int, executable: str) -> bool:
+    try:
+        return os.path.realpath(f"/proc/{pid}/exe") == executable
+    except OSError:
+        return False

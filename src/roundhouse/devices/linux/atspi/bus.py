@@ -125,6 +125,9 @@ class AtspiBus:
         self._interfaces: dict[Ref, frozenset[str]] = {}  # see interfaces()
         self._templates: dict[tuple[Any, ...], bytes] = {}  # see _marshalled()
         self._done: asyncio.Future[None] | None = None  # see _written()
+        # Bus names of the applications whose rectangles are asked relative to their window
+        # (GTK 4: see atspi_frames.Toolkit); the others are asked for screen coordinates.
+        self.window_coords: set[str] = set()
 
     @property
     def connected(self) -> bool:

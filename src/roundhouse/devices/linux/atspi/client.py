@@ -16,9 +16,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dbus_fast import Variant
 from dbus_fast.aio import MessageBus
 from dbus_fast.errors import DBusFastError
 
@@ -41,14 +43,18 @@ from roundhouse.devices.linux.atspi.constants import (
     ACTION,
     COMPONENT,
     EDITABLE_TEXT,
+    PROPERTIES,
     REGISTRY_BUS,
     REGISTRY_PATH,
     TEXT,
+    VALUE,
     state_names,
 )
 from roundhouse.devices.linux.atspi.frames import Frame, FrameFinder
-from roundhouse.devices.linux.atspi.names import name_the_nameless
+from roundhouse.devices.linux.atspi.names import name_the_nameless, tidy_gtk4_names
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
+from roundhouse.devices.linux.atspi.placement import Placement, place
+from roundhouse.devices.linux.atspi.props import extents
 from roundhouse.devices.linux.atspi.read import (
     Structure,
     fetch_node,
@@ -70,12 +76,19 @@ from roundhouse.devices.linux.desktops.desktop import Desktop
 
 log = logging.getLogger(__name__)
 
+# Text fields whose text an action's look reads: a person sees them change (a calculator's
+# display, a search field), where no name or state does. Not password fields.
+DISPLAY_ROLES = frozenset({"text", "entry", "spin button"})
+DISPLAYS = 8
+DISPLAY_TEXT = 200  # characters
+
 __all__ = [
     "AtspiClient",
     "AtspiError",
     "AtspiTimeout",
     "Frame",
     "NodeGone",
+    "Placement",
     "TextRead",
     "TreeLimits",
     "WindowGone",
@@ -105,10 +118,29 @@ def no_tree_note(window: WindowInfo, bus_restarted: bool = False) -> str:
     return f"{name} exposes no accessibility tree; use screenshots and coordinates"
 
 
+# Where a window's content is on screen: display.base.Windows.content, the one provider.
+Content = Callable[[WindowInfo], Rect]
+
+
+def _window_rect(window: WindowInfo) -> Rect:
+    return window.rect
+
+
 class AtspiClient(Closing):
-    def __init__(self, *, call_timeout: float = 3.0, max_in_flight: int = 64) -> None:
+    """Reads and acts on the accessible objects of a desktop's windows. `content` says where
+    a window's content is on screen (the display server's Windows.content); without it, a
+    window's whole rectangle stands for it (see atspi_placement)."""
+
+    def __init__(
+        self,
+        *,
+        call_timeout: float = 3.0,
+        max_in_flight: int = 64,
+        content: Content = _window_rect,
+    ) -> None:
         self.call_timeout = call_timeout
         self.max_in_flight = max_in_flight
+        self.content = content
         self._bus: AtspiBus | None = None
         self._desktop: Desktop | None = None
         self.frames = FrameFinder()
@@ -191,6 +223,7 @@ class AtspiClient(Closing):
         frame = await self.find_frame(window, showing_only=showing_only)
         if frame is None:
             return UiSnapshot(window=window, root=None, node_count=0, tree_available=False)
+        placement = await self.placement(window, frame)
         structure = await read_structure(
             self.bus,
             frame.node,
@@ -198,12 +231,14 @@ class AtspiClient(Closing):
             limits,
             (lambda node: node.showing) if showing_only else (lambda node: True),
             deadline,
-            area=intersection(self.screen, window.rect),
+            area=placement.to_app(intersection(self.screen, window.rect)),
             cells=self.cells,
             get_all=frame.get_all,
+            showing_from_extents=frame.showing_from_extents,
         )
         showing = [node for node in structure.nodes.values() if node.showing]
         reason = await self._details(structure, showing, limits, deadline)
+        _finish(structure, frame, placement)
         return UiSnapshot(
             window=window,
             root=build_tree(structure.nodes, structure.root),
@@ -222,7 +257,8 @@ class AtspiClient(Closing):
         if frame is None:
             note = no_tree_note(window, self.bus_restarted)
             return ControlList(window=window, controls=[], tree_available=False, note=note)
-        structure = await self._read_showing(frame, window, limits, deadline)
+        placement = await self.placement(window, frame)
+        structure = await self._read_showing(frame, window, placement, limits, deadline)
         root_node = structure.nodes[structure.root]
         candidates = [node for node in structure.nodes.values() if needs_rect(node)]
         # What is only read as context (a heading, a label) needs its place, nothing more,
@@ -241,6 +277,7 @@ class AtspiClient(Closing):
             reason = await self._details(structure, context, limits, deadline, rect_only=True)
         if reason is None:
             await name_the_nameless(self.bus, [n for n in full if may_be_control(n)])
+        _finish(structure, frame, placement)
         area = self.screen
         if root_node.rect is not None:
             area = intersection(self.screen, root_node.rect)
@@ -254,13 +291,18 @@ class AtspiClient(Closing):
         )
 
     async def _read_showing(
-        self, frame: Frame, window: WindowInfo, limits: TreeLimits, deadline: float
+        self,
+        frame: Frame,
+        window: WindowInfo,
+        placement: Placement,
+        limits: TreeLimits,
+        deadline: float,
     ) -> Structure:
         """The structure of what shows of the window: what is not showing (nor a closed
         menu's items) cannot hold a visible control, so those branches are not read;
         managed containers only in view; no descriptions (read with the details, for the
-        controls that use them)."""
-        return await read_structure(
+        controls that use them). Its rectangles are the application's (see placement)."""
+        structure = await read_structure(
             self.bus,
             frame.node,
             frame.cache,
@@ -270,26 +312,53 @@ class AtspiClient(Closing):
             descriptions=False,
             in_view_only=True,
             hidden_in_full=False,
-            area=intersection(self.screen, window.rect),
+            area=placement.to_app(intersection(self.screen, window.rect)),
             cells=self.cells,  # the cells kept from the last read: LibreOffice makes none
             get_all=frame.get_all,
+            showing_from_extents=frame.showing_from_extents,
         )
+        if frame.gtk4:
+            tidy_gtk4_names(structure.nodes.values())
+        return structure
 
     async def showing_nodes(
         self, window: WindowInfo, limits: TreeLimits
     ) -> tuple[list[UiNode], bool] | None:
         """Every showing node of the window, flat, with role, name and states only (no
-        details: cheap enough to read before and after each action), and whether all were
-        read within `limits`. None when the application exposes no tree."""
+        details: cheap enough to read before and after each action), and the start of what
+        the first few text fields show (a calculator's display), and whether all were read
+        within `limits`. None when the application exposes no tree."""
         await self._connected()
         deadline = time.monotonic() + limits.time_limit
         frame = await self.find_frame(window, showing_only=True)
         if frame is None:
             return None
-        structure = await self._read_showing(frame, window, limits, deadline)
+        placement = await self.placement(window, frame)
+        structure = await self._read_showing(frame, window, placement, limits, deadline)
+        if not structure.stalled:
+            await self._display_texts(structure)
+        _finish(structure, frame, placement)
         tree = build_tree(structure.nodes, structure.root)
         nodes = [node for node in walk(tree) if "showing" in node.states]
         return nodes, structure.truncated_reason is None
+
+    async def _display_texts(self, structure: Structure) -> None:
+        """The first DISPLAY_TEXT characters of up to DISPLAYS showing text fields, into
+        their `text` (pipelined: one round trip). GetText(0, n) is not read past the end by
+        the toolkits whose text fields these are (LibreOffice's paragraphs are not fields)."""
+        fields = [
+            node
+            for node in structure.nodes.values()
+            if node.showing and node.role in DISPLAY_ROLES and TEXT in node.interfaces
+        ][:DISPLAYS]
+        texts = await asyncio.gather(
+            *(
+                self.bus.call_or_none(node.ref, TEXT, "GetText", "ii", [0, DISPLAY_TEXT])
+                for node in fields
+            )
+        )
+        for node, text in zip(fields, texts, strict=True):
+            node.text = str(text[0]) if text else None
 
     async def _details(
         self,
@@ -306,16 +375,30 @@ class AtspiClient(Closing):
         stopped = await read_details(self.bus, nodes, limits, deadline, rect_only=rect_only)
         return structure.truncated_reason or stopped
 
-    async def describe(self, node_id: str) -> UiNode:
-        """One node with its rectangle, actions and text (no children)."""
+    async def describe(self, node_id: str, window: WindowInfo) -> UiNode:
+        """One node of `window` with its rectangle (on screen), actions and text (no
+        children)."""
         ref = parse_node_id(node_id)
         await self._connected()
         node = await fetch_node(self.bus, ref)
         if node is None:
             raise NodeGone(f"control {node_id} no longer exists")
         await read_details(self.bus, [node], TreeLimits(), time.monotonic() + self.call_timeout)
+        frame = await self.find_frame(window, showing_only=True)
+        if frame is not None:
+            placement = await self.placement(window, frame)
+            _finish(Structure(nodes={ref: node}, root=ref), frame, placement)
         node.children = []
         return build_tree({ref: node}, ref)
+
+    async def placement(self, window: WindowInfo, frame: Frame) -> Placement:
+        """How the rectangles `window`'s application reports map to the screen: its frame's
+        rectangle against where the display server says the window's content is. The frame's
+        rectangle read here is not read again by the same read."""
+        node = frame.node
+        if node.rect is None and not node.rect_read:
+            node.rect, node.rect_read = await extents(self.bus, node.ref), True
+        return place(node.rect, self.content(window), window.rect)
 
     # ------------------------------------------------------------ acting
 
@@ -385,6 +468,15 @@ class AtspiClient(Closing):
         (text,) = await self._on_node(ref, TEXT, "GetText", "ii", [start, end])
         return TextRead(text=str(text), start=start, length=count, caret=caret)
 
+    async def caret(self, node_id: str) -> int:
+        """Where the node's caret is (a character offset into its text)."""
+        ref = parse_node_id(node_id)
+        bus = await self._connected()
+        try:
+            return int(await bus.get_property(ref, TEXT, "CaretOffset"))
+        except NodeGone as error:
+            raise NodeGone(f"control {node_id} has no text or no longer exists") from error
+
     async def states(self, node_id: str) -> list[str]:
         """The node's states as they are now ("focused", "editable", ...)."""
         (bits,) = await self._on_node(parse_node_id(node_id), ACCESSIBLE, "GetState")
@@ -393,6 +485,28 @@ class AtspiClient(Closing):
     async def grab_focus(self, node_id: str) -> bool:
         (done,) = await self._on_node(parse_node_id(node_id), COMPONENT, "GrabFocus")
         return bool(done)
+
+    async def interfaces(self, node_id: str) -> frozenset[str]:
+        """The node's interfaces (Action, EditableText, Value, ...): what it can be asked."""
+        ref = parse_node_id(node_id)
+        found = await (await self._connected()).interfaces(ref)
+        if found is None:
+            raise NodeGone(f"control {node_id} no longer exists")
+        return found
+
+    async def set_value(self, node_id: str, value: float) -> None:
+        """Set the node's Value (a slider, a spin button) within its range."""
+        ref = parse_node_id(node_id)
+        low, high = await asyncio.gather(
+            self._on_node(ref, PROPERTIES, "Get", "ss", [VALUE, "MinimumValue"]),
+            self._on_node(ref, PROPERTIES, "Get", "ss", [VALUE, "MaximumValue"]),
+        )
+        minimum, maximum = float(low[0].value), float(high[0].value)
+        if not minimum <= value <= maximum:
+            raise AtspiError(f"{value:g} is outside the control's range {minimum:g}..{maximum:g}")
+        await self._on_node(
+            ref, PROPERTIES, "Set", "ssv", [VALUE, "CurrentValue", Variant("d", value)]
+        )
 
     async def _on_node(
         self,
@@ -435,3 +549,15 @@ class AtspiClient(Closing):
         if frame is not None:
             await bus.connect_direct(frame.app)
         return frame
+
+
+def _finish(structure: Structure, frame: Frame, placement: Placement) -> None:
+    """What a read hands on: every rectangle in the screen's space (read in the
+    application's), and GTK 4's names and descriptions tidied."""
+    if frame.gtk4:
+        tidy_gtk4_names(structure.nodes.values())
+    if placement.identity:
+        return
+    for node in structure.nodes.values():
+        if node.rect is not None:
+            node.rect = placement.to_screen(node.rect)

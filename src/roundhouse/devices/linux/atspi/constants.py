@@ -28,6 +28,13 @@ VALUE = "org.a11y.atspi.Value"
 PROPERTIES = "org.freedesktop.DBus.Properties"
 
 COORD_SCREEN = 0
+COORD_WINDOW = 1  # relative to the object's top-level window
+# Roles whose Value is what a person reads of them. LibreOffice gives every toolbar button
+# a Value of 0 (Calc's view listed more than 60 `= '0'`), GTK 3 its split panes the
+# divider's position: a value that tells nothing is neither asked for nor shown.
+VALUE_READ_ROLES = frozenset(
+    {"slider", "spin button", "scroll bar", "progress bar", "level bar", "dial", "meter"}
+)
 # Extents of objects that are not on screen.
 OFFSCREEN = -2147483648
 

@@ -12,9 +12,15 @@ import time
 from dataclasses import dataclass
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.atspi.bus import AtspiBus, NodeGone, Ref, WindowGone
-from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, REGISTRY_BUS, ROOT_PATH
+from roundhouse.devices.linux.atspi.bus import APPLICATION, AtspiBus, NodeGone, Ref, WindowGone
+from roundhouse.devices.linux.atspi.constants import (
+    ACCESSIBLE,
+    PROPERTIES,
+    REGISTRY_BUS,
+    ROOT_PATH,
+)
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
+from roundhouse.devices.linux.atspi.placement import place
 from roundhouse.devices.linux.atspi.read import fetch_node, load_cache, read_details
 from roundhouse.devices.linux.atspi.tree import intersection
 from roundhouse.devices.linux.desktops.desktop import process_age
@@ -27,6 +33,7 @@ REGISTER_GRACE = 5.0  # seconds after its start an app may still be registering
 # caches answer in under 10 ms, and beat the walk (gedit 15 against 19 ms).
 SLOW_CACHE = 0.04  # seconds
 BIG_CACHE = 500  # objects
+TOP_ROLES = frozenset({"frame", "window", "dialog", "alert"})  # a top-level's roles
 
 
 @dataclass
@@ -39,6 +46,25 @@ class Frame:
     # It implements Properties.GetAll: it speaks ATK, which fills a cache (Qt does neither).
     # A walk then asks name, description and child count in one call, not three.
     get_all: bool
+    # Its objects never say "showing" (GTK 4.8 marks every object "visible" and only its
+    # windows "showing"): what shows is what has a rectangle of some size (read_structure).
+    showing_from_extents: bool = False
+    gtk4: bool = False  # its names need tidying (atspi_names.gtk4_name)
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    """What an application's Application interface says it is built with."""
+
+    name: str  # "gtk" (GTK 3's bridge), "GTK" (GTK 4), "Qt", "Chromium", ...
+    version: str
+
+    @property
+    def gtk4(self) -> bool:
+        """GTK 4 places its objects relative to its window, whatever coordinates are asked
+        for: 4.8 answers the screen's as the window's, later versions (0, 0) for every
+        object. It is asked for its window's (atspi_props.coord_type)."""
+        return self.name.lower() == "gtk" and self.version.split(".", 1)[0] == "4"
 
 
 class FrameFinder:
@@ -47,6 +73,9 @@ class FrameFinder:
         self._pids: dict[str, int | None] = {}  # unique bus names are never reused
         self._frames: dict[int, tuple[str, Ref]] = {}  # X window id -> (app, frame)
         self.walked: set[str] = set()  # apps whose cache costs more than walking them
+        self._toolkits: dict[str, Toolkit] = {}
+        # Apps whose objects never say "showing" (see Frame), decided from a whole cache.
+        self._unmarked: dict[str, bool] = {}
 
     async def applications(self, bus: AtspiBus) -> list[str]:
         """Bus names of the applications registered on the desktop."""
@@ -97,21 +126,53 @@ class FrameFinder:
         if node is None:
             del self._frames[window.xid]
             return None
-        return Frame(app, node, cache, bool(cache) or app in self.walked)
+        return await self._frame(bus, app, node, cache, bool(cache) or app in self.walked)
+
+    async def _frame(
+        self, bus: AtspiBus, app: str, node: RawNode, cache: dict[Ref, RawNode], get_all: bool
+    ) -> Frame:
+        """The frame, with what its application's toolkit needs: GTK 4 is asked for its
+        window's coordinates, and where it marks nothing "showing", shows by extents."""
+        toolkit = await self.toolkit(bus, app)
+        unmarked = False
+        if toolkit.gtk4:
+            bus.window_coords.add(app)
+            if app not in self._unmarked and cache:
+                inner = (item for item in cache.values() if item.role not in TOP_ROLES)
+                self._unmarked[app] = not any("showing" in item.states for item in inner)
+            unmarked = self._unmarked.get(app, True)
+        return Frame(app, node, cache, get_all, showing_from_extents=unmarked, gtk4=toolkit.gtk4)
+
+    async def toolkit(self, bus: AtspiBus, app: str) -> Toolkit:
+        """The application's toolkit, asked once."""
+        if app not in self._toolkits:
+            root = (app, ROOT_PATH)
+            name, version = await asyncio.gather(
+                bus.call_or_none(root, PROPERTIES, "Get", "ss", [APPLICATION, "ToolkitName"]),
+                bus.call_or_none(root, PROPERTIES, "Get", "ss", [APPLICATION, "Version"]),
+            )
+            self._toolkits[app] = Toolkit(
+                str(name[0].value) if name else "", str(version[0].value) if version else ""
+            )
+        return self._toolkits[app]
 
     async def _search(self, bus: AtspiBus, window: WindowInfo) -> Frame | None:
         mine = await self._applications_of(bus, window.pid)
-        best: tuple[int, Frame] | None = None
+        best: tuple[int, tuple[str, RawNode, dict[Ref, RawNode]]] | None = None
         seen_titles: list[str] = []
         for app in mine:
             try:
-                cache, tops = await asyncio.gather(
-                    self.cache_of(bus, app, showing_only=False), _top_levels(bus, app)
+                cache, tops, toolkit = await asyncio.gather(
+                    self.cache_of(bus, app, showing_only=False),
+                    _top_levels(bus, app),
+                    self.toolkit(bus, app),
                 )
             except WindowGone:
                 if window.pid is not None:
                     raise
                 continue  # another application closed while we looked
+            if toolkit.gtk4:
+                bus.window_coords.add(app)  # before its frames' rectangles are read
             nodes = await asyncio.gather(*(_top_node(bus, top, cache) for top in tops))
             for node in nodes:
                 if node is None:
@@ -119,9 +180,11 @@ class FrameFinder:
                 seen_titles.append(node.name)
                 score = match_score(node, window)
                 if score > 0 and (best is None or score > best[0]):
-                    best = (score, Frame(app, node, cache, bool(cache)))
+                    best = (score, (app, node, cache))
         if best is not None:
-            return best[1]
+            app, node, cache = best[1]
+            # (its rectangle, read to match it, is the application's: see atspi_placement)
+            return await self._frame(bus, app, node, cache, bool(cache))
         if not mine or window.pid is None:
             return None
         raise WindowGone(
@@ -172,11 +235,19 @@ def match_score(node: RawNode, window: WindowInfo) -> int:
         score += 4
     elif title and name and (name in title or title in name):
         score += 2
-    if node.rect is not None and _overlap(node.rect, window.rect) > 0.8:
+    if node.rect is not None and _overlap(_placed(node.rect, window), window.rect) > 0.8:
         score += 3
     if score and node.showing:
         score += 1
     return score
+
+
+def _placed(frame: Rect, window: WindowInfo) -> Rect:
+    """Where a frame would be on screen: one at (0, 0) may report its window's coordinates
+    (GTK 4: a nameless "Replace?" dialog matches by its size, not its title)."""
+    if frame.left != 0 or frame.top != 0:
+        return frame
+    return place(frame, window.rect, window.rect).to_screen(frame)
 
 
 def _overlap(first: Rect, second: Rect) -> float:

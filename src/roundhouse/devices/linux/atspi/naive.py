@@ -20,6 +20,7 @@ from roundhouse.devices.linux.atspi.constants import (
     OFFSCREEN,
     TEXT,
     VALUE,
+    VALUE_READ_ROLES,
     role_name,
     state_names,
 )
@@ -69,7 +70,8 @@ async def naive_tree(
             text = await read_text(bus, ref, text_limit)
         elif VALUE in interfaces:
             value = await bus.get_property(ref, VALUE, "CurrentValue")
-            text = str(int(value)) if float(value).is_integer() else str(value)
+            if role_name(role[0]) in VALUE_READ_ROLES:  # the others' tell nothing
+                text = str(int(value)) if float(value).is_integer() else str(value)
     if not showing:
         rect, actions, text = None, [], None
     count = await bus.get_property(ref, ACCESSIBLE, "ChildCount")

@@ -11,6 +11,7 @@ Both are a call or two per such control, pipelined; most controls need neither.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterable
 
 from roundhouse.devices.contract import readable
@@ -20,6 +21,33 @@ from roundhouse.devices.linux.atspi.node import RawNode
 
 SELECTION = "org.a11y.atspi.Selection"
 LABELLED_BY = 2  # AtspiRelationType
+# A class name, which GTK 4.8 gives as the name of what has none: "GtkButton", "AdwGizmo",
+# "EditorSourceView", "HistoryView" (two capitalised parts or more, no space).
+_TYPE_NAME = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
+
+
+def gtk4_name(name: str) -> str:
+    """What a person would call a GTK 4 object, from the name GTK 4.8 gives it: nothing for
+    a class name, and one copy of a name said twice (a button's label property, mnemonic
+    and all, then its label's text: "7 7", "_Retry Retry")."""
+    if _TYPE_NAME.fullmatch(name):
+        return ""
+    words = name.split(" ")
+    half = len(words) // 2
+    if half and len(words) % 2 == 0:
+        first, second = " ".join(words[:half]), " ".join(words[half:])
+        if first.replace("_", "") == second:
+            return second
+    return name
+
+
+def tidy_gtk4_names(nodes: Iterable[RawNode]) -> None:
+    """Names and descriptions as gtk4_name says (GTK 4.8 gives both the class name)."""
+    for node in nodes:
+        if node.name:
+            node.name = gtk4_name(node.name)
+        if node.description:
+            node.description = gtk4_name(node.description)
 
 
 async def name_the_nameless(bus: AtspiBus, nodes: Iterable[RawNode]) -> None:

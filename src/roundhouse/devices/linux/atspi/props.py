@@ -11,6 +11,7 @@ from roundhouse.devices.linux.atspi.constants import (
     ACCESSIBLE,
     COMPONENT,
     COORD_SCREEN,
+    COORD_WINDOW,
     OFFSCREEN,
     PROPERTIES,
     TEXT,
@@ -18,7 +19,16 @@ from roundhouse.devices.linux.atspi.constants import (
 
 
 def extents(bus: AtspiBus, ref: Ref) -> Awaitable[Rect | None]:
-    return bus.ask(ref, COMPONENT, "GetExtents", "u", [COORD_SCREEN], _rect)
+    """The object's rectangle, in its application's space (atspi_placement turns it into
+    the screen's)."""
+    return bus.ask(ref, COMPONENT, "GetExtents", "u", [coord_type(bus, ref)], _rect)
+
+
+def coord_type(bus: AtspiBus, ref: Ref) -> int:
+    """The coordinates the object's application is asked in, for extents and points alike:
+    its window's for GTK 4, whose answer for the screen's is its window's (4.8) or (0, 0)
+    for every object (later versions), the screen's for every other."""
+    return COORD_WINDOW if ref[0] in bus.window_coords else COORD_SCREEN
 
 
 def _rect(body: list[Any]) -> Rect | None:

@@ -39,6 +39,7 @@ from roundhouse.devices.linux.atspi.constants import (
     SCROLLING_ROLES,
     TEXT,
     VALUE,
+    VALUE_READ_ROLES,
     role_name,
     state_names,
 )
@@ -249,6 +250,7 @@ async def read_structure(
     cells: CellRefs | None = None,
     hidden_in_full: bool = True,
     get_all: bool | None = None,
+    showing_from_extents: bool = False,
 ) -> Structure:
     """The subtree under `root_node`, breadth first; `descend(node)` says whether to open a
     node. The root is always part of it, even when the time runs out at once. With
@@ -256,8 +258,13 @@ async def read_structure(
     containers always are, within `area` (the window on screen); `cells` keeps their cell
     references between reads. Without `hidden_in_full`, nodes that are not showing are
     read no further than their states (see fetch_node). `get_all`: whether the application
-    implements Properties.GetAll (None: it does if it fills its cache)."""
+    implements Properties.GetAll (None: it does if it fills its cache). With
+    `showing_from_extents` (an application that marks nothing "showing": GTK 4.8), a
+    "visible" node shows when its rectangle has some size, read as the node is reached
+    (unmapped widgets, a hidden info bar or stack page, are 0 × 0), so what does not show
+    is not opened, as elsewhere."""
     root = root_node.ref
+    hidden_in_full = hidden_in_full or showing_from_extents
     # An application that fills its cache speaks ATK, which implements GetAll (Qt does not).
     get_all = bool(cache) if get_all is None else get_all
     cache = {**cache, root: root_node}
@@ -281,6 +288,7 @@ async def read_structure(
                     descriptions,
                     hidden_in_full,
                     descend,
+                    showing_from_extents,
                 ),
             )
             following = await _within(
@@ -412,17 +420,33 @@ async def _read_level(
     descriptions: bool,
     hidden_in_full: bool,
     descend: Callable[[RawNode], bool],
+    showing_from_extents: bool,
 ) -> list[RawNode | None]:
     async def one(ref: Ref) -> RawNode | None:
         node = cache.get(ref) or await fetch_node(
             bus, ref, get_all=get_all, description=descriptions, hidden_in_full=hidden_in_full
         )
+        if showing_from_extents and node is not None:
+            await _show_by_extents(bus, node)
         # (the children of a node that is not opened are never used: not asked for)
         if node is not None and node.children is None and descend(node):
             await fetch_children(bus, node)
         return node
 
     return list(await asyncio.gather(*(one(ref) for ref, _depth in frontier)))
+
+
+async def _show_by_extents(bus: AtspiBus, node: RawNode) -> None:
+    """Mark a "visible" node "showing" when it has a rectangle of some size (kept: the
+    details do not ask for it again), or has no rectangle at all (GTK 4's stack pages:
+    their children tell)."""
+    if node.showing or "visible" not in node.states:
+        return
+    if COMPONENT in node.interfaces:
+        node.rect, node.rect_read = await extents(bus, node.ref), True
+        if node.rect is None or node.rect.width <= 0 or node.rect.height <= 0:
+            return
+    node.states = [*node.states, "showing"]
 
 
 def _keep_read_children(structure: Structure, parent_of: dict[Ref, Ref | None]) -> None:
@@ -497,7 +521,7 @@ def _action_names(body: list[Any]) -> list[str]:
 def _text(bus: AtspiBus, node: RawNode, text_limit: int) -> Awaitable[str | None]:
     if TEXT in node.interfaces:
         return read_text(bus, node.ref, text_limit)
-    if VALUE in node.interfaces:
+    if VALUE in node.interfaces and node.role in VALUE_READ_ROLES:
         return bus.ask(node.ref, PROPERTIES, "Get", "ss", [VALUE, "CurrentValue"], _format_value)
     return answered(None)
 

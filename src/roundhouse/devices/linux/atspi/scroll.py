@@ -20,8 +20,8 @@ from typing import Any
 
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi.bus import AtspiBus, Ref
-from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, COMPONENT, COORD_SCREEN, NULL_PATH
-from roundhouse.devices.linux.atspi.props import extents
+from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, COMPONENT, NULL_PATH
+from roundhouse.devices.linux.atspi.props import coord_type, extents
 from roundhouse.devices.linux.atspi.tree import intersection
 
 LONG_LIST = 64  # children of a scrolling container worth bisecting rather than reading
@@ -151,9 +151,10 @@ async def _child_at_middle(
     lower: the middle may fall between two rows); None where the container does not say,
     or names something that is not its own child in view."""
     x, y = view.center
+    coords = coord_type(bus, container)
     for point in ((x, y), (x, y + MIDDLE_STEP)):
         reply = await bus.call_or_none(
-            container, COMPONENT, "GetAccessibleAtPoint", "iiu", [*point, COORD_SCREEN]
+            container, COMPONENT, "GetAccessibleAtPoint", "iiu", [*point, coords]
         )
         if reply and reply[0][0] and reply[0][1] != NULL_PATH:
             break

@@ -35,7 +35,6 @@ from roundhouse.devices.linux.atspi.cells import (
 from roundhouse.devices.linux.atspi.constants import (
     ACCESSIBLE,
     COMPONENT,
-    COORD_SCREEN,
     NULL_PATH,
     PROPERTIES,
     TABLE,
@@ -45,7 +44,7 @@ from roundhouse.devices.linux.atspi.constants import (
     state_names,
 )
 from roundhouse.devices.linux.atspi.node import RawNode
-from roundhouse.devices.linux.atspi.props import extents
+from roundhouse.devices.linux.atspi.props import coord_type, extents
 from roundhouse.devices.linux.atspi.tree import intersection
 
 # Pixels from the view's edge where a corner cell is looked for: the first tries the corner
@@ -266,7 +265,7 @@ async def _corner(
     the cell reads."""
     for x, y in points:
         reply = await bus.call_or_none(
-            table, COMPONENT, "GetAccessibleAtPoint", "iiu", [x, y, COORD_SCREEN]
+            table, COMPONENT, "GetAccessibleAtPoint", "iiu", [x, y, coord_type(bus, table)]
         )
         ref = _ref(reply[0]) if reply else None
         if ref is None:

@@ -112,7 +112,8 @@ class Desktop:
         Firefox gets the same on a virtual desktop (a prepared profile without its welcome
         and privacy tabs); its tree is switched on by GNOME_ACCESSIBILITY (desktop_env).
         LibreOffice starts without its splash window (--nologo), and on a virtual desktop in
-        a prepared profile.
+        a prepared profile. GNOME Text Editor gets a data folder of the virtual desktop's,
+        and restores no earlier session.
         """
         command = list(argv)
         if command and _is_chromium_like(command[0]):
@@ -147,6 +148,17 @@ class Desktop:
             if not any(arg in ("--profile", "-profile", "-P") for arg in command):
                 profile = prepare_firefox_profile(Path(runtime_dir) / "firefox-profile")
                 command[1:1] = ["--no-remote", "--profile", str(profile)]
+        if command and self.virtual and runtime_dir and _restores_session(command[0]):
+            # GNOME Text Editor reopens the last session's documents and drafts (from its
+            # data folder) and keeps writing them there: on a virtual desktop it starts
+            # without them, as gedit does (a desktop lives on between tests: one test's
+            # document was reopened and typed into by the next), and writes them into a
+            # data folder of the desktop's own, leaving the user's session alone.
+            data = Path(runtime_dir) / "app-data" / Path(command[0]).name
+            data.mkdir(parents=True, exist_ok=True)
+            if not {"--ignore-session", "-i", "--standalone", "-s"} & set(command):
+                command.insert(1, "--ignore-session")
+            command[0:0] = ["env", f"XDG_DATA_HOME={data}"]
         return command
 
 
@@ -218,6 +230,10 @@ def prepare_firefox_profile(folder: Path) -> Path:
         lines = [f"user_pref({json.dumps(name)}, {value});" for name, value in FIREFOX_PREFERENCES]
         preferences.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return folder
+
+
+def _restores_session(program: str) -> bool:
+    return Path(program).name == "gnome-text-editor"
 
 
 def _is_firefox(program: str) -> bool:
@@ -559,7 +575,7 @@ class VirtualDesktop:
         # must see this display, this bus and this runtime directory, not the caller's.
         self._bus_address = self._spawn_reading(
             "dbus-daemon",
-            ["dbus-daemon", "--session", "--nofork", f"--address={bus}"],
+            ["dbus-daemon", *session_bus_config(self._runtime_dir), "--nofork", f"--address={bus}"],
             "--print-address=",
             desktop_env(display, bus, runtime_dir=self._runtime_dir, tag=tag),
         )
@@ -588,7 +604,7 @@ class VirtualDesktop:
         bus = f"unix:path={os.path.join(runtime, 'bus')}"
         self._bus_address = self._spawn_reading(
             "dbus-daemon",
-            ["dbus-daemon", "--session", "--nofork", f"--address={bus}"],
+            ["dbus-daemon", *session_bus_config(runtime), "--nofork", f"--address={bus}"],
             "--print-address=",
             {**base, "GSETTINGS_BACKEND": "memory"},
         )
@@ -789,6 +805,35 @@ def stop_desktop_processes(
     reaper.end_leftovers()
     if runtime_dir is not None:
         shutil.rmtree(runtime_dir, ignore_errors=True)
+
+
+SESSION_CONF = Path("/usr/share/dbus-1/session.conf")
+# A file indexer is no part of an agent's desktop: activated by the bus, Tracker's miner runs
+# with the bus's environment and crawls the user's HOME (~/ of the caller, whatever HOME the
+# apps get), and Files (Nautilus 43) kept a folder "Loading…" for minutes while it did.
+# Without it, Files and GTK's file chooser search the folders themselves.
+NO_INDEXER = (
+    "org.freedesktop.Tracker3.Miner.Files",
+    "org.freedesktop.Tracker3.Miner.Extract",
+    "org.gnome.Nautilus.Tracker3.Miner.Files",
+    "org.gnome.Nautilus.Tracker3.Miner.Extract",
+)
+
+
+def session_bus_config(runtime_dir: str) -> list[str]:
+    """dbus-daemon's arguments for a virtual desktop's session bus: the standard session
+    configuration, less the file indexers (NO_INDEXER)."""
+    if not SESSION_CONF.is_file():
+        return ["--session"]
+    denied = "".join(f'<deny send_destination="{name}"/>' for name in NO_INDEXER)
+    config = Path(runtime_dir) / "session.conf"
+    config.write_text(
+        '<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"'
+        ' "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">\n'
+        f"<busconfig><include>{SESSION_CONF}</include>"
+        f'<policy context="default">{denied}</policy></busconfig>\n'
+    )
+    return [f"--config-file={config}"]
 
 
 def _require_programs(compositor: Compositor | None = None) -> None:

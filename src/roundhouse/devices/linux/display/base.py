@@ -91,7 +91,8 @@ class Windows(Protocol):
         """Where the window's content is on screen: the rectangle whose top-left corner is
         (0, 0) for a toolkit that places its accessible objects relative to its window
         (GTK 4, and every toolkit on Wayland). Shadows and borders drawn by the client
-        are not part of it."""
+        are not part of it, where the server knows of them; a frame reported smaller is
+        taken to sit centred in it (atspi/placement.py, the one user of this method)."""
 
     def close(self) -> None: ...
 
