@@ -39,16 +39,25 @@ tests=(curl iproute2 firefox-esr)
 # OSWorld's tasks (docs/osworld.md): Ctrl+Alt+T opens GNOME Terminal (its terminal output is
 # a getter), and their commands run `sudo -S`.
 osworld=(gnome-terminal sudo)
+# The headless Wayland desktops (--session sway|gnome|kde) and their tests: sway; GNOME
+# Shell with PipeWire and WirePlumber (Mutter's remote desktop needs them) and GStreamer's
+# PipeWire source (GNOME's screen, read from that screen cast); KWin; and libxkbcommon with
+# its layouts (the keymaps of the Wayland input backends). The same names on Debian 12 and 13.
+wayland=(
+  sway gnome-shell pipewire wireplumber kwin-wayland libxkbcommon0 xkb-data
+  gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base
+)
 # Only for `make bench`: OSWorld's way of reading the tree, with the system Python (and, for
 # `bench osworld --osworld-server`, the Tk its server's pyautogui imports).
 bench=(python3-pyatspi python3-tk)
 case "$group" in
   base) wanted=("${base[@]}") ;;
-  all) wanted=("${base[@]}" "${desktop[@]}" "${report[@]}" "${tests[@]}" "${osworld[@]}") ;;
+  all) wanted=("${base[@]}" "${desktop[@]}" "${report[@]}" "${tests[@]}" "${osworld[@]}" "${wayland[@]}") ;;
   report) wanted=("${report[@]}") ;;
   bench) wanted=("${bench[@]}") ;;
   osworld) wanted=("${osworld[@]}") ;;
-  *) echo "usage: $0 base|all|report|osworld|bench" >&2; exit 2 ;;
+  wayland) wanted=("${wayland[@]}") ;;
+  *) echo "usage: $0 base|all|report|osworld|wayland|bench" >&2; exit 2 ;;
 esac
 
 # A package counts as present under its own name or a name it provides: Debian 13 renamed

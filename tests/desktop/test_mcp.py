@@ -48,8 +48,9 @@ ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))
 
 
 def served_registry(tools: DesktopTools) -> ToolRegistry:
-    """What `roundhouse serve` serves: the desktop's tools, the shell's, the application list."""
-    return desktop_registry(tools, extra=engine_tools(Settings()))
+    """What `roundhouse serve` serves: the desktop's tools, the shell's, the application list,
+    doctor."""
+    return desktop_registry(tools, extra=engine_tools(Settings(), desktop=tools.desktop))
 
 
 def _free_port() -> int:

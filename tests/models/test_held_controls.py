@@ -327,3 +327,18 @@ def test_a_window_is_found_by_title_among_its_applications_then_by_rank() -> Non
     # Nothing of that application here: the answer stays, and is refused as it is.
     elsewhere = host_sees(window(3, "Calc", "soffice"))
     assert point_at_window(selecting(50), elsewhere, held) == selecting(50)
+
+
+def test_a_window_of_an_application_named_otherwise_here_is_found_by_its_title() -> None:
+    """X11 names a Qt script by its WM_CLASS ("qt_app.py"), a Wayland compositor by its app
+    id ("python"): the one window with the recorded title is the one meant."""
+    held = HeldWindow(application="qt_app.py", title="Roundhouse Qt test", nth=1)
+    on_wayland = host_sees(
+        window(4, "Untitled - gedit", "gedit"), window(5, "Roundhouse Qt test", "python")
+    )
+    assert window_of(point_at_window(selecting(12582919), on_wayland, held)) == 5
+    # Two windows of that title: which one is not known, and the answer stays.
+    twice = host_sees(
+        window(5, "Roundhouse Qt test", "python"), window(6, "Roundhouse Qt test", "x")
+    )
+    assert point_at_window(selecting(12582919), twice, held) == selecting(12582919)

@@ -9,11 +9,13 @@ from roundhouse.bench import batch as _bench_batch  # noqa: F401
 from roundhouse.bench import observation as _bench_observation  # noqa: F401
 from roundhouse.bench import osworld_env as _bench_osworld  # noqa: F401
 from roundhouse.bench import phrasing as _bench_phrasing  # noqa: F401
+from roundhouse.bench import sessions as _bench_sessions  # noqa: F401
 from roundhouse.bench import tree as _bench_tree  # noqa: F401
 from roundhouse.bench.app import bench_app
 from roundhouse.cli import batch as _batch  # noqa: F401
 from roundhouse.cli import desktop as _desktop  # noqa: F401
 from roundhouse.cli import desktop_io as _desktop_io  # noqa: F401
+from roundhouse.cli import doctor as _doctor  # noqa: F401
 from roundhouse.cli import osworld as _osworld  # noqa: F401
 from roundhouse.cli import report as _report  # noqa: F401
 from roundhouse.cli import run as _run  # noqa: F401

@@ -130,6 +130,10 @@ def batch(
             "each task file)",
         ),
     ] = None,
+    session: Annotated[
+        Literal["x11", "sway", "gnome", "kde"],
+        typer.Option(help="What each GUI task's virtual desktop runs: Xvfb, or a Wayland one"),
+    ] = "x11",
 ) -> None:
     """Run every task of a suite, each GUI task on its own virtual desktop, and check the
     results against the real system. Writes OUT/results.json and OUT/results.csv after
@@ -165,6 +169,7 @@ def batch(
         resume=resume is not None,
         files=files.resolve() if files is not None else None,
         answers=answers.resolve() if answers is not None else None,
+        session=session,
     )
     if resume is not None:
         try:

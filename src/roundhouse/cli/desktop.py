@@ -1,10 +1,11 @@
 """`roundhouse desktop start|stop|status` and `roundhouse tree`.
 
-`desktop start` leaves a virtual desktop running and prints the shell lines that point
-programs at it; `stop` and `status` find it again through its state file. `--desktop`
-(for `tree`, and for any command that uses `open_cli_desktop`) takes "current", "virtual"
-or the display of a started desktop (":3"); without it the current display is used when
-there is one, else a virtual desktop is started for the command.
+`desktop start` leaves a virtual desktop running (Xvfb, or with --session a headless
+Wayland compositor: sway, gnome, kde) and prints the shell lines that point programs at it;
+`stop` and `status` find it again through its state file. `--desktop` (for `tree`, and for
+any command that uses `open_cli_desktop`) takes "current", "virtual" or a started desktop
+(":3", "sway-1"); without it the current session is used when there is one, else a
+virtual desktop is started for the command.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from roundhouse.devices.linux.desktops.desktop import (
     state_alive,
     stop_detached,
 )
+from roundhouse.devices.linux.desktops.session import SESSION_KINDS
+from roundhouse.devices.linux.display.base import DisplayUnavailable
 from roundhouse.devices.linux.display.choose import open_display
 
 desktop_app = typer.Typer(help="Virtual desktops: start one, see which run, stop them.")
@@ -46,8 +49,16 @@ DesktopOption = Annotated[
     str | None,
     typer.Option(
         "--desktop",
-        help="current, virtual, or the display of a started desktop (:3) "
-        "(default: the current display, else a virtual one)",
+        help="current, virtual, or a started desktop (:3, sway-1) "
+        "(default: the current session, else a virtual one)",
+    ),
+]
+SessionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--session",
+        help="What a virtual desktop runs: x11 (Xvfb, the default), or a headless Wayland "
+        "compositor: sway, gnome or kde",
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON")]
@@ -65,17 +76,27 @@ def _settings() -> DesktopSettings:
         raise _fail(str(error)) from None
 
 
+def with_session(settings: DesktopSettings, session: str | None) -> DesktopSettings:
+    """The settings with a virtual desktop's session kind from --session."""
+    if session is None:
+        return settings
+    if session not in SESSION_KINDS:
+        raise _fail(f"--session {session!r}: expected one of {', '.join(SESSION_KINDS)}")
+    return settings.model_copy(update={"session": session})
+
+
 @contextlib.contextmanager
 def open_cli_desktop(
-    spec: str | None, settings: DesktopSettings | None = None
+    spec: str | None, settings: DesktopSettings | None = None, session: str | None = None
 ) -> Iterator[Desktop]:
-    """The desktop a command's --desktop option names (see the module docstring)."""
-    base = settings or _settings()
+    """The desktop a command's --desktop option names (see the module docstring); a
+    virtual one runs what --session asks for."""
+    base = with_session(settings or _settings(), session)
     try:
         chosen = base.model_copy(update={"mode": desktop_mode(spec)})
         with open_desktop(chosen) as desktop:
             yield desktop
-    except DesktopUnavailable as error:
+    except (DesktopUnavailable, DisplayUnavailable) as error:
         raise _fail(str(error)) from None
 
 
@@ -86,7 +107,9 @@ def desktop_mode(spec: str | None) -> str:
     try:
         DesktopSettings(mode=spec)
     except ValidationError:
-        raise _fail(f"--desktop {spec!r}: expected current, virtual or a display like :3") from None
+        raise _fail(
+            f"--desktop {spec!r}: expected current, virtual or a started desktop (:3, sway-1)"
+        ) from None
     return spec
 
 
@@ -97,28 +120,58 @@ def desktop_mode(spec: str | None) -> str:
 def start(
     width: Annotated[int | None, typer.Option(help="Screen width (default: 1280)")] = None,
     height: Annotated[int | None, typer.Option(help="Screen height (default: 800)")] = None,
+    session: SessionOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Start a virtual desktop that keeps running; print how to use it.
 
-    eval "$(roundhouse desktop start)" points this shell's programs at it.
+    eval "$(roundhouse desktop start)" points this shell's programs at it: a terminal of
+    that session has the same variables, and `--desktop current` then drives it.
     """
-    settings = _settings()
+    settings = with_session(_settings(), session)
     updates = {key: value for key, value in (("width", width), ("height", height)) if value}
     try:
         desktop, path = start_detached(settings.model_copy(update=updates))
     except DesktopUnavailable as error:
         raise _fail(str(error)) from None
     if as_json:
-        typer.echo(json.dumps({"display": desktop.display, "state_file": str(path)}))
+        typer.echo(
+            json.dumps(
+                {
+                    "display": desktop.display,
+                    "session": settings.session,
+                    "env": session_exports(desktop),
+                    "state_file": str(path),
+                }
+            )
+        )
         return
-    typer.echo(f"export DISPLAY={desktop.display}")
-    typer.echo(f"export DBUS_SESSION_BUS_ADDRESS={shlex.quote(desktop.bus_address or '')}")
+    if desktop.wayland:
+        typer.echo("unset DISPLAY")
+    for name, value in session_exports(desktop).items():
+        typer.echo(f"export {name}={shlex.quote(value)}")
     typer.echo(
-        f"# virtual desktop {desktop.display} ({desktop.width}x{desktop.height}) started; "
+        f"# virtual {settings.session} desktop {desktop.display} "
+        f"({desktop.width}x{desktop.height}) started; "
         f"stop it with: roundhouse desktop stop {desktop.display}",
         err=True,
     )
+
+
+def session_exports(desktop: Desktop) -> dict[str, str]:
+    """The variables a terminal in the desktop's session has, that point programs at it."""
+    if not desktop.wayland:
+        names: tuple[str, ...] = ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")
+    else:
+        names = (
+            "WAYLAND_DISPLAY",
+            "XDG_RUNTIME_DIR",
+            "XDG_SESSION_TYPE",
+            "XDG_CURRENT_DESKTOP",
+            "DBUS_SESSION_BUS_ADDRESS",
+            "SWAYSOCK",
+        )
+    return {name: desktop.env[name] for name in names if desktop.env.get(name)}
 
 
 @desktop_app.command("stop")
@@ -155,12 +208,14 @@ def status(as_json: JsonOption = False) -> None:
         typer.echo("no started desktops")
     for row in rows:
         pids = " ".join(f"{name}={pid}" for name, pid in row["processes"])
-        typer.echo(f"{row['display']}  {row['status']}  {row['width']}x{row['height']}  {pids}")
+        size = f"{row['width']}x{row['height']}"
+        typer.echo(f"{row['display']}  {row['session']}  {row['status']}  {size}  {pids}")
 
 
 def _status_row(path: Path, state: DesktopState) -> dict[str, Any]:
     return {
         "display": state.display,
+        "session": state.session,
         "status": "running" if state_alive(state) else "gone (stale state file)",
         "width": state.width,
         "height": state.height,

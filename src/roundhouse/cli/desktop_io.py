@@ -50,7 +50,10 @@ def windows(desktop: DesktopOption = None, as_json: JsonOption = False) -> None:
 
 @app.command("screenshot")
 def screenshot(
-    out: Annotated[Path, typer.Argument(help="PNG file to write")],
+    out: Annotated[Path | None, typer.Argument(help="PNG file to write")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="PNG file to write (or as argument)")
+    ] = None,
     window: Annotated[
         str | None, typer.Option("--window", help="Title (or part of it) of one window")
     ] = None,
@@ -60,6 +63,10 @@ def screenshot(
     desktop: DesktopOption = None,
 ) -> None:
     """Save a PNG of the desktop, or of one window (--annotate numbers its controls)."""
+    if (out is None) == (output is None):
+        raise _fail("name the PNG file to write once: as the argument, or with --output")
+    target = out or output
+    assert target is not None
     try:
         settings = load_settings()
     except ConfigError as error:
@@ -67,7 +74,7 @@ def screenshot(
     signal.signal(signal.SIGTERM, exit_on_sigterm)  # stop a virtual desktop started for us
     with open_cli_desktop(desktop) as opened:
         try:
-            summary = asyncio.run(_screenshot(opened, settings, out, window, annotate))
+            summary = asyncio.run(_screenshot(opened, settings, target, window, annotate))
         except (WindowError, OSError, ValueError) as error:
             raise _fail(str(error)) from None
     typer.echo(summary)

@@ -15,7 +15,7 @@ import typer
 
 from roundhouse.agents.user import TerminalUser
 from roundhouse.cli.app import app
-from roundhouse.cli.desktop import DesktopOption, desktop_mode
+from roundhouse.cli.desktop import DesktopOption, SessionOption, desktop_mode
 from roundhouse.cli.display import StepPrinter
 from roundhouse.config import ConfigError, Settings, ShellPolicy, load_settings
 from roundhouse.core.record import RoundRecord
@@ -76,6 +76,7 @@ class SessionOptions:
     model: ModelOption = None
     agent: AgentOption = None
     desktop: DesktopOption = None
+    session: SessionOption = None
     mcp: McpOption = None
     logs: LogsOption = None
     task: TaskOption = None
@@ -90,7 +91,7 @@ class SessionOptions:
         return build_settings(
             model=self.model,
             agent=self.agent,
-            desktop={"mode": desktop_mode(self.desktop)} if self.desktop else None,
+            desktop=desktop_settings(self.desktop, self.session),
             mcp=self.mcp,
             logs=self.logs,
             task=self.task,
@@ -131,6 +132,14 @@ def session_command(command: Callable[..., None]) -> Callable[..., None]:
 
     with_options.__signature__ = signature.replace(parameters=[*own, *shared])  # type: ignore[attr-defined]
     return with_options
+
+
+def desktop_settings(desktop: str | None, session: str | None) -> dict[str, str] | None:
+    """--desktop and --session as the settings' desktop section (None: neither given)."""
+    section = {"mode": desktop_mode(desktop)} if desktop else {}
+    if session:
+        section["session"] = session
+    return section or None
 
 
 def build_settings(

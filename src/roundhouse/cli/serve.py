@@ -16,11 +16,12 @@ import typer
 
 from roundhouse.agents.user import TerminalUser
 from roundhouse.cli.app import app
-from roundhouse.cli.desktop import DesktopOption, open_cli_desktop
+from roundhouse.cli.desktop import DesktopOption, SessionOption, open_cli_desktop
 from roundhouse.config import ConfigError, Settings, load_settings
 from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.devices.base import Tool
 from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.doctor import doctor_tool
 from roundhouse.devices.linux.tools import open_registry
 from roundhouse.devices.shell import ShellTools
 from roundhouse.endpoints import MCP_TOKEN_ENV as TOKEN_ENV
@@ -42,11 +43,15 @@ def parse_address(value: str) -> tuple[str, int]:
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
-def engine_tools(settings: Settings, user: UserChannel | None = None) -> list[Tool]:
+def engine_tools(
+    settings: Settings, user: UserChannel | None = None, desktop: Desktop | None = None
+) -> list[Tool]:
     """The engine's tools served next to the desktop's: the shell, under this server's
     policy (devices/shell.py): a destructive command a client sends is asked about on the
-    server's terminal, or, with none (stdio is the protocol), refused unless --yes."""
-    return ShellTools(settings, user).tools()
+    server's terminal, or, with none (stdio is the protocol), refused unless --yes; and
+    `doctor` for the desktop served."""
+    doctor = [doctor_tool(desktop)] if desktop is not None else []
+    return [*ShellTools(settings, user).tools(), *doctor]
 
 
 @app.command("serve")
@@ -64,6 +69,7 @@ def serve(
         ),
     ] = None,
     desktop: DesktopOption = None,
+    session: SessionOption = None,
     timeout: Annotated[float, typer.Option(help="Seconds a tool call may take")] = 120.0,
     yes: Annotated[
         bool,
@@ -116,7 +122,7 @@ def serve(
     # Under --stdio, stdin is the protocol: nobody can be asked there.
     asks = address is not None and sys.stdin.isatty()
     user = TerminalUser(settings.assume_yes) if asks else NonInteractiveUser(settings.assume_yes)
-    with open_cli_desktop(desktop) as opened:
+    with open_cli_desktop(desktop, settings.desktop, session) as opened:
         asyncio.run(_serve(opened, settings, user, address, token, timeout))
 
 
@@ -159,7 +165,9 @@ async def _serve(
 ) -> None:
     from roundhouse.devices import mcp  # the SDK is slow to load: only when serving
 
-    async with open_registry(desktop, settings, extra=engine_tools(settings, user)) as registry:
+    async with open_registry(
+        desktop, settings, extra=engine_tools(settings, user, desktop)
+    ) as registry:
         if address is None:
             await mcp.serve_stdio(registry, timeout)
         else:

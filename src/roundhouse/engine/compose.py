@@ -102,7 +102,8 @@ def agent_kind(settings: Settings) -> AgentKind:
         return AgentKind.LINUX
     if settings.agent == "host" or settings.mcp is not None or settings.desktop.mode != "auto":
         return AgentKind.HOST
-    return AgentKind.HOST if os.environ.get("DISPLAY") else AgentKind.LINUX
+    graphical = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    return AgentKind.HOST if graphical else AgentKind.LINUX
 
 
 @asynccontextmanager

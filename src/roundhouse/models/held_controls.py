@@ -157,7 +157,12 @@ def point_at_window(answer: str, observation: object, held: HeldWindow) -> str:
         return answer
     alike = _same_application(observation.windows, held.application)
     if not alike:
-        return answer  # nothing like it here: the answer is checked, and refused, as it is
+        # Display servers name an application differently (a Qt script is "qt_app.py" by
+        # its X11 WM_CLASS and "python" by its Wayland app id): its one window of that
+        # title is the one.
+        alike = [w for w in observation.windows if w.title == held.title][:2]
+        if len(alike) != 1:
+            return answer  # nothing like it here: the answer is checked, and refused, as it is
     titled = [w for w in alike if w.title == held.title]
     target = titled[0] if len(titled) == 1 else alike[min(held.nth, len(alike)) - 1]
     value = json.loads(answer)

@@ -27,7 +27,8 @@ from roundhouse.core.states import Status
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.linux.apps.launch import Launcher
 from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable, VirtualDesktop
-from roundhouse.devices.linux.display.base import DisplayServer, WindowError
+from roundhouse.devices.linux.desktops.session import SessionKind
+from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable, WindowError
 from roundhouse.devices.linux.display.choose import open_display
 from roundhouse.devices.shell import run_command
 from roundhouse.logs.store import ROUNDS_LOG, LogStore
@@ -52,6 +53,7 @@ class AttemptOptions:
     # (--answers; by default beside each task file).
     files: Path | None = None
     answers: Path | None = None
+    session: SessionKind = "x11"  # what each GUI task's virtual desktop runs
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ async def run_task(item: SuiteTask, options: AttemptOptions) -> TaskResult:
     started = time.monotonic()
     try:
         return await _run_task(item, options, started)
-    except (OSError, WindowError, DesktopUnavailable) as error:
+    except (OSError, WindowError, DesktopUnavailable, DisplayUnavailable) as error:
         reason = f"{type(error).__name__}: {error}"
         return task_row(item.task.id, "ERROR", started, [], reason=reason)
 
@@ -82,7 +84,7 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
     server = TaskServer.bind() if item.task.serve is not None else None
     url = server.url if server is not None else None
     task = item.task.resolved(workdir, item.path.parent.resolve(), url)
-    async with _desktop_for(task, workdir) as desktop:
+    async with _desktop_for(task, workdir, options.session) as desktop:
         display: DisplayServer | None = open_display(desktop) if desktop else None
         launcher = Launcher(display.windows, desktop.env) if desktop and display else None
         try:
@@ -112,17 +114,29 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
                 await asyncio.to_thread(server.stop)
 
 
-MACHINE_XDG = frozenset({"XDG_RUNTIME_DIR", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS"})
+# The session's own XDG variables (its runtime folder, its type and desktop) and the
+# machine's search paths; the user's folders (XDG_CONFIG_HOME, …) go with the old HOME.
+MACHINE_XDG = frozenset(
+    {
+        "XDG_RUNTIME_DIR",
+        "XDG_SESSION_TYPE",
+        "XDG_CURRENT_DESKTOP",
+        "XDG_DATA_DIRS",
+        "XDG_CONFIG_DIRS",
+    }
+)
 
 
 @contextlib.asynccontextmanager
-async def _desktop_for(task: Task, workdir: Path) -> AsyncIterator[Desktop | None]:
+async def _desktop_for(
+    task: Task, workdir: Path, session: SessionKind = "x11"
+) -> AsyncIterator[Desktop | None]:
     """A fresh virtual desktop for a GUI task, whose applications get a fresh HOME too:
     what a file dialog shows (recent files, bookmarks) must not depend on earlier runs."""
     if task.agent != "host":
         yield None
         return
-    virtual = VirtualDesktop(DesktopSettings())
+    virtual = VirtualDesktop(DesktopSettings(session=session))
     starting = asyncio.ensure_future(asyncio.to_thread(virtual.start))
     try:
         started = await asyncio.shield(starting)

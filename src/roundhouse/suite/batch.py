@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from roundhouse.devices.linux.desktops.session import SessionKind
 from roundhouse.osworld.tasks import OsworldItem
 from roundhouse.suite.attempt import TASK_TIMEOUT, AttemptOptions, run_task
 from roundhouse.suite.results import LOST_STATUSES, ResultBoard, TaskResult, read_results
@@ -35,6 +36,7 @@ class BatchOptions:
     resume: bool = False  # skip the tasks that have a row in OUT/results.json
     files: Path | None = None  # OSWorld's tasks: the dataset's files
     answers: Path | None = None  # OSWorld's tasks: their recorded answers' folder
+    session: SessionKind = "x11"  # what each GUI task's virtual desktop runs
 
     def attempt(self) -> AttemptOptions:
         return AttemptOptions(
@@ -45,6 +47,7 @@ class BatchOptions:
             timeout=self.timeout,
             files=self.files,
             answers=self.answers,
+            session=self.session,
         )
 
 

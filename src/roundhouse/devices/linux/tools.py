@@ -61,6 +61,7 @@ from roundhouse.devices.linux.display.base import (
     find_window,
 )
 from roundhouse.devices.linux.display.choose import open_display
+from roundhouse.devices.linux.display.keys import LayoutError
 from roundhouse.devices.linux.effects import Effect, Look, effect_of
 from roundhouse.devices.linux.effects_read import TEXT_LIMIT, TextOf, look
 from roundhouse.devices.linux.screenshots import (
@@ -340,10 +341,37 @@ class DesktopTools(Closing):
             nonlocal route
             if control is not None:
                 route = f"{await self._focus(control, await self._interfaces(control))}+keyboard"
-            await asyncio.to_thread(self.input.type_text, text)
+            try:
+                await asyncio.to_thread(self.input.type_text, text)
+            except LayoutError:
+                route = await self._insert(text, control)
 
         done = await self._observed(act, None, target=control, typed=text)
         return {"route": route, **done}
+
+    async def _insert(self, text: str, control: Control | None) -> str:
+        """Text the session's keyboard layout cannot type (a Wayland session reads keys
+        with its own keymap), inserted at the caret of the control (else of the focused
+        one) through the accessibility tree: the route taken. LayoutError again where
+        there is none."""
+        if control is None and self.tree is not None:
+            listed = await self._read_controls(self._window(None))
+            control = next((c for c in listed.controls if "focused" in c.states), None)
+        if control is None or self.tree is None:
+            raise LayoutError(
+                f"the keyboard layout cannot type {text!r}, and no focused text field takes "
+                "it otherwise: name the field, or use set_text"
+            )
+        try:
+            inserted = await self.tree.insert_text(control.id, text)
+        except AtspiError as error:
+            raise LayoutError(
+                f"the keyboard layout cannot type {text!r}, and {_brief(control)} takes no "
+                f"inserted text ({error}): use set_text"
+            ) from None
+        if not inserted:
+            raise LayoutError(f"{_brief(control)} refused the text {text!r}: use set_text")
+        return "editable-text"
 
     async def _interfaces(self, control: Control) -> frozenset[str]:
         if self.tree is None:

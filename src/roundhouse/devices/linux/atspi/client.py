@@ -425,6 +425,24 @@ class AtspiClient(Closing):
         )
         return bool(done)
 
+    async def insert_text(self, node_id: str, text: str) -> bool:
+        """Insert text at the node's caret through EditableText (any Unicode, no keyboard:
+        what a Wayland session's keyboard layout cannot type)."""
+        ref = parse_node_id(node_id)
+        bus = await self._connected()
+        try:
+            caret = int(await bus.get_property(ref, TEXT, "CaretOffset"))
+        except NodeGone as error:
+            raise NodeGone(f"control {node_id} has no text or no longer exists") from error
+        # Its length in bytes: GTK counts them (22 characters of "Grüße … 東京" as 22 bytes
+        # cut a character in two, and it inserted nothing, answering True); Qt takes the
+        # text whole whatever the number above its length.
+        length = len(text.encode())
+        (done,) = await self._on_node(
+            ref, EDITABLE_TEXT, "InsertText", "isi", [max(caret, 0), text, length]
+        )
+        return bool(done)
+
     async def get_text(self, node_id: str) -> str:
         ref = parse_node_id(node_id)
         bus = await self._connected()

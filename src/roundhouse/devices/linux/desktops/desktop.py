@@ -1,11 +1,14 @@
-"""The desktop the device works on: a virtual one (Xvfb + buses + window manager) or the user's.
+"""The desktop the device works on: a virtual one (Xvfb + buses + window manager, or a
+headless Wayland compositor) or the user's (X11 or Wayland).
 
 A virtual desktop is Xvfb (it picks a free display number itself through -displayfd, so
 several desktops run side by side), a private D-Bus session bus, the AT-SPI bus (activated
-on that session bus) and openbox, without which windows cannot be listed or focused.
+on that session bus) and openbox, without which windows cannot be listed or focused. With
+`session` sway, gnome or kde it is that compositor headless instead of Xvfb and openbox
+(compositors.py), in the desktop's own runtime folder.
 When it stops, it first ends the apps that ran on it, and whatever they forked (see
-reaper.py: by the tag in their environment, as clients of its X server, as their
-descendants and session members); then its own processes, by pid: the ones it spawned, and
+reaper.py: by the tag in their environment, as clients of its X server or compositor, as
+their descendants and session members); then its own processes, by pid: the ones it spawned, and
 the services its own buses activated (at-spi-bus-launcher, its bus, at-spi2-registryd,
 dconf-service), which get re-parented and are found over D-Bus and by their
 DBUS_STARTER_ADDRESS.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -41,8 +45,24 @@ from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.linux.desktops import janitor, procfs
+from roundhouse.devices.linux.desktops.compositors import (
+    COMPOSITORS,
+    READY_TIMEOUT,
+    Compositor,
+    CompositorUnavailable,
+    spawn_env,
+    wait_for_socket,
+)
 from roundhouse.devices.linux.desktops.procfs import ProcessRecord, alive
 from roundhouse.devices.linux.desktops.reaper import TAG_ENV, DesktopReaper, new_tag, terminate
+from roundhouse.devices.linux.desktops.session import (
+    CURRENT_DESKTOP,
+    is_wayland,
+    runtime_dir_of,
+    wayland_env,
+)
+from roundhouse.devices.linux.display.wayland.globals import bind_output
+from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +72,8 @@ APT_PACKAGES = (
 )
 START_TIMEOUT = 10.0  # seconds; a cold first Xvfb start takes ~1 s on these machines
 DBUS_TIMEOUT = 5.0
+REAP_WAIT = 2.0  # seconds for an ended child of ours to be reapable
+EXEC_ATTEMPTS = 5
 
 T = TypeVar("T")
 
@@ -64,7 +86,7 @@ class DesktopUnavailable(RuntimeError):
 class Desktop:
     """Where apps run: pass `env` to every process meant for this desktop."""
 
-    display: str  # ":3"
+    display: str  # ":3"; a Wayland one by its name ("sway-1") or its WAYLAND_DISPLAY
     env: dict[str, str] = field(hash=False)
     width: int
     height: int
@@ -73,6 +95,11 @@ class Desktop:
     @property
     def bus_address(self) -> str | None:
         return self.env.get("DBUS_SESSION_BUS_ADDRESS")
+
+    @property
+    def wayland(self) -> bool:
+        """A Wayland session (its applications are Wayland clients)."""
+        return is_wayland(self.env)
 
     def app_command(self, argv: Sequence[str]) -> list[str]:
         """The command line that makes the app expose its accessibility tree.
@@ -91,6 +118,8 @@ class Desktop:
         command = list(argv)
         if command and _is_chromium_like(command[0]):
             extra = ["--force-renderer-accessibility"]
+            if self.wayland:
+                extra.append("--ozone-platform=wayland")
             if os.geteuid() == 0:
                 # --test-type (as chromedriver passes it) keeps the "unsupported command-line
                 # flag" bar off the page: the model would read it as part of every page.
@@ -470,6 +499,10 @@ class DesktopState:
     runtime_dir: str
     processes: list[ProcessRecord]
     tag: str | None = None  # None in the state files of desktops started before tags
+    session: str = "x11"  # or the Wayland compositor family: "sway", "gnome", "kde"
+    wayland_display: str | None = None  # the socket's name in runtime_dir
+    server: str = "Xvfb"  # the process that is the display server: alive while it runs
+    extra_env: dict[str, str] = field(default_factory=dict)  # what the compositor added
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
@@ -494,6 +527,10 @@ class VirtualDesktop:
         self._display: str | None = None
         self._tag: str | None = None
         self._lifeline: int | None = None  # to this desktop's janitor (janitor.py)
+        self._session = "x11"
+        self._server = "Xvfb"
+        self._wayland_display: str | None = None
+        self._extra_env: dict[str, str] = {}
         self.desktop: Desktop | None = None
 
     def __enter__(self) -> Desktop:
@@ -503,22 +540,29 @@ class VirtualDesktop:
         self.stop()
 
     def start(self) -> Desktop:
-        _require_programs()
+        compositor = COMPOSITORS.get(self.settings.session)
+        _require_programs(compositor)
         try:
-            return self._start()
+            return self._start() if compositor is None else self._start_wayland(compositor)
         except BaseException:
             self.stop()
             raise
 
-    def _start(self) -> Desktop:
-        width, height = self.settings.width, self.settings.height
+    def _begin(self) -> str:
+        """The runtime folder and the tag; the janitor watching them. Everything of this
+        desktop carries its tag, its display server too: a desktop started from an app of
+        another desktop must not look like one of that desktop's processes."""
         self._runtime_dir = tempfile.mkdtemp(prefix=janitor.DESKTOP_RUNTIME_PREFIX)
-        # Everything of this desktop carries its tag, Xvfb too: a desktop started from an
-        # app of another desktop must not look like one of that desktop's processes.
         self._tag = tag = new_tag()
         # Should this process be SIGKILLed, the janitor ends every process with the tag;
         # told "done" by stop() or "keep" by detach(), it leaves them alone.
         self._lifeline = janitor.start(TAG_ENV, tag, self._runtime_dir)
+        return tag
+
+    def _start(self) -> Desktop:
+        width, height = self.settings.width, self.settings.height
+        tag = self._begin()
+        assert self._runtime_dir is not None
         number = self._spawn_reading(
             "Xvfb",
             ["Xvfb", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"],
@@ -549,15 +593,79 @@ class VirtualDesktop:
         log.info("virtual desktop %s up (%dx%d)", display, width, height)
         return self.desktop
 
-    def _spawn(self, name: str, argv: list[str], env: Mapping[str, str]) -> None:
-        process = subprocess.Popen(
-            argv,
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # a Ctrl-C meant for us must not reach the desktop
+    def _start_wayland(self, compositor: Compositor) -> Desktop:
+        """A headless compositor with its own session bus and AT-SPI bus; its apps are
+        Wayland clients (there is no X server)."""
+        width, height = self.settings.width, self.settings.height
+        tag = self._begin()
+        runtime = self._runtime_dir
+        assert runtime is not None
+        base = {**_without_session(os.environ), TAG_ENV: tag, "XDG_RUNTIME_DIR": runtime}
+        bus = f"unix:path={os.path.join(runtime, 'bus')}"
+        self._bus_address = self._spawn_reading(
+            "dbus-daemon",
+            ["dbus-daemon", *session_bus_config(runtime), "--nofork", f"--address={bus}"],
+            "--print-address=",
+            {**base, "GSETTINGS_BACKEND": "memory"},
         )
+        base["DBUS_SESSION_BUS_ADDRESS"] = self._bus_address
+        for spawn in compositor.prepare(Path(runtime), width, height):
+            env = spawn_env(base, spawn)
+            if spawn.prints_address:
+                address = self._spawn_reading(spawn.name, spawn.argv, spawn.prints_address, env)
+                base[spawn.exports or ""] = address
+            else:
+                self._spawn(spawn.name, spawn.argv, env)
+        try:
+            socket_name = wait_for_socket(Path(runtime), READY_TIMEOUT)
+        except CompositorUnavailable as error:
+            raise DesktopUnavailable(f"{compositor.kind} did not start: {error}") from None
+        env = wayland_env(
+            base,
+            wayland_display=socket_name,
+            runtime_dir=runtime,
+            bus_address=self._bus_address,
+            current_desktop=CURRENT_DESKTOP.get(compositor.kind),
+            virtual=True,
+        )
+        try:
+            self._a11y_address = _run_async(lambda: _bring_up_atspi(self._bus_address or ""))
+        except (OSError, TimeoutError, DBusFastError) as error:
+            raise DesktopUnavailable(
+                f"the AT-SPI bus did not come up ({error!r}); is at-spi2-core installed?"
+            ) from None
+        try:
+            self._extra_env = compositor.ready(env, READY_TIMEOUT)
+            env.update(self._extra_env)
+        except CompositorUnavailable as error:
+            raise DesktopUnavailable(f"{compositor.kind} did not start: {error}") from None
+        self._session = compositor.kind
+        self._server = compositor.server
+        self._wayland_display = socket_name
+        self._display = _wayland_name(compositor.kind)
+        self.desktop = Desktop(self._display, env, width, height, virtual=True)
+        log.info("virtual %s desktop %s up (%dx%d)", compositor.kind, self._display, width, height)
+        return self.desktop
+
+    def _spawn(self, name: str, argv: list[str], env: Mapping[str, str]) -> None:
+        for attempt in range(EXEC_ATTEMPTS):
+            try:
+                process = subprocess.Popen(
+                    argv,
+                    env=dict(env),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,  # a Ctrl-C meant for us must not reach it
+                )
+                break
+            except OSError as error:
+                # A program file just written may be held open for writing by another
+                # thread's forked child until that child execs: Linux then refuses to run
+                # it (ETXTBSY) for a moment.
+                if error.errno != errno.ETXTBSY or attempt == EXEC_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05)
         self._adopt(name, process)
 
     def _spawn_reading(
@@ -603,6 +711,10 @@ class VirtualDesktop:
             runtime_dir=self._runtime_dir,
             processes=list(self._records),
             tag=self._tag,
+            session=self._session,
+            wayland_display=self._wayland_display,
+            server=self._server,
+            extra_env=dict(self._extra_env),
         )
 
     def detach(self) -> DesktopState:
@@ -615,7 +727,8 @@ class VirtualDesktop:
         self._children.clear()
         self._records.clear()
         self._bus_address = self._a11y_address = self._runtime_dir = None
-        self._display = self._tag = None
+        self._display = self._tag = self._wayland_display = None
+        self._extra_env = {}
         self.desktop = None
         return state
 
@@ -629,19 +742,23 @@ class VirtualDesktop:
                 self._runtime_dir,
                 display=self._display,
                 tag=self._tag,
+                server=self._server,
+                wayland_socket=_socket_path(self._runtime_dir, self._wayland_display),
             )
-        else:  # Xvfb never named its display: nothing can have run on it
+        else:  # the display server never came up: nothing can have run on it
             _stop_processes(list(reversed(self._records)))
         for process in self._children:
+            # Ended, but a many-threaded one (gnome-shell) reads as gone while its other
+            # threads still wind down, and can be reaped only once they have.
             with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=0)
+                process.wait(timeout=REAP_WAIT)
         self._children.clear()
         self._records.clear()
         if self._runtime_dir is not None:
             shutil.rmtree(self._runtime_dir, ignore_errors=True)
             self._runtime_dir = None
         self._bus_address = self._a11y_address = None  # a second stop() does nothing
-        self._display = self._tag = None
+        self._display = self._tag = self._wayland_display = None
         self.desktop = None
         self._release_janitor(janitor.DONE)
 
@@ -660,10 +777,14 @@ def stop_desktop_processes(
     *,
     display: str,
     tag: str | None,
+    server: str | None = "Xvfb",
+    wayland_socket: str | None = None,
 ) -> None:
-    """End the desktop's apps (and what they forked) while its X server still runs; then
-    the services our buses activated, what we spawned (newest first), and last whatever
-    was started in between."""
+    """End the desktop's apps (and what they forked) while its display server still runs;
+    then the services our buses activated, what we spawned (newest first), and last
+    whatever was started in between. `server` names the desktop's display server among
+    the spawned (its clients are the desktop's): Xvfb, or a compositor listening on
+    `wayland_socket`."""
     services: dict[int, ProcessRecord] = {}
     if bus_address is not None:
         for name, pid in _run_async(lambda: _service_pids(bus_address, a11y_address)).items():
@@ -675,8 +796,9 @@ def stop_desktop_processes(
             services.setdefault(record.pid, record)
     spawned_pids = {record.pid for record in spawned}
     services = {pid: record for pid, record in services.items() if pid not in spawned_pids}
-    server = next((record for record in spawned if record.name == "Xvfb"), None)
-    reaper = DesktopReaper(tag, display, server, [*spawned, *services.values()])
+    display_server = next((record for record in spawned if record.name == server), None)
+    own = [*spawned, *services.values()]
+    reaper = DesktopReaper(tag, display, display_server, own, wayland_socket)
     reaper.end_apps()
     _stop_processes(list(services.values()))
     _stop_processes(list(reversed(spawned)))
@@ -714,13 +836,55 @@ def session_bus_config(runtime_dir: str) -> list[str]:
     return [f"--config-file={config}"]
 
 
-def _require_programs() -> None:
+def _require_programs(compositor: Compositor | None = None) -> None:
+    if compositor is not None:
+        missing = [name for name in ("dbus-daemon",) if shutil.which(name) is None]
+        missing += compositor.missing()
+        if missing:
+            raise DesktopUnavailable(
+                f"cannot start a virtual {compositor.kind} desktop: {', '.join(missing)} not "
+                f"installed. Install them with: sudo apt-get install {compositor.packages} "
+                "dbus at-spi2-core"
+            )
+        return
     missing = [name for name in ("Xvfb", "dbus-daemon", "openbox") if shutil.which(name) is None]
     if missing:
         raise DesktopUnavailable(
             f"cannot start a virtual desktop: {', '.join(missing)} not installed. "
             f"Install them with: sudo apt-get install {APT_PACKAGES}"
         )
+
+
+def _without_session(environ: Mapping[str, str]) -> dict[str, str]:
+    """Our environment without the session we run in (its displays, buses and tags): what
+    a new desktop's own processes start from."""
+    dropped = (
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "DBUS_SESSION_BUS_ADDRESS",
+        "DBUS_SYSTEM_BUS_ADDRESS",
+        "SWAYSOCK",
+        "XDG_SESSION_TYPE",
+        "XDG_CURRENT_DESKTOP",
+        "XDG_RUNTIME_DIR",
+        TAG_ENV,
+    )
+    return {key: value for key, value in environ.items() if key not in dropped}
+
+
+def _socket_path(runtime_dir: str | None, wayland_display: str | None) -> str | None:
+    if runtime_dir is None or wayland_display is None:
+        return None
+    return os.path.join(runtime_dir, wayland_display)
+
+
+def _wayland_name(kind: str) -> str:
+    """A name for a Wayland desktop, "sway-1", not taken by a started one's state file."""
+    taken = {path.stem for path in state_dir().glob("*.json")}
+    number = 1
+    while f"{kind}-{number}" in taken:
+        number += 1
+    return f"{kind}-{number}"
 
 
 # ---------------------------------------------------------------- the user's desktop
@@ -730,6 +894,8 @@ def current_desktop(environ: Mapping[str, str] | None = None) -> Desktop:
     """The display and session bus of the environment: the user's own, or one of our
     virtual desktops that this process was started on."""
     env = os.environ if environ is None else environ
+    if is_wayland(env):
+        return _current_wayland(env)
     display = env.get("DISPLAY")
     if not display:
         hint = (
@@ -749,21 +915,39 @@ def current_desktop(environ: Mapping[str, str] | None = None) -> Desktop:
     return Desktop(display, desktop_env(display, bus_address, env), width, height, virtual=ours)
 
 
+def _current_wayland(env: Mapping[str, str]) -> Desktop:
+    """The Wayland session of the environment: its compositor's socket and output size."""
+    runtime = runtime_dir_of(env)
+    name = env.get("WAYLAND_DISPLAY") or "wayland-0"
+    try:
+        with Connection.open({**env, "XDG_RUNTIME_DIR": runtime}, DBUS_TIMEOUT) as wayland:
+            width, height = bind_output(wayland).logical_size
+    except WaylandError as error:
+        raise DesktopUnavailable(f"the Wayland session is not usable: {error}") from None
+    bus_address = env.get("DBUS_SESSION_BUS_ADDRESS")
+    if bus_address is None and (Path(runtime) / "bus").exists():
+        bus_address = f"unix:path={Path(runtime) / 'bus'}"
+    ours = Path(runtime).name.startswith(janitor.DESKTOP_RUNTIME_PREFIX)
+    session = wayland_env(env, wayland_display=name, runtime_dir=runtime, bus_address=bus_address)
+    return Desktop(name, session, width, height, virtual=ours)
+
+
 @contextlib.contextmanager
 def open_desktop(settings: DesktopSettings) -> Iterator[Desktop]:
     """The desktop the settings ask for: "current", "virtual", "auto" (current if any), or
-    the display of a desktop started with `roundhouse desktop start` (":3")."""
-    if settings.mode.startswith(":"):
+    a desktop started with `roundhouse desktop start` (":3", "sway-1")."""
+    if settings.mode not in ("auto", "virtual", "current"):
         yield started_desktop(settings.mode)
         return
-    if settings.mode == "current" or (settings.mode == "auto" and os.environ.get("DISPLAY")):
+    session = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    if settings.mode == "current" or (settings.mode == "auto" and session):
         try:
             yield current_desktop()
             return
-        except DesktopUnavailable:
+        except DesktopUnavailable as error:
             if settings.mode == "current":
                 raise
-            log.info("DISPLAY=%s is not usable; starting a virtual desktop", os.environ["DISPLAY"])
+            log.info("the current session is not usable (%s); starting a virtual desktop", error)
     with VirtualDesktop(settings) as desktop:
         yield desktop
 
@@ -782,7 +966,12 @@ def started_desktop(display: str) -> Desktop:
 
 
 def state_dir() -> Path:
+    """Where started desktops are listed: the user's runtime folder, whichever session
+    this runs in (a shell in a Wayland desktop of ours has that desktop's runtime folder,
+    and must still find the others), else ~/.cache."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and Path(runtime).name.startswith(janitor.DESKTOP_RUNTIME_PREFIX):
+        runtime = f"/run/user/{os.getuid()}"
     base = Path(runtime) if runtime and os.path.isdir(runtime) else Path.home() / ".cache"
     return base / "roundhouse" / "desktops"
 
@@ -814,7 +1003,7 @@ def detached_states() -> list[tuple[Path, DesktopState]]:
 
 
 def state_alive(state: DesktopState) -> bool:
-    return any(alive(record) for record in state.processes if record.name == "Xvfb")
+    return any(alive(record) for record in state.processes if record.name == state.server)
 
 
 def stop_detached(state: DesktopState, path: Path) -> None:
@@ -825,13 +1014,26 @@ def stop_detached(state: DesktopState, path: Path) -> None:
         state.runtime_dir,
         display=state.display,
         tag=state.tag,
+        server=state.server,
+        wayland_socket=_socket_path(state.runtime_dir, state.wayland_display),
     )
     path.unlink(missing_ok=True)
 
 
 def detached_desktop(state: DesktopState) -> Desktop:
     """The Desktop of a detached virtual desktop, to run commands on it."""
-    env = desktop_env(
-        state.display, state.bus_address, runtime_dir=state.runtime_dir, tag=state.tag
-    )
+    if state.wayland_display is not None:
+        env = wayland_env(
+            {**_without_session(os.environ), **({TAG_ENV: state.tag} if state.tag else {})},
+            wayland_display=state.wayland_display,
+            runtime_dir=state.runtime_dir,
+            bus_address=state.bus_address,
+            current_desktop=CURRENT_DESKTOP.get(state.session),
+            virtual=True,
+        )
+        env.update(state.extra_env)
+    else:
+        env = desktop_env(
+            state.display, state.bus_address, runtime_dir=state.runtime_dir, tag=state.tag
+        )
     return Desktop(state.display, env, state.width, state.height, virtual=True)

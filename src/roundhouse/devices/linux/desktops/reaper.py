@@ -8,7 +8,8 @@ when any of these holds:
 - its environment has the desktop's tag (TAG_ENV, unique per desktop start), which
   every process started with the desktop's environment inherits;
 - it is a client of the desktop's X server (the X-Resource extension names the pid of
-  every local client), asked while the desktop's own Xvfb runs: this is how Chromium,
+  every local client), or of its Wayland compositor (the kernel names both ends of its
+  socket: sockets.py), asked while the desktop's own server runs: this is how Chromium,
   whose environment reads empty, is found;
 - it is one of the desktop's own processes (Xvfb, the buses, the window manager, the
   services the buses started);
@@ -40,6 +41,7 @@ from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import res  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.linux.desktops.procfs import Proc, ProcessRecord, alive, snapshot
+from roundhouse.devices.linux.desktops.sockets import clients_of
 
 log = logging.getLogger(__name__)
 
@@ -249,11 +251,14 @@ class DesktopReaper:
         display: str,
         server: ProcessRecord | None,
         own: Sequence[ProcessRecord],
+        wayland_socket: str | None = None,
     ) -> None:
-        """`server` is the desktop's Xvfb: its clients are asked for only while it runs."""
+        """`server` is the desktop's Xvfb, or its Wayland compositor listening on
+        `wayland_socket`: its clients are asked for only while it runs."""
         self.tag = tag
         self.display = display
         self.server = server
+        self.wayland_socket = wayland_socket
         self.own = frozenset(own)
         self._own_pids = {record.pid for record in own}
         self._sessions: frozenset[int] = frozenset()
@@ -265,12 +270,16 @@ class DesktopReaper:
         return self._passes(frozenset())
 
     def _x_clients(self) -> frozenset[int]:
-        """The clients of the desktop's X server. Once our Xvfb is gone its display number
-        may already be another desktop's (a stale state file, a killed Xvfb): that
-        desktop's clients are not ours. While ours runs, no other server can take it."""
+        """The clients of the desktop's X server (or Wayland compositor). Once our Xvfb is
+        gone its display number may already be another desktop's (a stale state file, a
+        killed Xvfb): that desktop's clients are not ours. While ours runs, no other
+        server can take it."""
         if self.server is None or not alive(self.server):
             return frozenset()
-        clients = x_client_pids(self.display)
+        if self.wayland_socket is not None:
+            clients = clients_of(self.wayland_socket)
+        else:
+            clients = x_client_pids(self.display)
         return clients if alive(self.server) else frozenset()
 
     def _passes(self, x_clients: frozenset[int]) -> list[ProcessRecord]:

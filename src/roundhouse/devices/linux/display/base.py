@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from PIL import Image
@@ -21,6 +21,10 @@ from PIL import Image
 from roundhouse.devices.contract import Rect, WindowInfo
 
 Button = Literal["left", "middle", "right"]
+
+
+class Closable(Protocol):
+    def close(self) -> None: ...
 
 
 class Input(Protocol):
@@ -97,17 +101,22 @@ class Windows(Protocol):
 class DisplayServer:
     """One desktop's display server: what the tools act and look through."""
 
-    kind: str  # "x11"; each Wayland family its own
+    kind: str  # "x11", "sway", "gnome", "kde"
     input: Input
     screen: Screen
     windows: Windows
     # What its calls raise once the server is gone (an X connection closed): the tools
     # turn them into DeviceLost.
     lost: tuple[type[BaseException], ...] = ()
+    # Connections the parts share (a D-Bus connection), closed after them.
+    shared: tuple[Closable, ...] = ()
+    # How input and screenshots reach it, for `roundhouse doctor` ("XTest", ...).
+    routes: dict[str, str] = field(default_factory=dict)
 
     def close(self) -> None:
         """Close every connection; one to a server that is gone cannot fail to close."""
-        for part in (self.input, self.screen, self.windows):
+        parts: list[Closable] = [self.input, self.screen, self.windows, *self.shared]
+        for part in parts:
             with contextlib.suppress(OSError, *self.lost):
                 part.close()
 
@@ -116,6 +125,10 @@ class DisplayServer:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+class DisplayUnavailable(RuntimeError):
+    """The desktop's display server cannot be driven: the message says why, and the fix."""
 
 
 class WindowError(RuntimeError):

@@ -23,4 +23,5 @@ def open_x11(display: str) -> DisplayServer:
         xinput = opened.enter_context(XInput(display))
         windows = opened.enter_context(WindowManager(display))
         opened.pop_all()
-    return DisplayServer("x11", xinput, screen, windows, lost=LOST)
+    routes = {"input": "XTest", "screenshots": "MIT-SHM (mss) and XComposite", "windows": "EWMH"}
+    return DisplayServer("x11", xinput, screen, windows, lost=LOST, routes=routes)

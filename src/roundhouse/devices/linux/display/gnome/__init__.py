@@ -1,0 +1,1 @@
+"""GNOME (Mutter and GNOME Shell): remote-desktop input, Shell screenshots and windows."""

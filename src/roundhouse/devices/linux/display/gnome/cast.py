@@ -1,0 +1,150 @@
+"""GNOME's screen from Mutter's screen cast: the PipeWire stream of the remote-desktop
+session, read by a GStreamer pipeline that writes raw frames to a pipe of ours.
+
+Mutter sends a frame when something on screen changes, and none while nothing does, so
+the last frame is the screen (a screenshot costs a copy, not GNOME Shell's ~100 ms PNG),
+and the number of frames received is settle's change detector. It needs no GNOME Shell
+Eval, so a person's GNOME allows it too (its screen-sharing icon shows meanwhile).
+
+The pipeline scales to the screen's logical size, the space pointer positions are in. No
+rate limit is set (GStreamer's videorate asserts on the stream's buffers, which carry no
+duration): while the reader is busy the pipe fills and PipeWire skips frames.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+
+from PIL import Image
+
+from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.display.base import DisplayUnavailable, clip
+
+log = logging.getLogger(__name__)
+
+FIRST_FRAME_TIMEOUT = 5.0  # seconds for the first frame once the pipeline runs
+PACKAGES = "gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base"
+
+
+def available() -> bool:
+    """Whether the GStreamer pipeline can run here (gst-launch-1.0 and pipewiresrc)."""
+    if shutil.which("gst-launch-1.0") is None or shutil.which("gst-inspect-1.0") is None:
+        return False
+    try:
+        found = subprocess.run(
+            ["gst-inspect-1.0", "pipewiresrc"], capture_output=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return found.returncode == 0
+
+
+class CastScreen:
+    """The screen through Mutter's screen cast (a display.base.Screen)."""
+
+    def __init__(self, node: int, env: Mapping[str, str], size: tuple[int, int]) -> None:
+        self.size = size
+        width, height = size
+        self._frame_bytes = width * height * 4
+        self._latest: bytes | None = None
+        self._frames = 0
+        self._arrived = threading.Condition()
+        caps = f"video/x-raw,format=BGRx,width={width},height={height}"
+        argv = [
+            "gst-launch-1.0", "-q",
+            "pipewiresrc", f"path={node}", "always-copy=true",
+            "!", "videoconvert", "!", "videoscale", "!", caps,
+            "!", "fdsink", "fd=1", "sync=false",
+        ]  # fmt: skip
+        try:
+            self._process = subprocess.Popen(
+                argv,
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError as error:
+            raise DisplayUnavailable(
+                f"cannot run GStreamer for GNOME's screen cast ({error}); "
+                f"sudo apt-get install {PACKAGES}"
+            ) from None
+        self._reader = threading.Thread(target=self._read, name="roundhouse-cast", daemon=True)
+        self._reader.start()
+        try:
+            self._wait_for_frame(0, FIRST_FRAME_TIMEOUT)
+        except BaseException:
+            self.close()
+            raise
+
+    def _read(self) -> None:
+        stream = self._process.stdout
+        assert stream is not None
+        while True:
+            frame = stream.read(self._frame_bytes)
+            if len(frame) < self._frame_bytes:
+                break  # the pipeline ended
+            with self._arrived:
+                self._latest = frame
+                self._frames += 1
+                self._arrived.notify_all()
+        with self._arrived:
+            self._arrived.notify_all()
+
+    def _wait_for_frame(self, seen: int, timeout: float) -> bytes:
+        deadline = time.monotonic() + timeout
+        with self._arrived:
+            while self._frames <= seen or self._latest is None:
+                remaining = deadline - time.monotonic()
+                if self._process.poll() is not None:
+                    raise DisplayUnavailable(
+                        "GNOME's screen cast pipeline ended (exit "
+                        f"{self._process.returncode}); is PipeWire running in the session?"
+                    )
+                if remaining <= 0:
+                    raise TimeoutError(f"GNOME's screen cast sent no frame within {timeout:g} s")
+                self._arrived.wait(min(remaining, 0.1))
+            return self._latest
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+        self._reader.join(2)
+
+    def __enter__(self) -> CastScreen:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def desktop(self) -> Image.Image:
+        frame = self._wait_for_frame(0, FIRST_FRAME_TIMEOUT)
+        return Image.frombuffer("RGB", self.size, frame, "raw", "BGRX", 0, 1).copy()
+
+    def region(self, rect: Rect) -> Image.Image:
+        clipped = clip(rect, self.size)
+        box = (clipped.left, clipped.top, clipped.right, clipped.bottom)
+        return self.desktop().crop(box)
+
+    def raw(self, rect: Rect | None = None) -> bytes:
+        """How many frames Mutter has sent: the same while nothing on screen changes (it
+        sends none then). `rect` is not narrowed to: any change counts."""
+        if self._process.poll() is not None:
+            raise DisplayUnavailable("GNOME's screen cast pipeline ended")
+        with self._arrived:
+            return str(self._frames).encode()
+
+    def window(self, window: WindowInfo) -> tuple[Image.Image, str]:
+        return self.region(window.rect), "region"

@@ -1,0 +1,333 @@
+"""KWin's windows and screen, over the session bus.
+
+Windows: a KWin script per question (org.kde.kwin.Scripting: load, run, unload; ~3 ms),
+which lists the windows with their frame and buffer rectangles, activates or closes one,
+and hands its answer back by calling a method we serve on our own connection
+(`callDBus` is how a KWin script talks to the world). The same script runs on Plasma 5.27
+and 6 (their scripting APIs name windows differently: clientList/windowList).
+
+Screen: org.kde.KWin.ScreenShot2 writes raw pixels into a pipe of ours (no PNG), and can
+take one window's own pixels even where another covers it. A person's Plasma answers
+only programs whose desktop file lists the interface in X-KDE-DBUS-Restricted-Interfaces;
+our virtual KDE desktops run KWin with KWIN_SCREENSHOT_NO_PERMISSION_CHECKS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import select
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+from dbus_fast import Variant
+from dbus_fast.annotations import DBusSignature, DBusStr
+from dbus_fast.service import ServiceInterface, method
+from PIL import Image
+
+from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.display.base import WindowError, clip, describe
+from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
+from roundhouse.devices.linux.display.wayland.toolkit import draws_relative_to_buffer
+
+KWIN = "org.kde.KWin"
+SCRIPTING = ("/Scripting", "org.kde.kwin.Scripting")
+SCRIPT_INTERFACE = "org.kde.kwin.Script"
+SCREENSHOT = ("/org/kde/KWin/ScreenShot2", "org.kde.KWin.ScreenShot2")
+SINK_PATH = "/org/roundhouse/KWinSink"
+SINK_INTERFACE = "org.roundhouse.KWinSink"
+# QImage formats KWin sends: RGB32, ARGB32 and its premultiplied form are 0xAARRGGBB words.
+RAW_MODES = {4: "BGRX", 5: "BGRX", 6: "BGRX"}  # alpha dropped: the screen is opaque
+
+_PRELUDE = """
+const windows = (workspace.windowList ? workspace.windowList() : workspace.clientList())
+  .filter(w => (w.normalWindow || w.dialog) && !w.deleted);
+const find = id => windows.find(w => String(w.internalId) === id);
+const row = w => {
+  const f = w.frameGeometry, b = w.bufferGeometry;
+  return {id: String(w.internalId), title: w.caption || '', cls: w.resourceClass || '',
+          pid: w.pid, frame: [f.x, f.y, f.width, f.height], buffer: [b.x, b.y, b.width, b.height],
+          active: w.active, shown: !w.minimized && w.width > 0};
+};
+const answer = value => callDBus(%(service)s, %(path)s, %(interface)s, 'Put', %(token)s,
+                                 JSON.stringify(value === undefined ? null : value));
+"""
+_LIST = "answer(windows.map(row));"
+_ACTIVATE = """
+const w = find(%(id)s);
+if (w) { if (workspace.activeWindow !== undefined) workspace.activeWindow = w;
+         else workspace.activeClient = w; }
+answer(!!w);
+"""
+_CLOSE = "const w = find(%(id)s); if (w) w.closeWindow(); answer(!!w);"
+
+
+class KWinRefused(RuntimeError):
+    """KWin refused a request (scripting off, or a screenshot a person's Plasma forbids)."""
+
+
+# A method that answers nothing: dbus-fast reads the return annotation as a signature.
+Nothing = Annotated[None, DBusSignature("")]
+
+
+class _Sink(ServiceInterface):
+    """Where KWin scripts put their answers (called on the bus's loop thread)."""
+
+    def __init__(self) -> None:
+        super().__init__(SINK_INTERFACE)
+        self.answers: dict[str, str] = {}
+        self.arrived = threading.Condition()
+
+    @method()
+    def Put(self, token: DBusStr, text: DBusStr) -> Nothing:  # noqa: N802 (a D-Bus name)
+        with self.arrived:
+            self.answers[token] = text
+            self.arrived.notify_all()
+
+
+class KWinScripts:
+    """Runs one KWin script at a time and waits for its answer."""
+
+    def __init__(self, bus: SyncBus) -> None:
+        self.bus = bus
+        self.timeout = bus.timeout
+        self._sink = _Sink()
+        bus.export(SINK_PATH, self._sink)
+        self._folder = tempfile.mkdtemp(prefix="roundhouse-kwin-")
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+    def run(self, body: str, **values: str) -> Any:
+        token = uuid.uuid4().hex
+        names = {
+            "service": self.bus.unique_name,
+            "path": SINK_PATH,
+            "interface": SINK_INTERFACE,
+            "token": token,
+        }
+        quoted = {key: json.dumps(value) for key, value in {**names, **values}.items()}
+        script = (_PRELUDE + body) % quoted
+        path = Path(self._folder) / f"{token}.js"
+        path.write_text(script)
+        plugin = f"roundhouse-{token}"
+        with self._lock:
+            try:
+                (number,) = self.bus.call(KWIN, *SCRIPTING, "loadScript", "ss", [str(path), plugin])
+                if number < 0:
+                    raise KWinRefused("KWin did not load the script (is scripting disabled?)")
+                self._start(int(number))
+                return self._answer(token)
+            finally:
+                path.unlink(missing_ok=True)
+                try:
+                    self.bus.call(KWIN, *SCRIPTING, "unloadScript", "s", [plugin])
+                except DBusCallError:
+                    pass  # it unloaded itself, or KWin is gone (the next call says so)
+
+    def _start(self, number: int) -> None:
+        # Plasma 6 serves a loaded script at /Scripting/ScriptN, Plasma 5 at /N.
+        for path in (f"/Scripting/Script{number}", f"/{number}"):
+            try:
+                self.bus.call(KWIN, path, SCRIPT_INTERFACE, "run")
+                return
+            except DBusCallError as error:
+                if "UnknownObject" not in error.name:
+                    raise
+        raise KWinRefused(f"KWin loaded script {number} but serves no object to run it")
+
+    def _answer(self, token: str) -> Any:
+        deadline = time.monotonic() + self.timeout
+        with self._sink.arrived:
+            while token not in self._sink.answers:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(f"KWin's script did not answer within {self.timeout:g} s")
+                self._sink.arrived.wait(remaining)
+            return json.loads(self._sink.answers.pop(token))
+
+
+def _rect(box: list[int]) -> Rect:
+    x, y, width, height = (round(value) for value in box)
+    return Rect(left=x, top=y, right=x + width, bottom=y + height)
+
+
+class KWinWindows:
+    """The windows as KWin knows them (a display.base.Windows). KWin names a window by a
+    UUID; its `xid` here is the UUID's first 48 bits (a number JSON keeps exact)."""
+
+    def __init__(self, scripts: KWinScripts) -> None:
+        self._scripts = scripts
+        self._uuids: dict[int, str] = {}
+
+    def close(self) -> None:
+        self._scripts.close()
+
+    def _rows(self) -> list[dict[str, Any]]:
+        rows = list(self._scripts.run(_LIST) or [])
+        for row in rows:
+            self._uuids[_number(row["id"])] = row["id"]
+        return rows
+
+    def list_windows(self) -> list[WindowInfo]:
+        return [_info(row) for row in self._rows()]
+
+    def active_window(self) -> WindowInfo | None:
+        return next((window for window in self.list_windows() if window.active), None)
+
+    def get(self, xid: int) -> WindowInfo:
+        windows = self.list_windows()
+        for window in windows:
+            if window.xid == xid:
+                return window
+        raise WindowError(f"no window with id {xid}; windows: {describe(windows)}")
+
+    def uuid(self, xid: int) -> str:
+        if xid not in self._uuids:
+            self.get(xid)
+        return self._uuids[xid]
+
+    def viewable(self, xid: int) -> bool:
+        return any(_number(row["id"]) == xid and row["shown"] for row in self._rows())
+
+    async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
+        window_id = self.uuid(xid)
+        await _wait(lambda: self.viewable(xid), timeout)
+        self._scripts.run(_ACTIVATE, id=window_id)
+        await _wait(lambda: self.get(xid).active, timeout)
+        window = self.get(xid)
+        if not window.active:
+            raise WindowError(f"window {xid} did not become active within {timeout:g} s")
+        return window
+
+    async def close_window(self, xid: int, timeout: float = 3.0) -> bool:
+        self._scripts.run(_CLOSE, id=self.uuid(xid))
+        await _wait(lambda: all(w.xid != xid for w in self.list_windows()), timeout)
+        return all(w.xid != xid for w in self.list_windows())
+
+    def content(self, window: WindowInfo) -> Rect:
+        """The frame; for GTK 3, which places its objects relative to its whole surface,
+        the buffer (the shadow it draws included)."""
+        row = next((row for row in self._rows() if _number(row["id"]) == window.xid), None)
+        if row is None:
+            return window.rect
+        if draws_relative_to_buffer(row.get("pid")):
+            return _rect(row["buffer"])
+        return _rect(row["frame"])
+
+
+def _number(window_id: str) -> int:
+    return int(window_id.strip("{}").replace("-", "")[:12], 16)
+
+
+def _info(row: Mapping[str, Any]) -> WindowInfo:
+    pid = row.get("pid")
+    return WindowInfo(
+        xid=_number(row["id"]),
+        title=row["title"],
+        application=row["cls"],
+        pid=pid if isinstance(pid, int) and pid > 0 else None,
+        rect=_rect(row["frame"]),
+        active=bool(row["active"]),
+    )
+
+
+class KWinScreen:
+    """The screen through KWin's ScreenShot2 (a display.base.Screen)."""
+
+    def __init__(self, bus: SyncBus, windows: KWinWindows, size: tuple[int, int]) -> None:
+        self._bus = bus
+        self._windows = windows
+        self.size = size
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        pass  # the bus is the server's
+
+    def desktop(self) -> Image.Image:
+        return self._capture("CaptureActiveScreen", "a{sv}h", [])
+
+    def region(self, rect: Rect) -> Image.Image:
+        clipped = clip(rect, self.size)
+        box = [clipped.left, clipped.top, clipped.width, clipped.height]
+        return self._capture("CaptureArea", "iiuua{sv}h", box)
+
+    def raw(self, rect: Rect | None = None) -> bytes:
+        return (self.desktop() if rect is None else self.region(rect)).tobytes()
+
+    def window(self, window: WindowInfo) -> tuple[Image.Image, str]:
+        """The window's own pixels (KWin draws them even where another window covers it),
+        frame included."""
+        image = self._capture("CaptureWindow", "sa{sv}h", [self._windows.uuid(window.xid)])
+        return image, "composite"
+
+    def _capture(self, member: str, signature: str, args: list[Any]) -> Image.Image:
+        options = {"include-cursor": Variant("b", False), "native-resolution": Variant("b", True)}
+        if member == "CaptureWindow":
+            options["include-decoration"] = Variant("b", True)
+        read_end, write_end = os.pipe()
+        chunks: list[bytes] = []
+        deadline = time.monotonic() + self._bus.timeout
+        reader = threading.Thread(target=_drain, args=(read_end, chunks, deadline), daemon=True)
+        reader.start()
+        try:
+            with self._lock:
+                try:
+                    (results,) = self._bus.call(
+                        KWIN, *SCREENSHOT, member, signature, [*args, options, 0],
+                        unix_fds=[write_end],
+                    )  # fmt: skip
+                except DBusCallError as error:
+                    if "ServiceUnknown" in error.name or "UnknownObject" in error.name:
+                        raise KWinRefused(
+                            "KWin offers no ScreenShot2: it serves screenshots only with its "
+                            "OpenGL compositor, and composites with QPainter here (KWin 6 "
+                            "needs a GPU render node, /dev/dri/renderD*, for OpenGL)"
+                        ) from None
+                    raise KWinRefused(f"KWin refused the screenshot: {error}") from None
+        finally:
+            os.close(write_end)
+        reader.join(max(deadline - time.monotonic(), 0) + 0.1)
+        if reader.is_alive() or not chunks or chunks[-1] is _CUT:
+            raise TimeoutError(f"KWin did not finish writing the screenshot ({member})")
+        width, height = results["width"].value, results["height"].value
+        stride, fmt = results["stride"].value, results["format"].value
+        if fmt not in RAW_MODES:
+            raise KWinRefused(f"KWin sent the screenshot in QImage format {fmt}, not RGB32")
+        data = b"".join(chunks)
+        return Image.frombuffer(
+            "RGB", (width, height), data, "raw", RAW_MODES[fmt], stride, 1
+        ).copy()
+
+
+_CUT = b""  # the last chunk of a screenshot KWin did not finish in time
+
+
+def _drain(fd: int, chunks: list[bytes], deadline: float) -> None:
+    """Read the pipe to its end, or until `deadline` (then the last chunk is _CUT)."""
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                chunks.append(_CUT)
+                return
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+async def _wait(condition: Callable[[], bool], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)

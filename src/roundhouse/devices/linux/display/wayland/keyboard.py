@@ -1,0 +1,94 @@
+"""Keys as key strokes in a keymap: what the Wayland input backends share.
+
+A backend presses keycodes (and the modifier keys a level needs); this turns "ctrl+s",
+"é" or "Return" into those presses, given the keymap the keys will be read with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from roundhouse.devices.linux.display.keys import (
+    InputError,
+    LayoutError,
+    char_keysym,
+    is_letter,
+    key_keysym,
+    parse_combo,
+)
+from roundhouse.devices.linux.display.wayland.keymap import Keymap
+
+# X keysym names of the modifier keys parse_combo gives, and the XKB modifier each sets.
+MODIFIER_NAMES = {
+    "Control_L": "Control",
+    "Shift_L": "Shift",
+    "Alt_L": "Mod1",
+    "Super_L": "Mod4",
+    "ISO_Level3_Shift": "Mod5",
+}
+
+
+@dataclass(frozen=True)
+class Chord:
+    """Keys held (in order) around one key."""
+
+    held: tuple[int, ...]  # keycodes
+    key: int
+    modifiers: tuple[str, ...] = ()  # the XKB modifiers the held keys set
+
+
+def chord_for(keymap: Keymap, keysym: int, extra_modifiers: tuple[str, ...] = ()) -> Chord | None:
+    """The keys that give `keysym` with `extra_modifiers` (XKB names) held; None when the
+    keymap has no key for it."""
+    stroke = keymap.stroke(keysym)
+    if stroke is None:
+        return None
+    wanted = list(extra_modifiers)
+    for modifier in stroke.modifiers:
+        # A shifted symbol ("ctrl+?") needs Shift; a letter does not ("ctrl+S" is ctrl+s).
+        if modifier == "Shift" and extra_modifiers and is_letter(keysym):
+            continue
+        if modifier not in wanted:
+            wanted.append(modifier)
+    held = []
+    for modifier in wanted:
+        key = keymap.modifier_key(modifier)
+        if key is None:
+            raise InputError(f"the keyboard map has no key for the {modifier} modifier")
+        held.append(key.keycode)
+    return Chord(tuple(held), stroke.keycode, tuple(wanted))
+
+
+def text_chords(
+    text: str, keymap: Keymap, missing: Callable[[list[int]], Keymap] | None = None
+) -> list[Chord]:
+    """The chords that type `text`. Characters the keymap lacks are handed to `missing`
+    (which returns a keymap that has them) or refused, naming them."""
+    keysyms = [char_keysym(char) for char in text]
+    absent = sorted({k for k in keysyms if keymap.stroke(k) is None})
+    if absent and missing is not None:
+        keymap = missing(absent)
+        absent = sorted({k for k in keysyms if keymap.stroke(k) is None})
+    if absent:
+        chars = "".join(sorted({c for c, k in zip(text, keysyms, strict=True) if k in absent}))
+        raise LayoutError(
+            f"the keyboard layout has no key for {chars!r}; set the field's text with set_text"
+        )
+    return [chord for keysym in keysyms if (chord := chord_for(keymap, keysym)) is not None]
+
+
+def combo_chords(keys: str, keymap: Keymap) -> list[Chord]:
+    """The chords of "ctrl+s alt+F4 Return"."""
+    combos = [parse_combo(combo) for combo in keys.split()]
+    if not combos:
+        raise InputError("no keys given")
+    chords = []
+    for modifiers, name in combos:
+        keysym = key_keysym(name)
+        held = tuple(MODIFIER_NAMES[modifier] for modifier in modifiers)
+        chord = chord_for(keymap, keysym, held)
+        if chord is None:
+            raise InputError(f"the keyboard layout has no key for {name!r}")
+        chords.append(chord)
+    return chords

@@ -1,0 +1,189 @@
+"""sway's windows through its IPC socket (SWAYSOCK; i3's protocol): the tree of
+containers with each window's rectangle, focus, and commands to focus or close one.
+
+A window is a container that holds a view (it has a pid); its id is sway's container id,
+stable while the window lives. Its rectangle is where its content is drawn: the
+container's `rect` (borders and title bar included) moved by `window_rect`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.display.base import WindowError, describe
+from roundhouse.devices.linux.display.wayland.wire import TIMEOUT
+
+MAGIC = b"i3-ipc"
+HEADER = struct.Struct("=6sII")
+RUN_COMMAND, GET_TREE = 0, 4
+
+
+class SwayError(RuntimeError):
+    """sway's IPC socket is missing, or sway refused a command."""
+
+
+class SwayGone(SwayError):
+    """sway's IPC connection is gone: sway exited."""
+
+
+def sway_socket(env: Mapping[str, str]) -> Path:
+    """sway's IPC socket: SWAYSOCK, else the one sway made in XDG_RUNTIME_DIR."""
+    if env.get("SWAYSOCK"):
+        return Path(env["SWAYSOCK"])
+    runtime = Path(env.get("XDG_RUNTIME_DIR") or "/nonexistent")
+    found = sorted(runtime.glob("sway-ipc.*.sock"))
+    if not found:
+        raise SwayError(
+            "no sway IPC socket (SWAYSOCK is not set and none is in XDG_RUNTIME_DIR): the "
+            "windows of a wlroots session come from sway's IPC, and Hyprland, labwc and river "
+            "are not driven yet"
+        )
+    return found[-1]
+
+
+class SwayIpc:
+    """One connection to sway's IPC socket; each call is one request and its reply."""
+
+    def __init__(self, path: Path, timeout: float = TIMEOUT) -> None:
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        self._sock.settimeout(timeout)
+        self._lock = threading.Lock()
+        try:
+            self._sock.connect(str(path))
+        except OSError as error:
+            self._sock.close()
+            raise SwayError(f"cannot connect to sway at {path}: {error}") from None
+
+    def close(self) -> None:
+        self._sock.close()
+
+    def call(self, kind: int, payload: str = "") -> Any:
+        data = payload.encode()
+        with self._lock:
+            try:
+                self._sock.sendall(HEADER.pack(MAGIC, len(data), kind) + data)
+                magic, size, _ = HEADER.unpack(self._read(HEADER.size))
+                if magic != MAGIC:
+                    raise SwayError("sway's IPC socket answered something else than i3-ipc")
+                return json.loads(self._read(size))
+            except TimeoutError:
+                raise SwayError("sway did not answer within its timeout") from None
+            except OSError as error:
+                raise SwayGone(f"sway's IPC connection broke: {error}") from None
+
+    def command(self, text: str) -> None:
+        for outcome in self.call(RUN_COMMAND, text):
+            if not outcome.get("success"):
+                raise SwayError(f"sway refused {text!r}: {outcome.get('error', 'no reason')}")
+
+    def _read(self, size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            chunk = self._sock.recv(size - len(data))
+            if not chunk:
+                raise SwayGone("sway closed its IPC connection")
+            data += chunk
+        return data
+
+
+def views(tree: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The containers that hold a window, tiled and floating, in tree order."""
+    for child in [*tree.get("nodes", []), *tree.get("floating_nodes", [])]:
+        if child.get("pid") and child.get("type") in ("con", "floating_con"):
+            yield child
+        else:
+            yield from views(child)
+
+
+def _rect(box: Mapping[str, int]) -> Rect:
+    return Rect(
+        left=box["x"], top=box["y"], right=box["x"] + box["width"], bottom=box["y"] + box["height"]
+    )
+
+
+def window_info(node: Mapping[str, Any]) -> WindowInfo:
+    outer, inner = node["rect"], node["window_rect"]
+    left, top = outer["x"] + inner["x"], outer["y"] + inner["y"]
+    properties = node.get("window_properties") or {}
+    return WindowInfo(
+        xid=int(node["id"]),
+        title=node.get("name") or "",
+        application=node.get("app_id") or properties.get("class") or "",
+        pid=node.get("pid"),
+        rect=Rect(left=left, top=top, right=left + inner["width"], bottom=top + inner["height"]),
+        active=bool(node.get("focused")),
+    )
+
+
+class SwayWindows:
+    """The windows as sway knows them (a display.base.Windows)."""
+
+    def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
+        self._ipc = SwayIpc(sway_socket(env), timeout)
+
+    def close(self) -> None:
+        self._ipc.close()
+
+    def __enter__(self) -> SwayWindows:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _nodes(self) -> list[dict[str, Any]]:
+        return list(views(self._ipc.call(GET_TREE)))
+
+    def list_windows(self) -> list[WindowInfo]:
+        return [window_info(node) for node in self._nodes()]
+
+    def active_window(self) -> WindowInfo | None:
+        return next((window for window in self.list_windows() if window.active), None)
+
+    def get(self, xid: int) -> WindowInfo:
+        windows = self.list_windows()
+        for window in windows:
+            if window.xid == xid:
+                return window
+        raise WindowError(f"no window with id {xid}; windows: {describe(windows)}")
+
+    def viewable(self, xid: int) -> bool:
+        """Whether sway shows the window (on a visible workspace, not in a hidden tab) and
+        its application has drawn it."""
+        node = next((node for node in self._nodes() if node["id"] == xid), None)
+        return node is not None and bool(node.get("visible")) and node["rect"]["width"] > 0
+
+    async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
+        self.get(xid)
+        self._ipc.command(f"[con_id={xid}] focus")
+        await _wait(lambda: self.get(xid).active, timeout)
+        window = self.get(xid)
+        if not window.active:
+            raise WindowError(f"window {xid} did not become active within {timeout:g} s")
+        return window
+
+    async def close_window(self, xid: int, timeout: float = 3.0) -> bool:
+        self.get(xid)
+        self._ipc.command(f"[con_id={xid}] kill")
+        await _wait(lambda: all(w.xid != xid for w in self.list_windows()), timeout)
+        return all(w.xid != xid for w in self.list_windows())
+
+    def content(self, window: WindowInfo) -> Rect:
+        """The window's geometry: what the application draws as its window, without the
+        shadow GTK 3 draws around a floating one. sway does not say how wide that shadow
+        is; the reader centres a larger reported frame in this (atspi placement)."""
+        return self.get(window.xid).rect
+
+
+async def _wait(condition: Callable[[], bool], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)

@@ -1,0 +1,266 @@
+"""`roundhouse doctor`: can the agent observe and act on this desktop, and if not, why.
+
+Each check tries the real thing once (opens the input route, takes a screenshot, lists
+the windows, joins the accessibility bus) and says what it found, and for a problem the
+one-line fix. The report is data (`Report`); the CLI and the MCP tool render it.
+
+    report = await diagnose(desktop)
+    print(report.render()); exit(0 if report.ok else 1)
+
+`doctor_tool(desktop)` is the same as a tool, which `roundhouse serve` offers its clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from roundhouse.devices.base import Tool, make_tool
+from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.desktops.session import family_of
+from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable
+from roundhouse.devices.linux.display.choose import open_display, wayland_family
+from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
+
+COMMAND_TIMEOUT = 3.0  # seconds for gsettings and the like
+
+# What each display server's routes need from the session, as a person would set it up.
+PERMISSIONS = {
+    "x11": "none: any client of the X server may use XTest and read the screen",
+    "sway": "none: wlroots offers its virtual input and screencopy protocols to every client",
+    "gnome": (
+        "Mutter's RemoteDesktop (any session client; GNOME shows its screen-sharing icon), "
+        "and GNOME Shell in unsafe mode for Eval (window positions) and Screenshot"
+    ),
+    "kde": (
+        "KWin trusts a program with fake input and ScreenShot2 when its desktop file lists "
+        "them (X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input, "
+        "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2)"
+    ),
+}
+FIXES = {
+    "gnome": (
+        "run GNOME Shell with --unsafe-mode (a virtual desktop does: roundhouse desktop start "
+        "--session gnome), or use --desktop virtual --session gnome"
+    ),
+    "kde": (
+        "add ~/.local/share/applications/roundhouse.desktop with Exec=<this Python> and "
+        "X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input, then log in again"
+    ),
+    "wlroots": "use sway (or another wlroots compositor with virtual input and screencopy)",
+    "x11": "start a window manager (openbox) on the display, or use --desktop virtual",
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    required: bool = True  # a failed optional check is advice; the agent still works
+
+
+@dataclass
+class Report:
+    desktop: str
+    session: str  # "x11" or "wayland"
+    compositor: str  # "x11", "sway", "gnome", "kde", or what XDG_CURRENT_DESKTOP says
+    checks: list[Check] = field(default_factory=list)
+    routes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return all(check.ok for check in self.checks if check.required)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "ok": self.ok}
+
+    def render(self) -> str:
+        lines = [f"desktop {self.desktop}: {self.session} session, compositor {self.compositor}"]
+        for check in self.checks:
+            mark = "ok  " if check.ok else ("FAIL" if check.required else "note")
+            lines.append(f"  {mark} {check.name}: {check.detail}")
+            if not check.ok and check.fix:
+                lines.append(f"       fix: {check.fix}")
+        verdict = "the agent can observe and act here" if self.ok else "the agent cannot work here"
+        lines.append(verdict)
+        return "\n".join(lines)
+
+
+async def diagnose(desktop: Desktop, display: DisplayServer | None = None) -> Report:
+    """Check `desktop` (with `display` when one is open already, else it is opened and
+    closed here)."""
+    session = "wayland" if desktop.wayland else "x11"
+    report = Report(desktop.display, session, _compositor(desktop))
+    opened = display
+    if opened is None:
+        try:
+            opened = await asyncio.to_thread(open_display, desktop)
+        except (DisplayUnavailable, OSError, RuntimeError) as error:
+            family = _family_or_none(desktop)
+            report.checks.append(
+                Check("display server", False, str(error), FIXES.get(family or "x11", ""))
+            )
+    if opened is not None:
+        try:
+            report.compositor = opened.kind
+            report.routes = dict(opened.routes)
+            report.checks += await _display_checks(opened)
+        finally:
+            if display is None:
+                await asyncio.to_thread(opened.close)
+    report.checks += await _accessibility_checks(desktop)
+    return report
+
+
+def _compositor(desktop: Desktop) -> str:
+    if not desktop.wayland:
+        return "x11"
+    return desktop.env.get("XDG_CURRENT_DESKTOP") or "unknown (XDG_CURRENT_DESKTOP is not set)"
+
+
+def _family_or_none(desktop: Desktop) -> str | None:
+    if not desktop.wayland:
+        return "x11"
+    try:
+        return wayland_family(desktop.env)
+    except DisplayUnavailable:
+        return family_of(desktop.env)
+
+
+async def _display_checks(display: DisplayServer) -> list[Check]:
+    checks = [
+        Check(
+            "input",
+            True,
+            f"{display.routes.get('input', display.kind)} (needs: "
+            f"{PERMISSIONS.get(display.kind, 'nothing known')})",
+        )
+    ]
+    try:
+        image = await asyncio.to_thread(display.screen.desktop)
+        width, height = image.size
+        detail = f"{display.routes.get('screenshots', display.kind)}: {width}x{height}"
+        checks.append(Check("screenshots", True, detail))
+    except (OSError, RuntimeError, TimeoutError) as error:
+        fix = FIXES.get("gnome" if display.kind == "gnome" else display.kind, "")
+        checks.append(Check("screenshots", False, str(error), fix))
+    try:
+        windows = await asyncio.to_thread(display.windows.list_windows)
+        route = display.routes.get("windows", display.kind)
+        checks.append(Check("windows", True, f"{route}: {len(windows)} open"))
+    except (OSError, RuntimeError, TimeoutError) as error:
+        checks.append(Check("windows", False, str(error), FIXES.get(display.kind, "")))
+    return checks
+
+
+async def _accessibility_checks(desktop: Desktop) -> list[Check]:
+    """The AT-SPI bus (required: the controls come from it), and whether toolkits that
+    need asking expose their trees (advice)."""
+    checks: list[Check] = []
+    client = AtspiClient()
+    try:
+        await client.connect(desktop)
+        apps = await client.frames.applications(client.bus)
+        checks.append(Check("accessibility bus", True, f"up; {len(apps)} applications registered"))
+    except (AtspiError, OSError, TimeoutError) as error:
+        checks.append(
+            Check(
+                "accessibility bus",
+                False,
+                str(error),
+                "sudo apt-get install at-spi2-core (the session bus starts its bus launcher)",
+            )
+        )
+        return checks
+    finally:
+        await client.close()
+    checks.append(await asyncio.to_thread(_toolkits, desktop))
+    return checks
+
+
+def _toolkits(desktop: Desktop) -> Check:
+    """GTK and Chromium as roundhouse starts them expose their trees; Qt 6 only with
+    QT_LINUX_ACCESSIBILITY_ALWAYS_ON or when the bus says a screen reader wants them
+    (org.a11y.Status IsEnabled), GNOME's own apps when toolkit-accessibility is on."""
+    notes: list[str] = []
+    fixes: list[str] = []
+    enabled = _a11y_enabled(desktop)
+    if enabled is False:
+        notes.append("Qt apps started outside roundhouse expose no tree (IsEnabled is off)")
+        fixes.append(
+            "busctl --user set-property org.a11y.Bus /org/a11y/bus org.a11y.Status IsEnabled "
+            "b true (or QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 for Qt apps)"
+        )
+    gnome = "gnome" in desktop.env.get("XDG_CURRENT_DESKTOP", "").lower()
+    # With in-memory settings (our virtual desktops) each process has its own: none to ask.
+    memory = desktop.env.get("GSETTINGS_BACKEND") == "memory"
+    setting = _gsetting(desktop, "org.gnome.desktop.interface", "toolkit-accessibility")
+    if gnome and not memory and setting == "false":
+        notes.append("GNOME's toolkit-accessibility is off")
+        fixes.append("gsettings set org.gnome.desktop.interface toolkit-accessibility true")
+    if notes:
+        return Check("toolkits", False, "; ".join(notes), "; ".join(fixes), required=False)
+    return Check(
+        "toolkits",
+        True,
+        "GTK, Qt (QT_LINUX_ACCESSIBILITY_ALWAYS_ON) and Chromium "
+        "(--force-renderer-accessibility) as launched here expose their trees",
+    )
+
+
+def _a11y_enabled(desktop: Desktop) -> bool | None:
+    address = desktop.bus_address
+    if address is None:
+        return None
+    try:
+        bus = SyncBus(address, COMMAND_TIMEOUT)
+    except (OSError, RuntimeError, TimeoutError):
+        return None
+    try:
+        (value,) = bus.call(
+            "org.a11y.Bus",
+            "/org/a11y/bus",
+            "org.freedesktop.DBus.Properties",
+            "Get",
+            "ss",
+            ["org.a11y.Status", "IsEnabled"],
+        )
+        return bool(value.value)
+    except (DBusCallError, RuntimeError, TimeoutError):
+        return None
+    finally:
+        bus.close()
+
+
+def _gsetting(desktop: Desktop, schema: str, key: str) -> str | None:
+    if shutil.which("gsettings") is None:
+        return None
+    try:
+        done = subprocess.run(
+            ["gsettings", "get", schema, key],
+            env=desktop.env,
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def doctor_tool(desktop: Desktop) -> Tool:
+    """`doctor` as a tool of the desktop's MCP server."""
+
+    async def doctor() -> dict[str, Any]:
+        """Check this desktop: session type and compositor, the accessibility bus, the input,
+        screenshot and window routes and what they need, and a one-line fix for each
+        problem. `ok` says whether an agent can observe and act here."""
+        return (await diagnose(desktop)).as_dict()
+
+    return make_tool(doctor, "data_collection")

@@ -1,0 +1,164 @@
+"""The Wayland backends' pure parts: the wire format, keymaps and key chords, which session
+and compositor family an environment names, and the environment apps get."""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import subprocess
+import sys
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+from roundhouse.devices.linux.desktops.compositors import runnable
+from roundhouse.devices.linux.desktops.session import family_of, is_wayland, wayland_env
+from roundhouse.devices.linux.desktops.sockets import clients_of
+from roundhouse.devices.linux.display.base import DisplayUnavailable
+from roundhouse.devices.linux.display.choose import family_from_globals
+from roundhouse.devices.linux.display.keys import InputError, char_keysym
+from roundhouse.devices.linux.display.wayland.keyboard import combo_chords, text_chords
+from roundhouse.devices.linux.display.wayland.keymap import Keymap, with_extra_keys
+from roundhouse.devices.linux.display.wayland.wire import decode, encode, fixed
+
+SHIFT, CONTROL = 50, 37  # XKB keycodes of Shift_L and Control_L on the US layout
+
+
+def test_a_request_is_encoded_as_libwayland_does() -> None:
+    body, fds = encode("usnhfi", [7, "wl_seat", 3, 11, -2.5, -1])
+    # uint, string (length with its NUL, padded to 4), new id, fixed 24.8, int; the fd apart.
+    assert body == (
+        struct.pack("=I", 7)
+        + struct.pack("=I", 8)
+        + b"wl_seat\0"
+        + struct.pack("=I", 3)
+        + struct.pack("=i", -640)
+        + struct.pack("=i", -1)
+    )
+    assert fds == [11]
+    assert fixed(1.5) == 384
+
+
+def test_an_event_is_decoded_with_its_fds() -> None:
+    payload = struct.pack("=I", 1) + struct.pack("=I", 6) + b"seat0\0\0\0" + struct.pack("=i", -3)
+    fds = deque([42])
+    assert decode("ushi", payload, fds) == [1, "seat0", 42, -3]
+    assert not fds
+    with pytest.raises(Exception, match="file descriptor"):
+        decode("h", b"", deque())
+
+
+def test_the_us_keymap_types_ascii_with_shift_where_a_person_would() -> None:
+    keymap = Keymap.from_names("us")
+    lower, upper = keymap.stroke(ord("a")), keymap.stroke(ord("A"))
+    assert lower is not None and upper is not None
+    assert lower.keycode == upper.keycode == 38 and upper.modifiers == ("Shift",)
+    chords = text_chords("Hi!", keymap)
+    assert [chord.held for chord in chords] == [(SHIFT,), (), (SHIFT,)]
+    assert keymap.mask(("Shift", "Control")) == 0b101
+
+
+def test_a_character_the_layout_lacks_gets_a_key_of_its_own_or_is_refused() -> None:
+    keymap = Keymap.from_names("us")
+    assert keymap.stroke(char_keysym("é")) is None
+    with pytest.raises(InputError, match="no key for 'é中'.*set_text"):
+        text_chords("é中", keymap)
+    free = keymap.free_keycodes()
+    extra = {free[0]: char_keysym("é"), free[1]: char_keysym("中")}
+    widened = Keymap(with_extra_keys(keymap.text, extra))
+    chords = text_chords("é中a", widened)
+    assert [chord.key for chord in chords] == [free[0], free[1], 38]
+    # Another keymap's keys are untouched.
+    assert widened.stroke(ord("a")) == keymap.stroke(ord("a"))
+
+
+def test_combinations_hold_their_modifiers_and_a_letter_needs_no_shift() -> None:
+    keymap = Keymap.from_names("us")
+    save, capital, question = combo_chords("ctrl+s ctrl+S ctrl+?", keymap)
+    assert save.held == capital.held == (CONTROL,)
+    assert question.held == (CONTROL, SHIFT) and question.modifiers == ("Control", "Shift")
+    with pytest.raises(InputError, match="unknown key"):
+        combo_chords("ctrl+nosuchkey", keymap)
+
+
+def test_the_session_type_and_family_come_from_the_environment() -> None:
+    assert is_wayland({"WAYLAND_DISPLAY": "wayland-0"})
+    assert not is_wayland({"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "x11"})
+    assert not is_wayland({"DISPLAY": ":0"})
+    assert family_of({"XDG_CURRENT_DESKTOP": "ubuntu:GNOME"}) == "gnome"
+    assert family_of({"XDG_CURRENT_DESKTOP": "KDE"}) == "kde"
+    assert family_of({"XDG_CURRENT_DESKTOP": "Hyprland"}) == "wlroots"
+    assert family_of({"SWAYSOCK": "/run/user/1000/sway-ipc.sock"}) == "wlroots"
+    assert family_of({"XDG_CURRENT_DESKTOP": "Weston"}) is None
+
+
+def test_a_compositor_that_names_no_family_is_known_by_what_it_offers() -> None:
+    assert family_from_globals({"wl_seat", "zwlr_virtual_pointer_manager_v1"}, {}) == "wlroots"
+    assert family_from_globals({"org_kde_kwin_fake_input"}, {}) == "kde"
+    assert family_from_globals({"gtk_shell1"}, {}) == "gnome"
+    with pytest.raises(DisplayUnavailable, match="not one roundhouse drives.*XDG_CURRENT_DESKTOP"):
+        family_from_globals({"wl_seat", "wl_shm"}, {"XDG_CURRENT_DESKTOP": "Weston"})
+
+
+def test_applications_in_a_virtual_wayland_session_get_its_variables_and_no_x() -> None:
+    base = {"DISPLAY": ":0", "GDK_BACKEND": "x11", "PATH": "/usr/bin", "NO_AT_BRIDGE": "1"}
+    env = wayland_env(
+        base,
+        wayland_display="wayland-1",
+        runtime_dir="/tmp/rt",
+        bus_address="unix:path=/tmp/rt/bus",
+        current_desktop="sway",
+        virtual=True,
+    )
+    assert "DISPLAY" not in env and "GDK_BACKEND" not in env and "NO_AT_BRIDGE" not in env
+    assert env["XDG_SESSION_TYPE"] == "wayland" and env["XDG_CURRENT_DESKTOP"] == "sway"
+    assert env["QT_QPA_PLATFORM"].startswith("wayland")
+    assert env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] == "1"
+    # On a person's own session what the session set stays.
+    own = wayland_env(
+        base, wayland_display="wayland-0", runtime_dir="/run/user/1", bus_address=None
+    )
+    assert own["DISPLAY"] == ":0" and "XDG_SESSION_TYPE" not in own
+
+
+def test_a_program_without_file_capabilities_runs_as_it_is(tmp_path: Path) -> None:
+    program = tmp_path / "tool"
+    program.write_text("#!/bin/sh\n")
+    os.chmod(program, 0o755)
+    assert runnable(str(program), tmp_path) == str(program)
+
+
+def test_the_clients_of_a_unix_socket_are_named_by_pid(tmp_path: Path) -> None:
+    """How the reaper finds a Wayland compositor's clients (Chromium writes over the tag in
+    its environment): the kernel's two ends of each connection to the socket."""
+    path = tmp_path / "wayland-9"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(path))
+        server.listen()
+        client = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import socket, sys, time\n"
+                "s = socket.socket(socket.AF_UNIX)\n"
+                f"s.connect({str(path)!r})\n"
+                "print('connected', flush=True)\n"
+                "time.sleep(30)\n",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert client.stdout is not None and client.stdout.readline() == "connected\n"
+            accepted, _ = server.accept()
+            with accepted:
+                assert client.pid in clients_of(str(path))
+                assert os.getpid() not in clients_of(str(path))  # the server's own end
+                assert clients_of(str(tmp_path / "nothing")) == frozenset()
+        finally:
+            client.kill()
+            client.wait()
+            if client.stdout is not None:
+                client.stdout.close()
