@@ -313,6 +313,18 @@ async def test_windows_select_and_wait(tools: DesktopTools, desktop: Desktop) ->
     assert not (await call(registry, "wait", seconds=600)).ok
 
 
+async def test_close_window_closes_the_window_it_names(tools: DesktopTools) -> None:
+    """Asked of the window manager (_NET_CLOSE_WINDOW), not with a key a compositor may not
+    bind: the named window goes, the other stays."""
+    registry = desktop_registry(tools)
+    first = await start_qt(registry)
+    second = await start_qt(registry)
+    closed = await ok(registry, "close_window", window_id=first["xid"])
+    assert closed["route"] == "window-manager" and closed["window"] == first["title"]
+    listed = [w["xid"] for w in await ok(registry, "list_windows")]
+    assert first["xid"] not in listed and second["xid"] in listed
+
+
 async def test_alt_f4_closes_the_active_window(tools: DesktopTools) -> None:
     registry = desktop_registry(tools)
     window = await start_qt(registry)

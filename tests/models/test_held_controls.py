@@ -119,6 +119,20 @@ def test_a_nameless_control_or_another_kind_of_window_is_left_as_recorded() -> N
     )
 
 
+def test_a_windows_one_nameless_control_is_found_where_its_number_moved() -> None:
+    """gedit's text is its one nameless text: 9 under X11's title buttons (Minimize,
+    Maximize), 7 on sway, which has none. Among two nameless texts, which one cannot be told."""
+    text = HeldControl(role="text", name="")
+    x11 = (("push button", "Minimize"), ("push button", "Maximize"), ("push button", "Close"))
+    sway = seen(("push button", "Close"), ("text", ""))
+    assert hold_control(typing(4, ""), seen(*x11, ("text", ""))) == text
+    assert label_of(point_at(typing(4, ""), sway, text)) == 2
+    two = seen(("push button", "Close"), ("text", ""), ("text", ""))
+    assert point_at(typing(4, ""), two, text) == typing(4, "")
+    second = HeldControl(role="text", name="", nth=2)
+    assert point_at(typing(4, ""), sway, second) == typing(4, "")
+
+
 def clicking(label: int, name: str) -> str:
     return json.dumps(
         {"action": {"function": "click_control", "arguments": {"id": label, "name": name}}}

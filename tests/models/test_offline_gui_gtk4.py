@@ -51,7 +51,7 @@ SAVE_CHANGES = [
 def test_closing_asks_save_changes_and_the_next_operation_answers() -> None:
     subtask = "close the window and click the Save button"
     close = plan_app(app(subtask, [], title="notes.txt - Text Editor"))
-    assert action(close) == ("CONTINUE", ToolName.PRESS_KEYS, {"keys": "alt+F4"})
+    assert action(close) == ("CONTINUE", ToolName.CLOSE_WINDOW, {})
     asked = app(subtask, SAVE_CHANGES, [step(close)], title="Save Changes?", in_dialog=True)
     save = plan_app(asked)
     assert action(save) == ("CONTINUE", ToolName.CLICK_CONTROL, {"id": 6, "name": "Save"})

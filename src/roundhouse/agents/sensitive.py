@@ -32,6 +32,8 @@ def sensitive_reason(
     function: str, arguments: dict[str, Any], control: Control | None
 ) -> str | None:
     """Why this action needs a yes before it runs, or None."""
+    if function == ToolName.CLOSE_WINDOW:
+        return "closes a window; unsaved work may be lost"
     if function == ToolName.PRESS_KEYS:
         pressed = {part.lower() for part in str(arguments.get("keys", "")).split()}
         if pressed & _CLOSING_KEYS:
@@ -45,6 +47,8 @@ def sensitive_reason(
 
 
 def is_closing(function: str | None, arguments: dict[str, Any], control_name: str = "") -> bool:
+    if function == ToolName.CLOSE_WINDOW:
+        return True
     if function == ToolName.PRESS_KEYS:
         return bool({p.lower() for p in str(arguments.get("keys", "")).split()} & _CLOSING_KEYS)
     return function == ToolName.CLICK_CONTROL and bool(

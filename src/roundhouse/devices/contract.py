@@ -33,6 +33,7 @@ class ToolName(enum.StrEnum):
     SET_TEXT = "set_text"
     TYPE_TEXT = "type_text"
     PRESS_KEYS = "press_keys"
+    CLOSE_WINDOW = "close_window"
     SCROLL = "scroll"
     DRAG = "drag"
     WAIT = "wait"
@@ -55,6 +56,7 @@ WINDOW_ACTIONS = (
     ToolName.SET_TEXT,
     ToolName.TYPE_TEXT,
     ToolName.PRESS_KEYS,
+    ToolName.CLOSE_WINDOW,
     ToolName.SCROLL,
     ToolName.DRAG,
     ToolName.WAIT,

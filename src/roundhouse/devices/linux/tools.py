@@ -82,6 +82,7 @@ _TEXT_ROLES = {"text", "entry", "password text", "terminal", "document text", "p
 _MAX_LISTED = 60  # controls named in an error message
 FOCUS_WAIT = 1.0  # seconds type_text waits for the control it clicked to take the focus
 CARET_WAIT = 0.5  # seconds it waits for the click to move the caret of a text
+CLOSE_WAIT = 1.0  # seconds close_window waits for the window to go (one that asks first stays)
 
 
 class ToolError(RuntimeError):
@@ -460,6 +461,20 @@ class DesktopTools(Closing):
         several, separated by spaces, are pressed in turn."""
         return await self._act(lambda: self.input.press_keys(keys), "keyboard", focused_text=True)
 
+    async def close_window(self, window_id: int | None = None) -> dict[str, Any]:
+        """Close a window (default: the active one) as its title bar's close button does:
+        the application may ask first ("Save changes?")."""
+        window = self._window(window_id)
+        # Asked of the display server, not pressed as alt+F4: a Wayland compositor may bind
+        # no such key (sway does not; KWin's shortcut daemon is not part of a headless KWin).
+        # A window that asks first stays: CLOSE_WAIT is what a closing one is given.
+        done = await self._observed(
+            lambda: self.windows.close_window(window.xid, timeout=CLOSE_WAIT),
+            window,
+            controls=False,
+        )
+        return {"window": window.title, "route": "window-manager", **done}
+
     async def scroll(
         self, x: int, y: int, direction: Direction = "down", amount: int = 3
     ) -> dict[str, Any]:
@@ -740,6 +755,7 @@ def desktop_tools(tools: DesktopTools) -> list[Tool]:
         ToolName.SET_TEXT: tools.set_text,
         ToolName.TYPE_TEXT: tools.type_text,
         ToolName.PRESS_KEYS: tools.press_keys,
+        ToolName.CLOSE_WINDOW: tools.close_window,
         ToolName.SCROLL: tools.scroll,
         ToolName.DRAG: tools.drag,
         ToolName.WAIT: tools.wait,

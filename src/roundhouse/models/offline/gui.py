@@ -45,6 +45,7 @@ from roundhouse.models.offline.ops import (
     Done,
     Failed,
     Op,
+    close_window,
     find_control,
     keys,
     names,
@@ -68,7 +69,6 @@ REAL_MODEL_HINT = (
     "For anything else configure a real model: --model openai:<name> (see docs/models.md)."
 )
 
-CLOSE_KEYS = "alt+F4"
 SAVE_AS_KEYS = "ctrl+shift+s"
 
 
@@ -299,7 +299,7 @@ def _next(
         return Done("saved") if mine else keys("ctrl+s")
     if op.kind == "close":
         if not mine:
-            return keys(CLOSE_KEYS)
+            return close_window()
         buttons = ", ".join(repr(c.name) for c in obs.controls if c.role in BUTTON_ROLES)
         if obs.in_dialog and not last:
             # "Save changes?": what to answer is the request's next operation.

@@ -72,6 +72,16 @@ def keys(pressed: str) -> dict[str, Any]:
     )
 
 
+def close_window() -> dict[str, Any]:
+    return answer(
+        "CONTINUE",
+        "The window is to be closed.",
+        "Close it as its close button does.",
+        function=ToolName.CLOSE_WINDOW,
+        arguments={},
+    )
+
+
 def reobserve(waited: int, what: str, failure: str | None = None) -> Decision:
     if waited >= MAX_REOBSERVE:
         return Failed(failure or f"waited in vain for {what}")
