@@ -331,3 +331,36 @@ def test_the_shipped_suite_passes_under_replay_on_another_machine(tmp_path: Path
     assert said["shell-disk-free"] == "689G free of 1.9T on / (1.2T used, 64%)."
     assert said["shell-memory"] == "51Gi of memory available out of 61Gi (40Gi completely unused)."
     assert said["shell-uptime"] == "The machine has been up 3 weeks, 2 days, 4 hours, 7 minutes."
+
+
+def test_an_x11_only_task_is_not_run_on_a_wayland_session_and_its_row_says_why(
+    tmp_path: Path,
+) -> None:
+    """xterm is an X11 program: on a sway session its task is not started (no desktop, no
+    steps), its row is NOT RUNNABLE with the task's reason, and the summary counts it apart
+    from the failures."""
+    suite = _suite(
+        tmp_path / "suite",
+        {
+            "xterm": (
+                "id: xterm\nagent: host\nrequest: open xterm\nx11_only: an X11 program\n"
+                "checks: {file_exists: made}\n",
+                [shell_answer("FINISH", result="ok")],
+            ),
+        },
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "roundhouse", "batch", str(suite), "--session", "sway"]
+        + ["--out", str(tmp_path / "R")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
+    (row,) = json.loads((tmp_path / "R" / "results.json").read_text())
+    assert row["status"] == "NOT RUNNABLE" and row["steps"] == 0 and not row["passed"]
+    assert row["reason"] == "not runnable on sway: X11 only (an X11 program)"
+    assert "0 passed, 0 failed, 1 not runnable here" in done.stdout
+    assert done.returncode == 1  # not passed: the batch says so

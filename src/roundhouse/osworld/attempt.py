@@ -34,10 +34,9 @@ from roundhouse.suite.attempt import (
     run_agent,
     task_row,
 )
-from roundhouse.suite.results import TaskResult
+from roundhouse.suite.results import NOT_RUNNABLE, TaskResult
 from roundhouse.suite.tasks import ANSWERS_SUFFIX
 
-NOT_RUNNABLE = "NOT RUNNABLE"
 HOME_PLACE = "{home}"
 
 

@@ -34,7 +34,7 @@ from roundhouse.devices.shell import run_command
 from roundhouse.logs.store import ROUNDS_LOG, LogStore
 from roundhouse.models.machine_facts import quoted_facts, this_machine
 from roundhouse.suite.checks import SETTLE, CheckContext, evaluate
-from roundhouse.suite.results import TaskResult
+from roundhouse.suite.results import NOT_RUNNABLE, TaskResult
 from roundhouse.suite.server import TaskServer
 from roundhouse.suite.tasks import SERVER, SuiteTask, Task
 
@@ -77,6 +77,9 @@ async def run_task(item: SuiteTask, options: AttemptOptions) -> TaskResult:
 
 
 async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) -> TaskResult:
+    if item.task.x11_only and options.session != "x11":
+        reason = f"not runnable on {options.session}: X11 only ({item.task.x11_only})"
+        return task_row(item.task.id, NOT_RUNNABLE, started, [], reason=reason)
     workdir = (options.out / "work" / item.task.id).resolve()
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)

@@ -23,6 +23,7 @@ RESULTS_CSV = "results.csv"
 # signal nobody in the batch sent (the OOM killer, an operator); LOST: the Ray worker or
 # node running it died.
 LOST_STATUSES = frozenset({"KILLED", "LOST"})
+NOT_RUNNABLE = "NOT RUNNABLE"  # the task cannot run here (and was not): its row says why
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,9 @@ def results_table(results: list[TaskResult]) -> str:
             f"{r.input_tokens + r.output_tokens:>7} {cost:>9}  {r.node}{retried}"
         )
     passed = sum(r.passed for r in results)
-    lines.append(f"{passed} passed, {len(results) - passed} failed")
+    not_run = sum(r.status == NOT_RUNNABLE for r in results)
+    summary = f"{passed} passed, {len(results) - passed - not_run} failed"
+    lines.append(summary + (f", {not_run} not runnable here" if not_run else ""))
     if any(r.domain for r in results):
         lines += ["", domain_table(results)]
     return "\n".join(lines)
@@ -176,7 +179,7 @@ def domain_rows(results: list[TaskResult]) -> list[DomainRow]:
     for name in [*sorted({r.domain for r in results}), "total"]:
         mine = [r for r in results if name == "total" or r.domain == name]
         scored = [r.score for r in mine if r.score is not None]
-        not_run = sum(r.status == "NOT RUNNABLE" for r in mine)
+        not_run = sum(r.status == NOT_RUNNABLE for r in mine)
         rows.append(DomainRow(name, len(mine), len(scored), sum(scored), not_run))
     return rows
 

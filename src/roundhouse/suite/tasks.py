@@ -198,6 +198,10 @@ class Task(_Strict):
     approve: bool = False
     max_step: int | None = Field(default=None, ge=1)
     description: str = ""
+    # Why the task's application runs on X11 only (an X11 program such as xterm: the
+    # virtual Wayland sessions run no XWayland). On another session its row says so,
+    # NOT RUNNABLE, and it is not run.
+    x11_only: str = ""
 
     @model_validator(mode="after")
     def _feasible_tasks_are_checked(self) -> Task:
