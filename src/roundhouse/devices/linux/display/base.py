@@ -69,6 +69,25 @@ class Screen(Protocol):
     def close(self) -> None: ...
 
 
+class WindowList:
+    """What a display server's Windows derives from its list alike on every server: the
+    active window, and a window by its id. A backend gives list_windows."""
+
+    def list_windows(self) -> list[WindowInfo]:
+        raise NotImplementedError
+
+    def active_window(self) -> WindowInfo | None:
+        return next((window for window in self.list_windows() if window.active), None)
+
+    def get(self, xid: int) -> WindowInfo:
+        """The window with this id; WindowError naming the windows there are."""
+        windows = self.list_windows()
+        for window in windows:
+            if window.xid == xid:
+                return window
+        raise WindowError(f"no window with id {xid}; windows: {describe(windows)}")
+
+
 class Windows(Protocol):
     """The top-level windows, as the window manager (or compositor) knows them."""
 

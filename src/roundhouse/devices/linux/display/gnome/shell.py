@@ -28,7 +28,7 @@ from typing import Any
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowError, clip, describe
+from roundhouse.devices.linux.display.base import WindowError, WindowList, clip
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import draws_relative_to_buffer
 
@@ -118,7 +118,7 @@ def _rect(box: list[int]) -> Rect:
     return Rect(left=x, top=y, right=x + width, bottom=y + height)
 
 
-class ShellWindows:
+class ShellWindows(WindowList):
     """The windows as GNOME Shell knows them (a display.base.Windows)."""
 
     def __init__(self, shell: Shell, on_activated: Callable[[], None] | None = None) -> None:
@@ -137,16 +137,6 @@ class ShellWindows:
 
     def list_windows(self) -> list[WindowInfo]:
         return [_info(row) for row in self._rows()]
-
-    def active_window(self) -> WindowInfo | None:
-        return next((window for window in self.list_windows() if window.active), None)
-
-    def get(self, xid: int) -> WindowInfo:
-        windows = self.list_windows()
-        for window in windows:
-            if window.xid == xid:
-                return window
-        raise WindowError(f"no window with id {xid}; windows: {describe(windows)}")
 
     def viewable(self, xid: int) -> bool:
         return any(int(row["id"]) == xid and row["shown"] for row in self._rows())

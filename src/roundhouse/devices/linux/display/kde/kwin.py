@@ -33,7 +33,7 @@ from dbus_fast.service import ServiceInterface, method
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowError, clip, describe
+from roundhouse.devices.linux.display.base import WindowError, WindowList, clip
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import draws_relative_to_buffer
 
@@ -160,7 +160,7 @@ def _rect(box: list[int]) -> Rect:
     return Rect(left=x, top=y, right=x + width, bottom=y + height)
 
 
-class KWinWindows:
+class KWinWindows(WindowList):
     """The windows as KWin knows them (a display.base.Windows). KWin names a window by a
     UUID; its `xid` here is the UUID's first 48 bits (a number JSON keeps exact)."""
 
@@ -179,16 +179,6 @@ class KWinWindows:
 
     def list_windows(self) -> list[WindowInfo]:
         return [_info(row) for row in self._rows()]
-
-    def active_window(self) -> WindowInfo | None:
-        return next((window for window in self.list_windows() if window.active), None)
-
-    def get(self, xid: int) -> WindowInfo:
-        windows = self.list_windows()
-        for window in windows:
-            if window.xid == xid:
-                return window
-        raise WindowError(f"no window with id {xid}; windows: {describe(windows)}")
 
     def uuid(self, xid: int) -> str:
         if xid not in self._uuids:

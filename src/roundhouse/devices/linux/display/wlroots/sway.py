@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowError, describe
+from roundhouse.devices.linux.display.base import WindowError, WindowList
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT
 
 MAGIC = b"i3-ipc"
@@ -124,7 +124,7 @@ def window_info(node: Mapping[str, Any]) -> WindowInfo:
     )
 
 
-class SwayWindows:
+class SwayWindows(WindowList):
     """The windows as sway knows them (a display.base.Windows)."""
 
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
@@ -144,16 +144,6 @@ class SwayWindows:
 
     def list_windows(self) -> list[WindowInfo]:
         return [window_info(node) for node in self._nodes()]
-
-    def active_window(self) -> WindowInfo | None:
-        return next((window for window in self.list_windows() if window.active), None)
-
-    def get(self, xid: int) -> WindowInfo:
-        windows = self.list_windows()
-        for window in windows:
-            if window.xid == xid:
-                return window
-        raise WindowError(f"no window with id {xid}; windows: {describe(windows)}")
 
     def viewable(self, xid: int) -> bool:
         """Whether sway shows the window (on a visible workspace, not in a hidden tab) and

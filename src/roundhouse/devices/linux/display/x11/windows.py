@@ -19,10 +19,10 @@ from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowError, describe
+from roundhouse.devices.linux.display.base import WindowError, WindowList
 
 
-class WindowManager:
+class WindowManager(WindowList):
     """EWMH queries and requests on one display (a display.base.Windows). Calls are
     serialised on a lock."""
 
@@ -50,16 +50,6 @@ class WindowManager:
             active = self._active_xid()
             windows = [self._info(xid, active) for xid in xids]
         return [window for window in windows if window is not None]
-
-    def active_window(self) -> WindowInfo | None:
-        return next((window for window in self.list_windows() if window.active), None)
-
-    def get(self, xid: int) -> WindowInfo:
-        windows = self.list_windows()
-        for window in windows:
-            if window.xid == xid:
-                return window
-        raise WindowError(f"no window with id {xid}; windows: {describe(windows)}")
 
     def viewable(self, xid: int) -> bool:
         """Whether the window is mapped and on screen (its frame too), so it can be seen."""
