@@ -36,6 +36,7 @@ DESIGN_TOOLS = {
         "set_text",
         "type_text",
         "press_keys",
+        "close_window",
         "scroll",
         "drag",
         "wait",

@@ -13,7 +13,14 @@ import typer
 from roundhouse.cli.app import app
 from roundhouse.config import ConfigError
 from roundhouse.osworld.tasks import is_osworld, load_examples
-from roundhouse.suite.batch import BatchItem, BatchOptions, Executor, pending, run_batch
+from roundhouse.suite.batch import (
+    BatchItem,
+    BatchOptions,
+    Executor,
+    LocalExecutor,
+    pending,
+    run_batch,
+)
 from roundhouse.suite.results import TaskResult, read_results, results_table
 from roundhouse.suite.tasks import SuiteTask, load_suite
 
@@ -187,10 +194,17 @@ def batch(
         typer.echo(
             f"roundhouse: {len(tasks)} tasks, {options.workers} at once, model {model}", err=True
         )
-        results = _run(tasks, options, None)
+        results = _run(tasks, options, _osworld_executor(options) if osworld else None)
     typer.echo("\n" + results_table(results))
     typer.echo(f"Results: {folder / 'results.json'} and {folder / 'results.csv'}")
     raise typer.Exit(0 if all(r.passed for r in results) else EXIT_FAILED)
+
+
+def _osworld_executor(options: BatchOptions) -> Executor:
+    # Imported here: a batch of roundhouse's own tasks never loads OSWorld's harness.
+    from roundhouse.osworld.attempt import run_osworld_task
+
+    return LocalExecutor(options, run_osworld_task)
 
 
 def _run_on_ray(

@@ -12,16 +12,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from roundhouse.devices.linux.desktops.session import SessionKind
-from roundhouse.osworld.tasks import OsworldItem
 from roundhouse.suite.attempt import TASK_TIMEOUT, AttemptOptions, run_task
 from roundhouse.suite.results import LOST_STATUSES, ResultBoard, TaskResult, read_results
-from roundhouse.suite.tasks import SuiteTask
 
 
 @dataclass(frozen=True)
@@ -52,9 +50,26 @@ class BatchOptions:
 
 
 Progress = Callable[[TaskResult, int, int], None]
-# A task of roundhouse's own suite, or one of OSWorld's (osworld/: the same batch, each row
-# with its score and domain).
-BatchItem = SuiteTask | OsworldItem
+
+
+class TaskId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+class BatchItem(Protocol):
+    """A task of a batch: one of roundhouse's own suite (SuiteTask), or one of OSWorld's
+    (osworld/tasks.OsworldItem: the same batch, each row with its score and domain). The
+    driver needs only its id; the attempt given to the executor knows its kind."""
+
+    @property
+    def task(self) -> TaskId: ...
+
+
+# One attempt at a task of the kind a batch holds, start to row: attempt.run_task for
+# roundhouse's own; osworld/attempt.run_osworld_task for OSWorld's (passed in from above:
+# the suite knows no OSWorld).
+Attempt = Callable[[Any, AttemptOptions], Awaitable[TaskResult]]
 
 
 class Executor(Protocol):
@@ -67,20 +82,15 @@ class Executor(Protocol):
 class LocalExecutor:
     """Attempts as processes of this machine, `workers` at once."""
 
-    def __init__(self, options: BatchOptions) -> None:
+    def __init__(self, options: BatchOptions, attempt: Attempt = run_task) -> None:
         self._options = options.attempt()
+        self._attempt = attempt
         self._slots = asyncio.Semaphore(options.workers)
         self._node = socket.gethostname()
 
     async def attempt(self, item: BatchItem) -> TaskResult:
         async with self._slots:
-            if isinstance(item, OsworldItem):
-                # Loaded when an OSWorld task runs: a roundhouse suite never needs it.
-                from roundhouse.osworld.attempt import run_osworld_task
-
-                result = await run_osworld_task(item, self._options)
-            else:
-                result = await run_task(item, self._options)
+            result = await self._attempt(item, self._options)
         return dataclasses.replace(result, node=self._node)
 
 
