@@ -37,8 +37,10 @@ report=(chromium chromium-driver)
 # a form in it as in Chromium; Debian 12 and 13 both call it firefox-esr).
 tests=(curl iproute2 firefox-esr)
 # OSWorld's tasks (docs/osworld.md): Ctrl+Alt+T opens GNOME Terminal (its terminal output is
-# a getter), and their commands run `sudo -S`.
-osworld=(gnome-terminal sudo)
+# a getter), and their commands run `sudo -S`. Their commands `import pyautogui`, which
+# imports MouseInfo, which ends the process when Python has no Tk (Debian's python3 has it
+# from python3-tk): every command and OSWorld's own getters then read nothing.
+osworld=(gnome-terminal sudo python3-tk)
 # The headless Wayland desktops (--session sway|gnome|kde) and their tests: sway; GNOME
 # Shell with PipeWire and WirePlumber (Mutter's remote desktop needs them) and GStreamer's
 # PipeWire source (GNOME's screen, read from that screen cast); KWin; and libxkbcommon with
