@@ -203,7 +203,9 @@ def _is_name(key: str) -> bool:
     return bool(_NAME.match(key))
 
 
-TERMINAL_APP = "gnome-terminal-server"
+# GNOME Terminal's name on the accessibility bus: its server's program name in 3.46
+# (Debian 12), its application id in 3.56 (Debian 13).
+TERMINAL_APPS = frozenset({"gnome-terminal-server", "org.gnome.Terminal"})
 
 
 def terminal_text(tree: str) -> str | None:
@@ -215,7 +217,7 @@ def terminal_text(tree: str) -> str | None:
     found = [
         terminal
         for app in root.iter("application")
-        if app.get("name") == TERMINAL_APP
+        if app.get("name") in TERMINAL_APPS
         for frame in app.findall("frame")
         if frame.get(active) == "true"
         for terminal in frame.iter("terminal")
