@@ -45,7 +45,9 @@ def test_acceptance_list_etc(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "FINISH" in done.stdout
     listed = done.stdout.split(" entries in /etc: ", 1)[1].split("\n", 1)[0].rstrip(".").split(", ")
-    assert listed and all((Path("/etc") / name).exists() for name in listed)
+    # An entry, not its target: a symlink may dangle (Debian 13's /etc/vconsole.conf points
+    # at default/keyboard, which a machine without keyboard-configuration lacks).
+    assert listed and all(os.path.lexists(Path("/etc") / name) for name in listed)
     lines = (tmp_path / "L" / "t" / "response.log").read_text().splitlines()
     assert len(lines) == 2 and all(json.loads(line)["round_id"] == 0 for line in lines)
     assert "Request total cost for current round is $0.00" in done.stdout

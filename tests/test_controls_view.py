@@ -390,3 +390,19 @@ def test_a_text_is_placed_before_the_first_control_it_reads_before(
     ]
     expected = next((c.label for c in controls if _reads_before(text, c.rect)), len(controls) + 1)
     assert _first_read_after(text, bands, default=len(controls) + 1) == expected
+
+
+def test_a_control_partly_outside_the_window_is_listed_by_the_part_that_shows() -> None:
+    """GNOME Calculator 48 reports its Undo button one pixel left of its window: the click
+    and the mark go to what is drawn, inside the window."""
+    window = Rect(left=436, top=92, right=844, bottom=708)
+    frame = node(
+        "frame",
+        "Calculator",
+        (436, 92, 844, 708),
+        node("push button", "Undo", (435, 92, 517, 126), actions=("click",)),
+        node("push button", "7", (450, 300, 530, 360), actions=("click",)),
+    )
+    undo, seven = select_view(frame, window).controls
+    assert undo.rect == Rect(left=436, top=92, right=517, bottom=126)
+    assert seven.rect == Rect(left=450, top=300, right=530, bottom=360)  # inside: as it was

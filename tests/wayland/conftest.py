@@ -17,6 +17,8 @@ from roundhouse.devices.contract import WindowInfo
 from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.display.choose import open_display
+from roundhouse.devices.linux.display.kde.kwin import KWinRefused
+from roundhouse.devices.linux.doctor import NO_RENDER_NODE
 
 SESSIONS = ("sway", "gnome", "kde")
 
@@ -34,6 +36,30 @@ def session(request: pytest.FixtureRequest) -> Iterator[Desktop]:
 def display(session: Desktop) -> Iterator[DisplayServer]:
     with open_display(session) as opened:
         yield opened
+
+
+def screen_refusal(display: DisplayServer) -> str | None:
+    """Why the session's compositor serves no screenshots, or None. KWin 6 without a GPU
+    render node (Debian 13's KWin 6.3 on these machines) composites with QPainter and
+    serves none: there, what needs the screen must be refused at once, with that reason."""
+    try:
+        display.screen.desktop()
+    except KWinRefused as error:
+        if NO_RENDER_NODE not in str(error):
+            raise
+        return str(error)
+    return None
+
+
+@pytest.fixture
+def screen(display: DisplayServer) -> None:
+    """For a test that needs the screen: where the compositor serves none (see
+    screen_refusal), the refusal is checked to name its cause, and the rest of the test,
+    which cannot run on such a machine, is skipped with that reason."""
+    why = screen_refusal(display)
+    if why is not None:
+        assert "KWin" in why and "/dev/dri/renderD" in why
+        pytest.skip(f"this compositor serves no screenshots here: {why}")
 
 
 @pytest.fixture

@@ -120,6 +120,7 @@ def _find(node: UiNode, role: str, name: str) -> UiNode | None:
     return None
 
 
+@pytest.mark.usefixtures("screen")
 async def test_screenshots_show_the_screen_and_the_window(
     session: Desktop, display: DisplayServer, start_gedit: StartGedit, tmp_path: Path
 ) -> None:
@@ -158,6 +159,7 @@ def _alike(first: Image.Image, second: Image.Image) -> bool:
     return changed <= 0.01 * first.width * first.height
 
 
+@pytest.mark.usefixtures("screen")
 async def test_scrolling_moves_the_view(
     display: DisplayServer, start_gedit: StartGedit, tmp_path: Path
 ) -> None:

@@ -27,6 +27,7 @@ async def tools(session: Desktop) -> AsyncIterator[DesktopTools]:
             opened.launcher.kill_launched()
 
 
+@pytest.mark.usefixtures("screen")
 async def test_type_text_types_what_the_layout_lacks_into_the_field(
     tools: DesktopTools, tmp_path: Path
 ) -> None:
@@ -61,6 +62,7 @@ def _equation(listed: dict[str, Any]) -> str:
     return str(field["text"] or "")
 
 
+@pytest.mark.usefixtures("screen")
 async def test_calculator_buttons_show_739_and_a_click_lands_on_its_button(
     tools: DesktopTools,
 ) -> None:
@@ -95,6 +97,7 @@ async def test_calculator_buttons_show_739_and_a_click_lands_on_its_button(
     await wait_until_async(shows_7395, 10, "the 5 clicked by the pointer")
 
 
+@pytest.mark.usefixtures("screen")
 async def test_close_window_closes_a_window_or_lets_it_ask_first(
     tools: DesktopTools, tmp_path: Path
 ) -> None:

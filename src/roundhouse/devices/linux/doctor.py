@@ -42,6 +42,14 @@ PERMISSIONS = {
         "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2)"
     ),
 }
+# KWin 6 serves screenshots (ScreenShot2, screen casts) only from its OpenGL compositor,
+# which needs a GPU's render node; without one (a headless machine, Debian 13's KWin 6.3
+# here) it composites with QPainter and serves none (display/kde/kwin.py says so).
+NO_RENDER_NODE = "render node"
+NO_GPU_FIX = (
+    "give KWin a GPU render node (/dev/dri/renderD*), or use a session that serves "
+    "screenshots without one: --session sway or --session gnome"
+)
 FIXES = {
     "gnome": (
         "run GNOME Shell with --unsafe-mode (a virtual desktop does: roundhouse desktop start "
@@ -149,6 +157,8 @@ async def _display_checks(display: DisplayServer) -> list[Check]:
         checks.append(Check("screenshots", True, detail))
     except (OSError, RuntimeError, TimeoutError) as error:
         fix = FIXES.get("gnome" if display.kind == "gnome" else display.kind, "")
+        if NO_RENDER_NODE in str(error):  # no permission would help: KWin lacks OpenGL
+            fix = NO_GPU_FIX
         checks.append(Check("screenshots", False, str(error), fix))
     try:
         windows = await asyncio.to_thread(display.windows.list_windows)

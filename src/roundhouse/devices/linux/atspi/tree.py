@@ -227,7 +227,7 @@ def select_view(root: UiNode, area: Rect) -> View:
     texts: list[UiNode] = []
     _gather(root, area, root, controls, texts, inside=False)
     ordered = reading_order([node for node in controls if not _blank_cell(node)])
-    listed = [_control(label, node) for label, node in enumerate(ordered, start=1)]
+    listed = [_control(label, node, area) for label, node in enumerate(ordered, start=1)]
     return View(listed, _context(texts, listed))
 
 
@@ -242,7 +242,10 @@ def _blank_cell(node: UiNode) -> bool:
     )
 
 
-def _control(label: int, node: UiNode) -> Control:
+def _control(label: int, node: UiNode, area: Rect) -> Control:
+    """The control as listed: its rectangle is the part of it inside `area` (the window).
+    What lies outside is not drawn: GNOME Calculator 48 reports its Undo button one pixel
+    left of its window, and a click or a mark must land on what shows."""
     assert node.rect is not None  # is_control keeps placed nodes only
     name = control_name(node)
     return Control(
@@ -250,7 +253,7 @@ def _control(label: int, node: UiNode) -> Control:
         id=node.id,
         role=node.role,
         name=name,
-        rect=node.rect,
+        rect=intersection(node.rect, area),
         actions=node.actions,
         text=node.text,
         states=shown_states(node),
