@@ -13,7 +13,11 @@ from typing import Any
 import pytest
 
 from roundhouse.config import ConfigError
-from roundhouse.logs.resume import plan_resume
+from roundhouse.core.events import EventBus, StepTaken
+from roundhouse.core.record import RoundRecord, SessionRecord
+from roundhouse.core.trajectory import StepRecord
+from roundhouse.logs.resume import mark_interrupted, plan_resume
+from roundhouse.logs.store import LogStore
 from tests.helpers import kill_processes, read_jsonl, shell_answer, write_replay
 
 PRICED = {"usage": {"input_tokens": 1000, "output_tokens": 10}, "model": "gpt-4o-mini"}
@@ -265,3 +269,28 @@ def test_a_round_ended_by_a_lost_device_is_run_again_once(tmp_path: Path) -> Non
     assert "run again as round 2" in again.post_list[-1].message
     LogStore(tmp_path).write_checkpoint(plan.record)
     assert plan_resume(tmp_path).interrupted == []  # a second resume runs nothing again
+
+
+def test_a_step_logged_before_its_checkpoint_is_not_logged_again(tmp_path: Path) -> None:
+    """The recorder appends a step to response.log, then replaces session.json: killed in
+    between, the checkpoint still holds the step as answered, not ended. Resume takes the
+    logged step (what happened) and logs no second 'cut short' one under its number."""
+    store = LogStore(tmp_path / "session")
+    first = StepRecord(session_step=1, round_id=0, round_step=1, agent="linux",
+                       agent_name="linux", status="CONTINUE")  # fmt: skip
+    answered = StepRecord(session_step=2, round_id=0, round_step=2, agent="linux",
+                          agent_name="linux")  # fmt: skip
+    round_ = RoundRecord(id=0, user_query="r", steps=[first, answered])
+    store.write_checkpoint(SessionRecord(agent="linux", settings={}, rounds=[round_]))
+    store.write_step(first)
+    ended = StepRecord.model_validate({**answered.model_dump(), "status": "FINISH"})
+    store.write_step(ended)  # then: killed, before the checkpoint
+
+    plan = plan_resume(store.folder)
+    taken: list[StepTaken] = []
+    events = EventBus()
+    events.subscribe(lambda event: taken.append(event) if isinstance(event, StepTaken) else None)
+    mark_interrupted(events, plan)
+    (again,) = plan.interrupted
+    assert [step.status for step in again.steps] == ["CONTINUE", "FINISH"]
+    assert taken == []  # nothing cut short: both steps are in the log once

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from roundhouse.config import ConfigError
 from roundhouse.core.events import EventBus, RoundChanged, StepTaken
 from roundhouse.core.record import RoundRecord, SessionRecord
-from roundhouse.logs.store import SESSION_FILE, first_error
+from roundhouse.logs.store import SESSION_FILE, LogStore, first_error
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,23 @@ def plan_resume(folder: Path) -> ResumePlan:
             f"{path} was written by an older roundhouse, which kept no checkpoint of its "
             "rounds: this session cannot be carried on"
         )
+    _take_logged_steps(record, LogStore(folder))
     interrupted = [r for r in record.rounds if r.to_run_again]
     kept = [r for r in record.rounds if r.ended and not r.to_run_again]
     return ResumePlan(folder=folder, record=record, kept=kept, interrupted=interrupted)
+
+
+def _take_logged_steps(record: SessionRecord, store: LogStore) -> None:
+    """A step the log holds as ended where the checkpoint does not: the recorder appends a
+    step to response.log, then replaces the checkpoint, and a kill in between left the
+    checkpoint one write behind. The logged step is the one that happened; marked cut short
+    instead, it was logged a second time under the same number."""
+    logged = {step.session_step: step for step in store.read_steps() if step.concluded}
+    for round_ in record.rounds:
+        round_.steps = [
+            logged.get(step.session_step, step) if not step.concluded else step
+            for step in round_.steps
+        ]
 
 
 KILLED = "cut short: the session was stopped before this step ended"
