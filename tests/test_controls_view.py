@@ -203,6 +203,34 @@ def test_an_alerts_message_is_read_and_a_nameless_control_named_by_what_it_shows
     ]
 
 
+def test_a_dialog_drawn_inside_its_window_is_seen_and_an_alert_bar_is_not() -> None:
+    """libadwaita 1.5 draws a dialog inside the window it belongs to (Nautilus 48's New
+    Folder, GNOME Text Editor 48's Save Changes?): a "dialog" or "alert" over the window,
+    its controls listed after the window's own. An error bar across the top is no dialog."""
+
+    def window(*over: UiNode) -> UiNode:
+        back = node("push button", "Back", (10, 10, 40, 40), actions=("click",))
+        return node("frame", "project", (0, 0, 800, 600), back, *over)
+
+    folder = node(
+        "dialog",
+        "New Folder",
+        (0, 0, 790, 590),
+        node("text", "Folder Name", (300, 250, 500, 280), states=("editable",)),
+        node("push button", "Create", (520, 250, 580, 280), actions=("click",)),
+    )
+    view = select_view(window(folder), SCREEN)
+    assert view.dialog == "New Folder"
+    assert [c.name for c in view.controls] == ["Back", "Folder Name", "Create"]
+    save = node("alert", "Save Changes?", (0, 0, 800, 600), node("push button", "Save"))
+    assert select_view(window(save), SCREEN).dialog == "Save Changes?"
+    bar = node("alert", "Error", (0, 0, 800, 40), node("label", "The disk is full."))
+    assert select_view(window(bar), SCREEN).dialog is None
+    hidden = folder.model_copy(update={"states": ["visible"]})  # closed, not yet gone
+    assert select_view(window(hidden), SCREEN).dialog is None
+    assert select_view(window(), SCREEN).dialog is None
+
+
 def test_states_are_those_a_person_sees() -> None:
     def states(role: str, *extra: str) -> list[str]:
         return shown_states(node(role, "x", states=extra))

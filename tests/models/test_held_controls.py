@@ -119,6 +119,28 @@ def test_a_nameless_control_or_another_kind_of_window_is_left_as_recorded() -> N
     )
 
 
+def test_a_dialogs_nameless_field_named_in_the_next_version_is_found() -> None:
+    """Nautilus 43's Select Items Matching field has no name; 48 names it "Pattern", in a
+    dialog drawn inside the window, after the window's own controls. Its one text is the
+    one; with two texts, or outside a dialog, the answer stays as recorded."""
+    field = HeldControl(role="text", name="", dialog=True)
+    nautilus_48 = dataclasses.replace(
+        seen(("push button", "Back"), ("table", "Content View"), ("text", "Pattern")),
+        in_dialog=True,
+    )
+    assert point_at(typing(3, ""), nautilus_48, field) == typing(3, "Pattern")
+    moved = dataclasses.replace(
+        seen(("push button", "Back"), ("push button", "Forward"), ("text", "Pattern")),
+        in_dialog=True,
+    )
+    assert point_at(typing(1, ""), moved, field) == typing(3, "Pattern")
+    two = dataclasses.replace(seen(("text", "Pattern"), ("text", "Location")), in_dialog=True)
+    assert point_at(typing(1, ""), two, field) == typing(1, "")
+    assert point_at(typing(1, ""), seen(("push button", "Back"), ("text", "Pattern")), field) == (
+        typing(1, "")
+    )
+
+
 def test_a_windows_one_nameless_control_is_found_where_its_number_moved() -> None:
     """gedit's text is its one nameless text: 9 under X11's title buttons (Minimize,
     Maximize), 7 on sway, which has none. Among two nameless texts, which one cannot be told."""

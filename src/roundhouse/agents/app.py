@@ -78,7 +78,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             subtask=self.subtask,
             application=self.name,
             window=target,
-            in_dialog=target.xid != self.window.xid,
+            in_dialog=target.xid != self.window.xid or listed.dialog is not None,
             controls=tuple(listed.controls),
             context=tuple(listed.context),
             tree_available=listed.tree_available,
@@ -109,7 +109,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         observation = replace(
             before,
             window=now,
-            in_dialog=now.xid != self.window.xid,
+            in_dialog=now.xid != self.window.xid or fresh.dialog is not None,
             controls=tuple(fresh.controls),
             context=tuple(fresh.context),
             tree_available=fresh.tree_available,

@@ -230,6 +230,9 @@ class ControlList(BaseModel):
     window: WindowInfo | None
     controls: list[Control]
     context: list[Context] = Field(default_factory=list)
+    # The title of a dialog drawn inside the window, in front of its content (libadwaita
+    # 1.5's AdwDialog): its controls are listed with the window's (atspi_tree.shown_dialog).
+    dialog: str | None = None
     tree_available: bool = True
     note: str | None = None  # e.g. "this application exposes no accessibility tree"
     truncated: bool = False

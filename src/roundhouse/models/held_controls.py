@@ -14,7 +14,8 @@ window is not of the kind the answer was made for (a dialog not open yet), nor f
 nameless control when the window has more than one of its role without a name (which of
 them is meant cannot be told): the answer is then checked as it is, against a fresh look
 when the window is still changing. gedit's one nameless text is 9 on X11 and 7 on sway,
-whose title bar has no Minimize and Maximize buttons.
+whose title bar has no Minimize and Maximize buttons. A dialog's nameless control may have
+a name in the next version (Nautilus 48's "Pattern"): the one control of its role is taken.
 
 An application's next version may reword a control: LibreOffice 7.4's "Use Word 2007–365
 Format!" is 25.2's "Use Word 2010–365 Document Format!". Where no control of the role has
@@ -82,7 +83,7 @@ def point_at(answer: str, observation: object, held: HeldControl) -> str:
     if held.name.strip():
         alike = _alike(controls, held.role, held.name) or _reworded(controls, held)
     else:
-        alike = _alike(controls, held.role, held.name)
+        alike = _alike(controls, held.role, held.name) or _named_since(controls, held)
         if len(alike) != 1 or held.nth != 1:
             return answer  # one of several nameless controls: which one cannot be told
     if not alike:
@@ -94,6 +95,16 @@ def point_at(answer: str, observation: object, held: HeldControl) -> str:
     if "name" in arguments:  # the id and the name must agree (agents/responses.check_control)
         arguments["name"] = target.name
     return json.dumps(value, ensure_ascii=False)
+
+
+def _named_since(controls: tuple[Control, ...], held: HeldControl) -> list[Control]:
+    """A dialog's nameless control that this version names: the one control of its role
+    in the window, none of that role nameless (Nautilus 43's Select Items Matching field
+    has no name, 48's is "Pattern"). Empty otherwise."""
+    if not held.dialog:
+        return []
+    of_role = [c for c in controls if c.role == held.role]
+    return of_role if len(of_role) == 1 else []
 
 
 def _alike(controls: tuple[Control, ...], role: str, name: str) -> list[Control]:

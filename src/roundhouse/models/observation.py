@@ -61,7 +61,8 @@ class AppObservation:
     window: WindowInfo  # the window observed: the app's own, or its dialog in front
     controls: tuple[Control, ...]
     context: tuple[Context, ...] = ()  # headings, labels, alerts among the controls
-    in_dialog: bool = False  # the observed window is not the application's own window
+    # the observed window is not the application's own window, or shows a dialog inside it
+    in_dialog: bool = False
     tree_available: bool = True
     note: str | None = None
     history: tuple[PastStep, ...] = ()

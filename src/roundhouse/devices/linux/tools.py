@@ -83,6 +83,7 @@ _MAX_LISTED = 60  # controls named in an error message
 FOCUS_WAIT = 1.0  # seconds type_text waits for the control it clicked to take the focus
 CARET_WAIT = 0.5  # seconds it waits for the click to move the caret of a text
 CLOSE_WAIT = 1.0  # seconds close_window waits for the window to go (one that asks first stays)
+LOADING_WAIT = 10.0  # seconds launch_application waits for a window titled "Loading…" to load
 
 
 class ToolError(RuntimeError):
@@ -238,12 +239,27 @@ class DesktopTools(Closing):
         # The window manager focuses a new window when it gets to it; the next tool call
         # (window_id omitted = the active window) must find this one active.
         window = await self.windows.activate(launched.window.xid)
+        window = await self._loaded(window)
         await self._settle(None)
         return {
             **window.model_dump(mode="json"),
             "started": launched.started,
             "failed": list(launched.failed),
         }
+
+    async def _loaded(self, window: WindowInfo) -> WindowInfo:
+        """The window once its title no longer says it is loading. Nautilus 48 shows a
+        folder's window titled "Loading…" (GNOME's ellipsis: in progress) and does nothing
+        of New Folder's ctrl+shift+n until the folder is read; under load that takes
+        seconds, and a key pressed at once is lost. Bounded by LOADING_WAIT."""
+        deadline = time.monotonic() + LOADING_WAIT
+        while _loading(window.title) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+            try:
+                window = self.windows.get(window.xid)
+            except WindowError:
+                break  # gone: what happens next says so
+        return window
 
     async def click_control(
         self,
@@ -800,3 +816,8 @@ async def open_registry(
     one desktop (connections opened and closed around the block) plus `extra`."""
     async with await DesktopTools.open(desktop, settings) as tools:
         yield desktop_registry(tools, extra)
+
+
+def _loading(title: str) -> bool:
+    """A title that says the window's content is still coming: "Loading…"."""
+    return title.strip().casefold() in {"loading…", "loading..."}

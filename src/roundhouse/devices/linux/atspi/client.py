@@ -286,6 +286,7 @@ class AtspiClient(Closing):
             window=window,
             controls=view.controls,
             context=view.context,
+            dialog=view.dialog,
             truncated=reason is not None,
             truncated_reason=reason,
         )

@@ -212,6 +212,7 @@ class View:
 
     controls: list[Control]
     context: list[Context]
+    dialog: str | None = None  # see shown_dialog
 
 
 def select_controls(root: UiNode, area: Rect) -> list[Control]:
@@ -228,7 +229,25 @@ def select_view(root: UiNode, area: Rect) -> View:
     _gather(root, area, root, controls, texts, inside=False)
     ordered = reading_order([node for node in controls if not _blank_cell(node)])
     listed = [_control(label, node, area) for label, node in enumerate(ordered, start=1)]
-    return View(listed, _context(texts, listed))
+    return View(listed, _context(texts, listed), shown_dialog(root))
+
+
+def shown_dialog(root: UiNode) -> str | None:
+    """The title of a dialog shown inside the window, in front of its content: libadwaita
+    1.5's dialogs (AdwDialog, AdwAlertDialog: Nautilus 48's New Folder, GNOME Text Editor
+    48's Save Changes?) are drawn in the window they belong to, where 1.2's had a window of
+    their own. Such a dialog is a showing "dialog" or "alert" spread over (at least half of)
+    the window; an alert a page shows among its text is not."""
+    if root.rect is None or root.rect.area <= 0:
+        return None
+    for node in walk(root):
+        if node is root or node.role not in {"dialog", "alert"} or node.rect is None:
+            continue
+        if "showing" not in node.states:
+            continue
+        if 2 * intersection(node.rect, root.rect).area >= root.rect.area:
+            return node.name or node.role
+    return None
 
 
 def _blank_cell(node: UiNode) -> bool:

@@ -21,6 +21,8 @@ from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.display.base import WindowError, WindowList
 
+LIST_GLITCH = 0.5  # seconds get looks again for a window that exists but is not listed
+
 
 class WindowManager(WindowList):
     """EWMH queries and requests on one display (a display.base.Windows). Calls are
@@ -50,6 +52,29 @@ class WindowManager(WindowList):
             active = self._active_xid()
             windows = [self._info(xid, active) for xid in xids]
         return [window for window in windows if window is not None]
+
+    def get(self, xid: int) -> WindowInfo:
+        """The window with this id; WindowError naming the windows there are. openbox, busy,
+        publishes an empty _NET_CLIENT_LIST for an instant (Debian 13, under load: gedit's
+        window listed and active, then "windows: none", then listed again a millisecond
+        later): a window that still exists is looked for again, for up to LIST_GLITCH."""
+        deadline = time.monotonic() + LIST_GLITCH
+        while True:
+            try:
+                return super().get(xid)
+            except WindowError:
+                if time.monotonic() >= deadline or not self._exists(xid):
+                    raise
+            time.sleep(0.02)
+
+    def _exists(self, xid: int) -> bool:
+        with self._lock:
+            window = self._display.create_resource_object("window", xid)
+            try:
+                window.get_attributes()
+            except (error.BadWindow, error.BadDrawable):
+                return False
+            return True
 
     def viewable(self, xid: int) -> bool:
         """Whether the window is mapped and on screen (its frame too), so it can be seen."""
