@@ -494,7 +494,7 @@ class DesktopState:
     display: str
     width: int
     height: int
-    bus_address: str
+    bus_address: str | None  # None only while a start is cut short
     a11y_address: str | None
     runtime_dir: str
     processes: list[ProcessRecord]
@@ -570,24 +570,16 @@ class VirtualDesktop:
             {**os.environ, TAG_ENV: tag},
         )
         self._display = display = f":{number}"
-        bus = f"unix:path={os.path.join(self._runtime_dir, 'bus')}"
+        bus = _bus_path(self._runtime_dir)
         # Services the bus activates (the AT-SPI launcher) inherit this environment: they
         # must see this display, this bus and this runtime directory, not the caller's.
-        self._bus_address = self._spawn_reading(
-            "dbus-daemon",
-            ["dbus-daemon", *session_bus_config(self._runtime_dir), "--nofork", f"--address={bus}"],
-            "--print-address=",
-            desktop_env(display, bus, runtime_dir=self._runtime_dir, tag=tag),
+        self._bus_address = self._spawn_session_bus(
+            self._runtime_dir, desktop_env(display, bus, runtime_dir=self._runtime_dir, tag=tag)
         )
         env = desktop_env(display, self._bus_address, runtime_dir=self._runtime_dir, tag=tag)
         self._spawn("openbox", ["openbox", "--sm-disable"], env)
         # The AT-SPI bus comes up while openbox starts.
-        try:
-            self._a11y_address = _run_async(lambda: _bring_up_atspi(self._bus_address or ""))
-        except (OSError, TimeoutError, DBusFastError) as error:
-            raise DesktopUnavailable(
-                f"the AT-SPI bus did not come up ({error!r}); is at-spi2-core installed?"
-            ) from None
+        self._start_atspi_bus()
         _wait_for_window_manager(display, START_TIMEOUT)
         self.desktop = Desktop(display, env, width, height, virtual=True)
         log.info("virtual desktop %s up (%dx%d)", display, width, height)
@@ -601,12 +593,8 @@ class VirtualDesktop:
         runtime = self._runtime_dir
         assert runtime is not None
         base = {**_without_session(os.environ), TAG_ENV: tag, "XDG_RUNTIME_DIR": runtime}
-        bus = f"unix:path={os.path.join(runtime, 'bus')}"
-        self._bus_address = self._spawn_reading(
-            "dbus-daemon",
-            ["dbus-daemon", *session_bus_config(runtime), "--nofork", f"--address={bus}"],
-            "--print-address=",
-            {**base, "GSETTINGS_BACKEND": "memory"},
+        self._bus_address = self._spawn_session_bus(
+            runtime, {**base, "GSETTINGS_BACKEND": "memory"}
         )
         base["DBUS_SESSION_BUS_ADDRESS"] = self._bus_address
         for spawn in compositor.prepare(Path(runtime), width, height):
@@ -628,12 +616,7 @@ class VirtualDesktop:
             current_desktop=CURRENT_DESKTOP.get(compositor.kind),
             virtual=True,
         )
-        try:
-            self._a11y_address = _run_async(lambda: _bring_up_atspi(self._bus_address or ""))
-        except (OSError, TimeoutError, DBusFastError) as error:
-            raise DesktopUnavailable(
-                f"the AT-SPI bus did not come up ({error!r}); is at-spi2-core installed?"
-            ) from None
+        self._start_atspi_bus()
         try:
             self._extra_env = compositor.ready(env, READY_TIMEOUT)
             env.update(self._extra_env)
@@ -646,6 +629,28 @@ class VirtualDesktop:
         self.desktop = Desktop(self._display, env, width, height, virtual=True)
         log.info("virtual %s desktop %s up (%dx%d)", compositor.kind, self._display, width, height)
         return self.desktop
+
+    def _spawn_session_bus(self, runtime_dir: str, env: Mapping[str, str]) -> str:
+        """The desktop's session bus, listening in its runtime folder; its address."""
+        return self._spawn_reading(
+            "dbus-daemon",
+            [
+                "dbus-daemon",
+                *session_bus_config(runtime_dir),
+                "--nofork",
+                f"--address={_bus_path(runtime_dir)}",
+            ],
+            "--print-address=",
+            env,
+        )
+
+    def _start_atspi_bus(self) -> None:
+        try:
+            self._a11y_address = _run_async(lambda: _bring_up_atspi(self._bus_address or ""))
+        except (OSError, TimeoutError, DBusFastError) as error:
+            raise DesktopUnavailable(
+                f"the AT-SPI bus did not come up ({error!r}); is at-spi2-core installed?"
+            ) from None
 
     def _spawn(self, name: str, argv: list[str], env: Mapping[str, str]) -> None:
         for attempt in range(EXEC_ATTEMPTS):
@@ -700,12 +705,17 @@ class VirtualDesktop:
             self._records.append(record)
 
     def state(self) -> DesktopState:
-        if self.desktop is None or self._bus_address is None or self._runtime_dir is None:
+        if self.desktop is None or self._bus_address is None:
             raise RuntimeError("the desktop is not started")
+        return self._state(self.desktop.display)
+
+    def _state(self, display: str) -> DesktopState:
+        """What this desktop has started so far; a start cut short has no buses yet."""
+        assert self._runtime_dir is not None, "the runtime folder is made first"
         return DesktopState(
-            display=self.desktop.display,
-            width=self.desktop.width,
-            height=self.desktop.height,
+            display=display,
+            width=self.settings.width,
+            height=self.settings.height,
             bus_address=self._bus_address,
             a11y_address=self._a11y_address,
             runtime_dir=self._runtime_dir,
@@ -735,16 +745,7 @@ class VirtualDesktop:
     def stop(self) -> None:
         """End the apps that ran on the desktop, and what they forked; then the desktop."""
         if self._display is not None:
-            stop_desktop_processes(
-                self._records,
-                self._bus_address,
-                self._a11y_address,
-                self._runtime_dir,
-                display=self._display,
-                tag=self._tag,
-                server=self._server,
-                wayland_socket=_socket_path(self._runtime_dir, self._wayland_display),
-            )
+            stop_desktop_processes(self._state(self._display))
         else:  # the display server never came up: nothing can have run on it
             _stop_processes(list(reversed(self._records)))
         for process in self._children:
@@ -769,22 +770,13 @@ class VirtualDesktop:
                 janitor.release(lifeline, word)
 
 
-def stop_desktop_processes(
-    spawned: Sequence[ProcessRecord],
-    bus_address: str | None,
-    a11y_address: str | None,
-    runtime_dir: str | None,
-    *,
-    display: str,
-    tag: str | None,
-    server: str | None = "Xvfb",
-    wayland_socket: str | None = None,
-) -> None:
+def stop_desktop_processes(state: DesktopState) -> None:
     """End the desktop's apps (and what they forked) while its display server still runs;
     then the services our buses activated, what we spawned (newest first), and last
-    whatever was started in between. `server` names the desktop's display server among
-    the spawned (its clients are the desktop's): Xvfb, or a compositor listening on
-    `wayland_socket`."""
+    whatever was started in between. `state.server` names the desktop's display server
+    among the spawned (its clients are the desktop's): Xvfb, or a compositor listening on
+    the Wayland socket."""
+    spawned, bus_address, a11y_address = state.processes, state.bus_address, state.a11y_address
     services: dict[int, ProcessRecord] = {}
     if bus_address is not None:
         for name, pid in _run_async(lambda: _service_pids(bus_address, a11y_address)).items():
@@ -796,15 +788,15 @@ def stop_desktop_processes(
             services.setdefault(record.pid, record)
     spawned_pids = {record.pid for record in spawned}
     services = {pid: record for pid, record in services.items() if pid not in spawned_pids}
-    display_server = next((record for record in spawned if record.name == server), None)
+    display_server = next((record for record in spawned if record.name == state.server), None)
     own = [*spawned, *services.values()]
-    reaper = DesktopReaper(tag, display, display_server, own, wayland_socket)
+    wayland_socket = _socket_path(state.runtime_dir, state.wayland_display)
+    reaper = DesktopReaper(state.tag, state.display, display_server, own, wayland_socket)
     reaper.end_apps()
     _stop_processes(list(services.values()))
     _stop_processes(list(reversed(spawned)))
     reaper.end_leftovers()
-    if runtime_dir is not None:
-        shutil.rmtree(runtime_dir, ignore_errors=True)
+    shutil.rmtree(state.runtime_dir, ignore_errors=True)
 
 
 SESSION_CONF = Path("/usr/share/dbus-1/session.conf")
@@ -870,6 +862,10 @@ def _without_session(environ: Mapping[str, str]) -> dict[str, str]:
         TAG_ENV,
     )
     return {key: value for key, value in environ.items() if key not in dropped}
+
+
+def _bus_path(runtime_dir: str) -> str:
+    return f"unix:path={os.path.join(runtime_dir, 'bus')}"
 
 
 def _socket_path(runtime_dir: str | None, wayland_display: str | None) -> str | None:
@@ -1007,16 +1003,7 @@ def state_alive(state: DesktopState) -> bool:
 
 
 def stop_detached(state: DesktopState, path: Path) -> None:
-    stop_desktop_processes(
-        state.processes,
-        state.bus_address,
-        state.a11y_address,
-        state.runtime_dir,
-        display=state.display,
-        tag=state.tag,
-        server=state.server,
-        wayland_socket=_socket_path(state.runtime_dir, state.wayland_display),
-    )
+    stop_desktop_processes(state)
     path.unlink(missing_ok=True)
 
 
