@@ -73,20 +73,30 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             )
             if shot.ok:
                 saved.append(path.name)
-        observation = AppObservation(
+        asked_for = AppObservation(
             board=context.round.read_board("host") or f"Request: {context.request}",
             subtask=self.subtask,
             application=self.name,
             window=target,
-            in_dialog=target.xid != self.window.xid or listed.dialog is not None,
+            controls=(),
+            history=self.history(context),
+            screenshot=annotated if annotated.name in saved else None,
+        )
+        return Seen(self._showing(asked_for, target, listed), tuple(saved))
+
+    def _showing(
+        self, observation: AppObservation, window: WindowInfo, listed: ControlList
+    ) -> AppObservation:
+        """`observation`, of `window` as `listed` shows it."""
+        return replace(
+            observation,
+            window=window,
+            in_dialog=window.xid != self.window.xid or listed.dialog is not None,
             controls=tuple(listed.controls),
             context=tuple(listed.context),
             tree_available=listed.tree_available,
             note=listed.note,
-            history=self.history(context),
-            screenshot=annotated if annotated.name in saved else None,
         )
-        return Seen(observation, tuple(saved))
 
     def render(self, seen: Seen[AppObservation], offered: list[ToolSpec]) -> tuple[Message, ...]:
         return app_messages(seen.observation, [as_app_tool(spec) for spec in offered])
@@ -106,16 +116,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         before = seen.observation
         if now.xid == before.window.xid and tuple(fresh.controls) == before.controls:
             return None
-        observation = replace(
-            before,
-            window=now,
-            in_dialog=now.xid != self.window.xid or fresh.dialog is not None,
-            controls=tuple(fresh.controls),
-            context=tuple(fresh.context),
-            tree_available=fresh.tree_available,
-            note=fresh.note,
-        )
-        return Seen(observation, seen.screenshots)
+        return Seen(self._showing(before, now, fresh), seen.screenshots)
 
     async def act(
         self,

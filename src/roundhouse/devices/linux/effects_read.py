@@ -13,7 +13,7 @@ import logging
 from dataclasses import dataclass, replace
 
 from roundhouse.devices.contract import WindowInfo
-from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError, TreeLimits
+from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError, TextRead, TreeLimits
 from roundhouse.devices.linux.display.base import Windows
 from roundhouse.devices.linux.effects import Look, NodeSeen, TextSeen
 
@@ -39,6 +39,9 @@ class TextOf:
     @classmethod
     def seen(cls, text: TextSeen) -> TextOf:
         return cls(text.node, text.control, text.secret)
+
+    def holding(self, read: TextRead) -> TextSeen:
+        return TextSeen(self.node, self.control, read.text, read.start, read.length, self.secret)
 
     @classmethod
     def of(cls, node: str, role: str, name: str) -> TextOf:
@@ -103,11 +106,4 @@ async def _text(tree: AtspiClient, text_of: TextOf, limit: int) -> TextSeen | No
     except AtspiError as error:
         log.info("effect: the text of %s could not be read: %s", text_of.control, error)
         return None
-    return TextSeen(
-        node=text_of.node,
-        control=text_of.control,
-        text=read.text,
-        start=read.start,
-        length=read.length,
-        secret=text_of.secret,
-    )
+    return text_of.holding(read)
