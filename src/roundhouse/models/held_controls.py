@@ -53,9 +53,9 @@ class HeldControl(BaseModel):
 
 def hold_control(answer: str, observation: object) -> HeldControl | None:
     """What control `answer` names by number, in the window it was given for."""
-    label = _label(answer)
-    if label is None or not isinstance(observation, AppObservation):
+    if not isinstance(observation, AppObservation):
         return None
+    label = _number(answer, "id")
     control = next((c for c in observation.controls if c.label == label), None)
     if control is None:
         return None
@@ -71,7 +71,7 @@ def hold_control(answer: str, observation: object) -> HeldControl | None:
 def point_at(answer: str, observation: object, held: HeldControl) -> str:
     """`answer` with its control number pointed at the control `held` describes in this
     window, when the number it has names another one here."""
-    label = _label(answer)
+    label = _number(answer, "id")
     if label is None or not isinstance(observation, AppObservation):
         return answer
     if observation.in_dialog != held.dialog:
@@ -131,14 +131,14 @@ def _words(name: str) -> set[str]:
     return set(re.findall(r"\w+", name.casefold()))
 
 
-def _label(answer: str) -> int | None:
-    """The control number an answer's action names, if it names one."""
+def _number(answer: str, argument: str) -> int | None:
+    """The number an answer's action gives `argument` (a control's "id", a "window_id")."""
     try:
         value: Any = json.loads(answer)
-        label = value["action"]["arguments"]["id"]
+        number = value["action"]["arguments"][argument]
     except (json.JSONDecodeError, KeyError, TypeError):
         return None
-    return label if isinstance(label, int) and not isinstance(label, bool) else None
+    return number if isinstance(number, int) and not isinstance(number, bool) else None
 
 
 class HeldWindow(BaseModel):
@@ -152,9 +152,9 @@ class HeldWindow(BaseModel):
 
 def hold_window(answer: str, observation: object) -> HeldWindow | None:
     """What window `answer` names by id, among the windows the host was shown."""
-    window_id = _window_id(answer)
-    if window_id is None or not isinstance(observation, HostObservation):
+    if not isinstance(observation, HostObservation):
         return None
+    window_id = _number(answer, "window_id")
     window = next((w for w in observation.windows if w.xid == window_id), None)
     if window is None:
         return None
@@ -167,7 +167,7 @@ def hold_window(answer: str, observation: object) -> HeldWindow | None:
 def point_at_window(answer: str, observation: object, held: HeldWindow) -> str:
     """`answer` with its window id pointed at the window `held` describes here, when the id
     it has names no window of that application."""
-    window_id = _window_id(answer)
+    window_id = _number(answer, "window_id")
     if window_id is None or not isinstance(observation, HostObservation):
         return answer
     now = next((w for w in observation.windows if w.xid == window_id), None)
@@ -190,14 +190,3 @@ def point_at_window(answer: str, observation: object, held: HeldWindow) -> str:
 
 def _same_application(windows: tuple[WindowInfo, ...], application: str) -> list[WindowInfo]:
     return [w for w in windows if w.application == application]
-
-
-def _window_id(answer: str) -> int | None:
-    """The window id an answer's action names, if it names one."""
-    try:
-        value: Any = json.loads(answer)
-        window_id = value["action"]["arguments"]["window_id"]
-    except (json.JSONDecodeError, KeyError, TypeError):
-        return None
-    is_id = isinstance(window_id, int) and not isinstance(window_id, bool)
-    return window_id if is_id else None

@@ -20,6 +20,7 @@ from roundhouse.models.offline.ops import (
     Failed,
     Op,
     Stage,
+    fill_field,
     keys,
     plain,
     staged,
@@ -219,10 +220,4 @@ def _name_in_dialog(
         )
     if field is None:
         return dialog
-    return answer(
-        "CONTINUE",
-        f"{obs.window.title!r} is open; control {field.label} takes the name.",
-        "Put the name in the field.",
-        function=ToolName.SET_TEXT,
-        arguments={"id": field.label, "name": field.name, "text": text},
-    )
+    return fill_field(field, text, f"{obs.window.title!r} is open", "Put the name in the field.")

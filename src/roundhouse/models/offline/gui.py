@@ -46,6 +46,7 @@ from roundhouse.models.offline.ops import (
     Failed,
     Op,
     close_window,
+    fill_field,
     find_control,
     keys,
     names,
@@ -195,25 +196,19 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
                 function=ToolName.RUN_SHELL,
                 arguments={"command": command},
             )
+    arguments: dict[str, Any]
     if group.application is not None:
-        return answer(
-            "ASSIGN",
-            f"The request needs {group.application}.",
-            "Open it and hand it the subtask.",
-            function=ToolName.LAUNCH_APPLICATION,
-            arguments={"name": group.application},
-            current_subtask=group.subtask,
-        )
-    active = next((w for w in obs.windows if w.active), None)
-    if active is None:
-        return fail("No window is active.", "Say which application to open first.")
+        thought = f"The request needs {group.application}."
+        plan = "Open it and hand it the subtask."
+        tool, arguments = ToolName.LAUNCH_APPLICATION, {"name": group.application}
+    else:
+        active = next((w for w in obs.windows if w.active), None)
+        if active is None:
+            return fail("No window is active.", "Say which application to open first.")
+        thought, plan = f"The active window is {active.title!r}.", "Act in it."
+        tool, arguments = ToolName.SELECT_WINDOW, {"window_id": active.xid}
     return answer(
-        "ASSIGN",
-        f"The active window is {active.title!r}.",
-        "Act in it.",
-        function=ToolName.SELECT_WINDOW,
-        arguments={"window_id": active.xid},
-        current_subtask=group.subtask,
+        "ASSIGN", thought, plan, function=tool, arguments=arguments, current_subtask=group.subtask
     )
 
 
@@ -373,12 +368,8 @@ def _save_as(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
         field = _name_field(obs) if in_dialog else None
         if field is None:
             return reobserve(waited, "the Save dialog")
-        return answer(
-            "CONTINUE",
-            f"The Save dialog is open; control {field.label} takes the name.",
-            "Put the full path in the name field.",
-            function=ToolName.SET_TEXT,
-            arguments={"id": field.label, "name": field.name, "text": path},
+        return fill_field(
+            field, path, "The Save dialog is open", "Put the full path in the name field."
         )
     if phase == "named":
         return keys("Return")

@@ -72,6 +72,17 @@ def keys(pressed: str) -> dict[str, Any]:
     )
 
 
+def fill_field(field: Control, text: str, seen: str, plan: str) -> dict[str, Any]:
+    """Put `text` in `field`: `seen` says what is open, `plan` what goes in."""
+    return answer(
+        "CONTINUE",
+        f"{seen}; control {field.label} takes the name.",
+        plan,
+        function=ToolName.SET_TEXT,
+        arguments={"id": field.label, "name": field.name, "text": text},
+    )
+
+
 def close_window() -> dict[str, Any]:
     return answer(
         "CONTINUE",
