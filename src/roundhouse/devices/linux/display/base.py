@@ -12,9 +12,10 @@ implementation that talks to another process gives each call a timeout.
 from __future__ import annotations
 
 import contextlib
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, Self
 
 from PIL import Image
 
@@ -25,6 +26,21 @@ Button = Literal["left", "middle", "right"]
 
 class Closable(Protocol):
     def close(self) -> None: ...
+
+
+class Closing(ABC):
+    """A part that holds a connection, or a process, until close(); `with` closes it too.
+    The backends' parts, the display server and the launcher inherit this, so that none
+    writes its own __enter__ and __exit__."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 class Input(Protocol):
@@ -117,7 +133,7 @@ class Windows(Protocol):
 
 
 @dataclass
-class DisplayServer:
+class DisplayServer(Closing):
     """One desktop's display server: what the tools act and look through."""
 
     kind: str  # "x11", "sway", "gnome", "kde"
@@ -138,12 +154,6 @@ class DisplayServer:
         for part in parts:
             with contextlib.suppress(OSError, *self.lost):
                 part.close()
-
-    def __enter__(self) -> DisplayServer:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
 
 class DisplayUnavailable(RuntimeError):

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Mapping
 
-from roundhouse.devices.linux.display.base import Button
+from roundhouse.devices.linux.display.base import Button, Closing
 from roundhouse.devices.linux.display.keys import InputError
 from roundhouse.devices.linux.display.wayland.globals import (
     KEYMAP_XKB_V1,
@@ -37,7 +37,7 @@ KEYMAP_SETTLE = 0.05  # seconds between a new keymap and the first key read with
 KEY_DELAY = 0.002
 
 
-class WlrootsInput:
+class WlrootsInput(Closing):
     """Pointer and keyboard through wlroots' virtual input protocols (a display.base.Input)."""
 
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
@@ -79,12 +79,6 @@ class WlrootsInput:
     def close(self) -> None:
         with self._lock:
             self._wayland.close()
-
-    def __enter__(self) -> WlrootsInput:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     # ------------------------------------------------------------ pointer
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowError, WindowList
+from roundhouse.devices.linux.display.base import Closing, WindowError, WindowList
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT
 
 MAGIC = b"i3-ipc"
@@ -124,7 +124,7 @@ def window_info(node: Mapping[str, Any]) -> WindowInfo:
     )
 
 
-class SwayWindows(WindowList):
+class SwayWindows(WindowList, Closing):
     """The windows as sway knows them (a display.base.Windows)."""
 
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
@@ -132,12 +132,6 @@ class SwayWindows(WindowList):
 
     def close(self) -> None:
         self._ipc.close()
-
-    def __enter__(self) -> SwayWindows:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     def _nodes(self) -> list[dict[str, Any]]:
         return list(views(self._ipc.call(GET_TREE)))

@@ -19,12 +19,12 @@ from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowError, WindowList
+from roundhouse.devices.linux.display.base import Closing, WindowError, WindowList
 
 LIST_GLITCH = 0.5  # seconds get looks again for a window that exists but is not listed
 
 
-class WindowManager(WindowList):
+class WindowManager(WindowList, Closing):
     """EWMH queries and requests on one display (a display.base.Windows). Calls are
     serialised on a lock."""
 
@@ -36,12 +36,6 @@ class WindowManager(WindowList):
 
     def close(self) -> None:
         self._display.close()
-
-    def __enter__(self) -> WindowManager:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     # --- reading ---
 
