@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from roundhouse.devices.linux.display.base import Button, DisplayUnavailable
 from roundhouse.devices.linux.display.keys import InputError
 from roundhouse.devices.linux.display.wayland.globals import Output, bind_output, seat_keymap
-from roundhouse.devices.linux.display.wayland.keyboard import Chord, combo_chords, text_chords
+from roundhouse.devices.linux.display.wayland.keyboard import Chord, ChordKeyboard
 from roundhouse.devices.linux.display.wayland.keymap import Keymap
 from roundhouse.devices.linux.display.wayland.pointer import approach
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection
@@ -33,7 +33,7 @@ KEYMAP_TIMEOUT = 2.0
 AUTHENTICATE, BUTTON, AXIS, MOTION_ABSOLUTE, KEYBOARD_KEY = 0, 2, 3, 9, 10
 
 
-class FakeInput:
+class FakeInput(ChordKeyboard):
     """Pointer and keyboard through KWin's fake input (a display.base.Input)."""
 
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
@@ -111,14 +111,6 @@ class FakeInput:
             self._wayland.roundtrip()
 
     # ------------------------------------------------------------ keyboard
-
-    def type_text(self, text: str) -> None:
-        with self._lock:
-            self._play(text_chords(text, self._keymap))
-
-    def press_keys(self, keys: str) -> None:
-        with self._lock:
-            self._play(combo_chords(keys, self._keymap))
 
     def _play(self, chords: list[Chord]) -> None:
         for chord in chords:

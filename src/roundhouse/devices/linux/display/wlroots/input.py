@@ -23,7 +23,7 @@ from roundhouse.devices.linux.display.wayland.globals import (
     bind_output,
     memfd_with,
 )
-from roundhouse.devices.linux.display.wayland.keyboard import Chord, combo_chords, text_chords
+from roundhouse.devices.linux.display.wayland.keyboard import Chord, ChordKeyboard
 from roundhouse.devices.linux.display.wayland.keymap import Keymap, with_extra_keys
 from roundhouse.devices.linux.display.wayland.pointer import approach
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection, WaylandError
@@ -37,7 +37,7 @@ KEYMAP_SETTLE = 0.05  # seconds between a new keymap and the first key read with
 KEY_DELAY = 0.002
 
 
-class WlrootsInput(Closing):
+class WlrootsInput(ChordKeyboard, Closing):
     """Pointer and keyboard through wlroots' virtual input protocols (a display.base.Input)."""
 
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
@@ -148,14 +148,6 @@ class WlrootsInput(Closing):
         self._wayland.request(self._pointer, 4)
 
     # ------------------------------------------------------------ keyboard
-
-    def type_text(self, text: str) -> None:
-        with self._lock:
-            self._play(text_chords(text, self._keymap, self._add_keys))
-
-    def press_keys(self, keys: str) -> None:
-        with self._lock:
-            self._play(combo_chords(keys, self._keymap))
 
     def _play(self, chords: list[Chord]) -> None:
         """Each chord's keys, with its modifiers set around its key: wlroots does not
