@@ -11,9 +11,11 @@ implementation that talks to another process gives each call a timeout.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, Self
 
@@ -103,6 +105,21 @@ class WindowList:
                 return window
         raise WindowError(f"no window with id {xid}; windows: {describe(windows)}")
 
+    async def _until_active(self, xid: int, timeout: float) -> WindowInfo:
+        """The window once the server reports it active, after an activation was asked;
+        WindowError when it is not within `timeout`."""
+        await wait_until(lambda: self.get(xid).active, timeout)
+        window = self.get(xid)
+        if not window.active:
+            raise WindowError(f"window {xid} did not become active within {timeout:g} s")
+        return window
+
+    async def _until_gone(self, xid: int, timeout: float) -> bool:
+        """Whether the window is gone from the list within `timeout`, after a close was asked
+        (it stays when the application asks something first)."""
+        await wait_until(lambda: all(w.xid != xid for w in self.list_windows()), timeout)
+        return all(w.xid != xid for w in self.list_windows())
+
 
 class Windows(Protocol):
     """The top-level windows, as the window manager (or compositor) knows them."""
@@ -162,6 +179,14 @@ class DisplayUnavailable(RuntimeError):
 
 class WindowError(RuntimeError):
     """A window or application problem the model (or user) can act on; the text says what."""
+
+
+async def wait_until(condition: Callable[[], bool], timeout: float) -> None:
+    """Return once `condition` holds, or once `timeout` seconds have passed: the caller
+    looks again, and says what did not happen."""
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
 
 
 def clip(rect: Rect, size: tuple[int, int]) -> Rect:
