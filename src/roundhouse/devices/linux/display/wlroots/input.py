@@ -11,11 +11,9 @@ moment, or it may be read with the old map (wtype's lost first key).
 from __future__ import annotations
 
 import os
-import threading
 import time
-from collections.abc import Mapping
 
-from roundhouse.devices.linux.display.base import Button, Closing
+from roundhouse.devices.linux.display.base import Button
 from roundhouse.devices.linux.display.keys import InputError
 from roundhouse.devices.linux.display.wayland.globals import (
     KEYMAP_XKB_V1,
@@ -23,10 +21,11 @@ from roundhouse.devices.linux.display.wayland.globals import (
     bind_output,
     memfd_with,
 )
-from roundhouse.devices.linux.display.wayland.keyboard import Chord, ChordKeyboard
+from roundhouse.devices.linux.display.wayland.input import WaylandInput
+from roundhouse.devices.linux.display.wayland.keyboard import Chord
 from roundhouse.devices.linux.display.wayland.keymap import Keymap, with_extra_keys
 from roundhouse.devices.linux.display.wayland.pointer import approach
-from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection, WaylandError
+from roundhouse.devices.linux.display.wayland.wire import WaylandError
 
 BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}  # evdev BTN_*
 PRESSED, RELEASED = 1, 0
@@ -37,17 +36,8 @@ KEYMAP_SETTLE = 0.05  # seconds between a new keymap and the first key read with
 KEY_DELAY = 0.002
 
 
-class WlrootsInput(ChordKeyboard, Closing):
+class WlrootsInput(WaylandInput):
     """Pointer and keyboard through wlroots' virtual input protocols (a display.base.Input)."""
-
-    def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
-        self._wayland = Connection.open(env, timeout)
-        self._lock = threading.Lock()
-        try:
-            self._setup()
-        except BaseException:
-            self._wayland.close()
-            raise
 
     def _setup(self) -> None:
         wayland = self._wayland
@@ -75,10 +65,6 @@ class WlrootsInput(ChordKeyboard, Closing):
         self._keymap = self._base
         self._send_keymap(self._base.text)
         wayland.roundtrip()
-
-    def close(self) -> None:
-        with self._lock:
-            self._wayland.close()
 
     # ------------------------------------------------------------ pointer
 
