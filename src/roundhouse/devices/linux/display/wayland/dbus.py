@@ -20,9 +20,10 @@ from dbus_fast.aio import MessageBus
 from dbus_fast.errors import DBusFastError
 from dbus_fast.service import ServiceInterface
 
+from roundhouse.devices.linux.bus_daemon import BUS_DAEMON, BUS_DAEMON_PATH
 from roundhouse.devices.linux.display.base import DisplayUnavailable
 
-DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+DBUS = (BUS_DAEMON, BUS_DAEMON_PATH, BUS_DAEMON)
 # Seconds a compositor gets to answer. KWin and GNOME Shell do their D-Bus work on the
 # thread that composites: starting Chromium beside two other busy desktops held KWin's
 # answers back 2 s on this machine kind. A compositor that has died does not answer at
