@@ -16,11 +16,11 @@ from html import escape as html_escape
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
 
-from dbus_fast import Message
 from dbus_fast.aio import MessageBus
 
 from roundhouse.devices.contract import ControlList, WindowInfo
 from roundhouse.devices.linux.atspi.client import AtspiClient
+from roundhouse.devices.linux.bus_daemon import bus_daemon_message
 from roundhouse.devices.linux.desktops import procfs
 from roundhouse.devices.linux.desktops.desktop import Desktop, prepare_office_profile
 from roundhouse.devices.linux.display.choose import list_windows
@@ -182,16 +182,7 @@ async def _wait_for_name(desktop: Desktop, name: str) -> None:
     try:
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
-            reply = await bus.call(
-                Message(
-                    destination="org.freedesktop.DBus",
-                    path="/org/freedesktop/DBus",
-                    interface="org.freedesktop.DBus",
-                    member="NameHasOwner",
-                    signature="s",
-                    body=[name],
-                )
-            )
+            reply = await bus.call(bus_daemon_message("NameHasOwner", "s", [name]))
             if reply is not None and reply.body and reply.body[0]:
                 return
             await asyncio.sleep(0.05)

@@ -36,13 +36,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dbus_fast import Message, MessageType
+from dbus_fast import MessageType
 from dbus_fast.aio import MessageBus
 from dbus_fast.errors import DBusFastError
 
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi.client import AtspiClient
+from roundhouse.devices.linux.bus_daemon import bus_daemon_message
 from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.display.choose import open_display
@@ -340,16 +341,7 @@ async def set_activation_environment(bus_address: str | None, env: Mapping[str, 
     bus = await asyncio.wait_for(MessageBus(bus_address=bus_address).connect(), BUS_TIMEOUT)
     try:
         reply = await asyncio.wait_for(
-            bus.call(
-                Message(
-                    destination="org.freedesktop.DBus",
-                    path="/org/freedesktop/DBus",
-                    interface="org.freedesktop.DBus",
-                    member="UpdateActivationEnvironment",
-                    signature="a{ss}",
-                    body=[wanted],
-                )
-            ),
+            bus.call(bus_daemon_message("UpdateActivationEnvironment", "a{ss}", [wanted])),
             BUS_TIMEOUT,
         )
         if reply is None or reply.message_type == MessageType.ERROR:

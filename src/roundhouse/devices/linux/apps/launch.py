@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from roundhouse.devices.contract import WindowInfo
 from roundhouse.devices.linux.apps.launcher import Applications, LaunchError, resolve
-from roundhouse.devices.linux.display.base import WindowError, Windows
+from roundhouse.devices.linux.display.base import Closing, WindowError, Windows
 
 log = logging.getLogger(__name__)
 # Seconds an application gets to open its window. LibreOffice and Chromium start in 5-15 s
@@ -47,7 +47,7 @@ class Launched:
     failed: tuple[str, ...] = ()  # each tried before, with why: "Broken — Text Editor: ..."
 
 
-class Launcher:
+class Launcher(Closing):
     """Starts applications with the desktop's environment; keeps what it started."""
 
     def __init__(
@@ -80,12 +80,6 @@ class Launcher:
                 child.kill()
             child.wait()
         self._children.clear()
-
-    def __enter__(self) -> Launcher:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     async def launch(self, request: str, timeout: float = LAUNCH_TIMEOUT) -> Launched:
         """Start what `request` names (launcher.resolve: "text editor", "gedit", a command

@@ -32,6 +32,7 @@ from dbus_fast.aio.message_reader import build_message_reader
 from dbus_fast.errors import DBusFastError
 
 from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, PROPERTIES, ROOT_PATH
+from roundhouse.devices.linux.bus_daemon import BUS_DAEMON, BUS_DAEMON_PATH
 
 log = logging.getLogger(__name__)
 
@@ -198,8 +199,8 @@ class AtspiBus:
     async def name_pid(self, name: str) -> int | None:
         try:
             (pid,) = await self.call(
-                ("org.freedesktop.DBus", "/org/freedesktop/DBus"),
-                "org.freedesktop.DBus",
+                (BUS_DAEMON, BUS_DAEMON_PATH),
+                BUS_DAEMON,
                 "GetConnectionUnixProcessID",
                 "s",
                 [name],

@@ -44,6 +44,7 @@ from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-igno
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.config import DesktopSettings
+from roundhouse.devices.linux.bus_daemon import bus_daemon_message
 from roundhouse.devices.linux.desktops import janitor, procfs
 from roundhouse.devices.linux.desktops.compositors import (
     COMPOSITORS,
@@ -372,20 +373,9 @@ async def _call(bus: MessageBus, message: Message) -> list[Any]:
     return list(reply.body)
 
 
-def _bus_method(member: str, signature: str = "", body: Sequence[Any] = ()) -> Message:
-    return Message(
-        destination="org.freedesktop.DBus",
-        path="/org/freedesktop/DBus",
-        interface="org.freedesktop.DBus",
-        member=member,
-        signature=signature,
-        body=list(body),
-    )
-
-
 async def _name_pid(bus: MessageBus, name: str) -> int | None:
     reply = await asyncio.wait_for(
-        bus.call(_bus_method("GetConnectionUnixProcessID", "s", [name])), DBUS_TIMEOUT
+        bus.call(bus_daemon_message("GetConnectionUnixProcessID", "s", [name])), DBUS_TIMEOUT
     )
     if reply is None or reply.message_type is MessageType.ERROR:
         return None  # the name has no owner (the service never started)

@@ -11,10 +11,13 @@ implementation that talks to another process gives each call a timeout.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Sequence
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, Self
 
 from PIL import Image
 
@@ -25,6 +28,21 @@ Button = Literal["left", "middle", "right"]
 
 class Closable(Protocol):
     def close(self) -> None: ...
+
+
+class Closing(ABC):
+    """A part that holds a connection, or a process, until close(); `with` closes it too.
+    The backends' parts, the display server and the launcher inherit this, so that none
+    writes its own __enter__ and __exit__."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 class Input(Protocol):
@@ -87,6 +105,21 @@ class WindowList:
                 return window
         raise WindowError(f"no window with id {xid}; windows: {describe(windows)}")
 
+    async def _until_active(self, xid: int, timeout: float) -> WindowInfo:
+        """The window once the server reports it active, after an activation was asked;
+        WindowError when it is not within `timeout`."""
+        await wait_until(lambda: self.get(xid).active, timeout)
+        window = self.get(xid)
+        if not window.active:
+            raise WindowError(f"window {xid} did not become active within {timeout:g} s")
+        return window
+
+    async def _until_gone(self, xid: int, timeout: float) -> bool:
+        """Whether the window is gone from the list within `timeout`, after a close was asked
+        (it stays when the application asks something first)."""
+        await wait_until(lambda: all(w.xid != xid for w in self.list_windows()), timeout)
+        return all(w.xid != xid for w in self.list_windows())
+
 
 class Windows(Protocol):
     """The top-level windows, as the window manager (or compositor) knows them."""
@@ -117,7 +150,7 @@ class Windows(Protocol):
 
 
 @dataclass
-class DisplayServer:
+class DisplayServer(Closing):
     """One desktop's display server: what the tools act and look through."""
 
     kind: str  # "x11", "sway", "gnome", "kde"
@@ -139,12 +172,6 @@ class DisplayServer:
             with contextlib.suppress(OSError, *self.lost):
                 part.close()
 
-    def __enter__(self) -> DisplayServer:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
-
 
 class DisplayUnavailable(RuntimeError):
     """The desktop's display server cannot be driven: the message says why, and the fix."""
@@ -152,6 +179,14 @@ class DisplayUnavailable(RuntimeError):
 
 class WindowError(RuntimeError):
     """A window or application problem the model (or user) can act on; the text says what."""
+
+
+async def wait_until(condition: Callable[[], bool], timeout: float) -> None:
+    """Return once `condition` holds, or once `timeout` seconds have passed: the caller
+    looks again, and says what did not happen."""
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
 
 
 def clip(rect: Rect, size: tuple[int, int]) -> Rect:

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import DisplayUnavailable, clip
+from roundhouse.devices.linux.display.base import Closing, DisplayUnavailable, clip
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def available() -> bool:
     return found.returncode == 0
 
 
-class CastScreen:
+class CastScreen(Closing):
     """The screen through Mutter's screen cast (a display.base.Screen)."""
 
     def __init__(self, node: int, env: Mapping[str, str], size: tuple[int, int]) -> None:
@@ -122,12 +122,6 @@ class CastScreen:
         if self._process.stdout is not None:
             self._process.stdout.close()
         self._reader.join(2)
-
-    def __enter__(self) -> CastScreen:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     def desktop(self) -> Image.Image:
         frame = self._wait_for_frame(0, FIRST_FRAME_TIMEOUT)

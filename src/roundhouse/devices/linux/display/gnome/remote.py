@@ -22,7 +22,7 @@ from roundhouse.devices.linux.display.base import Button, DisplayUnavailable
 from roundhouse.devices.linux.display.keys import InputError
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.globals import seat_keymap
-from roundhouse.devices.linux.display.wayland.keyboard import Chord, combo_chords, text_chords
+from roundhouse.devices.linux.display.wayland.keyboard import Chord, ChordKeyboard
 from roundhouse.devices.linux.display.wayland.keymap import Keymap
 from roundhouse.devices.linux.display.wayland.pointer import approach
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError
@@ -48,7 +48,7 @@ POINTER_TIMEOUT = 1.0  # seconds for Mutter to have moved the pointer
 POINTER_SETTLE = 0.03  # seconds after each motion for the window under it to hear of it
 
 
-class MutterInput:
+class MutterInput(ChordKeyboard):
     """Pointer and keyboard through Mutter's remote desktop (a display.base.Input)."""
 
     def __init__(
@@ -193,14 +193,6 @@ class MutterInput:
             time.sleep(POINTER_SETTLE)
 
     # ------------------------------------------------------------ keyboard
-
-    def type_text(self, text: str) -> None:
-        with self._lock:
-            self._play(text_chords(text, self._keymap))
-
-    def press_keys(self, keys: str) -> None:
-        with self._lock:
-            self._play(combo_chords(keys, self._keymap))
 
     def _play(self, chords: list[Chord]) -> None:
         self._wake()

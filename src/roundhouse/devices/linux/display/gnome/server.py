@@ -3,10 +3,9 @@ Shell's screenshots and its windows."""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 
-from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable
+from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.display.gnome import cast
 from roundhouse.devices.linux.display.gnome.cast import CastScreen
 from roundhouse.devices.linux.display.gnome.remote import MutterInput
@@ -17,28 +16,27 @@ from roundhouse.devices.linux.display.gnome.shell import (
     ShellWindows,
     pointer_position,
 )
-from roundhouse.devices.linux.display.wayland.dbus import BusGone, SyncBus
+from roundhouse.devices.linux.display.wayland.dbus import (
+    BusGone,
+    SyncBus,
+    opening_on_bus,
+    session_bus_address,
+)
 from roundhouse.devices.linux.display.wayland.globals import bind_output
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandGone
 
 
 def open_gnome(env: Mapping[str, str]) -> DisplayServer:
-    address = env.get("DBUS_SESSION_BUS_ADDRESS")
-    if not address:
-        raise DisplayUnavailable("GNOME is driven over D-Bus, and this session has no bus")
+    address = session_bus_address(env, "GNOME")
     with Connection.open(env) as wayland:
         size = bind_output(wayland).logical_size
     bus = SyncBus(address)
-    with contextlib.ExitStack() as opened:
-        opened.callback(bus.close)
-        try:
-            shell = Shell(bus)
-            windows = ShellWindows(shell)
-            windows.list_windows()  # refused outside unsafe mode: say so now
-            pointer = MutterInput(bus, env, size, lambda: pointer_position(shell))
-            opened.callback(pointer.close)
-        except ShellRefused as error:
-            raise DisplayUnavailable(str(error)) from None
+    with opening_on_bus(bus, ShellRefused) as opened:
+        shell = Shell(bus)
+        windows = ShellWindows(shell)
+        windows.list_windows()  # refused outside unsafe mode: say so now
+        pointer = MutterInput(bus, env, size, lambda: pointer_position(shell))
+        opened.callback(pointer.close)
         windows.on_activated = pointer.wake
         screen: CastScreen | ShellScreen
         if cast.available():
@@ -47,7 +45,6 @@ def open_gnome(env: Mapping[str, str]) -> DisplayServer:
         else:  # GNOME Shell's own, ~100 ms a PNG, where GStreamer's PipeWire source is not
             screen = ShellScreen(shell, size, env.get("XDG_RUNTIME_DIR", ""))
             shots = f"GNOME Shell Screenshot (D-Bus; faster with {cast.PACKAGES})"
-        opened.pop_all()
     routes = {
         "input": "Mutter RemoteDesktop (D-Bus)",
         "screenshots": shots,

@@ -28,9 +28,9 @@ from typing import Any
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowError, WindowList, clip
+from roundhouse.devices.linux.display.base import WindowList, clip, wait_until
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
-from roundhouse.devices.linux.display.wayland.toolkit import draws_relative_to_buffer
+from roundhouse.devices.linux.display.wayland.toolkit import content_rect
 
 SHELL = ("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell")
 SCREENSHOT = ("org.gnome.Shell.Screenshot", "/org/gnome/Shell/Screenshot")
@@ -143,13 +143,10 @@ class ShellWindows(WindowList):
 
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
         self.get(xid)
-        await _wait(lambda: self.viewable(xid), timeout)
+        await wait_until(lambda: self.viewable(xid), timeout)
         with self._lock:
             self._shell.eval(_ACTIVATE_JS.format(id=json.dumps(str(xid))))
-        await _wait(lambda: self.get(xid).active, timeout)
-        window = self.get(xid)
-        if not window.active:
-            raise WindowError(f"window {xid} did not become active within {timeout:g} s")
+        window = await self._until_active(xid, timeout)
         if self.on_activated is not None:
             await asyncio.to_thread(self.on_activated)
         return window
@@ -158,8 +155,7 @@ class ShellWindows(WindowList):
         self.get(xid)
         with self._lock:
             self._shell.eval(_CLOSE_JS.format(id=json.dumps(str(xid))))
-        await _wait(lambda: all(w.xid != xid for w in self.list_windows()), timeout)
-        return all(w.xid != xid for w in self.list_windows())
+        return await self._until_gone(xid, timeout)
 
     def content(self, window: WindowInfo) -> Rect:
         """The frame (the window without its shadow); for GTK 3, which places its objects
@@ -167,9 +163,7 @@ class ShellWindows(WindowList):
         row = next((row for row in self._rows() if int(row["id"]) == window.xid), None)
         if row is None:
             return window.rect
-        if draws_relative_to_buffer(row.get("pid")):
-            return _rect(row["buffer"])
-        return _rect(row["frame"])
+        return content_rect(row.get("pid"), frame=_rect(row["frame"]), buffer=_rect(row["buffer"]))
 
 
 def _info(row: Mapping[str, Any]) -> WindowInfo:
@@ -243,9 +237,3 @@ def prepare_shell(shell: Shell, timeout: float = 3.0) -> None:
     deadline = time.monotonic() + timeout
     while shell.eval(_CLOSE_OVERVIEW_JS) and time.monotonic() < deadline:
         time.sleep(0.05)
-
-
-async def _wait(condition: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition() and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)

@@ -10,17 +10,15 @@ layout lacks is refused, naming set_text.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Mapping
 
 from roundhouse.devices.linux.display.base import Button, DisplayUnavailable
 from roundhouse.devices.linux.display.keys import InputError
 from roundhouse.devices.linux.display.wayland.globals import Output, bind_output, seat_keymap
-from roundhouse.devices.linux.display.wayland.keyboard import Chord, combo_chords, text_chords
+from roundhouse.devices.linux.display.wayland.input import WaylandInput
+from roundhouse.devices.linux.display.wayland.keyboard import Chord
 from roundhouse.devices.linux.display.wayland.keymap import Keymap
 from roundhouse.devices.linux.display.wayland.pointer import approach
-from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection
 
 INTERFACE = "org_kde_kwin_fake_input"
 BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}  # evdev BTN_*
@@ -33,35 +31,23 @@ KEYMAP_TIMEOUT = 2.0
 AUTHENTICATE, BUTTON, AXIS, MOTION_ABSOLUTE, KEYBOARD_KEY = 0, 2, 3, 9, 10
 
 
-class FakeInput:
+class FakeInput(WaylandInput):
     """Pointer and keyboard through KWin's fake input (a display.base.Input)."""
 
-    def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
-        self._wayland = Connection.open(env, timeout)
-        self._lock = threading.Lock()
-        try:
-            version = self._wayland.version(INTERFACE)
-            if version < 4:
-                raise DisplayUnavailable(
-                    f"KWin offers this program no {INTERFACE} version 4 "
-                    f"({'version ' + str(version) if version else 'none at all'}): in a Plasma "
-                    "session, a program may use it only when its desktop file lists it in "
-                    "X-KDE-Wayland-Interfaces (`roundhouse doctor` says how)"
-                )
-            self.output: Output = bind_output(self._wayland)
-            self._fake = self._wayland.bind(INTERFACE, 4)
-            self._wayland.request(
-                self._fake, AUTHENTICATE, "ss", "roundhouse", "desktop automation"
+    def _setup(self) -> None:
+        version = self._wayland.version(INTERFACE)
+        if version < 4:
+            raise DisplayUnavailable(
+                f"KWin offers this program no {INTERFACE} version 4 "
+                f"({'version ' + str(version) if version else 'none at all'}): in a Plasma "
+                "session, a program may use it only when its desktop file lists it in "
+                "X-KDE-Wayland-Interfaces (`roundhouse doctor` says how)"
             )
-            self._keymap = Keymap(seat_keymap(self._wayland, KEYMAP_TIMEOUT))
-            self._wayland.roundtrip()
-        except BaseException:
-            self._wayland.close()
-            raise
-
-    def close(self) -> None:
-        with self._lock:
-            self._wayland.close()
+        self.output: Output = bind_output(self._wayland)
+        self._fake = self._wayland.bind(INTERFACE, 4)
+        self._wayland.request(self._fake, AUTHENTICATE, "ss", "roundhouse", "desktop automation")
+        self._keymap = Keymap(seat_keymap(self._wayland, KEYMAP_TIMEOUT))
+        self._wayland.roundtrip()
 
     # ------------------------------------------------------------ pointer
 
@@ -111,14 +97,6 @@ class FakeInput:
             self._wayland.roundtrip()
 
     # ------------------------------------------------------------ keyboard
-
-    def type_text(self, text: str) -> None:
-        with self._lock:
-            self._play(text_chords(text, self._keymap))
-
-    def press_keys(self, keys: str) -> None:
-        with self._lock:
-            self._play(combo_chords(keys, self._keymap))
 
     def _play(self, chords: list[Chord]) -> None:
         for chord in chords:

@@ -14,7 +14,6 @@ our virtual KDE desktops run KWin with KWIN_SCREENSHOT_NO_PERMISSION_CHECKS.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import select
@@ -23,7 +22,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -33,9 +32,9 @@ from dbus_fast.service import ServiceInterface, method
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowError, WindowList, clip
+from roundhouse.devices.linux.display.base import WindowList, clip, wait_until
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
-from roundhouse.devices.linux.display.wayland.toolkit import draws_relative_to_buffer
+from roundhouse.devices.linux.display.wayland.toolkit import content_rect
 
 KWIN = "org.kde.KWin"
 SCRIPTING = ("/Scripting", "org.kde.kwin.Scripting")
@@ -190,18 +189,13 @@ class KWinWindows(WindowList):
 
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
         window_id = self.uuid(xid)
-        await _wait(lambda: self.viewable(xid), timeout)
+        await wait_until(lambda: self.viewable(xid), timeout)
         self._scripts.run(_ACTIVATE, id=window_id)
-        await _wait(lambda: self.get(xid).active, timeout)
-        window = self.get(xid)
-        if not window.active:
-            raise WindowError(f"window {xid} did not become active within {timeout:g} s")
-        return window
+        return await self._until_active(xid, timeout)
 
     async def close_window(self, xid: int, timeout: float = 3.0) -> bool:
         self._scripts.run(_CLOSE, id=self.uuid(xid))
-        await _wait(lambda: all(w.xid != xid for w in self.list_windows()), timeout)
-        return all(w.xid != xid for w in self.list_windows())
+        return await self._until_gone(xid, timeout)
 
     def content(self, window: WindowInfo) -> Rect:
         """The frame; for GTK 3, which places its objects relative to its whole surface,
@@ -209,9 +203,7 @@ class KWinWindows(WindowList):
         row = next((row for row in self._rows() if _number(row["id"]) == window.xid), None)
         if row is None:
             return window.rect
-        if draws_relative_to_buffer(row.get("pid")):
-            return _rect(row["buffer"])
-        return _rect(row["frame"])
+        return content_rect(row.get("pid"), frame=_rect(row["frame"]), buffer=_rect(row["buffer"]))
 
 
 def _number(window_id: str) -> int:
@@ -315,9 +307,3 @@ def _drain(fd: int, chunks: list[bytes], deadline: float) -> None:
             chunks.append(chunk)
     finally:
         os.close(fd)
-
-
-async def _wait(condition: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition() and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)

@@ -13,28 +13,24 @@ from roundhouse.devices.linux.display.kde.kwin import (
     KWinScripts,
     KWinWindows,
 )
-from roundhouse.devices.linux.display.wayland.dbus import BusGone, SyncBus
+from roundhouse.devices.linux.display.wayland.dbus import (
+    BusGone,
+    SyncBus,
+    opening_on_bus,
+    session_bus_address,
+)
 from roundhouse.devices.linux.display.wayland.wire import WaylandGone
 
 
 def open_kde(env: Mapping[str, str]) -> DisplayServer:
-    address = env.get("DBUS_SESSION_BUS_ADDRESS")
-    if not address:
-        raise DisplayUnavailable("KWin is driven over D-Bus, and this session has no bus")
-    bus = SyncBus(address, unix_fds=True)
-    try:
+    bus = SyncBus(session_bus_address(env, "KWin"), unix_fds=True)
+    with opening_on_bus(bus, KWinRefused):
         if not bus.has_name("org.kde.KWin"):
             raise DisplayUnavailable("no KWin on this session's bus (org.kde.KWin)")
         windows = KWinWindows(KWinScripts(bus))
         windows.list_windows()  # scripting refused or broken: say so now
         pointer = FakeInput(env)
         screen = KWinScreen(bus, windows, pointer.output.logical_size)
-    except KWinRefused as error:
-        bus.close()
-        raise DisplayUnavailable(str(error)) from None
-    except BaseException:
-        bus.close()
-        raise
     routes = {
         "input": "org_kde_kwin_fake_input (Wayland)",
         "screenshots": "KWin ScreenShot2 (D-Bus)",

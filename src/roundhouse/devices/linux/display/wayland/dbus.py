@@ -12,7 +12,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from dbus_fast import Message, MessageType
@@ -20,7 +20,10 @@ from dbus_fast.aio import MessageBus
 from dbus_fast.errors import DBusFastError
 from dbus_fast.service import ServiceInterface
 
-DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+from roundhouse.devices.linux.bus_daemon import BUS_DAEMON, BUS_DAEMON_PATH
+from roundhouse.devices.linux.display.base import DisplayUnavailable
+
+DBUS = (BUS_DAEMON, BUS_DAEMON_PATH, BUS_DAEMON)
 # Seconds a compositor gets to answer. KWin and GNOME Shell do their D-Bus work on the
 # thread that composites: starting Chromium beside two other busy desktops held KWin's
 # answers back 2 s on this machine kind. A compositor that has died does not answer at
@@ -180,3 +183,26 @@ class SyncBus:
         self._thread.join(self.timeout)
         if not self._thread.is_alive():
             self._loop.close()
+
+
+def session_bus_address(env: Mapping[str, str], desktop: str) -> str:
+    """The session bus a desktop driven over D-Bus is reached on (`desktop` names it in the
+    error: "GNOME", "KWin"); DisplayUnavailable when the session has none."""
+    address = env.get("DBUS_SESSION_BUS_ADDRESS")
+    if not address:
+        raise DisplayUnavailable(f"{desktop} is driven over D-Bus, and this session has no bus")
+    return address
+
+
+@contextlib.contextmanager
+def opening_on_bus(bus: SyncBus, refused: type[Exception]) -> Iterator[contextlib.ExitStack]:
+    """Open a display server's parts on `bus`. Should one fail, the bus is closed, and so is
+    what was put on the stack yielded; `refused` (the compositor saying no, with its reason)
+    becomes DisplayUnavailable saying the same."""
+    with contextlib.ExitStack() as opened:
+        opened.callback(bus.close)
+        try:
+            yield opened
+        except refused as error:
+            raise DisplayUnavailable(str(error)) from None
+        opened.pop_all()

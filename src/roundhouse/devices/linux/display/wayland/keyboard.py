@@ -1,11 +1,14 @@
 """Keys as key strokes in a keymap: what the Wayland input backends share.
 
 A backend presses keycodes (and the modifier keys a level needs); this turns "ctrl+s",
-"é" or "Return" into those presses, given the keymap the keys will be read with.
+"é" or "Return" into those presses, given the keymap the keys will be read with, and
+ChordKeyboard gives each backend its type_text and press_keys from its way of playing them.
 """
 
 from __future__ import annotations
 
+import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -92,3 +95,29 @@ def combo_chords(keys: str, keymap: Keymap) -> list[Chord]:
             raise InputError(f"the keyboard layout has no key for {name!r}")
         chords.append(chord)
     return chords
+
+
+class ChordKeyboard(ABC):
+    """type_text and press_keys for a Wayland input backend: the text or keys become chords
+    of the backend's keymap, played by its _play under its lock. Only how a chord reaches
+    the compositor differs from one backend to another."""
+
+    _lock: threading.Lock
+    _keymap: Keymap
+
+    def type_text(self, text: str) -> None:
+        with self._lock:
+            self._play(text_chords(text, self._keymap, self._add_keys))
+
+    def press_keys(self, keys: str) -> None:
+        with self._lock:
+            self._play(combo_chords(keys, self._keymap))
+
+    def _add_keys(self, keysyms: list[int]) -> Keymap:
+        """A keymap with keys for `keysyms` too. A backend that types in the session's own
+        keymap cannot add any: the keymap stays, and text_chords refuses the characters."""
+        return self._keymap
+
+    @abstractmethod
+    def _play(self, chords: list[Chord]) -> None:
+        """Press each chord in turn: its held keys, its key, then the held keys released."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from roundhouse.devices.contract import Rect
+
 
 def libraries(pid: int | None) -> set[str]:
     """The file names of the shared libraries process `pid` has mapped ("libgtk-3.so.0")."""
@@ -32,3 +34,10 @@ def draws_relative_to_buffer(pid: int | None) -> bool:
     gtk3 = any(name.startswith("libgtk-3.so") for name in names)
     qt = any(name.startswith(("libQt5Gui.so", "libQt6Gui.so")) for name in names)
     return gtk3 and not qt
+
+
+def content_rect(pid: int | None, frame: Rect, buffer: Rect) -> Rect:
+    """A window's content() where the compositor tells its frame (the window without the
+    shadow drawn around it) from its buffer (its whole surface): the buffer for GTK 3,
+    which places its objects relative to that, else the frame."""
+    return buffer if draws_relative_to_buffer(pid) else frame

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from roundhouse.devices.linux.display.base import Closing
+
 DISPLAY_ID = 1
 # Seconds a compositor gets to answer: one busy starting an application beside other
 # desktops stalled for ~2 s on this machine kind. One that died hangs up at once.
@@ -130,7 +132,7 @@ def decode(signature: str, payload: bytes, fds: deque[int]) -> list[Any]:
     return values
 
 
-class Connection:
+class Connection(Closing):
     """One client connection. Not thread-safe by itself: its owners serialise calls (the
     display backends hold a lock around each action)."""
 
@@ -167,12 +169,6 @@ class Connection:
         while self._fds:
             with contextlib.suppress(OSError):
                 os.close(self._fds.popleft())
-
-    def __enter__(self) -> Connection:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     # ------------------------------------------------------------ objects
 

@@ -11,9 +11,7 @@ moment, or it may be read with the old map (wtype's lost first key).
 from __future__ import annotations
 
 import os
-import threading
 import time
-from collections.abc import Mapping
 
 from roundhouse.devices.linux.display.base import Button
 from roundhouse.devices.linux.display.keys import InputError
@@ -23,10 +21,11 @@ from roundhouse.devices.linux.display.wayland.globals import (
     bind_output,
     memfd_with,
 )
-from roundhouse.devices.linux.display.wayland.keyboard import Chord, combo_chords, text_chords
+from roundhouse.devices.linux.display.wayland.input import WaylandInput
+from roundhouse.devices.linux.display.wayland.keyboard import Chord
 from roundhouse.devices.linux.display.wayland.keymap import Keymap, with_extra_keys
 from roundhouse.devices.linux.display.wayland.pointer import approach
-from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection, WaylandError
+from roundhouse.devices.linux.display.wayland.wire import WaylandError
 
 BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}  # evdev BTN_*
 PRESSED, RELEASED = 1, 0
@@ -37,17 +36,8 @@ KEYMAP_SETTLE = 0.05  # seconds between a new keymap and the first key read with
 KEY_DELAY = 0.002
 
 
-class WlrootsInput:
+class WlrootsInput(WaylandInput):
     """Pointer and keyboard through wlroots' virtual input protocols (a display.base.Input)."""
-
-    def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
-        self._wayland = Connection.open(env, timeout)
-        self._lock = threading.Lock()
-        try:
-            self._setup()
-        except BaseException:
-            self._wayland.close()
-            raise
 
     def _setup(self) -> None:
         wayland = self._wayland
@@ -75,16 +65,6 @@ class WlrootsInput:
         self._keymap = self._base
         self._send_keymap(self._base.text)
         wayland.roundtrip()
-
-    def close(self) -> None:
-        with self._lock:
-            self._wayland.close()
-
-    def __enter__(self) -> WlrootsInput:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     # ------------------------------------------------------------ pointer
 
@@ -154,14 +134,6 @@ class WlrootsInput:
         self._wayland.request(self._pointer, 4)
 
     # ------------------------------------------------------------ keyboard
-
-    def type_text(self, text: str) -> None:
-        with self._lock:
-            self._play(text_chords(text, self._keymap, self._add_keys))
-
-    def press_keys(self, keys: str) -> None:
-        with self._lock:
-            self._play(combo_chords(keys, self._keymap))
 
     def _play(self, chords: list[Chord]) -> None:
         """Each chord's keys, with its modifiers set around its key: wlroots does not

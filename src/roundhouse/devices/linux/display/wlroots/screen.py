@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import clip
+from roundhouse.devices.linux.display.base import Closing, clip
 from roundhouse.devices.linux.display.wayland.globals import Output, bind_output
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection, WaylandError, decode
 
@@ -71,7 +71,7 @@ class _Buffer:
         os.close(self._fd)
 
 
-class Screencopy:
+class Screencopy(Closing):
     """The screen through wlr-screencopy (a display.base.Screen)."""
 
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
@@ -97,12 +97,6 @@ class Screencopy:
             if self._buffer is not None:
                 self._buffer.memory.close()
             self._wayland.close()
-
-    def __enter__(self) -> Screencopy:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     def desktop(self) -> Image.Image:
         return self._capture(None)

@@ -8,18 +8,16 @@ container's `rect` (borders and title bar included) moved by `window_rect`.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 import struct
 import threading
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowError, WindowList
+from roundhouse.devices.linux.display.base import Closing, WindowList
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT
 
 MAGIC = b"i3-ipc"
@@ -124,7 +122,7 @@ def window_info(node: Mapping[str, Any]) -> WindowInfo:
     )
 
 
-class SwayWindows(WindowList):
+class SwayWindows(WindowList, Closing):
     """The windows as sway knows them (a display.base.Windows)."""
 
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
@@ -132,12 +130,6 @@ class SwayWindows(WindowList):
 
     def close(self) -> None:
         self._ipc.close()
-
-    def __enter__(self) -> SwayWindows:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     def _nodes(self) -> list[dict[str, Any]]:
         return list(views(self._ipc.call(GET_TREE)))
@@ -154,26 +146,15 @@ class SwayWindows(WindowList):
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
         self.get(xid)
         self._ipc.command(f"[con_id={xid}] focus")
-        await _wait(lambda: self.get(xid).active, timeout)
-        window = self.get(xid)
-        if not window.active:
-            raise WindowError(f"window {xid} did not become active within {timeout:g} s")
-        return window
+        return await self._until_active(xid, timeout)
 
     async def close_window(self, xid: int, timeout: float = 3.0) -> bool:
         self.get(xid)
         self._ipc.command(f"[con_id={xid}] kill")
-        await _wait(lambda: all(w.xid != xid for w in self.list_windows()), timeout)
-        return all(w.xid != xid for w in self.list_windows())
+        return await self._until_gone(xid, timeout)
 
     def content(self, window: WindowInfo) -> Rect:
         """The window's geometry: what the application draws as its window, without the
         shadow GTK 3 draws around a floating one. sway does not say how wide that shadow
         is; the reader centres a larger reported frame in this (atspi placement)."""
         return self.get(window.xid).rect
-
-
-async def _wait(condition: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition() and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)

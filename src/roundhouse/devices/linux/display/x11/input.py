@@ -19,6 +19,7 @@ from Xlib import XK, X  # type: ignore[import-untyped, unused-ignore]
 from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import xtest  # type: ignore[import-untyped, unused-ignore]
 
+from roundhouse.devices.linux.display.base import Closing
 from roundhouse.devices.linux.display.keys import (
     InputError,
     char_keysym,
@@ -35,7 +36,7 @@ _BUTTONS: dict[str, int] = {"left": 1, "middle": 2, "right": 3}
 _SCROLL_UP, _SCROLL_DOWN, _SCROLL_LEFT, _SCROLL_RIGHT = 4, 5, 6, 7
 
 
-class XInput:
+class XInput(Closing):
     """XTest input on one display. Thread-safe: calls are serialised on one lock."""
 
     def __init__(self, display: str, key_delay: float = 0.002) -> None:
@@ -57,12 +58,6 @@ class XInput:
                 self._display.change_keyboard_mapping(keycode, [(X.NoSymbol,) * 2])
             self._remapped.clear()
             self._display.close()
-
-    def __enter__(self) -> XInput:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     # --- mouse ---
 

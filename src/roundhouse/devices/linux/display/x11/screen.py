@@ -16,10 +16,10 @@ from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import composite  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import clip
+from roundhouse.devices.linux.display.base import Closing, clip
 
 
-class Screen:
+class Screen(Closing):
     """Grabs pixels from one X display; keep one per display, it holds two connections."""
 
     def __init__(self, display: str) -> None:
@@ -37,12 +37,6 @@ class Screen:
     def close(self) -> None:
         self._mss.close()
         self._x.close()
-
-    def __enter__(self) -> Screen:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     def desktop(self) -> Image.Image:
         width, height = self.size

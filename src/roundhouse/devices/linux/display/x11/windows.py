@@ -7,10 +7,8 @@ window manager none of this exists, and we say so instead of returning an empty 
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +17,12 @@ from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowError, WindowList
+from roundhouse.devices.linux.display.base import Closing, WindowError, WindowList, wait_until
 
 LIST_GLITCH = 0.5  # seconds get looks again for a window that exists but is not listed
 
 
-class WindowManager(WindowList):
+class WindowManager(WindowList, Closing):
     """EWMH queries and requests on one display (a display.base.Windows). Calls are
     serialised on a lock."""
 
@@ -36,12 +34,6 @@ class WindowManager(WindowList):
 
     def close(self) -> None:
         self._display.close()
-
-    def __enter__(self) -> WindowManager:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
 
     # --- reading ---
 
@@ -103,10 +95,10 @@ class WindowManager(WindowList):
         # minimised one is unmapped too, and the activation itself restores it.
         deadline = time.monotonic() + timeout
         if not self._minimised(xid):
-            await self._wait(lambda: self.viewable(xid), timeout)
+            await wait_until(lambda: self.viewable(xid), timeout)
         with self._lock:
             self._send(xid, "_NET_ACTIVE_WINDOW", [2, X.CurrentTime, 0, 0, 0])
-        await self._wait(lambda: self._active_xid_locked() == xid, deadline - time.monotonic())
+        await wait_until(lambda: self._active_xid_locked() == xid, deadline - time.monotonic())
         if self._active_xid_locked() != xid:
             raise WindowError(f"window {xid} did not become active within {timeout:g} s")
         return self.get(xid)
@@ -116,7 +108,7 @@ class WindowManager(WindowList):
         self.get(xid)
         with self._lock:
             self._send(xid, "_NET_CLOSE_WINDOW", [X.CurrentTime, 2, 0, 0, 0])
-        await self._wait(lambda: xid not in self._client_list_locked(), timeout)
+        await wait_until(lambda: xid not in self._client_list_locked(), timeout)
         return xid not in self._client_list_locked()
 
     # --- X plumbing ---
@@ -140,11 +132,6 @@ class WindowManager(WindowList):
             right=rect.right - right,
             bottom=rect.bottom - bottom,
         )
-
-    async def _wait(self, condition: Callable[[], bool], timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition() and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
 
     def _atom(self, name: str) -> int:
         if name not in self._atoms:
