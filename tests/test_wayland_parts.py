@@ -16,7 +16,7 @@ import pytest
 from roundhouse.devices.linux.desktops.compositors import runnable
 from roundhouse.devices.linux.desktops.session import family_of, is_wayland, wayland_env
 from roundhouse.devices.linux.desktops.sockets import clients_of
-from roundhouse.devices.linux.display.base import DisplayUnavailable
+from roundhouse.devices.linux.display.base import DRAG_STEPS, DisplayUnavailable, drag_path
 from roundhouse.devices.linux.display.choose import family_from_globals
 from roundhouse.devices.linux.display.keys import InputError, char_keysym
 from roundhouse.devices.linux.display.wayland.keyboard import combo_chords, text_chords
@@ -81,6 +81,15 @@ def test_combinations_hold_their_modifiers_and_a_letter_needs_no_shift() -> None
     assert question.held == (CONTROL, SHIFT) and question.modifiers == ("Control", "Shift")
     with pytest.raises(InputError, match="unknown key"):
         combo_chords("ctrl+nosuchkey", keymap)
+
+
+def test_a_drag_moves_in_even_steps_and_ends_where_it_was_aimed() -> None:
+    path = drag_path((100, 50), (10, 170))
+    assert len(path) == DRAG_STEPS and path[-1] == (10, 170)
+    assert path[0] not in ((100, 50), (10, 170))  # the first step already moves
+    xs, ys = [x for x, _ in path], [y for _, y in path]
+    assert xs == sorted(xs, reverse=True) and ys == sorted(ys)  # straight toward the end
+    assert drag_path((5, 5), (5, 5), steps=3) == [(5, 5)] * 3  # still motion events
 
 
 def test_the_session_type_and_family_come_from_the_environment() -> None:

@@ -15,10 +15,5 @@ BUS_DAEMON_PATH = "/org/freedesktop/DBus"
 def bus_daemon_message(member: str, signature: str = "", body: Sequence[Any] = ()) -> Message:
     """A call of `member` ("NameHasOwner", ...) on the bus itself."""
     return Message(
-        destination=BUS_DAEMON,
-        path=BUS_DAEMON_PATH,
-        interface=BUS_DAEMON,
-        member=member,
-        signature=signature,
-        body=list(body),
+        BUS_DAEMON, BUS_DAEMON_PATH, BUS_DAEMON, member, signature=signature, body=[*body]
     )

@@ -25,6 +25,19 @@ from roundhouse.devices.contract import Rect, WindowInfo
 
 Button = Literal["left", "middle", "right"]
 
+# A toolkit starts a drag only once the pointer moves with the button held: a drag presses,
+# moves in steps a little apart in time, and releases.
+DRAG_STEPS = 12
+DRAG_PAUSE = 0.01  # seconds between two steps
+
+
+def drag_path(
+    start: tuple[int, int], end: tuple[int, int], steps: int = DRAG_STEPS
+) -> list[tuple[int, int]]:
+    """The points a drag pressed at `start` moves through, `end` last."""
+    (x0, y0), (x1, y1) = start, end
+    return [(x0 + (x1 - x0) * i // steps, y0 + (y1 - y0) * i // steps) for i in range(1, steps + 1)]
+
 
 class Closable(Protocol):
     def close(self) -> None: ...

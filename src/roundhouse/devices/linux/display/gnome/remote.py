@@ -18,7 +18,12 @@ from collections.abc import Callable, Mapping
 
 from dbus_fast import Variant
 
-from roundhouse.devices.linux.display.base import Button, DisplayUnavailable
+from roundhouse.devices.linux.display.base import (
+    DRAG_PAUSE,
+    Button,
+    DisplayUnavailable,
+    drag_path,
+)
 from roundhouse.devices.linux.display.keys import InputError
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.globals import seat_keymap
@@ -163,16 +168,13 @@ class MutterInput(ChordKeyboard):
                 if steps:
                     self._call("NotifyPointerAxisDiscrete", "ui", axis, steps)
 
-    def drag(
-        self, start: tuple[int, int], end: tuple[int, int], button: Button = "left", steps: int = 12
-    ) -> None:
-        (x0, y0), (x1, y1) = start, end
+    def drag(self, start: tuple[int, int], end: tuple[int, int], button: Button = "left") -> None:
         with self._lock:
-            self._motion(x0, y0)  # each step below is a motion too
+            self._motion(*start)  # each step below is a motion too
             self._call("NotifyPointerButton", "ib", BUTTONS[button], True)
-            for i in range(1, steps + 1):
-                self._motion(x0 + (x1 - x0) * i // steps, y0 + (y1 - y0) * i // steps)
-                time.sleep(0.01)
+            for x, y in drag_path(start, end):
+                self._motion(x, y)
+                time.sleep(DRAG_PAUSE)
             self._call("NotifyPointerButton", "ib", BUTTONS[button], False)
 
     def _motion(self, x: int, y: int) -> None:

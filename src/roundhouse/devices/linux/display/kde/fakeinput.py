@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import time
 
-from roundhouse.devices.linux.display.base import Button, DisplayUnavailable
+from roundhouse.devices.linux.display.base import (
+    DRAG_PAUSE,
+    Button,
+    DisplayUnavailable,
+    drag_path,
+)
 from roundhouse.devices.linux.display.keys import InputError
 from roundhouse.devices.linux.display.wayland.globals import Output, bind_output, seat_keymap
 from roundhouse.devices.linux.display.wayland.input import WaylandInput
@@ -73,18 +78,15 @@ class FakeInput(WaylandInput):
                     self._wayland.request(self._fake, AXIS, "uf", axis, value)
             self._wayland.roundtrip()
 
-    def drag(
-        self, start: tuple[int, int], end: tuple[int, int], button: Button = "left", steps: int = 12
-    ) -> None:
-        (x0, y0), (x1, y1) = start, end
+    def drag(self, start: tuple[int, int], end: tuple[int, int], button: Button = "left") -> None:
         with self._lock:
-            self._motion(x0, y0)
+            self._motion(*start)
             self._wayland.request(self._fake, BUTTON, "uu", BUTTONS[button], PRESSED)
             self._wayland.roundtrip()
-            for i in range(1, steps + 1):
-                self._motion(x0 + (x1 - x0) * i // steps, y0 + (y1 - y0) * i // steps)
+            for x, y in drag_path(start, end):
+                self._motion(x, y)
                 self._wayland.roundtrip()
-                time.sleep(0.01)
+                time.sleep(DRAG_PAUSE)
             self._wayland.request(self._fake, BUTTON, "uu", BUTTONS[button], RELEASED)
             self._wayland.roundtrip()
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 
-from roundhouse.devices.linux.display.base import Button
+from roundhouse.devices.linux.display.base import DRAG_PAUSE, Button, drag_path
 from roundhouse.devices.linux.display.keys import InputError
 from roundhouse.devices.linux.display.wayland.globals import (
     KEYMAP_XKB_V1,
@@ -99,21 +99,18 @@ class WlrootsInput(WaylandInput):
                     self._frame()
             self._wayland.roundtrip()
 
-    def drag(
-        self, start: tuple[int, int], end: tuple[int, int], button: Button = "left", steps: int = 12
-    ) -> None:
+    def drag(self, start: tuple[int, int], end: tuple[int, int], button: Button = "left") -> None:
         code = BUTTONS[button]
-        (x0, y0), (x1, y1) = start, end
         with self._lock:
-            self._motion(x0, y0)
+            self._motion(*start)
             self._frame()
             self._button(code, PRESSED)
             self._wayland.roundtrip()
-            for i in range(1, steps + 1):
-                self._motion(x0 + (x1 - x0) * i // steps, y0 + (y1 - y0) * i // steps)
+            for x, y in drag_path(start, end):
+                self._motion(x, y)
                 self._frame()
                 self._wayland.roundtrip()
-                time.sleep(0.01)
+                time.sleep(DRAG_PAUSE)
             self._button(code, RELEASED)
             self._wayland.roundtrip()
 

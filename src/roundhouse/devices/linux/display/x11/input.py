@@ -19,7 +19,7 @@ from Xlib import XK, X  # type: ignore[import-untyped, unused-ignore]
 from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import xtest  # type: ignore[import-untyped, unused-ignore]
 
-from roundhouse.devices.linux.display.base import Closing
+from roundhouse.devices.linux.display.base import DRAG_PAUSE, Closing, drag_path
 from roundhouse.devices.linux.display.keys import (
     InputError,
     char_keysym,
@@ -88,22 +88,17 @@ class XInput(Closing):
                     xtest.fake_input(self._display, X.ButtonRelease, code)
             self._display.sync()
 
-    def drag(
-        self, start: tuple[int, int], end: tuple[int, int], button: Button = "left", steps: int = 12
-    ) -> None:
+    def drag(self, start: tuple[int, int], end: tuple[int, int], button: Button = "left") -> None:
         """Press at `start`, move in steps (toolkits need motion to start a drag), release."""
         code = _BUTTONS[button]
-        (x0, y0), (x1, y1) = start, end
         with self._lock:
-            xtest.fake_input(self._display, X.MotionNotify, x=x0, y=y0)
+            xtest.fake_input(self._display, X.MotionNotify, x=start[0], y=start[1])
             xtest.fake_input(self._display, X.ButtonPress, code)
             self._display.sync()
-            for i in range(1, steps + 1):
-                x = x0 + (x1 - x0) * i // steps
-                y = y0 + (y1 - y0) * i // steps
+            for x, y in drag_path(start, end):
                 xtest.fake_input(self._display, X.MotionNotify, x=x, y=y)
                 self._display.sync()
-                time.sleep(0.01)
+                time.sleep(DRAG_PAUSE)
             xtest.fake_input(self._display, X.ButtonRelease, code)
             self._display.sync()
 
