@@ -135,10 +135,8 @@ def compare_docx_tables(first: str | None, second: str | None) -> float:
 def compare_line_spacing(first: str | None, second: str | None) -> float:
     """The same text, and each paragraph's line spacing the gold one's."""
     document = _with_gold_text(first, second)
-    if document is None:
-        return 0
     gold = _one(second)
-    if gold is None:
+    if document is None or gold is None:
         return 0
     ones, twos = document.paragraphs, gold.paragraphs
     if len(ones) != len(twos):
