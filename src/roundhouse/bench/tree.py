@@ -72,6 +72,19 @@ class BenchApp:
     thunar: bool = False  # shown in its details view (bench_setup.thunar_settings)
 
 
+def office_app(name: str, kind: str, document: Path, profile: Path, ready: Ready) -> BenchApp:
+    """LibreOffice (`kind`: calc, writer) on `document`: its window is told by the document's
+    name, and its memory growth is measured."""
+    return BenchApp(
+        name,
+        bench_setup.office_argv(kind, document, profile),
+        ready,
+        title=document.name,
+        env=bench_setup.OFFICE_ENV,
+        office=True,
+    )
+
+
 def bench_apps(work: Path) -> tuple[list[BenchApp], list[str]]:
     """The windows measured, with the documents they open generated in `work`."""
     apps, notes = [], []
@@ -97,21 +110,9 @@ def bench_apps(work: Path) -> tuple[list[BenchApp], list[str]]:
             has_control("push button", "Save 1"),
             title=LARGE_PAGE_TITLE,
         ),
-        BenchApp(
-            "calc-1000",
-            bench_setup.office_argv("calc", sheet, work / "calc-profile"),
-            has_control("table cell"),
-            title=sheet.name,
-            env=bench_setup.OFFICE_ENV,
-            office=True,
-        ),
-        BenchApp(
-            "writer-20p",
-            bench_setup.office_argv("writer", document, work / "writer-profile"),
-            has_control("paragraph"),
-            title=document.name,
-            env=bench_setup.OFFICE_ENV,
-            office=True,
+        office_app("calc-1000", "calc", sheet, work / "calc-profile", has_control("table cell")),
+        office_app(
+            "writer-20p", "writer", document, work / "writer-profile", has_control("paragraph")
         ),
         BenchApp(
             "thunar-500",

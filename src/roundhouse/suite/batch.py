@@ -14,39 +14,20 @@ import dataclasses
 import socket
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
-from roundhouse.devices.linux.desktops.session import SessionKind
-from roundhouse.suite.attempt import TASK_TIMEOUT, AttemptOptions, run_task
+from roundhouse.suite.attempt import AttemptOptions, run_task
 from roundhouse.suite.results import LOST_STATUSES, ResultBoard, TaskResult, read_results
 
 
-@dataclass(frozen=True)
-class BatchOptions:
-    out: Path
-    model: str  # "replay" alone: each task's recorded answers
+@dataclass(frozen=True, kw_only=True)
+class BatchOptions(AttemptOptions):
+    """What every attempt of the batch is given (the AttemptOptions it is: an executor
+    passes it on as is), and how the batch runs them."""
+
     workers: int = 2  # local executor: tasks at once
-    record: bool = False  # write each task's answers beside it (<id>.answers.json)
-    assume_yes: bool = False
-    timeout: float = TASK_TIMEOUT
     retries: int = 1  # further attempts for a task whose runner died under it
     resume: bool = False  # skip the tasks that have a row in OUT/results.json
-    files: Path | None = None  # OSWorld's tasks: the dataset's files
-    answers: Path | None = None  # OSWorld's tasks: their recorded answers' folder
-    session: SessionKind = "x11"  # what each GUI task's virtual desktop runs
-
-    def attempt(self) -> AttemptOptions:
-        return AttemptOptions(
-            out=self.out,
-            model=self.model,
-            record=self.record,
-            assume_yes=self.assume_yes,
-            timeout=self.timeout,
-            files=self.files,
-            answers=self.answers,
-            session=self.session,
-        )
 
 
 Progress = Callable[[TaskResult, int, int], None]
@@ -83,7 +64,7 @@ class LocalExecutor:
     """Attempts as processes of this machine, `workers` at once."""
 
     def __init__(self, options: BatchOptions, attempt: Attempt = run_task) -> None:
-        self._options = options.attempt()
+        self._options: AttemptOptions = options
         self._attempt = attempt
         self._slots = asyncio.Semaphore(options.workers)
         self._node = socket.gethostname()

@@ -5,7 +5,9 @@ runs; without them the check says what to install.
 
 from __future__ import annotations
 
+import contextlib
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,12 +23,9 @@ class DocumentError(RuntimeError):
 
 def docx_paragraphs(path: Path) -> list[str]:
     """The text of each paragraph of a .docx, in order (tables' cells included, after)."""
-    try:
-        import docx  # python-docx
-    except ImportError:
-        raise DocumentError(_missing("python-docx")) from None
-    if not path.exists():
-        raise DocumentError(f"{path} does not exist")
+    with _reader("python-docx"):
+        import docx
+    _must_exist(path)
     from docx.opc.exceptions import PackageNotFoundError
 
     try:
@@ -48,13 +47,10 @@ class Cell:
 
 def xlsx_cell(path: Path, name: str, sheet: str | None = None) -> Cell:
     """One cell of an .xlsx workbook: its saved value and its formula, if it has one."""
-    try:
+    with _reader("openpyxl"):
         import openpyxl
         from openpyxl.utils.exceptions import InvalidFileException
-    except ImportError:
-        raise DocumentError(_missing("openpyxl")) from None
-    if not path.exists():
-        raise DocumentError(f"{path} does not exist")
+    _must_exist(path)
     try:
         # Twice: formulas as written, then the values the application calculated and saved.
         written = openpyxl.load_workbook(path, data_only=False, read_only=True)
@@ -109,8 +105,19 @@ def same_formula(found: str | None, expected: str) -> bool:
     return found is not None and plain(found) == plain(expected)
 
 
-def _missing(package: str) -> str:
-    return (
-        f"{package} is not installed; the suite's document checks need it "
-        "(pip install 'roundhouse[suite]')"
-    )
+@contextlib.contextmanager
+def _reader(package: str) -> Iterator[None]:
+    """Around the imports of a reader (the pip `package`): when it is not installed, a
+    DocumentError saying so and how to install it, not an ImportError."""
+    try:
+        yield
+    except ImportError:
+        raise DocumentError(
+            f"{package} is not installed; the suite's document checks need it "
+            "(pip install 'roundhouse[suite]')"
+        ) from None
+
+
+def _must_exist(path: Path) -> None:
+    if not path.exists():
+        raise DocumentError(f"{path} does not exist")

@@ -41,6 +41,14 @@ def _both(first: str | None, second: str | None) -> tuple[Any, Any] | None:
         return None
 
 
+def _with_gold_text(first: str | None, second: str | None) -> Any | None:
+    """The first document when it holds the gold (second) document's text, else None: the
+    metrics that judge a format ask for the right text first, as OSWorld's do."""
+    if not first or not second or not compare_docx_files(first, second):
+        return None
+    return _one(first)
+
+
 def _odt_paragraphs(path: str) -> list[str]:
     from odf.opendocument import load
     from odf.text import P
@@ -126,12 +134,11 @@ def compare_docx_tables(first: str | None, second: str | None) -> float:
 
 def compare_line_spacing(first: str | None, second: str | None) -> float:
     """The same text, and each paragraph's line spacing the gold one's."""
-    if not first or not second or not compare_docx_files(first, second):
+    document = _with_gold_text(first, second)
+    gold = _one(second)
+    if document is None or gold is None:
         return 0
-    opened = _both(first, second)
-    if opened is None:
-        return 0
-    ones, twos = opened[0].paragraphs, opened[1].paragraphs
+    ones, twos = document.paragraphs, gold.paragraphs
     if len(ones) != len(twos):
         return 0
     same = all(
@@ -184,9 +191,7 @@ def contains_page_break(path: str | None, rules: Any) -> float:
 
 def check_italic_font_size_14(first: str | None, second: str | None) -> float:
     """The same text as the gold document, and every italic run 14 points."""
-    if not first or not second or not compare_docx_files(first, second):
-        return 0
-    document = _one(first)
+    document = _with_gold_text(first, second)
     if document is None:
         return 0
     for paragraph in document.paragraphs:
@@ -198,9 +203,7 @@ def check_italic_font_size_14(first: str | None, second: str | None) -> float:
 
 def evaluate_strike_through_last_paragraph(first: str | None, second: str | None) -> float:
     """The same text as the gold document, and the last paragraph struck through."""
-    if not first or not second or not compare_docx_files(first, second):
-        return 0
-    document = _one(first)
+    document = _with_gold_text(first, second)
     if document is None:
         return 0
     last = document.paragraphs[-1]

@@ -180,6 +180,10 @@ def compare_table(result: str | None, expected: str | None = None, **options: An
 def _rule(books: _Books, rule: dict[str, Any]) -> bool | None:
     """Whether the rule holds; None where OSWorld gives up on the whole table (0)."""
     kind = rule["type"]
+    on_one_sheet = _ONE_SHEET_RULES.get(kind)
+    if on_one_sheet is not None:
+        sheet = books.worksheet(rule["sheet_idx"])
+        return None if sheet is None else on_one_sheet(sheet, rule)
     if kind == "sheet_name":
         return books.names[0] == books.names[1]
     if kind == "sheet_data":
@@ -206,28 +210,34 @@ def _rule(books: _Books, rule: dict[str, Any]) -> bool | None:
             return None
         second_sheet = books.worksheet(rule["sheet_idx1"])
         return bool(first_sheet.freeze_panes == second_sheet.freeze_panes)
-    if kind == "zoom":
-        sheet = books.worksheet(rule["sheet_idx"])
-        if sheet is None:
-            return None
-        return value_matches(sheet.sheet_view.zoomScale or 100.0, rule)
     if kind == "check_cell":
         return _check_cell(books, rule)
-    if kind == "data_validation":
-        sheet = books.worksheet(rule["sheet_idx"])
-        if sheet is None:
-            return None
-        validations = sheet.data_validations.dataValidation
-        if len(validations) < len(rule["dv_props"]):
-            return False
-        return all(
-            any(
-                all(value_matches(getattr(dv, key), how) for key, how in props.items())
-                for props in rule["dv_props"]
-            )
-            for dv in validations
-        )
     raise NotImplementedError(f"Unimplemented sheet check: {kind}")
+
+
+def _zoom(sheet: Any, rule: dict[str, Any]) -> bool:
+    return value_matches(sheet.sheet_view.zoomScale or 100.0, rule)
+
+
+def _data_validation(sheet: Any, rule: dict[str, Any]) -> bool:
+    validations = sheet.data_validations.dataValidation
+    if len(validations) < len(rule["dv_props"]):
+        return False
+    return all(
+        any(
+            all(value_matches(getattr(dv, key), how) for key, how in props.items())
+            for props in rule["dv_props"]
+        )
+        for dv in validations
+    )
+
+
+# The rules that judge the one worksheet `sheet_idx` names (an openpyxl sheet), by kind. A
+# sheet that is not there gives up on the whole table, as OSWorld's does.
+_ONE_SHEET_RULES: dict[str, Callable[[Any, dict[str, Any]], bool]] = {
+    "zoom": _zoom,
+    "data_validation": _data_validation,
+}
 
 
 def _fuzzy(books: _Books, rule: dict[str, Any]) -> bool:
