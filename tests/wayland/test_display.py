@@ -1,7 +1,7 @@
 """Each Wayland display server on its own headless compositor, with gedit as a Wayland
 client: keys and text reach the application (checked on disk: gedit saves them), clicks
-land where the accessibility tree and the backend's content rectangle place a control,
-screenshots show the window, windows are listed, activated and closed, and a route the
+land where the accessibility tree and the backend's content rectangle place a control, a
+drag selects the text it crosses, screenshots show the window, windows are listed, activated and closed, and a route the
 compositor does not offer is refused at once, saying why and what would fix it."""
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from PIL import Image, ImageChops
 from tests.desktop.conftest import wait_until, wait_until_async
 from tests.wayland.conftest import StartGedit
 
-from roundhouse.devices.contract import Rect, UiNode
+from roundhouse.devices.contract import Rect, UiNode, WindowInfo
+from roundhouse.devices.linux.atspi.bus import parse_node_id
 from roundhouse.devices.linux.atspi.client import AtspiClient, TreeLimits
+from roundhouse.devices.linux.atspi.constants import COMPONENT, TEXT
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable
 from roundhouse.devices.linux.display.choose import wayland_family
@@ -91,13 +93,7 @@ async def test_a_click_lands_where_the_tree_and_the_content_rectangle_place_a_co
     assert snapshot.root is not None and snapshot.root.rect is not None
     button = _find(snapshot.root, "push button", "Open")
     assert button is not None and button.rect is not None
-    content = display.windows.content(window)
-    frame = snapshot.root.rect
-    # The frame as the application reports it sits centred in the content rectangle (GTK 3
-    # reports its whole surface and the backend gives that where it knows it; sway gives
-    # the window's geometry, and the shadow GTK 3 draws around a floating one is even).
-    dx = content.left + (content.width - frame.width) // 2 - frame.left
-    dy = content.top + (content.height - frame.height) // 2 - frame.top
+    dx, dy = _to_screen(display, window, snapshot.root.rect)
     x, y = button.rect.center
     await asyncio.to_thread(display.input.click, x + dx, y + dy)
 
@@ -108,6 +104,53 @@ async def test_a_click_lands_where_the_tree_and_the_content_rectangle_place_a_co
 
     wait_until(dialog, 20, "gedit to open its file dialog after the click on 'Open'")
     await asyncio.to_thread(display.input.press_keys, "Escape")
+
+
+async def test_a_drag_across_a_line_selects_it(
+    session: Desktop, display: DisplayServer, start_gedit: StartGedit, tmp_path: Path
+) -> None:
+    """Pressed on the first letter of gedit's line and released on its last, the drag
+    selects the line: the X typed next replaces it (a click alone would leave the caret at
+    one end, and the X beside the text)."""
+    line = "alpha beta gamma"
+    target = tmp_path / "drag.txt"
+    target.write_text(line + "\n")
+    _, window = await start_gedit(target)
+    async with AtspiClient() as client:
+        await client.connect(session)
+        snapshot = await client.ui_tree(window, TreeLimits(max_nodes=2000), showing_only=True)
+        assert snapshot.root is not None and snapshot.root.rect is not None
+        text = _find(snapshot.root, "text", "")
+        assert text is not None and text.rect is not None
+        # The tree placed the view on the screen; the application gives a character's box
+        # in its own coordinates, which its view's box in the same coordinates relates.
+        ref = parse_node_id(text.id)
+        (raw_x, raw_y, _, _), *_ = await client.bus.call(ref, COMPONENT, "GetExtents", "u", [0])
+        dx, dy = _to_screen(display, window, snapshot.root.rect)
+        dx += text.rect.left - int(raw_x)
+        dy += text.rect.top - int(raw_y)
+        boxes = []
+        for offset in (0, len(line) - 1):
+            reply = await client.bus.call(ref, TEXT, "GetCharacterExtents", "iu", [offset, 0])
+            x, y, width, height = (int(value) for value in reply)
+            boxes.append((x + dx, y + dy, width, height))
+    (x0, y0, _, height), (x1, _, width, _) = boxes
+    middle = y0 + height // 2
+    await asyncio.to_thread(display.input.drag, (x0 + 1, middle), (x1 + width - 1, middle))
+    await asyncio.to_thread(display.input.type_text, "X")
+    await asyncio.to_thread(display.input.press_keys, "ctrl+s")
+    wait_saved(target, "X")
+
+
+def _to_screen(display: DisplayServer, window: WindowInfo, frame: Rect) -> tuple[int, int]:
+    """What moves a rectangle read from AT-SPI (relative to the window on Wayland) onto the
+    screen: the frame as the application reports it sits centred in the content rectangle
+    (GTK 3 reports its whole surface and the backend gives that where it knows it; sway
+    gives the window's geometry, and the shadow GTK 3 draws around a floating one is even)."""
+    content = display.windows.content(window)
+    dx = content.left + (content.width - frame.width) // 2 - frame.left
+    dy = content.top + (content.height - frame.height) // 2 - frame.top
+    return dx, dy
 
 
 def _find(node: UiNode, role: str, name: str) -> UiNode | None:
