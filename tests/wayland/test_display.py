@@ -1,8 +1,9 @@
 """Each Wayland display server on its own headless compositor, with gedit as a Wayland
 client: keys and text reach the application (checked on disk: gedit saves them), clicks
 land where the accessibility tree and the backend's content rectangle place a control, a
-drag selects the text it crosses, screenshots show the window, windows are listed, activated and closed, and a route the
-compositor does not offer is refused at once, saying why and what would fix it."""
+drag selects the text it crosses, screenshots show the window, windows are listed,
+activated and closed, and a route the compositor does not offer is refused at once,
+saying why and what would fix it."""
 
 from __future__ import annotations
 
