@@ -89,12 +89,10 @@ async def test_a_click_lands_where_the_tree_and_the_content_rectangle_place_a_co
     target.write_text("one\n")
     process, window = await start_gedit(target)
     async with AtspiClient() as client:
-        await client.connect(session)
-        snapshot = await client.ui_tree(window, TreeLimits(max_nodes=2000), showing_only=True)
-    assert snapshot.root is not None and snapshot.root.rect is not None
-    button = _find(snapshot.root, "push button", "Open")
+        root, frame = await _window_tree(client, session, window)
+    button = _find(root, "push button", "Open")
     assert button is not None and button.rect is not None
-    dx, dy = _to_screen(display, window, snapshot.root.rect)
+    dx, dy = _to_screen(display, window, frame)
     x, y = button.rect.center
     await asyncio.to_thread(display.input.click, x + dx, y + dy)
 
@@ -118,16 +116,14 @@ async def test_a_drag_across_a_line_selects_it(
     target.write_text(line + "\n")
     _, window = await start_gedit(target)
     async with AtspiClient() as client:
-        await client.connect(session)
-        snapshot = await client.ui_tree(window, TreeLimits(max_nodes=2000), showing_only=True)
-        assert snapshot.root is not None and snapshot.root.rect is not None
-        text = _find(snapshot.root, "text", "")
+        root, frame = await _window_tree(client, session, window)
+        text = _find(root, "text", "")
         assert text is not None and text.rect is not None
         # The tree placed the view on the screen; the application gives a character's box
         # in its own coordinates, which its view's box in the same coordinates relates.
         ref = parse_node_id(text.id)
         (raw_x, raw_y, _, _), *_ = await client.bus.call(ref, COMPONENT, "GetExtents", "u", [0])
-        dx, dy = _to_screen(display, window, snapshot.root.rect)
+        dx, dy = _to_screen(display, window, frame)
         dx += text.rect.left - int(raw_x)
         dy += text.rect.top - int(raw_y)
         boxes = []
@@ -141,6 +137,16 @@ async def test_a_drag_across_a_line_selects_it(
     await asyncio.to_thread(display.input.type_text, "X")
     await asyncio.to_thread(display.input.press_keys, "ctrl+s")
     wait_saved(target, "X")
+
+
+async def _window_tree(
+    client: AtspiClient, session: Desktop, window: WindowInfo
+) -> tuple[UiNode, Rect]:
+    """The window's tree of shown nodes, and its frame's rectangle."""
+    await client.connect(session)
+    snapshot = await client.ui_tree(window, TreeLimits(max_nodes=2000), showing_only=True)
+    assert snapshot.root is not None and snapshot.root.rect is not None
+    return snapshot.root, snapshot.root.rect
 
 
 def _to_screen(display: DisplayServer, window: WindowInfo, frame: Rect) -> tuple[int, int]:
