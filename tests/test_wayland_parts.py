@@ -125,11 +125,21 @@ def test_applications_in_a_virtual_wayland_session_get_its_variables_and_no_x() 
     assert env["XDG_SESSION_TYPE"] == "wayland" and env["XDG_CURRENT_DESKTOP"] == "sway"
     assert env["QT_QPA_PLATFORM"].startswith("wayland")
     assert env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] == "1"
+    assert env["GSK_RENDERER"] == "cairo"  # no GPU: GTK 4 draws on the CPU
+    chosen = wayland_env(
+        {**base, "GSK_RENDERER": "ngl"},
+        wayland_display="wayland-1",
+        runtime_dir="/tmp/rt",
+        bus_address=None,
+        virtual=True,
+    )
+    assert chosen["GSK_RENDERER"] == "ngl"  # a renderer the caller chose stays
     # On a person's own session what the session set stays.
     own = wayland_env(
         base, wayland_display="wayland-0", runtime_dir="/run/user/1", bus_address=None
     )
     assert own["DISPLAY"] == ":0" and "XDG_SESSION_TYPE" not in own
+    assert "GSK_RENDERER" not in own
 
 
 def test_a_program_without_file_capabilities_runs_as_it_is(tmp_path: Path) -> None:

@@ -51,6 +51,7 @@ def test_environment_switches_on_accessibility(desktop: Desktop) -> None:
     assert env["DBUS_SESSION_BUS_ADDRESS"].startswith("unix:path=")
     assert env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] == "1"
     assert env["GSETTINGS_BACKEND"] == "memory"
+    assert env["GSK_RENDERER"] == os.environ.get("GSK_RENDERER", "cairo")  # no GPU here
     assert "NO_AT_BRIDGE" not in env and "GTK_A11Y" not in env
     assert _screen(desktop.display) == (desktop.width, desktop.height)
 
@@ -136,6 +137,7 @@ def test_current_desktop_uses_the_given_display(desktop: Desktop) -> None:
     assert mine.env["DBUS_SESSION_BUS_ADDRESS"] == bus
     # The user's own apps keep the user's settings and runtime directory.
     assert "GSETTINGS_BACKEND" not in mine.env and "XDG_RUNTIME_DIR" not in mine.env
+    assert mine.env.get("GSK_RENDERER") == os.environ.get("GSK_RENDERER")
     assert mine.env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] == "1"
 
 

@@ -60,6 +60,7 @@ from roundhouse.devices.linux.desktops.session import (
     CURRENT_DESKTOP,
     is_wayland,
     runtime_dir_of,
+    software_rendering,
     wayland_env,
 )
 from roundhouse.devices.linux.display.wayland.globals import bind_output
@@ -258,8 +259,9 @@ def desktop_env(
 
     A virtual desktop (`runtime_dir` given) has its own XDG_RUNTIME_DIR: the AT-SPI bus
     launcher puts its socket there, so desktops (and the user's session) never share or
-    delete each other's; and in-memory settings (no dconf-service, no dconf warnings). On
-    the user's own desktop, apps keep the user's settings. A virtual desktop's `tag` marks
+    delete each other's; in-memory settings (no dconf-service, no dconf warnings); and GTK 4
+    drawing on the CPU (session.software_rendering). On the user's own desktop, apps keep
+    the user's settings and renderer. A virtual desktop's `tag` marks
     every process started with this environment as the desktop's, to end when it stops.
     """
     env = dict(os.environ if base is None else base)
@@ -269,6 +271,7 @@ def desktop_env(
     if runtime_dir is not None:
         env["XDG_RUNTIME_DIR"] = runtime_dir
         env["GSETTINGS_BACKEND"] = "memory"
+        software_rendering(env)
         # Set or cleared: a process that started us with another desktop's tag (say, a
         # terminal on that desktop) must not pass it on to the apps of this one.
         env.pop(TAG_ENV, None)
