@@ -29,13 +29,29 @@ from roundhouse.devices.linux.atspi.constants import (
     ACCESSIBLE,
     ACTION,
     COMPONENT,
+    GET_ACCESSIBLE_AT,
+    GET_ACCESSIBLE_AT_POINT,
+    GET_ACTIONS,
+    GET_ALL_PROPERTIES,
+    GET_CHILD_AT_INDEX,
+    GET_CHILDREN,
+    GET_EXTENTS,
+    GET_INDEX_IN_PARENT,
+    GET_INTERFACES,
+    GET_LOCALIZED_ACTION_NAME,
+    GET_PROPERTY,
+    GET_ROLE,
+    GET_ROLE_NAME,
+    GET_ROW_COLUMN_EXTENTS_AT_INDEX,
+    GET_STATE,
+    GET_TEXT,
     NULL_PATH,
-    PROPERTIES,
     ROLES,
     STATES,
     TABLE,
     TEXT,
     VALUE,
+    Method,
 )
 
 APP = ":1.42"
@@ -174,15 +190,9 @@ class FakeBus(AtspiBus):
     def connected(self) -> bool:
         return True
 
-    async def call(
-        self,
-        ref: Ref,
-        interface: str,
-        member: str,
-        signature: str = "",
-        body: Sequence[Any] = (),
-    ) -> list[Any]:
+    async def call(self, ref: Ref, method: Method, body: Sequence[Any] = ()) -> list[Any]:
         self.calls += 1
+        member = method.member
         self.log.append((ref[1], member))
         if self.stall_after is not None and self.calls > self.stall_after:
             await asyncio.sleep(self.timeout)
@@ -193,62 +203,49 @@ class FakeBus(AtspiBus):
         node = self.app.objects.get(ref[1])
         if node is None:
             raise NodeGone(f"{ref[1]} does not exist")
-        handler = self._handlers().get((interface, member))
+        handler = self._handlers().get(method)
         if handler is None:
-            raise NodeGone(f"{ref[1]} has no {interface}.{member}")
+            raise NodeGone(f"{ref[1]} has no {method.interface}.{member}")
         return handler(ref[1], node, list(body))
 
     async def call_or_none(
-        self,
-        ref: Ref,
-        interface: str,
-        member: str,
-        signature: str = "",
-        body: Sequence[Any] = (),
+        self, ref: Ref, method: Method, body: Sequence[Any] = ()
     ) -> list[Any] | None:
         try:
-            return await self.call(ref, interface, member, signature, body)
+            return await self.call(ref, method, body)
         except (WindowGone, AtspiTimeout):
             raise
         except AtspiError:
             return None
 
     async def ask(
-        self,
-        ref: Ref,
-        interface: str,
-        member: str,
-        signature: str,
-        body: Sequence[Any],
-        then: Callable[[list[Any]], T],
+        self, ref: Ref, method: Method, body: Sequence[Any], then: Callable[[list[Any]], T]
     ) -> T | None:
-        reply = await self.call_or_none(ref, interface, member, signature, body)
+        reply = await self.call_or_none(ref, method, body)
         return None if reply is None else then(reply)
 
     async def interfaces(self, ref: Ref) -> frozenset[str] | None:
-        reply = await self.call_or_none(ref, ACCESSIBLE, "GetInterfaces")
+        reply = await self.call_or_none(ref, GET_INTERFACES)
         return None if reply is None else frozenset(reply[0])
 
-    def _handlers(self) -> dict[tuple[str, str], Callable[[str, FakeObject, list[Any]], list[Any]]]:
+    def _handlers(self) -> dict[Method, Callable[[str, FakeObject, list[Any]], list[Any]]]:
         return {
-            (ACCESSIBLE, "GetRole"): lambda path, node, body: [ROLES.index(node.role)],
-            (ACCESSIBLE, "GetRoleName"): lambda path, node, body: [node.role],
-            (ACCESSIBLE, "GetState"): lambda path, node, body: [state_words(node.states)],
-            (ACCESSIBLE, "GetInterfaces"): lambda path, node, body: [list(node.interfaces)],
-            (ACCESSIBLE, "GetChildren"): self._children,
-            (ACCESSIBLE, "GetChildAtIndex"): lambda path, node, body: [
-                self.app.ref(node.children[body[0]])
-            ],
-            (ACCESSIBLE, "GetIndexInParent"): self._index,
-            (PROPERTIES, "Get"): self._get,
-            (PROPERTIES, "GetAll"): self._get_all,
-            (COMPONENT, "GetExtents"): self._extents,
-            (COMPONENT, "GetAccessibleAtPoint"): self._at_point,
-            (TABLE, "GetAccessibleAt"): self._accessible_at,
-            (TABLE, "GetRowColumnExtentsAtIndex"): self._row_column,
-            (TEXT, "GetText"): self._text,
-            (ACTION, "GetActions"): lambda path, node, body: [[("click", "", "")]],
-            (ACTION, "GetLocalizedName"): lambda path, node, body: ["click"],
+            GET_ROLE: lambda path, node, body: [ROLES.index(node.role)],
+            GET_ROLE_NAME: lambda path, node, body: [node.role],
+            GET_STATE: lambda path, node, body: [state_words(node.states)],
+            GET_INTERFACES: lambda path, node, body: [list(node.interfaces)],
+            GET_CHILDREN: self._children,
+            GET_CHILD_AT_INDEX: lambda path, node, body: [self.app.ref(node.children[body[0]])],
+            GET_INDEX_IN_PARENT: self._index,
+            GET_PROPERTY: self._get,
+            GET_ALL_PROPERTIES: self._get_all,
+            GET_EXTENTS: self._extents,
+            GET_ACCESSIBLE_AT_POINT: self._at_point,
+            GET_ACCESSIBLE_AT: self._accessible_at,
+            GET_ROW_COLUMN_EXTENTS_AT_INDEX: self._row_column,
+            GET_TEXT: self._text,
+            GET_ACTIONS: lambda path, node, body: [[("click", "", "")]],
+            GET_LOCALIZED_ACTION_NAME: lambda path, node, body: ["click"],
         }
 
     def _children(self, path: str, node: FakeObject, body: list[Any]) -> list[Any]:

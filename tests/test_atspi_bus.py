@@ -22,7 +22,13 @@ from roundhouse.devices.linux.atspi.bus import (
     NodeGone,
     WindowGone,
 )
-from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, TEXT
+from roundhouse.devices.linux.atspi.constants import (
+    ACCESSIBLE,
+    GET_ROLE,
+    GET_STATE,
+    GET_TEXT,
+    REGISTER_EVENT,
+)
 
 APP = ":1.42"
 Answer = Callable[[Message | None, Exception | None], None]
@@ -81,7 +87,7 @@ def _bus(connection: Connection, **options: Any) -> AtspiBus:
 
 
 def _state(bus: AtspiBus, path: str = "/a") -> Any:
-    return bus.call((APP, path), ACCESSIBLE, "GetState")
+    return bus.call((APP, path), GET_STATE)
 
 
 async def test_calls_over_the_cap_wait_for_answers_and_keep_their_order() -> None:
@@ -131,9 +137,9 @@ async def test_a_shorter_timeout_is_kept_even_while_a_longer_one_waits() -> None
 async def test_errors_say_what_went_away() -> None:
     connection = Connection()
     bus = _bus(connection)
-    gone_object = bus.call((APP, "/x"), ACCESSIBLE, "GetRole")
-    skipped = bus.call_or_none((APP, "/x"), ACCESSIBLE, "GetRole")
-    gone_app = bus.call_or_none((APP, "/y"), ACCESSIBLE, "GetRole")
+    gone_object = bus.call((APP, "/x"), GET_ROLE)
+    skipped = bus.call_or_none((APP, "/x"), GET_ROLE)
+    gone_app = bus.call_or_none((APP, "/y"), GET_ROLE)
     connection.fail(0, "org.freedesktop.DBus.Error.UnknownObject")
     connection.fail(1, "org.freedesktop.DBus.Error.UnknownObject")
     connection.fail(2, "org.freedesktop.DBus.Error.ServiceUnknown")
@@ -187,7 +193,7 @@ async def test_a_call_asked_again_is_written_from_its_kept_bytes_with_its_own_se
     connection = Connection()
     bus = _bus(connection)
     first, again = _state(bus, "/same"), _state(bus, "/same")
-    text = bus.call_or_none((APP, "/same"), TEXT, "GetText", "ii", [0, -1])
+    text = bus.call_or_none((APP, "/same"), GET_TEXT, [0, -1])
     sent = connection.sent
     assert [m.serial for m in sent] == [1, 2, 3]
     assert (sent[1].destination, sent[1].path, sent[1].interface, sent[1].member) == (
@@ -202,7 +208,7 @@ async def test_a_call_asked_again_is_written_from_its_kept_bytes_with_its_own_se
     connection.answer(2, "cell", signature="s")
     assert await asyncio.gather(first, again, text) == [[7], [8], ["cell"]]
     # Listeners' lists cannot key the kept bytes; such a call is written all the same.
-    listen = bus.call((APP, "/r"), ACCESSIBLE, "RegisterEvent", "sass", ["focus:", [], ""])
+    listen = bus.call((APP, "/r"), REGISTER_EVENT, ["focus:", [], ""])
     assert connection.sent[3].body == ["focus:", [], ""]
     connection.answer(3)
     assert await listen == []

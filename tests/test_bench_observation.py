@@ -14,6 +14,10 @@ from roundhouse.bench.observation import Wanted, controls_block, recall_missing
 from roundhouse.bench.osworld import HEADER, A11yNode, keeps, linearise, read_window
 from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.devices.linux.atspi.bus import Ref
+from roundhouse.devices.linux.atspi.constants import (
+    GET_ROLE_NAME,
+    Method,
+)
 from tests.fake_atspi import FakeApp, FakeBus, FakeObject
 
 SHOWN = frozenset({"showing", "visible", "enabled"})
@@ -121,11 +125,9 @@ async def test_osworlds_walk_leaves_out_a_node_that_goes_while_it_is_read() -> N
     )
 
     class Vanishing(FakeBus):
-        async def call(
-            self, ref: Ref, interface: str, member: str, signature: str = "", body: Any = ()
-        ) -> list[Any]:
-            answer = await super().call(ref, interface, member, signature, body)
-            if ref[1] == "/going" and member == "GetRoleName":
+        async def call(self, ref: Ref, method: Method, body: Any = ()) -> list[Any]:
+            answer = await super().call(ref, method, body)
+            if ref[1] == "/going" and method == GET_ROLE_NAME:
                 del self.app.objects["/going"]  # gone before its name is asked
             return answer
 

@@ -21,7 +21,9 @@ from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-igno
 
 from roundhouse.devices.contract import Control
 from roundhouse.devices.linux.atspi.bus import parse_node_id
-from roundhouse.devices.linux.atspi.constants import TEXT
+from roundhouse.devices.linux.atspi.constants import (
+    GET_CHARACTER_EXTENTS,
+)
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.x11.input import (
     InputError,
@@ -59,7 +61,7 @@ class Editor:
         """Screen rectangle (x, y, width, height) of the character at `offset`."""
         assert self.tools.tree is not None
         reply = await self.tools.tree.bus.call(
-            parse_node_id(self.text.id), TEXT, "GetCharacterExtents", "iu", [offset, 0]
+            parse_node_id(self.text.id), GET_CHARACTER_EXTENTS, [offset, 0]
         )
         x, y, width, height = (int(value) for value in reply)
         return x, y, width, height

@@ -73,7 +73,7 @@ class CallSpy:
         real = client.bus._request  # where call() and call_or_none() both go
 
         def request(call: Any) -> Any:
-            self.calls.append((call.ref, call.member))
+            self.calls.append((call.ref, call.method.member))
             self.before_call()
             return real(call)
 

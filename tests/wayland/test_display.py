@@ -18,7 +18,10 @@ from tests.wayland.conftest import StartGedit
 from roundhouse.devices.contract import Rect, UiNode, WindowInfo
 from roundhouse.devices.linux.atspi.bus import parse_node_id
 from roundhouse.devices.linux.atspi.client import AtspiClient, TreeLimits
-from roundhouse.devices.linux.atspi.constants import COMPONENT, TEXT
+from roundhouse.devices.linux.atspi.constants import (
+    GET_CHARACTER_EXTENTS,
+    GET_EXTENTS,
+)
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable
 from roundhouse.devices.linux.display.choose import wayland_family
@@ -122,13 +125,13 @@ async def test_a_drag_across_a_line_selects_it(
         # The tree placed the view on the screen; the application gives a character's box
         # in its own coordinates, which its view's box in the same coordinates relates.
         ref = parse_node_id(text.id)
-        (raw_x, raw_y, _, _), *_ = await client.bus.call(ref, COMPONENT, "GetExtents", "u", [0])
+        (raw_x, raw_y, _, _), *_ = await client.bus.call(ref, GET_EXTENTS, [0])
         dx, dy = _to_screen(display, window, frame)
         dx += text.rect.left - int(raw_x)
         dy += text.rect.top - int(raw_y)
         boxes = []
         for offset in (0, len(line) - 1):
-            reply = await client.bus.call(ref, TEXT, "GetCharacterExtents", "iu", [offset, 0])
+            reply = await client.bus.call(ref, GET_CHARACTER_EXTENTS, [offset, 0])
             x, y, width, height = (int(value) for value in reply)
             boxes.append((x + dx, y + dy, width, height))
     (x0, y0, _, height), (x1, _, width, _) = boxes

@@ -34,10 +34,14 @@ from dataclasses import dataclass
 from roundhouse.devices.linux.atspi.bus import AtspiBus, Ref
 from roundhouse.devices.linux.atspi.constants import (
     ACCESSIBLE,
-    COMPONENT,
     COORD_SCREEN,
+    GET_CHILD_AT_INDEX,
+    GET_CHILDREN,
+    GET_EXTENTS,
+    GET_PROPERTY,
+    GET_ROLE_NAME,
+    GET_STATE,
     NULL_PATH,
-    PROPERTIES,
     state_names,
 )
 from roundhouse.devices.linux.atspi.node import is_managed
@@ -122,22 +126,22 @@ async def read_window(bus: AtspiBus, frame: Ref) -> list[A11yNode]:
 
 
 async def _read(bus: AtspiBus, ref: Ref, depth: int, found: list[A11yNode]) -> None:
-    role = await bus.call_or_none(ref, ACCESSIBLE, "GetRoleName")
+    role = await bus.call_or_none(ref, GET_ROLE_NAME)
     if role is None:
         return  # gone while we read
     tag = (str(role[0]).strip() or "unknown").replace(" ", "-")
     # A node can go at any moment (gedit drops one while it holds still): what went while
     # we read it is left out, as a walker that catches each node's errors leaves it.
     name, bits = await asyncio.gather(
-        bus.call_or_none(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "Name"]),
-        bus.call_or_none(ref, ACCESSIBLE, "GetState"),
+        bus.call_or_none(ref, GET_PROPERTY, [ACCESSIBLE, "Name"]),
+        bus.call_or_none(ref, GET_STATE),
     )
     if name is None or bits is None:
         return
     states = frozenset(state_names(bits[0]))
     position = size = None
     if "visible" in states and "showing" in states:
-        extents = await bus.call_or_none(ref, COMPONENT, "GetExtents", "u", [COORD_SCREEN])
+        extents = await bus.call_or_none(ref, GET_EXTENTS, [COORD_SCREEN])
         if extents is not None:
             x, y, width, height = extents[0]
             position, size = (int(x), int(y)), (int(width), int(height))
@@ -155,18 +159,18 @@ async def _read(bus: AtspiBus, ref: Ref, depth: int, found: list[A11yNode]) -> N
 async def _children(bus: AtspiBus, ref: Ref, states: frozenset[str]) -> list[Ref]:
     """The first 1,024 children. pyatspi iterates a node child by child; for a container
     that would build all its children at once (atspi_node.is_managed), so do we."""
-    counted = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "ChildCount"])
+    counted = await bus.call_or_none(ref, GET_PROPERTY, [ACCESSIBLE, "ChildCount"])
     count = int(counted[0].value) if counted else 0
     if count <= 0:
         return []
     if is_managed(sorted(states), count):
         refs = []
         for index in range(min(count, MAX_WIDTH)):
-            reply = await bus.call_or_none(ref, ACCESSIBLE, "GetChildAtIndex", "i", [index])
+            reply = await bus.call_or_none(ref, GET_CHILD_AT_INDEX, [index])
             if reply is not None:
                 refs.append((str(reply[0][0]), str(reply[0][1])))
     else:
-        reply = await bus.call_or_none(ref, ACCESSIBLE, "GetChildren")
+        reply = await bus.call_or_none(ref, GET_CHILDREN)
         listed = reply[0] if reply else []
         refs = [(str(child[0]), str(child[1])) for child in listed[:MAX_WIDTH]]
     return [child for child in refs if child[0] and child[1] != NULL_PATH]

@@ -30,13 +30,17 @@ from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi.bus import AtspiBus, AtspiTimeout, Ref, WindowGone, answered
 from roundhouse.devices.linux.atspi.client import AtspiClient
 from roundhouse.devices.linux.atspi.constants import (
-    ACCESSIBLE,
     ACTION,
     COMPONENT,
     COORD_SCREEN,
-    PROPERTIES,
+    GET_ACTIONS,
+    GET_ALL_PROPERTIES,
+    GET_ATTRIBUTES,
+    GET_CHILDREN,
+    GET_EXTENTS,
     REGISTRY_BUS,
     ROOT_PATH,
+    SELECTION,
     TEXT,
     VALUE,
 )
@@ -46,7 +50,6 @@ from roundhouse.devices.linux.atspi.read import fetch_node, load_cache, read_str
 from roundhouse.osworld.namespaces import NS
 
 IMAGE = "org.a11y.atspi.Image"
-SELECTION = "org.a11y.atspi.Selection"
 LIMITS = TreeLimits(max_depth=50, max_nodes=50_000, time_limit=20.0, text_limit=10**7)
 MAX_WIDTH = 1024
 # Characters XML 1.0 cannot hold (OSWorld's lxml refuses them): dropped.
@@ -70,7 +73,7 @@ async def desktop_xml(client: AtspiClient, screen: Rect) -> str:
     """The whole desktop's tree, as OSWorld's /accessibility answers it (its "AT" value)."""
     bus = client.bus
     root = ET.Element("desktop-frame")
-    (children,) = await bus.call((REGISTRY_BUS, ROOT_PATH), ACCESSIBLE, "GetChildren")
+    (children,) = await bus.call((REGISTRY_BUS, ROOT_PATH), GET_CHILDREN)
     apps = [str(child[0]) for child in children]
     trees = await asyncio.gather(*(_app_xml(bus, app, screen) for app in apps))
     for tree in trees:
@@ -144,17 +147,15 @@ async def _details(bus: AtspiBus, node: RawNode) -> Details:
     node.interfaces = interfaces
     shown = "visible" in node.states and "showing" in node.states
     attributes, extents, text, values, actions = await asyncio.gather(
-        bus.ask(node.ref, ACCESSIBLE, "GetAttributes", "", (), _first_dict),
-        bus.ask(node.ref, COMPONENT, "GetExtents", "u", [COORD_SCREEN], _tuple)
+        bus.ask(node.ref, GET_ATTRIBUTES, (), _first_dict),
+        bus.ask(node.ref, GET_EXTENTS, [COORD_SCREEN], _tuple)
         if shown and COMPONENT in interfaces
         else answered(None),
         read_text(bus, node.ref, LIMITS.text_limit) if TEXT in interfaces else answered(None),
-        bus.ask(node.ref, PROPERTIES, "GetAll", "s", [VALUE], _values)
+        bus.ask(node.ref, GET_ALL_PROPERTIES, [VALUE], _values)
         if VALUE in interfaces
         else answered(None),
-        bus.ask(node.ref, ACTION, "GetActions", "", (), _actions)
-        if ACTION in interfaces
-        else answered(None),
+        bus.ask(node.ref, GET_ACTIONS, (), _actions) if ACTION in interfaces else answered(None),
     )
     return Details(
         attributes=attributes or {},

@@ -31,7 +31,13 @@ from dbus_fast.aio.message_bus import _MessageWriter
 from dbus_fast.aio.message_reader import build_message_reader
 from dbus_fast.errors import DBusFastError
 
-from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, PROPERTIES, ROOT_PATH
+from roundhouse.devices.linux.atspi.constants import (
+    GET_APPLICATION_BUS_ADDRESS,
+    GET_INTERFACES,
+    GET_PROPERTY,
+    ROOT_PATH,
+    Method,
+)
 from roundhouse.devices.linux.bus_daemon import BUS_DAEMON, BUS_DAEMON_PATH
 
 log = logging.getLogger(__name__)
@@ -42,7 +48,7 @@ MAX_KNOWN_INTERFACES = 100_000  # objects whose interfaces are kept; then forgot
 MAX_KEPT_MESSAGES = 20_000  # calls whose bytes are kept (~5 MB); then forgotten at once
 SERIAL_AT = 8  # where a message's serial lies in its header (little-endian, as marshalled)
 CALL_TIMEOUT = 3.0  # seconds; a live app answers in well under 1 ms, a stalled VM in < 1 s
-APPLICATION = "org.a11y.atspi.Application"
+CONNECTION_PID = Method(BUS_DAEMON, "GetConnectionUnixProcessID", "s")
 
 Ref = tuple[str, str]  # (bus name, object path): an accessible object
 T = TypeVar("T")
@@ -90,9 +96,7 @@ def parse_node_id(value: str) -> Ref:
 @dataclass
 class _Call:
     ref: Ref
-    interface: str
-    member: str
-    signature: str
+    method: Method
     body: list[Any]
     or_none: bool  # an object that is gone, or lacks the interface, answers None
     then: Callable[[list[Any]], Any] | None = None  # what the caller keeps of the body
@@ -134,44 +138,25 @@ class AtspiBus:
     def connected(self) -> bool:
         return bool(self.bus.connected)
 
-    def call(
-        self,
-        ref: Ref,
-        interface: str,
-        member: str,
-        signature: str = "",
-        body: Sequence[Any] = (),
-    ) -> Awaitable[list[Any]]:
-        return self._request(_Call(ref, interface, member, signature, list(body), or_none=False))
+    def call(self, ref: Ref, method: Method, body: Sequence[Any] = ()) -> Awaitable[list[Any]]:
+        return self._request(_Call(ref, method, list(body), or_none=False))
 
     def call_or_none(
-        self,
-        ref: Ref,
-        interface: str,
-        member: str,
-        signature: str = "",
-        body: Sequence[Any] = (),
+        self, ref: Ref, method: Method, body: Sequence[Any] = ()
     ) -> Awaitable[list[Any] | None]:
         """For bulk reads: an object that vanished mid-read loses that detail, nothing more.
 
         A vanished application or a timeout still raises: the whole read is then void.
         """
-        return self._request(_Call(ref, interface, member, signature, list(body), or_none=True))
+        return self._request(_Call(ref, method, list(body), or_none=True))
 
     def ask(
-        self,
-        ref: Ref,
-        interface: str,
-        member: str,
-        signature: str,
-        body: Sequence[Any],
-        then: Callable[[list[Any]], T],
+        self, ref: Ref, method: Method, body: Sequence[Any], then: Callable[[list[Any]], T]
     ) -> Awaitable[T | None]:
         """As call_or_none, the answer made into what the caller keeps by `then`: still a
         future, where a coroutine doing the same would cost a task in every gather (a read
         gathers ~1,000 of these)."""
-        call = _Call(ref, interface, member, signature, list(body), or_none=True, then=then)
-        return self._request(call)
+        return self._request(_Call(ref, method, list(body), or_none=True, then=then))
 
     def interfaces(self, ref: Ref) -> Awaitable[frozenset[str] | None]:
         """The object's interfaces; None when it is gone. Asked once per object of an
@@ -183,28 +168,22 @@ class AtspiBus:
         if known is not None:
             return answered(known)
         if self.direct.get(ref[0]) is None:
-            return self.ask(ref, ACCESSIBLE, "GetInterfaces", "", (), _interface_set)
+            return self.ask(ref, GET_INTERFACES, (), _interface_set)
         if len(self._interfaces) >= MAX_KNOWN_INTERFACES:
             self._interfaces.clear()
-        return self.ask(ref, ACCESSIBLE, "GetInterfaces", "", (), partial(self._keep, ref))
+        return self.ask(ref, GET_INTERFACES, (), partial(self._keep, ref))
 
     def _keep(self, ref: Ref, body: list[Any]) -> frozenset[str]:
         self._interfaces[ref] = kept = _interface_set(body)
         return kept
 
     async def get_property(self, ref: Ref, interface: str, name: str) -> Any:
-        (variant,) = await self.call(ref, PROPERTIES, "Get", "ss", [interface, name])
+        (variant,) = await self.call(ref, GET_PROPERTY, [interface, name])
         return variant.value
 
     async def name_pid(self, name: str) -> int | None:
         try:
-            (pid,) = await self.call(
-                (BUS_DAEMON, BUS_DAEMON_PATH),
-                BUS_DAEMON,
-                "GetConnectionUnixProcessID",
-                "s",
-                [name],
-            )
+            (pid,) = await self.call((BUS_DAEMON, BUS_DAEMON_PATH), CONNECTION_PID, [name])
         except AtspiError:
             return None
         return int(pid)
@@ -216,7 +195,7 @@ class AtspiBus:
             return
         self.direct[app] = None  # asked once
         try:
-            (address,) = await self.call((app, ROOT_PATH), APPLICATION, "GetApplicationBusAddress")
+            (address,) = await self.call((app, ROOT_PATH), GET_APPLICATION_BUS_ADDRESS)
         except (WindowGone, AtspiTimeout):
             raise
         except AtspiError as error:  # Qt: no such method
@@ -294,7 +273,7 @@ class AtspiBus:
         """The call's bytes on the wire. A read asks the same few members of the same
         objects every time: each call's bytes are kept and only its serial written in
         (marshalling was ~10% of the reader's CPU)."""
-        key = (destination, call.ref[1], call.interface, call.member, call.signature, *call.body)
+        key = (destination, call.ref[1], call.method, *call.body)
         try:
             template = self._templates.get(key)
             keep = True
@@ -304,9 +283,9 @@ class AtspiBus:
             message = Message(
                 destination=destination,
                 path=call.ref[1],
-                interface=call.interface,
-                member=call.member,
-                signature=call.signature,
+                interface=call.method.interface,
+                member=call.method.member,
+                signature=call.method.signature,
                 body=call.body,
                 serial=serial,
             )
@@ -357,11 +336,8 @@ class AtspiBus:
         for future in late:
             call = self._pending.pop(future)
             if not future.done():
-                future.set_exception(
-                    AtspiTimeout(
-                        f"{call.ref[0]} did not answer {call.member} within {self.timeout:g} s"
-                    )
-                )
+                unanswered = f"{call.ref[0]} did not answer {call.method.member}"
+                future.set_exception(AtspiTimeout(f"{unanswered} within {self.timeout:g} s"))
         if self._pending:
             first = min(call.deadline for call in self._pending.values())
             self._watchdog = loop.call_at(first, self._time_out)
@@ -422,11 +398,11 @@ def _outcome(
     if name in _APP_GONE:
         raise WindowGone(f"application {app} is gone ({detail})")
     if call.or_none:
-        log.debug("skipping %s.%s: %s", call.interface, call.member, detail)
+        log.debug("skipping %s.%s: %s", call.method.interface, call.method.member, detail)
         return None
     if name in _OBJECT_GONE:
         raise NodeGone(f"{node_id(call.ref)}: {detail}")
-    raise AtspiError(f"{call.member} on {node_id(call.ref)} failed: {name}: {detail}")
+    raise AtspiError(f"{call.method.member} on {node_id(call.ref)} failed: {name}: {detail}")
 
 
 class PeerBus(MessageBus):

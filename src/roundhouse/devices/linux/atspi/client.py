@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,15 +39,21 @@ from roundhouse.devices.linux.atspi.bus import (
 )
 from roundhouse.devices.linux.atspi.cells import CellRefs
 from roundhouse.devices.linux.atspi.constants import (
-    ACCESSIBLE,
-    ACTION,
-    COMPONENT,
-    EDITABLE_TEXT,
-    PROPERTIES,
+    DO_ACTION,
+    GET_ACTIONS,
+    GET_PROPERTY,
+    GET_STATE,
+    GET_TEXT,
+    GRAB_FOCUS,
+    INSERT_TEXT,
+    REGISTER_EVENT,
     REGISTRY_BUS,
     REGISTRY_PATH,
+    SET_PROPERTY,
+    SET_TEXT_CONTENTS,
     TEXT,
     VALUE,
+    Method,
     state_names,
 )
 from roundhouse.devices.linux.atspi.frames import Frame, FrameFinder
@@ -176,11 +182,7 @@ class AtspiClient(Closing):
         # client listens for events.
         try:
             await bus.call(
-                (REGISTRY_BUS, REGISTRY_PATH),
-                "org.a11y.atspi.Registry",
-                "RegisterEvent",
-                "sass",
-                ["window:activate", [], ""],
+                (REGISTRY_BUS, REGISTRY_PATH), REGISTER_EVENT, ["window:activate", [], ""]
             )
         except AtspiError:
             connection.disconnect()
@@ -353,10 +355,7 @@ class AtspiClient(Closing):
             if node.showing and node.role in DISPLAY_ROLES and TEXT in node.interfaces
         ][:DISPLAYS]
         texts = await asyncio.gather(
-            *(
-                self.bus.call_or_none(node.ref, TEXT, "GetText", "ii", [0, DISPLAY_TEXT])
-                for node in fields
-            )
+            *(self.bus.call_or_none(node.ref, GET_TEXT, [0, DISPLAY_TEXT]) for node in fields)
         )
         for node, text in zip(fields, texts, strict=True):
             node.text = str(text[0]) if text else None
@@ -406,7 +405,7 @@ class AtspiClient(Closing):
     async def do_action(self, node_id: str, action: str | None = None) -> bool:
         """Perform the node's named action (default: its first, e.g. "click" or "press")."""
         ref = parse_node_id(node_id)
-        reply = await self._on_node(ref, ACTION, "GetActions")
+        reply = await self._on_node(ref, GET_ACTIONS)
         names = [str(item[0]) for item in reply[0]]
         if not names:
             raise AtspiError(f"control {node_id} has no actions")
@@ -416,14 +415,12 @@ class AtspiClient(Closing):
             if action.lower() not in lowered:
                 raise AtspiError(f"control {node_id} has no action {action!r}; it has {names}")
             index = lowered.index(action.lower())
-        (done,) = await self._on_node(ref, ACTION, "DoAction", "i", [index])
+        (done,) = await self._on_node(ref, DO_ACTION, [index])
         return bool(done)
 
     async def set_text(self, node_id: str, text: str) -> bool:
         """Replace the node's whole text through EditableText (any Unicode, no keyboard)."""
-        (done,) = await self._on_node(
-            parse_node_id(node_id), EDITABLE_TEXT, "SetTextContents", "s", [text]
-        )
+        (done,) = await self._on_node(parse_node_id(node_id), SET_TEXT_CONTENTS, [text])
         return bool(done)
 
     async def insert_text(self, node_id: str, text: str) -> bool:
@@ -439,9 +436,7 @@ class AtspiClient(Closing):
         # cut a character in two, and it inserted nothing, answering True); Qt takes the
         # text whole whatever the number above its length.
         length = len(text.encode())
-        (done,) = await self._on_node(
-            ref, EDITABLE_TEXT, "InsertText", "isi", [max(caret, 0), text, length]
-        )
+        (done,) = await self._on_node(ref, INSERT_TEXT, [max(caret, 0), text, length])
         return bool(done)
 
     async def get_text(self, node_id: str) -> str:
@@ -451,7 +446,7 @@ class AtspiClient(Closing):
             count = await bus.get_property(ref, TEXT, "CharacterCount")
         except NodeGone as error:
             raise NodeGone(f"control {node_id} has no text or no longer exists") from error
-        (text,) = await self._on_node(ref, TEXT, "GetText", "ii", [0, int(count)])
+        (text,) = await self._on_node(ref, GET_TEXT, [0, int(count)])
         return str(text)
 
     async def read_text(self, node_id: str, limit: int) -> TextRead:
@@ -466,7 +461,7 @@ class AtspiClient(Closing):
             raise NodeGone(f"control {node_id} has no text or no longer exists") from error
         start = 0 if count <= limit else max(0, min(caret - limit // 2, count - limit))
         end = min(count, start + limit)
-        (text,) = await self._on_node(ref, TEXT, "GetText", "ii", [start, end])
+        (text,) = await self._on_node(ref, GET_TEXT, [start, end])
         return TextRead(text=str(text), start=start, length=count, caret=caret)
 
     async def caret(self, node_id: str) -> int:
@@ -480,11 +475,11 @@ class AtspiClient(Closing):
 
     async def states(self, node_id: str) -> list[str]:
         """The node's states as they are now ("focused", "editable", ...)."""
-        (bits,) = await self._on_node(parse_node_id(node_id), ACCESSIBLE, "GetState")
+        (bits,) = await self._on_node(parse_node_id(node_id), GET_STATE)
         return state_names(bits)
 
     async def grab_focus(self, node_id: str) -> bool:
-        (done,) = await self._on_node(parse_node_id(node_id), COMPONENT, "GrabFocus")
+        (done,) = await self._on_node(parse_node_id(node_id), GRAB_FOCUS)
         return bool(done)
 
     async def interfaces(self, node_id: str) -> frozenset[str]:
@@ -499,29 +494,20 @@ class AtspiClient(Closing):
         """Set the node's Value (a slider, a spin button) within its range."""
         ref = parse_node_id(node_id)
         low, high = await asyncio.gather(
-            self._on_node(ref, PROPERTIES, "Get", "ss", [VALUE, "MinimumValue"]),
-            self._on_node(ref, PROPERTIES, "Get", "ss", [VALUE, "MaximumValue"]),
+            self._on_node(ref, GET_PROPERTY, [VALUE, "MinimumValue"]),
+            self._on_node(ref, GET_PROPERTY, [VALUE, "MaximumValue"]),
         )
         minimum, maximum = float(low[0].value), float(high[0].value)
         if not minimum <= value <= maximum:
             raise AtspiError(f"{value:g} is outside the control's range {minimum:g}..{maximum:g}")
-        await self._on_node(
-            ref, PROPERTIES, "Set", "ssv", [VALUE, "CurrentValue", Variant("d", value)]
-        )
+        await self._on_node(ref, SET_PROPERTY, [VALUE, "CurrentValue", Variant("d", value)])
 
-    async def _on_node(
-        self,
-        ref: Ref,
-        interface: str,
-        member: str,
-        signature: str = "",
-        body: list[Any] | None = None,
-    ) -> list[Any]:
+    async def _on_node(self, ref: Ref, method: Method, body: Sequence[Any] = ()) -> list[Any]:
         bus = await self._connected()
         try:
-            return await bus.call(ref, interface, member, signature, body or [])
+            return await bus.call(ref, method, body)
         except NodeGone as error:
-            kind = interface.rsplit(".", 1)[-1]
+            kind = method.interface.rsplit(".", 1)[-1]
             raise NodeGone(
                 f"control {ref[0]}:{ref[1]} no longer exists or has no {kind} interface"
             ) from error

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from typing import NamedTuple
 
 from roundhouse.devices.contract import CLICKABLE_ROLES
 
@@ -25,7 +26,53 @@ TABLE = "org.a11y.atspi.Table"
 TABLE_CELL = "org.a11y.atspi.TableCell"
 EDITABLE_TEXT = "org.a11y.atspi.EditableText"
 VALUE = "org.a11y.atspi.Value"
+SELECTION = "org.a11y.atspi.Selection"
+APPLICATION = "org.a11y.atspi.Application"
+CACHE = "org.a11y.atspi.Cache"
+REGISTRY = "org.a11y.atspi.Registry"  # the interface; REGISTRY_BUS names the bus
 PROPERTIES = "org.freedesktop.DBus.Properties"
+
+
+class Method(NamedTuple):
+    """A D-Bus method, with the signature of what it is sent: written once here, where each
+    call would otherwise spell out its interface, member and signature again."""
+
+    interface: str
+    member: str
+    signature: str = ""
+
+
+# The methods the readers and the tools call (at-spi2-core's xml/*.xml).
+GET_ROLE = Method(ACCESSIBLE, "GetRole")
+GET_ROLE_NAME = Method(ACCESSIBLE, "GetRoleName")
+GET_STATE = Method(ACCESSIBLE, "GetState")
+GET_INTERFACES = Method(ACCESSIBLE, "GetInterfaces")
+GET_ATTRIBUTES = Method(ACCESSIBLE, "GetAttributes")
+GET_RELATION_SET = Method(ACCESSIBLE, "GetRelationSet")
+GET_CHILDREN = Method(ACCESSIBLE, "GetChildren")
+GET_CHILD_AT_INDEX = Method(ACCESSIBLE, "GetChildAtIndex", "i")
+GET_INDEX_IN_PARENT = Method(ACCESSIBLE, "GetIndexInParent")
+GET_ACTIONS = Method(ACTION, "GetActions")
+GET_ACTION_NAME = Method(ACTION, "GetName", "i")
+GET_LOCALIZED_ACTION_NAME = Method(ACTION, "GetLocalizedName", "i")
+DO_ACTION = Method(ACTION, "DoAction", "i")
+GET_EXTENTS = Method(COMPONENT, "GetExtents", "u")
+GRAB_FOCUS = Method(COMPONENT, "GrabFocus")
+GET_ACCESSIBLE_AT_POINT = Method(COMPONENT, "GetAccessibleAtPoint", "iiu")
+GET_TEXT = Method(TEXT, "GetText", "ii")
+GET_CHARACTER_EXTENTS = Method(TEXT, "GetCharacterExtents", "iu")
+SET_TEXT_CONTENTS = Method(EDITABLE_TEXT, "SetTextContents", "s")
+INSERT_TEXT = Method(EDITABLE_TEXT, "InsertText", "isi")
+GET_ACCESSIBLE_AT = Method(TABLE, "GetAccessibleAt", "ii")
+GET_ROW_COLUMN_EXTENTS_AT_INDEX = Method(TABLE, "GetRowColumnExtentsAtIndex", "i")
+GET_CELL_POSITION = Method(TABLE_CELL, "GetPosition")
+GET_SELECTED_CHILD = Method(SELECTION, "GetSelectedChild", "i")
+GET_APPLICATION_BUS_ADDRESS = Method(APPLICATION, "GetApplicationBusAddress")
+GET_CACHED_ITEMS = Method(CACHE, "GetItems")
+REGISTER_EVENT = Method(REGISTRY, "RegisterEvent", "sass")
+GET_PROPERTY = Method(PROPERTIES, "Get", "ss")  # (interface, property name)
+GET_ALL_PROPERTIES = Method(PROPERTIES, "GetAll", "s")  # (interface)
+SET_PROPERTY = Method(PROPERTIES, "Set", "ssv")  # (interface, property name, value)
 
 COORD_SCREEN = 0
 COORD_WINDOW = 1  # relative to the object's top-level window

@@ -12,10 +12,11 @@ import time
 from dataclasses import dataclass
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.atspi.bus import APPLICATION, AtspiBus, NodeGone, Ref, WindowGone
+from roundhouse.devices.linux.atspi.bus import AtspiBus, NodeGone, Ref, WindowGone
 from roundhouse.devices.linux.atspi.constants import (
-    ACCESSIBLE,
-    PROPERTIES,
+    APPLICATION,
+    GET_CHILDREN,
+    GET_PROPERTY,
     REGISTRY_BUS,
     ROOT_PATH,
 )
@@ -79,7 +80,7 @@ class FrameFinder:
 
     async def applications(self, bus: AtspiBus) -> list[str]:
         """Bus names of the applications registered on the desktop."""
-        (children,) = await bus.call((REGISTRY_BUS, ROOT_PATH), ACCESSIBLE, "GetChildren")
+        (children,) = await bus.call((REGISTRY_BUS, ROOT_PATH), GET_CHILDREN)
         return [str(child[0]) for child in children]
 
     async def app_pid(self, bus: AtspiBus, app: str) -> int | None:
@@ -148,8 +149,8 @@ class FrameFinder:
         if app not in self._toolkits:
             root = (app, ROOT_PATH)
             name, version = await asyncio.gather(
-                bus.call_or_none(root, PROPERTIES, "Get", "ss", [APPLICATION, "ToolkitName"]),
-                bus.call_or_none(root, PROPERTIES, "Get", "ss", [APPLICATION, "Version"]),
+                bus.call_or_none(root, GET_PROPERTY, [APPLICATION, "ToolkitName"]),
+                bus.call_or_none(root, GET_PROPERTY, [APPLICATION, "Version"]),
             )
             self._toolkits[app] = Toolkit(
                 str(name[0].value) if name else "", str(version[0].value) if version else ""
@@ -223,7 +224,7 @@ async def _top_node(bus: AtspiBus, ref: Ref, cache: dict[Ref, RawNode]) -> RawNo
 
 
 async def _top_levels(bus: AtspiBus, app: str) -> list[Ref]:
-    reply = await bus.call((app, ROOT_PATH), ACCESSIBLE, "GetChildren")
+    reply = await bus.call((app, ROOT_PATH), GET_CHILDREN)
     return [(str(name), str(path)) for name, path in reply[0]]
 
 

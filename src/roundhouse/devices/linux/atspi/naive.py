@@ -16,6 +16,13 @@ from roundhouse.devices.linux.atspi.constants import (
     ACTION,
     COMPONENT,
     COORD_SCREEN,
+    GET_ACTION_NAME,
+    GET_CHILDREN,
+    GET_EXTENTS,
+    GET_INTERFACES,
+    GET_LOCALIZED_ACTION_NAME,
+    GET_ROLE,
+    GET_STATE,
     NULL_PATH,
     OFFSCREEN,
     TEXT,
@@ -39,13 +46,13 @@ async def naive_tree(
     """The whole subtree under `ref`. Details (extents, actions, text) are read for showing
     nodes, or for every node when `details_when_hidden` (what OSWorld reads), and then kept
     for showing nodes only, so that the result is comparable with the bulk reader's."""
-    role = await bus.call_or_none(ref, ACCESSIBLE, "GetRole")
+    role = await bus.call_or_none(ref, GET_ROLE)
     if role is None:
         return None
     name = await bus.get_property(ref, ACCESSIBLE, "Name")
     description = await bus.get_property(ref, ACCESSIBLE, "Description")
-    (bits,) = await bus.call(ref, ACCESSIBLE, "GetState")
-    (interfaces,) = await bus.call(ref, ACCESSIBLE, "GetInterfaces")
+    (bits,) = await bus.call(ref, GET_STATE)
+    (interfaces,) = await bus.call(ref, GET_INTERFACES)
     states = state_names(bits)
     showing = "showing" in states
     rect: Rect | None = None
@@ -53,7 +60,7 @@ async def naive_tree(
     text: str | None = None
     if showing or details_when_hidden:
         if COMPONENT in interfaces:
-            (extents,) = await bus.call(ref, COMPONENT, "GetExtents", "u", [COORD_SCREEN])
+            (extents,) = await bus.call(ref, GET_EXTENTS, [COORD_SCREEN])
             x, y, width, height = extents
             if x != OFFSCREEN and y != OFFSCREEN:
                 rect = Rect(left=x, top=y, right=x + width, bottom=y + height)
@@ -62,9 +69,9 @@ async def naive_tree(
             for index in range(int(count)):
                 # The localized name is what GetActions lists ("Click", not "click");
                 # Qt has only GetName (the same text).
-                name_reply = await bus.call_or_none(ref, ACTION, "GetLocalizedName", "i", [index])
+                name_reply = await bus.call_or_none(ref, GET_LOCALIZED_ACTION_NAME, [index])
                 if name_reply is None:
-                    name_reply = await bus.call(ref, ACTION, "GetName", "i", [index])
+                    name_reply = await bus.call(ref, GET_ACTION_NAME, [index])
                 actions.append(str(name_reply[0]))
         if TEXT in interfaces:
             text = await read_text(bus, ref, text_limit)
@@ -77,7 +84,7 @@ async def naive_tree(
     count = await bus.get_property(ref, ACCESSIBLE, "ChildCount")
     children = []
     if count and not is_managed(states, int(count)):
-        (children,) = await bus.call(ref, ACCESSIBLE, "GetChildren")
+        (children,) = await bus.call(ref, GET_CHILDREN)
     nodes = []
     for child in children if max_depth > 0 else []:
         child_ref = (str(child[0]), str(child[1]))

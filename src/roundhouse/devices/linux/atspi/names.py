@@ -16,10 +16,15 @@ from collections.abc import Iterable
 
 from roundhouse.devices.contract import readable
 from roundhouse.devices.linux.atspi.bus import AtspiBus, Ref
-from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, NULL_PATH, PROPERTIES
+from roundhouse.devices.linux.atspi.constants import (
+    ACCESSIBLE,
+    GET_PROPERTY,
+    GET_RELATION_SET,
+    GET_SELECTED_CHILD,
+    NULL_PATH,
+)
 from roundhouse.devices.linux.atspi.node import RawNode
 
-SELECTION = "org.a11y.atspi.Selection"
 LABELLED_BY = 2  # AtspiRelationType
 # A class name, which GTK 4.8 gives as the name of what has none: "GtkButton", "AdwGizmo",
 # "EditorSourceView", "HistoryView" (two capitalised parts or more, no space).
@@ -70,7 +75,7 @@ async def name_the_nameless(bus: AtspiBus, nodes: Iterable[RawNode]) -> None:
 
 
 async def _labelled_by(bus: AtspiBus, ref: Ref) -> str:
-    reply = await bus.call_or_none(ref, ACCESSIBLE, "GetRelationSet")
+    reply = await bus.call_or_none(ref, GET_RELATION_SET)
     if not reply:
         return ""
     labels = [
@@ -83,7 +88,7 @@ async def _labelled_by(bus: AtspiBus, ref: Ref) -> str:
 async def _selected_item(bus: AtspiBus, node: RawNode) -> str:
     """The selected item's name, asked of the combo box, else of its popup (its child)."""
     for owner in [node.ref, *(node.children or [])[:1]]:
-        reply = await bus.call_or_none(owner, SELECTION, "GetSelectedChild", "i", [0])
+        reply = await bus.call_or_none(owner, GET_SELECTED_CHILD, [0])
         if reply and reply[0] and reply[0][1] != NULL_PATH:
             name = await _name(bus, tuple(reply[0]))
             if name:
@@ -92,5 +97,5 @@ async def _selected_item(bus: AtspiBus, node: RawNode) -> str:
 
 
 async def _name(bus: AtspiBus, ref: Ref) -> str:
-    reply = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "Name"])
+    reply = await bus.call_or_none(ref, GET_PROPERTY, [ACCESSIBLE, "Name"])
     return readable(str(reply[0].value), 200) if reply else ""

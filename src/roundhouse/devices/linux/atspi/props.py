@@ -9,11 +9,12 @@ from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi.bus import AtspiBus, Ref
 from roundhouse.devices.linux.atspi.constants import (
     ACCESSIBLE,
-    COMPONENT,
     COORD_SCREEN,
     COORD_WINDOW,
+    GET_EXTENTS,
+    GET_PROPERTY,
+    GET_TEXT,
     OFFSCREEN,
-    PROPERTIES,
     TEXT,
 )
 
@@ -21,7 +22,7 @@ from roundhouse.devices.linux.atspi.constants import (
 def extents(bus: AtspiBus, ref: Ref) -> Awaitable[Rect | None]:
     """The object's rectangle, in its application's space (atspi_placement turns it into
     the screen's)."""
-    return bus.ask(ref, COMPONENT, "GetExtents", "u", [coord_type(bus, ref)], _rect)
+    return bus.ask(ref, GET_EXTENTS, [coord_type(bus, ref)], _rect)
 
 
 def coord_type(bus: AtspiBus, ref: Ref) -> int:
@@ -39,7 +40,7 @@ def _rect(body: list[Any]) -> Rect | None:
 
 
 def child_count(bus: AtspiBus, ref: Ref) -> Awaitable[int | None]:
-    return bus.ask(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "ChildCount"], _int_value)
+    return bus.ask(ref, GET_PROPERTY, [ACCESSIBLE, "ChildCount"], _int_value)
 
 
 def value(body: list[Any]) -> Any:
@@ -59,14 +60,14 @@ async def read_text(bus: AtspiBus, ref: Ref, limit: int, *, check_empty: bool = 
     understood either, an empty answer is checked against CharacterCount (`check_empty`; a
     caller that has seen -1 work for the same kind of object can skip that call).
     """
-    reply = await bus.call_or_none(ref, TEXT, "GetText", "ii", [0, -1])
+    reply = await bus.call_or_none(ref, GET_TEXT, [0, -1])
     if reply is None:
         return None
     text = str(reply[0])
     if not text and check_empty:
-        count = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [TEXT, "CharacterCount"])
+        count = await bus.call_or_none(ref, GET_PROPERTY, [TEXT, "CharacterCount"])
         length = int(count[0].value) if count else 0
         if length > 0:
-            reply = await bus.call_or_none(ref, TEXT, "GetText", "ii", [0, min(length, limit)])
+            reply = await bus.call_or_none(ref, GET_TEXT, [0, min(length, limit)])
             text = str(reply[0]) if reply else ""
     return text[:limit]

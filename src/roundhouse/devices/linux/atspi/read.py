@@ -34,8 +34,14 @@ from roundhouse.devices.linux.atspi.constants import (
     ACTION,
     CACHE_PATH,
     COMPONENT,
+    GET_ACTIONS,
+    GET_ALL_PROPERTIES,
+    GET_CACHED_ITEMS,
+    GET_CHILDREN,
+    GET_PROPERTY,
+    GET_ROLE,
+    GET_STATE,
     NULL_PATH,
-    PROPERTIES,
     SCROLLING_ROLES,
     TEXT,
     VALUE,
@@ -81,7 +87,7 @@ def _valid(ref: Ref) -> bool:
 async def load_cache(bus: AtspiBus, app: str) -> dict[Ref, RawNode]:
     """The application's own cache in one call; empty when the toolkit keeps none."""
     try:
-        reply = await bus.call_or_none((app, CACHE_PATH), "org.a11y.atspi.Cache", "GetItems")
+        reply = await bus.call_or_none((app, CACHE_PATH), GET_CACHED_ITEMS)
     except AtspiTimeout:
         # A huge application can take longer to list everything than to answer small
         # calls: walk it instead, within the read's own limits.
@@ -135,7 +141,7 @@ async def fetch_node(
     nodes, and LibreOffice's uncached menus hold ~300 hidden items it asked 3 calls each."""
     if hidden_in_full:
         return await _fetch_node(bus, ref, get_all=get_all, description=description)
-    states = await bus.call_or_none(ref, ACCESSIBLE, "GetState")
+    states = await bus.call_or_none(ref, GET_STATE)
     if states is None:
         return None  # the object went away
     names = state_names(states[0])
@@ -170,8 +176,8 @@ async def _fetch_node(
     """
     if get_all:
         role, properties, states = await asyncio.gather(
-            bus.call_or_none(ref, ACCESSIBLE, "GetRole"),
-            bus.call_or_none(ref, PROPERTIES, "GetAll", "s", [ACCESSIBLE]),
+            bus.call_or_none(ref, GET_ROLE),
+            bus.call_or_none(ref, GET_ALL_PROPERTIES, [ACCESSIBLE]),
             _states(bus, ref, states),
         )
         if properties is None or states is None:
@@ -184,7 +190,7 @@ async def _fetch_node(
         interfaces = await bus.interfaces(ref) if showing else None
     else:
         role, name, about, states, interfaces, count = await asyncio.gather(
-            bus.call_or_none(ref, ACCESSIBLE, "GetRole"),
+            bus.call_or_none(ref, GET_ROLE),
             _property(bus, ref, "Name"),
             _property(bus, ref, "Description") if description else answered(None),
             _states(bus, ref, states),
@@ -208,18 +214,18 @@ async def _fetch_node(
 
 
 def _states(bus: AtspiBus, ref: Ref, known: list[Any] | None) -> Awaitable[list[Any] | None]:
-    return answered(known) if known is not None else bus.call_or_none(ref, ACCESSIBLE, "GetState")
+    return answered(known) if known is not None else bus.call_or_none(ref, GET_STATE)
 
 
 async def _children(bus: AtspiBus, ref: Ref) -> list[Ref]:
-    reply = await bus.call_or_none(ref, ACCESSIBLE, "GetChildren")
+    reply = await bus.call_or_none(ref, GET_CHILDREN)
     if not reply:
         return []
     return [child for child in (tuple(child) for child in reply[0]) if _valid(child)]
 
 
 def _property(bus: AtspiBus, ref: Ref, name: str) -> Awaitable[object]:
-    return bus.ask(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, name], value)
+    return bus.ask(ref, GET_PROPERTY, [ACCESSIBLE, name], value)
 
 
 async def fetch_children(bus: AtspiBus, node: RawNode) -> None:
@@ -511,7 +517,7 @@ def _extents(bus: AtspiBus, node: RawNode) -> Awaitable[Rect | None]:
 def _actions(bus: AtspiBus, node: RawNode) -> Awaitable[list[str] | None]:
     if ACTION not in node.interfaces:
         return answered([])
-    return bus.ask(node.ref, ACTION, "GetActions", "", (), _action_names)
+    return bus.ask(node.ref, GET_ACTIONS, (), _action_names)
 
 
 def _action_names(body: list[Any]) -> list[str]:
@@ -522,7 +528,7 @@ def _text(bus: AtspiBus, node: RawNode, text_limit: int) -> Awaitable[str | None
     if TEXT in node.interfaces:
         return read_text(bus, node.ref, text_limit)
     if VALUE in node.interfaces and node.role in VALUE_READ_ROLES:
-        return bus.ask(node.ref, PROPERTIES, "Get", "ss", [VALUE, "CurrentValue"], _format_value)
+        return bus.ask(node.ref, GET_PROPERTY, [VALUE, "CurrentValue"], _format_value)
     return answered(None)
 
 

@@ -20,7 +20,12 @@ from typing import Any
 
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi.bus import AtspiBus, Ref
-from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, COMPONENT, NULL_PATH
+from roundhouse.devices.linux.atspi.constants import (
+    GET_ACCESSIBLE_AT_POINT,
+    GET_CHILD_AT_INDEX,
+    GET_INDEX_IN_PARENT,
+    NULL_PATH,
+)
 from roundhouse.devices.linux.atspi.props import coord_type, extents
 from roundhouse.devices.linux.atspi.tree import intersection
 
@@ -56,7 +61,7 @@ async def children_in_view(
     by bisecting."""
 
     def child(index: int) -> Awaitable[Ref | None]:  # a future (see AtspiBus.ask)
-        return bus.ask(container, ACCESSIBLE, "GetChildAtIndex", "i", [index], _child_ref)
+        return bus.ask(container, GET_CHILD_AT_INDEX, [index], _child_ref)
 
     if count <= LONG_LIST:
         found = await asyncio.gather(*(child(index) for index in range(count)))
@@ -153,15 +158,13 @@ async def _child_at_middle(
     x, y = view.center
     coords = coord_type(bus, container)
     for point in ((x, y), (x, y + MIDDLE_STEP)):
-        reply = await bus.call_or_none(
-            container, COMPONENT, "GetAccessibleAtPoint", "iiu", [*point, coords]
-        )
+        reply = await bus.call_or_none(container, GET_ACCESSIBLE_AT_POINT, [*point, coords])
         if reply and reply[0][0] and reply[0][1] != NULL_PATH:
             break
     else:
         return None
     hit = (str(reply[0][0]), str(reply[0][1]))
-    index = await bus.call_or_none(hit, ACCESSIBLE, "GetIndexInParent")
+    index = await bus.call_or_none(hit, GET_INDEX_IN_PARENT)
     if not index or not 0 <= int(index[0]) < count:
         return None
     rect = await extents(bus, hit)

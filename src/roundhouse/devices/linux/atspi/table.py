@@ -34,11 +34,17 @@ from roundhouse.devices.linux.atspi.cells import (
 )
 from roundhouse.devices.linux.atspi.constants import (
     ACCESSIBLE,
-    COMPONENT,
+    GET_ACCESSIBLE_AT,
+    GET_ACCESSIBLE_AT_POINT,
+    GET_CELL_POSITION,
+    GET_INDEX_IN_PARENT,
+    GET_PROPERTY,
+    GET_ROLE,
+    GET_ROW_COLUMN_EXTENTS_AT_INDEX,
+    GET_STATE,
+    GET_TEXT,
     NULL_PATH,
-    PROPERTIES,
     TABLE,
-    TABLE_CELL,
     TEXT,
     role_name,
     state_names,
@@ -209,7 +215,7 @@ async def read_table(
 
 
 async def _table_property(bus: AtspiBus, table: Ref, name: str) -> int:
-    reply = await bus.call_or_none(table, PROPERTIES, "Get", "ss", [TABLE, name])
+    reply = await bus.call_or_none(table, GET_PROPERTY, [TABLE, name])
     return int(reply[0].value) if reply else 0
 
 
@@ -225,7 +231,7 @@ async def _kept_corners(bus: AtspiBus, entry: TableCells, view: Rect) -> Corners
     first_rect, last_rect, states = await asyncio.gather(
         extents(bus, first.ref),
         extents(bus, final.ref),
-        bus.call_or_none(first.ref, ACCESSIBLE, "GetState"),
+        bus.call_or_none(first.ref, GET_STATE),
     )
     if first_rect is None or last_rect is None or states is None:
         return None
@@ -265,7 +271,7 @@ async def _corner(
     the cell reads."""
     for x, y in points:
         reply = await bus.call_or_none(
-            table, COMPONENT, "GetAccessibleAtPoint", "iiu", [x, y, coord_type(bus, table)]
+            table, GET_ACCESSIBLE_AT_POINT, [x, y, coord_type(bus, table)]
         )
         ref = _ref(reply[0]) if reply else None
         if ref is None:
@@ -280,16 +286,16 @@ async def _position(bus: AtspiBus, table: Ref, ref: Ref) -> Cell | None:
     """A cell's row and column: TableCell where the toolkit has it, else its index in the
     table, else its name ("B3")."""
     position, index, name = await asyncio.gather(
-        bus.call_or_none(ref, TABLE_CELL, "GetPosition"),
-        bus.call_or_none(ref, ACCESSIBLE, "GetIndexInParent"),
-        bus.call_or_none(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "Name"]),
+        bus.call_or_none(ref, GET_CELL_POSITION),
+        bus.call_or_none(ref, GET_INDEX_IN_PARENT),
+        bus.call_or_none(ref, GET_PROPERTY, [ACCESSIBLE, "Name"]),
     )
     if position:
         row, column = position[0]
         return int(row), int(column)
     if index and index[0] >= 0:
         # LibreOffice counts cells in an int32: past row 131072 the index overflows.
-        extents = await bus.call_or_none(table, TABLE, "GetRowColumnExtentsAtIndex", "i", index)
+        extents = await bus.call_or_none(table, GET_ROW_COLUMN_EXTENTS_AT_INDEX, index)
         if extents and extents[0]:
             return int(extents[1]), int(extents[2])
     return parse_cell_name(str(name[0].value)) if name else None
@@ -299,8 +305,8 @@ async def _sample(bus: AtspiBus, ref: Ref, wanted: bool) -> Sample | None:
     if not wanted:
         return None
     role, states, interfaces = await asyncio.gather(
-        bus.call_or_none(ref, ACCESSIBLE, "GetRole"),
-        bus.call_or_none(ref, ACCESSIBLE, "GetState"),
+        bus.call_or_none(ref, GET_ROLE),
+        bus.call_or_none(ref, GET_STATE),
         bus.interfaces(ref),
     )
     if role is None or states is None or interfaces is None:
@@ -314,7 +320,7 @@ async def _check_kept(bus: AtspiBus, entry: TableCells) -> None:
     kept = entry.sample()
     if kept is None:
         return
-    reply = await bus.call_or_none(kept[1].ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "Name"])
+    reply = await bus.call_or_none(kept[1].ref, GET_PROPERTY, [ACCESSIBLE, "Name"])
     if reply is None or reply[0].value != kept[1].name:
         entry.cells.clear()
 
@@ -372,11 +378,11 @@ async def _read_cells(
 
 
 async def _fetch_cell(bus: AtspiBus, table: Ref, entry: TableCells, cell: Cell) -> CellRef | None:
-    reply = await bus.call_or_none(table, TABLE, "GetAccessibleAt", "ii", list(cell))
+    reply = await bus.call_or_none(table, GET_ACCESSIBLE_AT, list(cell))
     ref = _ref(reply[0]) if reply else None
     if ref is None:
         return None
-    name = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [ACCESSIBLE, "Name"])
+    name = await bus.call_or_none(ref, GET_PROPERTY, [ACCESSIBLE, "Name"])
     if name is None:
         return None
     return entry.put(cell, ref, str(name[0].value), time.monotonic())
@@ -388,24 +394,24 @@ def _cell_text(bus: AtspiBus, entry: TableCells, ref: Ref, limit: int) -> Awaita
     to an end offset past the end is ""); until then, and where it does not, the cell's
     CharacterCount first, so that a sheet of empty cells still costs one call a cell."""
     if entry.whole_text:
-        return bus.ask(ref, TEXT, "GetText", "ii", [0, -1], lambda body: str(body[0])[:limit])
+        return bus.ask(ref, GET_TEXT, [0, -1], lambda body: str(body[0])[:limit])
     return _cell_text_counted(bus, entry, ref, limit)
 
 
 async def _cell_text_counted(bus: AtspiBus, entry: TableCells, ref: Ref, limit: int) -> str | None:
-    count = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [TEXT, "CharacterCount"])
+    count = await bus.call_or_none(ref, GET_PROPERTY, [TEXT, "CharacterCount"])
     if count is None:
         return None
     length = int(count[0].value)
     if length <= 0:
         return ""
     if entry.whole_text is None:
-        reply = await bus.call_or_none(ref, TEXT, "GetText", "ii", [0, -1])
+        reply = await bus.call_or_none(ref, GET_TEXT, [0, -1])
         if reply and str(reply[0]):
             entry.whole_text = True
             return str(reply[0])[:limit]
         entry.whole_text = False
-    reply = await bus.call_or_none(ref, TEXT, "GetText", "ii", [0, min(length, limit)])
+    reply = await bus.call_or_none(ref, GET_TEXT, [0, min(length, limit)])
     return str(reply[0]) if reply else ""
 
 

@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi.bus import AtspiBus, Ref
 from roundhouse.devices.linux.atspi.cells import CellRefs
-from roundhouse.devices.linux.atspi.constants import PROPERTIES, TABLE
+from roundhouse.devices.linux.atspi.constants import (
+    GET_PROPERTY,
+    TABLE,
+)
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.props import child_count
 from roundhouse.devices.linux.atspi.scroll import children_in_view
@@ -59,5 +62,5 @@ async def read_in_view(
 
 
 async def _columns(bus: AtspiBus, ref: Ref) -> int:
-    reply = await bus.call_or_none(ref, PROPERTIES, "Get", "ss", [TABLE, "NColumns"])
+    reply = await bus.call_or_none(ref, GET_PROPERTY, [TABLE, "NColumns"])
     return int(reply[0].value) if reply else 0
