@@ -74,7 +74,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             if shot.ok:
                 saved.append(path.name)
         asked_for = AppObservation(
-            board=context.round.read_board("host") or f"Request: {context.request}",
+            board=context.round.read_board("host") or f"Request: {context.round.request}",
             subtask=self.subtask,
             application=self.name,
             window=target,

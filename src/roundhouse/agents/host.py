@@ -49,7 +49,7 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
         shot = await self.collect(ToolName.CAPTURE_DESKTOP_SCREENSHOT, path=str(screenshot))
         available = {spec.name for spec in specs}
         observation = HostObservation(
-            request=context.request,
+            request=context.round.request,
             windows=await self._windows(),
             applications=await self._applications(available),
             subtasks=tuple(
@@ -103,4 +103,4 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
         """The request and the plan, for every AppAgent of the round. Not the subtask nor
         the window: the AppAgent's prompt gives its own under labels of their own."""
         plan = "\n".join(f"- {item}" for item in answer.plan) or "- (no plan given)"
-        return f"Request: {context.request}\nPlan:\n{plan}"
+        return f"Request: {context.round.request}\nPlan:\n{plan}"

@@ -31,7 +31,7 @@ class LinuxAgent(AgentCore[ShellObservation, LinuxAnswer]):
     async def observe(self, context: RoundContext, specs: list[ToolSpec]) -> Seen[ShellObservation]:
         return Seen(
             ShellObservation(
-                request=context.request,
+                request=context.round.request,
                 history=self.history(context),
                 blackboard=blackboard_text(context),
                 tools=tuple(spec.name for spec in specs if spec.name in self.functions),

@@ -12,11 +12,3 @@ from roundhouse.core.record import RoundRecord, SessionRecord
 class RoundContext:
     round: RoundRecord
     session: SessionRecord
-
-    @property
-    def round_id(self) -> int:
-        return self.round.id
-
-    @property
-    def request(self) -> str:
-        return self.round.user_query
