@@ -186,7 +186,6 @@ class ShellScreen:
         self._lock = threading.Lock()
         base = runtime_dir if os.path.isdir(runtime_dir) else None
         self._folder = tempfile.mkdtemp(prefix="roundhouse-shots-", dir=base)
-        self._counter_ready = False
 
     def close(self) -> None:
         shutil.rmtree(self._folder, ignore_errors=True)

@@ -78,7 +78,6 @@ def _lib() -> ctypes.CDLL:
         "xkb_keymap_num_mods": (u32, [p]),
         "xkb_keymap_mod_get_name": (ctypes.c_char_p, [p, u32]),
         "xkb_keysym_to_utf32": (u32, [u32]),
-        "xkb_utf32_to_keysym": (u32, [u32]),
         "xkb_keysym_get_name": (i, [u32, ctypes.c_char_p, ctypes.c_size_t]),
     }
     for function, (restype, argtypes) in signatures.items():
@@ -105,11 +104,6 @@ def keysym_char(keysym: int) -> str:
     """The character a keysym types, or "" (Return, F4, Shift_L)."""
     code = int(_lib().xkb_keysym_to_utf32(keysym))
     return chr(code) if code and code != 0x7F and code >= 0x20 else ""
-
-
-def char_to_keysym(char: str) -> int:
-    """The keysym of a character, as keymaps write it (0x20ac for €, not 0x10020ac)."""
-    return int(_lib().xkb_utf32_to_keysym(ord(char)))
 
 
 @dataclass(frozen=True)
