@@ -29,9 +29,12 @@ from roundhouse.osworld.a11y_xml import terminal_text
 from roundhouse.osworld.env import OsworldEnv
 from roundhouse.osworld.files import BadURL
 from roundhouse.osworld.getters_chrome import GETTERS as CHROME_GETTERS
+from roundhouse.osworld.registry import Registry
 from roundhouse.osworld.steps import NotRunnable, StepError
 
 Getter = Callable[[OsworldEnv, dict[str, Any]], Awaitable[Any]]
+# Each getter by its `type` in a task's evaluator; Chrome's come from getters_chrome.py.
+GETTERS: Registry[Getter] = Registry(CHROME_GETTERS)
 
 
 def local_path(env: OsworldEnv, path: str) -> Path:
@@ -61,6 +64,7 @@ def _given(found: list[str | None]) -> Any:
     return found[0] if len(found) == 1 else found
 
 
+@GETTERS.add
 async def vm_file(env: OsworldEnv, config: dict[str, Any]) -> Any:
     paths, dests, gives = _pairs(config)
     if not config.get("multi", False) and config.get("time_suffix", False):
@@ -79,6 +83,7 @@ async def vm_file(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return _given(found)
 
 
+@GETTERS.add
 async def cloud_file(env: OsworldEnv, config: dict[str, Any]) -> Any:
     paths, dests, gives = _pairs(config)
     found: list[str | None] = []
@@ -97,6 +102,7 @@ async def cloud_file(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return _given(found)
 
 
+@GETTERS.add
 async def cache_file(env: OsworldEnv, config: dict[str, Any]) -> Any:
     path = env.cache / str(config["path"])
     if not path.exists():
@@ -104,11 +110,13 @@ async def cache_file(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return str(path)
 
 
+@GETTERS.add
 async def vm_command_line(env: OsworldEnv, config: dict[str, Any]) -> Any:
     output = await _command(env, config)
     return None if output is None else output.output
 
 
+@GETTERS.add
 async def vm_command_error(env: OsworldEnv, config: dict[str, Any]) -> Any:
     output = await _command(env, config)
     return None if output is None else output.error
@@ -123,18 +131,22 @@ async def _command(env: OsworldEnv, config: dict[str, Any]) -> Any:
         return None
 
 
+@GETTERS.add
 async def vm_terminal_output(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return terminal_text(await env.accessibility_xml())
 
 
+@GETTERS.add
 async def accessibility_tree(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return await env.accessibility_xml()
 
 
+@GETTERS.add
 async def rule(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return config["rules"]
 
 
+@GETTERS.add
 async def list_directory(env: OsworldEnv, config: dict[str, Any]) -> Any:
     start = local_path(env, str(config["path"]))
     if not start.is_dir():
@@ -161,29 +173,15 @@ def directory_tree(folder: Path, shown: str | None = None) -> dict[str, Any]:
     return {"type": "directory", "name": name, "children": children}
 
 
+@GETTERS.add
 async def vm_screen_size(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return {"width": env.desktop.width, "height": env.desktop.height}
 
 
+@GETTERS.add
 async def vm_window_size(env: OsworldEnv, config: dict[str, Any]) -> Any:
     wanted = str(config["app_class_name"]).lower()
     for window in env.display.windows.list_windows():
         if window.application.lower() == wanted:
             return {"width": window.rect.width, "height": window.rect.height}
     return None
-
-
-GETTERS: dict[str, Getter] = {
-    **CHROME_GETTERS,
-    "vm_file": vm_file,
-    "cloud_file": cloud_file,
-    "cache_file": cache_file,
-    "vm_command_line": vm_command_line,
-    "vm_command_error": vm_command_error,
-    "vm_terminal_output": vm_terminal_output,
-    "accessibility_tree": accessibility_tree,
-    "rule": rule,
-    "list_directory": list_directory,
-    "vm_screen_size": vm_screen_size,
-    "vm_window_size": vm_window_size,
-}

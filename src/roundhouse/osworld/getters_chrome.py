@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.osworld.env import CHROME_PROFILE, OsworldEnv
+from roundhouse.osworld.registry import Registry
 
 Getter = Callable[[OsworldEnv, dict[str, Any]], Awaitable[Any]]
+GETTERS: Registry[Getter] = Registry()
 DEFAULT_FONTS = {"default_fixed_font_size": 13, "default_font_size": 16, "minimum_font_size": 13}
 
 
@@ -35,11 +37,13 @@ def _read(env: OsworldEnv, read: Callable[[Any], Any], fallback: Any, name: str)
         return fallback
 
 
+@GETTERS.add
 async def enable_do_not_track(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return _read(env, lambda d: "true" if d.get("enable_do_not_track", {}) else "false",
                  "false", "Default/Preferences")  # fmt: skip
 
 
+@GETTERS.add
 async def enable_safe_browsing(env: OsworldEnv, config: dict[str, Any]) -> Any:
     def read(data: Any) -> str:
         safe = data.get("safebrowsing", {})
@@ -49,6 +53,7 @@ async def enable_safe_browsing(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return _read(env, read, "false", "Default/Preferences")
 
 
+@GETTERS.add
 async def data_delete_automacally(env: OsworldEnv, config: dict[str, Any]) -> Any:
     def read(data: Any) -> str:
         present = data["profile"].get("default_content_setting_values", None) is not None
@@ -57,10 +62,12 @@ async def data_delete_automacally(env: OsworldEnv, config: dict[str, Any]) -> An
     return _read(env, read, "Google", "Default/Preferences")  # (OSWorld's fallback, as is)
 
 
+@GETTERS.add
 async def profile_name(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return _read(env, lambda d: d.get("profile", {}).get("name", None), None, "Default/Preferences")
 
 
+@GETTERS.add
 async def default_search_engine(env: OsworldEnv, config: dict[str, Any]) -> Any:
     def read(data: Any) -> Any:
         provider = data.get("default_search_provider_data", {})
@@ -69,31 +76,22 @@ async def default_search_engine(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return _read(env, read, "Google", "Default/Preferences")
 
 
+@GETTERS.add
 async def chrome_font_size(env: OsworldEnv, config: dict[str, Any]) -> Any:
     fallback = {"default_fixed_font_size": 13, "default_font_size": 16}
     return _read(env, lambda d: d.get("webkit", {}).get("webprefs", dict(DEFAULT_FONTS)),
                  fallback, "Default/Preferences")  # fmt: skip
 
 
+@GETTERS.add
 async def enabled_experiments(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return _read(env, lambda d: d.get("browser", {}).get("enabled_labs_experiments", []), [],
                  "Local State")  # fmt: skip
 
 
+@GETTERS.add
 async def bookmarks(env: OsworldEnv, config: dict[str, Any]) -> Any:
     path = env.home / CHROME_PROFILE / "Default" / "Bookmarks"
     if not path.is_file() or not path.read_bytes():
         return []
     return json.loads(path.read_text(encoding="utf-8")).get("roots", {})
-
-
-GETTERS: dict[str, Getter] = {
-    "enable_do_not_track": enable_do_not_track,
-    "enable_safe_browsing": enable_safe_browsing,
-    "data_delete_automacally": data_delete_automacally,
-    "profile_name": profile_name,
-    "default_search_engine": default_search_engine,
-    "chrome_font_size": chrome_font_size,
-    "enabled_experiments": enabled_experiments,
-    "bookmarks": bookmarks,
-}

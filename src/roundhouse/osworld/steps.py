@@ -52,6 +52,7 @@ from roundhouse.devices.linux.desktops.reaper import (
 )
 from roundhouse.osworld.env import CHROME_NAMES, OsworldEnv
 from roundhouse.osworld.files import BadURL
+from roundhouse.osworld.registry import Registry
 from roundhouse.osworld.tasks import Step
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,8 @@ class NotRunnable(StepError):
 
 
 Runner = Callable[[OsworldEnv, dict[str, Any]], Awaitable[None]]
+# Each runner by its step's `type` in a task file (OSWorld's setup controller's names).
+STEPS: Registry[Runner] = Registry()
 
 
 async def run_steps(env: OsworldEnv, steps: list[Step]) -> None:
@@ -97,6 +100,7 @@ async def run_steps(env: OsworldEnv, steps: list[Step]) -> None:
 # ---------------------------------------------------------------- programs
 
 
+@STEPS.add
 async def launch(env: OsworldEnv, p: dict[str, Any]) -> None:
     argv = _argv(env, p["command"], bool(p.get("shell", False)), split_spaces=True)
     if _is_port_forward(argv):
@@ -109,6 +113,8 @@ async def launch(env: OsworldEnv, p: dict[str, Any]) -> None:
     env.spawn(argv)
 
 
+@STEPS.add
+@STEPS.named("command")
 async def execute(env: OsworldEnv, p: dict[str, Any]) -> None:
     command = p["command"]
     command = env.places.fill(command) if isinstance(command, str) else [
@@ -146,6 +152,7 @@ def _until_met(until: dict[str, Any], code: int, out: str, err: str) -> bool:
     )
 
 
+@STEPS.add
 async def sleep(env: OsworldEnv, p: dict[str, Any]) -> None:
     seconds = float(p["seconds"])
     if not 0 <= seconds <= 600:
@@ -230,6 +237,7 @@ def _end_matching(env: OsworldEnv, pattern: re.Pattern[str], full: bool, chrome:
 # ---------------------------------------------------------------- files
 
 
+@STEPS.add
 async def download(env: OsworldEnv, p: dict[str, Any]) -> None:
     for entry in p["files"]:
         url, path = str(entry["url"]), str(entry["path"])
@@ -259,6 +267,7 @@ def destination(env: OsworldEnv, path: str) -> Path:
     raise StepError(f"{path!r} lies outside the task's home and /tmp: refused")
 
 
+@STEPS.named("open")
 async def open_path(env: OsworldEnv, p: dict[str, Any]) -> None:
     path = env.places.local(str(p["path"]))
     local = Path(path if path.startswith("/") else env.home / path)
@@ -292,6 +301,7 @@ def window_matcher(name: str, strict: bool, by_class: bool) -> Callable[[WindowI
     return matches
 
 
+@STEPS.add
 async def activate_window(env: OsworldEnv, p: dict[str, Any]) -> None:
     matches = window_matcher(str(p["window_name"]), bool(p.get("strict")), bool(p.get("by_class")))
     window = await _wait_window(env, matches, WINDOW_WAIT)
@@ -301,6 +311,7 @@ async def activate_window(env: OsworldEnv, p: dict[str, Any]) -> None:
     await env.display.windows.activate(window.xid)
 
 
+@STEPS.add
 async def close_window(env: OsworldEnv, p: dict[str, Any]) -> None:
     matches = window_matcher(str(p["window_name"]), bool(p.get("strict")), bool(p.get("by_class")))
     window = next((w for w in env.display.windows.list_windows() if matches(w)), None)
@@ -325,6 +336,7 @@ async def _wait_window(
 # ---------------------------------------------------------------- Chrome
 
 
+@STEPS.add
 async def chrome_open_tabs(env: OsworldEnv, p: dict[str, Any]) -> None:
     """Open each URL in a tab of its own; the tab the browser started with is closed, as
     OSWorld's (through Playwright) closes it."""
@@ -349,6 +361,7 @@ async def _first_pages(http: httpx.AsyncClient) -> list[dict[str, Any]]:
         await asyncio.sleep(0.1)
 
 
+@STEPS.add
 async def chrome_close_tabs(env: OsworldEnv, p: dict[str, Any]) -> None:
     async with _devtools(env) as http:
         for url in [str(url) for url in p["urls_to_close"]]:
@@ -404,17 +417,3 @@ def _plain_name(name: str) -> str:
     if "/" in name or name in (".", "..") or not name:
         raise StepError(f"{name!r} is not a plain file name in the task's cache")
     return name
-
-
-STEPS: dict[str, Runner] = {
-    "launch": launch,
-    "execute": execute,
-    "command": execute,
-    "sleep": sleep,
-    "open": open_path,
-    "activate_window": activate_window,
-    "close_window": close_window,
-    "download": download,
-    "chrome_open_tabs": chrome_open_tabs,
-    "chrome_close_tabs": chrome_close_tabs,
-}

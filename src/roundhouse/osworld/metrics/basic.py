@@ -15,6 +15,7 @@ from typing import Any
 
 from roundhouse.osworld.metrics.rules import value_matches
 from roundhouse.osworld.namespaces import NS
+from roundhouse.osworld.registry import Registry
 
 ONE, ZERO = 1.0, 0.0
 
@@ -23,18 +24,25 @@ def _score(ok: bool) -> float:
     return ONE if ok else ZERO
 
 
+METRICS: Registry[Callable[..., float]] = Registry()
+
+
+@METRICS.add
 def exact_match(result: Any, rules: dict[str, Any]) -> float:
     return _score(result == rules["expected"])
 
 
+@METRICS.add
 def match_in_list(result: Any, rules: dict[str, Any]) -> float:
     return _score(result in rules["expected"])
 
 
+@METRICS.add
 def is_in_list(result: Any, rules: dict[str, Any]) -> float:
     return _score(rules["expected"] in result)
 
 
+@METRICS.add
 def literal_match(result: Any, expected: Any, **options: Any) -> float:
     kind = options.get("type", "str")
     fold: Callable[[str], str] = str.lower if options.get("ignore_case", False) else str
@@ -49,6 +57,7 @@ def literal_match(result: Any, expected: Any, **options: Any) -> float:
     raise NotImplementedError(f"literal_match of type {kind!r}")
 
 
+@METRICS.add
 def check_include_exclude(result: str | None, rules: dict[str, list[str]]) -> float:
     if result is None:
         return ZERO
@@ -57,6 +66,7 @@ def check_include_exclude(result: str | None, rules: dict[str, list[str]]) -> fl
     return _score(wanted and not unwanted)
 
 
+@METRICS.add
 def check_list(result: str | None, rules: dict[str, list[str]]) -> float:
     """Every `expect` pattern found on some line of the file, no `unexpect` on any."""
     if result is None:
@@ -69,6 +79,7 @@ def check_list(result: str | None, rules: dict[str, list[str]]) -> float:
     return _score(found and clean)
 
 
+@METRICS.add
 def check_csv(result: str | None, rules: dict[str, list[dict[str, str]]]) -> float:
     """Every `expect` record matched by some row, no `unexpect` record by any."""
     if result is None:
@@ -84,6 +95,7 @@ def check_csv(result: str | None, rules: dict[str, list[dict[str, str]]]) -> flo
     return _score(found and clean)
 
 
+@METRICS.add
 def file_contains(file_path: str | None, config: dict[str, Any]) -> float:
     if not file_path:
         return ZERO
@@ -97,6 +109,7 @@ def file_contains(file_path: str | None, config: dict[str, Any]) -> float:
 TIME_OF_DAY = re.compile(r"([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)")
 
 
+@METRICS.add
 def check_line_number(file_path: str | None, line_number: dict[str, Any]) -> float:
     """How many lines hold a time of day (hh:mm:ss) equals the expected count."""
     if file_path is None or not Path(file_path).is_file():
@@ -109,6 +122,7 @@ def check_line_number(file_path: str | None, line_number: dict[str, Any]) -> flo
         return ZERO
 
 
+@METRICS.add
 def diff_text_file(result: str | None, expect: str) -> float:
     if result is None:
         return ZERO
@@ -117,6 +131,7 @@ def diff_text_file(result: str | None, expect: str) -> float:
     return difflib.SequenceMatcher(a=ours, b=theirs).ratio()
 
 
+@METRICS.add
 def compare_text_file(actual: str | None, expected: str | None, **options: Any) -> float:
     if not actual or not expected:
         return ZERO
@@ -135,6 +150,7 @@ def _squash(text: str) -> str:
 # ---------------------------------------------------------------- JSON
 
 
+@METRICS.add
 def check_json(result: str | None, rules: dict[str, Any], is_yaml: bool = False) -> float:
     """Each `expect` rule's key path leads to a value the rule matches; no `unexpect` rule's
     does. A file that is missing or does not parse scores 0."""
@@ -180,6 +196,7 @@ def _at(data: Any, keys: list[Any]) -> Any:
     return value
 
 
+@METRICS.add
 def check_direct_json_object(result: Any, rules: dict[str, Any]) -> float:
     """The result (a dict, or JSON text with ' for ") holds the expected values: equal ones,
     or with `expect_in_result` an expected string inside the result's, or one of an
@@ -223,6 +240,7 @@ def check_direct_json_object(result: Any, rules: dict[str, Any]) -> float:
 # ---------------------------------------------------------------- the os domain
 
 
+@METRICS.add
 def check_gnome_favorite_apps(apps_str: str, rule: dict[str, Any]) -> float:
     """gsettings' favourite apps (a Python list literal) are exactly the expected ones."""
     apps = ast.literal_eval(apps_str)
@@ -230,21 +248,25 @@ def check_gnome_favorite_apps(apps_str: str, rule: dict[str, Any]) -> float:
     return _score(len(apps) == len(expected) and set(apps) == set(expected))
 
 
+@METRICS.add
 def is_utc_0(timedatectl_output: str) -> float:
     """timedatectl's fourth line ("Time zone: ... +0000)") says the zone is UTC+0."""
     return _score(timedatectl_output.split("\n")[3].endswith("+0000)"))
 
 
+@METRICS.add
 def check_text_enlarged(scaling_factor_str: str) -> float:
     return _score(float(scaling_factor_str) > 1.0)
 
 
+@METRICS.add
 def check_moved_jpgs(directory_list: dict[str, Any], rule: dict[str, Any]) -> float:
     names = [node["name"] for node in directory_list["children"]]
     expected = rule["expected"]
     return _score(len(names) == len(expected) and set(names) == set(expected))
 
 
+@METRICS.add
 def is_in_vm_clickboard(config: dict[str, Any], terminal_output: str) -> float:
     expected = config["expected"]
     if not isinstance(expected, list):
@@ -252,6 +274,7 @@ def is_in_vm_clickboard(config: dict[str, Any], terminal_output: str) -> float:
     return _score(all(item in terminal_output for item in expected))
 
 
+@METRICS.add
 def run_sqlite3(result: str, rules: dict[str, Any]) -> float:
     connection = sqlite3.connect(result)
     try:
@@ -264,6 +287,7 @@ def run_sqlite3(result: str, rules: dict[str, Any]) -> float:
 # ---------------------------------------------------------------- the accessibility tree
 
 
+@METRICS.add
 def check_accessibility_tree(
     result: str, rules: list[dict[str, Any]], osname: str = "ubuntu"
 ) -> float:
@@ -296,27 +320,3 @@ def check_accessibility_tree(
             ]
             total *= max([0.0, *scores])
     return float(total)
-
-
-METRICS: dict[str, Callable[..., float]] = {
-    "exact_match": exact_match,
-    "match_in_list": match_in_list,
-    "is_in_list": is_in_list,
-    "literal_match": literal_match,
-    "check_include_exclude": check_include_exclude,
-    "check_list": check_list,
-    "check_csv": check_csv,
-    "file_contains": file_contains,
-    "check_line_number": check_line_number,
-    "diff_text_file": diff_text_file,
-    "compare_text_file": compare_text_file,
-    "check_json": check_json,
-    "check_direct_json_object": check_direct_json_object,
-    "check_gnome_favorite_apps": check_gnome_favorite_apps,
-    "is_utc_0": is_utc_0,
-    "check_text_enlarged": check_text_enlarged,
-    "check_moved_jpgs": check_moved_jpgs,
-    "is_in_vm_clickboard": is_in_vm_clickboard,
-    "run_sqlite3": run_sqlite3,
-    "check_accessibility_tree": check_accessibility_tree,
-}

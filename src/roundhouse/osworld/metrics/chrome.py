@@ -6,7 +6,12 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from roundhouse.osworld.registry import Registry
 
+METRICS: Registry[Callable[..., float]] = Registry()
+
+
+@METRICS.add
 def is_expected_bookmarks(bookmarks: Any, rule: dict[str, Any]) -> float:
     """The bookmark bar holds exactly the folders (or sites) named; or its 'Liked Authors'
     folder holds one of each author's pages and nothing else."""
@@ -32,6 +37,7 @@ def is_expected_bookmarks(bookmarks: Any, rule: dict[str, Any]) -> float:
     raise TypeError(f"{kind} not support yet!")
 
 
+@METRICS.add
 def check_enabled_experiments(enabled_experiments: Any, rule: dict[str, Any]) -> float:
     """The flags enabled in chrome://flags, in order, are the ones named."""
     names = [experiment.split("@")[0] for experiment in enabled_experiments]
@@ -40,6 +46,7 @@ def check_enabled_experiments(enabled_experiments: Any, rule: dict[str, Any]) ->
     raise TypeError(f"{rule['type']} not support yet!")
 
 
+@METRICS.add
 def check_font_size(font_size: Any, rule: dict[str, Any]) -> float:
     """The default font size is the value, or strictly between min and max."""
     size = font_size["default_font_size"]
@@ -48,10 +55,3 @@ def check_font_size(font_size: Any, rule: dict[str, Any]) -> float:
     if rule["type"] == "range":
         return 1.0 if rule["min"] < size < rule["max"] else 0.0
     raise TypeError(f"{rule['type']} not support yet!")
-
-
-METRICS: dict[str, Callable[..., float]] = {
-    "is_expected_bookmarks": is_expected_bookmarks,
-    "check_enabled_experiments": check_enabled_experiments,
-    "check_font_size": check_font_size,
-}

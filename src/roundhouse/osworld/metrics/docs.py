@@ -4,12 +4,15 @@ scores 0, as in OSWorld."""
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
+
+from roundhouse.osworld.registry import Registry
 
 log = logging.getLogger(__name__)
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -41,6 +44,20 @@ def _both(first: str | None, second: str | None) -> tuple[Any, Any] | None:
         return None
 
 
+def _on_both(
+    score: Callable[[Any, Any], float],
+) -> Callable[[str | None, str | None], float]:
+    """A metric of two documents that `score` judges opened: 0 when either is missing or
+    does not open, as OSWorld's."""
+
+    @functools.wraps(score)
+    def metric(first: str | None, second: str | None) -> float:
+        opened = _both(first, second)
+        return 0 if opened is None else score(*opened)
+
+    return metric
+
+
 def _with_gold_text(first: str | None, second: str | None) -> Any | None:
     """The first document when it holds the gold (second) document's text, else None: the
     metrics that judge a format ask for the right text first, as OSWorld's do."""
@@ -69,6 +86,10 @@ def _squash(lines: list[str]) -> str:
     return re.sub(r"\s+", " ", "\n".join(lines)).strip()
 
 
+METRICS: Registry[Callable[..., float]] = Registry()
+
+
+@METRICS.add
 def compare_docx_files(first: str | None, second: str | None, **options: Any) -> float:
     """The two documents' paragraphs are the same text (with `ignore_blanks`, the default:
     the whole text with runs of blanks as one), or as alike as rapidfuzz says
@@ -114,12 +135,11 @@ def compare_docx_files(first: str | None, second: str | None, **options: Any) ->
     return 1 if ones == twos else 0
 
 
-def compare_docx_tables(first: str | None, second: str | None) -> float:
+@METRICS.add
+@_on_both
+def compare_docx_tables(first: Any, second: Any) -> float:
     """The same tables: as many, each of the same size, each cell the same text (stripped)."""
-    opened = _both(first, second)
-    if opened is None:
-        return 0
-    ones, twos = opened[0].tables, opened[1].tables
+    ones, twos = first.tables, second.tables
     if len(ones) != len(twos):
         return 0
     for one, two in zip(ones, twos, strict=True):
@@ -132,6 +152,7 @@ def compare_docx_tables(first: str | None, second: str | None) -> float:
     return 1
 
 
+@METRICS.add
 def compare_line_spacing(first: str | None, second: str | None) -> float:
     """The same text, and each paragraph's line spacing the gold one's."""
     document = _with_gold_text(first, second)
@@ -148,6 +169,7 @@ def compare_line_spacing(first: str | None, second: str | None) -> float:
     return 1 if same else 0
 
 
+@METRICS.add
 def compare_font_names(path: str | None, rules: dict[str, Any]) -> float:
     """Every run of every paragraph is in the font named."""
     document = _one(path)
@@ -158,6 +180,7 @@ def compare_font_names(path: str | None, rules: dict[str, Any]) -> float:
     return 1 if all(run.font.name == wanted for run in runs) else 0
 
 
+@METRICS.add
 def is_first_line_centered(path: str | None) -> float:
     from docx.enum.text import WD_PARAGRAPH_ALIGNMENT
 
@@ -168,6 +191,7 @@ def is_first_line_centered(path: str | None) -> float:
     return 1 if first.paragraph_format.alignment == WD_PARAGRAPH_ALIGNMENT.CENTER else 0
 
 
+@METRICS.add
 def contains_page_break(path: str | None, rules: Any) -> float:
     """The document has page breaks (exactly `page_break_count`, when the rule says)."""
     document = _one(path)
@@ -189,6 +213,7 @@ def contains_page_break(path: str | None, rules: Any) -> float:
     return 1 if count > 0 else 0
 
 
+@METRICS.add
 def check_italic_font_size_14(first: str | None, second: str | None) -> float:
     """The same text as the gold document, and every italic run 14 points."""
     document = _with_gold_text(first, second)
@@ -201,6 +226,7 @@ def check_italic_font_size_14(first: str | None, second: str | None) -> float:
     return 1
 
 
+@METRICS.add
 def evaluate_strike_through_last_paragraph(first: str | None, second: str | None) -> float:
     """The same text as the gold document, and the last paragraph struck through."""
     document = _with_gold_text(first, second)
@@ -210,18 +236,18 @@ def evaluate_strike_through_last_paragraph(first: str | None, second: str | None
     return 1 if all(run.font.strike for run in last.runs) else 0
 
 
-def compare_subscript_contains(first: str | None, second: str | None) -> float:
+@METRICS.add
+@_on_both
+def compare_subscript_contains(first: Any, second: Any) -> float:
     """Some run, at the same place in both documents, is a subscript in both."""
-    opened = _both(first, second)
-    if opened is None:
-        return 0
-    for one, two in zip(opened[0].paragraphs, opened[1].paragraphs, strict=False):
+    for one, two in zip(first.paragraphs, second.paragraphs, strict=False):
         for a, b in zip(one.runs, two.runs, strict=False):
             if a.font.subscript and b.font.subscript:
                 return 1
     return 0
 
 
+@METRICS.add
 def has_page_numbers_in_footers(path: str | None) -> float:
     """Each section's footer's first paragraph holds a digit."""
     document = _one(path)
@@ -237,6 +263,7 @@ def has_page_numbers_in_footers(path: str | None) -> float:
     return 1
 
 
+@METRICS.add
 def find_default_font(path: str | None, rules: dict[str, Any]) -> float:
     """LibreOffice's registrymodifications.xcu names the expected Writer default font."""
     wanted = rules["font_name"]
@@ -257,39 +284,21 @@ def find_default_font(path: str | None, rules: dict[str, Any]) -> float:
     return 1 if found == wanted else 0
 
 
-def compare_docx_images(first: str | None, second: str | None) -> float:
+@METRICS.add
+@_on_both
+def compare_docx_images(first: Any, second: Any) -> float:
     """The same images, in the same order, pixel for pixel."""
     from PIL import Image
-
-    opened = _both(first, second)
-    if opened is None:
-        return 0
 
     def images(document: Any) -> list[bytes]:
         return [
             rel.target_part.blob for rel in document.part.rels.values() if "image" in rel.reltype
         ]
 
-    ones, twos = images(opened[0]), images(opened[1])
+    ones, twos = images(first), images(second)
     if len(ones) != len(twos):
         return 0
     for a, b in zip(ones, twos, strict=True):
         if Image.open(io.BytesIO(a)).tobytes() != Image.open(io.BytesIO(b)).tobytes():
             return 0
     return 1
-
-
-METRICS: dict[str, Callable[..., float]] = {
-    "compare_docx_files": compare_docx_files,
-    "compare_docx_tables": compare_docx_tables,
-    "compare_line_spacing": compare_line_spacing,
-    "compare_font_names": compare_font_names,
-    "is_first_line_centered": is_first_line_centered,
-    "contains_page_break": contains_page_break,
-    "check_italic_font_size_14": check_italic_font_size_14,
-    "evaluate_strike_through_last_paragraph": evaluate_strike_through_last_paragraph,
-    "compare_subscript_contains": compare_subscript_contains,
-    "has_page_numbers_in_footers": has_page_numbers_in_footers,
-    "find_default_font": find_default_font,
-    "compare_docx_images": compare_docx_images,
-}

@@ -32,6 +32,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from roundhouse.osworld.metrics.rules import value_matches
+from roundhouse.osworld.registry import Registry
 
 SUPPORTED_RULES = frozenset(
     {"sheet_name", "sheet_data", "sheet_print", "sheet_fuzzy", "freeze", "zoom", "check_cell",
@@ -59,6 +60,10 @@ def read_lines(path: str) -> list[str]:
     return Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
 
 
+METRICS: Registry[Callable[..., float]] = Registry()
+
+
+@METRICS.add
 def compare_csv(result: str | None, expected: str | list[str], **options: Any) -> float:
     """The result's lines equal one expected file's (stripped unless `strict`, case folded
     with `ignore_case`)."""
@@ -163,6 +168,7 @@ class _Books:
                 workbook.close()
 
 
+@METRICS.add
 def compare_table(result: str | None, expected: str | None = None, **options: Any) -> float:
     if result is None or not os.path.exists(result):
         return 0.0
@@ -399,9 +405,3 @@ def cell_style(name: str, cell: Any) -> Any:
     if name == "merge":
         return isinstance(cell, MergedCell)
     raise NotImplementedError(f"Unsupported Style: {name}")
-
-
-METRICS: dict[str, Callable[..., float]] = {
-    "compare_table": compare_table,
-    "compare_csv": compare_csv,
-}
