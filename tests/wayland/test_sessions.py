@@ -114,7 +114,7 @@ def test_doctor_on_the_current_session_says_wayland_and_exits_0(
     for check in ("input", "screenshots", "windows", "accessibility bus"):
         assert f"ok   {check}:" in done.stdout
     report = json.loads(roundhouse("doctor", "--desktop", "current", "--json", env=env).stdout)
-    assert report["ok"] and report["session"] == "wayland"
+    assert report["ok"] and report["session"] == "wayland", report
     assert set(report["routes"]) == {"input", "screenshots", "windows"}
 
 
