@@ -34,7 +34,8 @@ from roundhouse.osworld.steps import NotRunnable, StepError
 
 Getter = Callable[[OsworldEnv, dict[str, Any]], Awaitable[Any]]
 # Each getter by its `type` in a task's evaluator; Chrome's come from getters_chrome.py.
-GETTERS: Registry[Getter] = Registry(CHROME_GETTERS)
+GETTERS: Registry[Getter] = Registry()
+GETTERS.include(CHROME_GETTERS)
 
 
 def local_path(env: OsworldEnv, path: str) -> Path:

@@ -16,15 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from roundhouse.osworld.metrics import basic, chrome, docs, table
+from roundhouse.osworld.registry import Registry
 
 Metric = Callable[..., float]
 
-METRICS: dict[str, Metric] = {
-    **basic.METRICS,
-    **table.METRICS,
-    **docs.METRICS,
-    **chrome.METRICS,
-}
+METRICS: Registry[Metric] = Registry()
+for _module in (basic, table, docs, chrome):
+    METRICS.include(_module.METRICS)
 
 
 def unsupported_options(name: str, options: dict[str, Any]) -> list[str]:
