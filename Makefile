@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 PYAUTOGUI := pyautogui==0.9.54 mouseinfo==0.1.3 pyscreeze==1.0.1 pymsgbox==2.0.1 \
 	pytweening==1.2.0 pygetwindow==0.0.9 pyrect==0.2.0 pyperclip==1.11.0
 
-.PHONY: demo test lint bench stress faults record system-deps venv osworld-venv clean
+.PHONY: demo test lint bench stress alone faults record system-deps venv osworld-venv clean
 
 venv: $(STAMP)
 
@@ -37,15 +37,21 @@ test: venv system-deps lint osworld-venv
 	$(BIN)/python -m pytest
 
 # OSWorld's own code, for the tests to run beside ours (tests/osworld): desktop-env without
-# its 68 dependencies, and the light ones its controllers and metrics import.
+# its 68 dependencies, and the light ones its controllers and metrics import. desktop-env
+# goes in last, with --no-deps: pip then checks no dependencies, and prints no "ERROR: ...
+# dependency conflicts" for the 68 it left out on purpose (installed first, the next
+# install's check named each of them).
 OSWORLD_VENV := .venv-osworld
 osworld-venv: $(OSWORLD_VENV)/.installed-stamp
 $(OSWORLD_VENV)/.installed-stamp: tests/osworld/requirements-theirs.txt
 	test -x $(OSWORLD_VENV)/bin/python || $(PYTHON) -m venv $(OSWORLD_VENV)
 	$(OSWORLD_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(OSWORLD_VENV)/bin/python -m pip install --quiet --no-deps desktop-env==1.0.2
 	grep -v '^desktop-env' tests/osworld/requirements-theirs.txt > $(OSWORLD_VENV)/requirements.txt
 	$(OSWORLD_VENV)/bin/python -m pip install --quiet -r $(OSWORLD_VENV)/requirements.txt
+	$(OSWORLD_VENV)/bin/python -m pip install --quiet --no-deps \
+		$$(grep '^desktop-env' tests/osworld/requirements-theirs.txt)
+	@echo "roundhouse: $(OSWORLD_VENV) holds OSWorld's desktop-env without its 68 dependencies" \
+		"(torch among them), and the light ones its metrics import: for tests/osworld"
 	touch $@
 
 # Ratios measured in one run on a fresh virtual desktop (no timed tests anywhere).
@@ -57,6 +63,11 @@ bench: venv system-deps
 # The desktop and GUI tests RUNS times (default 20) beside a CPU-heavy process: the flake hunt.
 stress: venv system-deps
 	bash scripts/stress.sh
+
+# Every test file alone, in a random order, each on an empty /tmp (as root): what a test
+# needs must not be left behind by another.
+alone: venv system-deps osworld-venv
+	bash scripts/alone.sh
 
 # The fault-injection suite with its full counts, one line per fault.
 faults: venv system-deps
@@ -71,4 +82,4 @@ record: venv system-deps
 	$(BIN)/roundhouse batch tasks/basic --model replay --out .record/replay $(foreach t,$(TASKS),--task $(t))
 
 clean:
-	rm -rf $(VENV) $(OSWORLD_VENV) .mypy_cache .ruff_cache .pytest_cache .record
+	rm -rf $(VENV) $(OSWORLD_VENV) .mypy_cache .ruff_cache .pytest_cache .record .alone

@@ -11,9 +11,10 @@
 # The root is kept (ROOT=DIR, default /var/tmp/roundhouse-root-RELEASE), so a second run
 # neither debootstraps nor installs again; the checkout's copy in it (/root/roundhouse) is
 # replaced at every run, its .venv kept. The run happens in a mount namespace and a PID
-# namespace of its own: its mounts (/proc, /sys, /dev with /dev/pts and /dev/shm, a tmpfs
-# on /run) are never seen outside it, and however it ends, every process it started ends
-# and the mounts go with the namespace. The trap checks that none is left on the folder.
+# namespace of its own: its mounts (/proc, /sys, /dev with /dev/pts and /dev/shm, an empty
+# tmpfs on /run and on /tmp, as a fresh container has) are never seen outside it, and
+# however it ends, every process it started ends and the mounts go with the namespace.
+# The trap checks that none is left on the folder.
 # MIRROR=URL overrides the Debian mirror (default: the one this machine's apt uses).
 set -euo pipefail
 { # read whole before it runs: the checkout may be edited during a run of an hour
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
     -r | --release) [ $# -ge 2 ] || usage; release="$2"; shift 2 ;;
     --fresh) fresh=1; shift ;;
     --) shift; [ $# -gt 0 ] && command=("$@"); break ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
   esac
 done
@@ -133,6 +134,7 @@ inside='
   mount --rbind /sys "$root/sys"
   mount --rbind /dev "$root/dev"
   mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$root/run"
+  mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/tmp"  # empty, as in a new container
   exec chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root LANG=C.UTF-8 \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     TERM="${TERM:-dumb}" CI="${CI:-}" sh -c "cd /root/roundhouse && exec \"\$@\"" sh "$@"

@@ -89,13 +89,18 @@ class Lab:
 
     def inside(self, namespace: str, *argv: str, hide: tuple[Path, ...] = ()) -> list[str]:
         """The command, run in the namespace with a /tmp/.X11-unix of its own, and the
-        `hide` folders covered by empty ones.
+        `hide` folders covered by empty ones (each made first where it is missing).
 
         Why the X11 folder: X servers in different network namespaces do not see each
         other's abstract sockets, so one starting here would take a display number in use
         outside and unlink that server's socket file — breaking the other's display."""
         covered = (Path("/tmp/.X11-unix"), *hide)
-        mounts = " && ".join(f"mount -t tmpfs -o mode=1777 none {path}" for path in covered)
+        # A fresh machine's /tmp has no .X11-unix until an X server makes one: a mount point
+        # is made first (as X makes it, 1777), else the mount fails on an empty /tmp.
+        mounts = " && ".join(
+            f"mkdir -p -m 1777 {path} && mount -t tmpfs -o mode=1777 none {path}"
+            for path in covered
+        )
         return [
             *("ip", "netns", "exec", namespace),
             *("unshare", "--mount", "--propagation", "private"),
