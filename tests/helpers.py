@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from roundhouse.devices.linux.atspi.client import AtspiClient
 from roundhouse.devices.linux.desktops.reaper import TAG_ENV
 from roundhouse.engine.session import Session
 
@@ -107,3 +108,9 @@ def desktop_tag_of(owner: int) -> str | None:
                 if item.startswith(f"{TAG_ENV}=".encode()):
                     return item.split(b"=", 1)[1].decode()
     return None
+
+
+async def whole_text(client: AtspiClient, node_id: str) -> str:
+    """All of a control's text, as the tests' oracle reads it (the tools read at most a
+    stretch around the caret)."""
+    return (await client.read_text(node_id, 1_000_000)).text

@@ -134,9 +134,18 @@ def test_chat_runs_a_round_per_line_until_end_of_input(tmp_path: Path) -> None:
 
 
 def test_help_lists_the_commands(tmp_path: Path) -> None:
+    """In the order a newcomer needs them: run, chat, serve, doctor and desktop first (the
+    desktop group among them, not after every command), the benchmarks last."""
     done = roundhouse("--help", cwd=tmp_path)
     assert done.returncode == 0
-    assert "run" in done.stdout and "chat" in done.stdout
+    listed = [
+        line.strip("│ ").split()[0]
+        for line in done.stdout.splitlines()
+        if line.startswith("│ ") and line[2:3].isalpha()
+    ]
+    assert listed[:5] == ["run", "chat", "serve", "doctor", "desktop"], listed
+    assert listed[-1] == "bench"
+    assert {"resume", "batch", "report", "tree", "windows", "screenshot", "osworld"} <= set(listed)
     run_help = roundhouse("run", "--help", cwd=tmp_path)
     assert "--model" in run_help.stdout and "--max-step" in run_help.stdout
     assert "--max-cost" in run_help.stdout

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from tests.desktop.conftest import StartApp, wait_for_window, wait_until_async
+from tests.helpers import whole_text
 
 from roundhouse.agents.prompting import describe_controls
 from roundhouse.devices.contract import ControlList
@@ -157,6 +158,6 @@ async def test_typing_into_one_field_then_the_next_loses_no_key(
     found = await wait_until_async(entries, timeout=60, what="the two entries")
     await tools.type_text("Ada Lovelace", control_id=found["Name"])
     await tools.type_text("ada@example.org", control_id=found["Email"])
-    assert await tools.tree.get_text(found["Name"]) == "Ada Lovelace"
-    assert await tools.tree.get_text(found["Email"]) == "ada@example.org"
+    assert await whole_text(tools.tree, found["Name"]) == "Ada Lovelace"
+    assert await whole_text(tools.tree, found["Email"]) == "ada@example.org"
     process.terminate()

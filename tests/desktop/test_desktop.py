@@ -20,12 +20,14 @@ from Xlib import display as xdisplay
 from roundhouse.cli import app
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.linux.desktops import desktop as desktop_module
+from roundhouse.devices.linux.desktops.compositors import BACKGROUND
 from roundhouse.devices.linux.desktops.desktop import (
     Desktop,
     DesktopUnavailable,
     VirtualDesktop,
     current_desktop,
 )
+from roundhouse.devices.linux.display.choose import open_display
 
 
 def _running(pid: int) -> bool:
@@ -200,3 +202,17 @@ def test_the_current_desktop_is_one_of_ours_when_its_runtime_folder_says_so(
     users = current_desktop({**desktop.env, "XDG_RUNTIME_DIR": "/run/user/1000"})
     assert not users.virtual
     assert "about:blank" not in users.app_command(["chromium"])
+
+
+@pytest.mark.parametrize("session", ["x11", "sway"])
+def test_a_bare_desktop_shows_its_plain_background(session: str) -> None:
+    """Not black: a screenshot of a desktop with no window reads as a desktop."""
+    with VirtualDesktop(DesktopSettings(session=session)) as desktop:  # type: ignore[arg-type]
+        with open_display(desktop) as display:
+            corners = ((1, 1), (desktop.width - 2, desktop.height - 2))
+
+            def painted() -> bool:  # sway's swaybg paints a moment after sway is up
+                image = display.screen.desktop().convert("RGB")
+                return all(image.getpixel(corner) == BACKGROUND for corner in corners)
+
+            wait_until(painted, 10, f"the {session} desktop's background")

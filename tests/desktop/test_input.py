@@ -16,6 +16,7 @@ from tests.desktop.conftest import (
     wait_until,
     wait_until_async,
 )
+from tests.helpers import whole_text
 from Xlib import XK, X  # type: ignore[import-untyped, unused-ignore]
 from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
 
@@ -44,7 +45,7 @@ class Editor:
 
     async def content(self) -> str:
         assert self.tools.tree is not None
-        return await self.tools.tree.get_text(self.text.id)
+        return await whole_text(self.tools.tree, self.text.id)
 
     async def wait_content(self, expected: str) -> None:
         async def matches() -> bool:

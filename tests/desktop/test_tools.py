@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops
 from tests.desktop.conftest import QT_APP_TITLE, gedit_argv, qt_app_argv, wait_until_async
+from tests.helpers import whole_text
 
 from roundhouse.core.commands import Command, Result
 from roundhouse.devices.base import ToolRegistry
@@ -146,7 +147,7 @@ async def test_set_text_and_type_text_reach_the_control(tools: DesktopTools) -> 
     assert tools.tree is not None
 
     done = await ok(registry, "set_text", label=field["label"], text="Zoë €")
-    assert await tools.tree.get_text(field["id"]) == "Zoë €"
+    assert await whole_text(tools.tree, field["id"]) == "Zoë €"
     # The result says so, as read back from the control.
     assert done["effect"] == "confirmed"
     assert done["seen"].startswith("'Your name' (text) now holds 'Zoë €' (contains the typed")
@@ -155,7 +156,7 @@ async def test_set_text_and_type_text_reach_the_control(tools: DesktopTools) -> 
     assert done["effect"] == "confirmed" and "now holds 'Zoë € naïve'" in done["seen"]
     await ok(registry, "press_keys", keys="End")
     await ok(registry, "type_text", text="!")
-    assert await tools.tree.get_text(field["id"]) == "Zoë € naïve!"
+    assert await whole_text(tools.tree, field["id"]) == "Zoë € naïve!"
 
 
 async def test_a_click_names_what_it_changed(tools: DesktopTools) -> None:

@@ -19,7 +19,9 @@ from tests.desktop.conftest import (
     wait_for_window,
     wait_until_async,
 )
+from tests.helpers import whole_text
 
+from roundhouse.bench.naive import naive_tree
 from roundhouse.cli.desktop import TREE_TEXT_LIMIT, render_tree
 from roundhouse.devices.contract import (
     Control,
@@ -38,7 +40,6 @@ from roundhouse.devices.linux.atspi.client import (
     WindowGone,
     ui_tree_json,
 )
-from roundhouse.devices.linux.atspi.naive import naive_tree
 from roundhouse.devices.linux.atspi.node import RawNode
 from roundhouse.devices.linux.atspi.read import read_structure
 from roundhouse.devices.linux.atspi.tree import (
@@ -207,7 +208,7 @@ async def test_gedit_set_text_then_get_text(
     assert text_area is not None
     words = "Grüße, 世界 — line one\nline two ✓"
     assert await client.set_text(text_area.id, words)
-    assert await client.get_text(text_area.id) == words
+    assert await whole_text(client, text_area.id) == words
     assert await client.grab_focus(text_area.id)
 
     async def focused() -> Control | None:
@@ -267,7 +268,7 @@ async def test_set_text_and_actions_on_a_qt_line_edit(
     edit = _find(listed, "text", "Your name")
     assert edit is not None
     assert await client.set_text(edit.id, "Zoë")
-    assert await client.get_text(edit.id) == "Zoë"
+    assert await whole_text(client, edit.id) == "Zoë"
     with pytest.raises(AtspiError, match="no action 'explode'"):
         await client.do_action(edit.id, "explode")
     described = await client.describe(edit.id, window)
@@ -335,7 +336,7 @@ async def test_unknown_windows_and_ids_are_clear_errors(
     with pytest.raises(NodeGone):
         await client.do_action(f"{app}:/org/a11y/atspi/accessible/999999999")
     with pytest.raises(NodeGone, match="not a control id"):
-        await client.get_text("button-7")
+        await whole_text(client, "button-7")
     # Another window of the same process that AT-SPI does not know of: the error names
     # the windows the application does show.
     renamed = window.model_copy(

@@ -38,11 +38,11 @@ import typer
 from roundhouse.bench import scaling as bench_scaling
 from roundhouse.bench import setup as bench_setup
 from roundhouse.bench.app import bench_app
+from roundhouse.bench.naive import naive_tree
 from roundhouse.bench.setup import Ready, has_control
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import Control, ControlList, UiNode, WindowInfo
 from roundhouse.devices.linux.atspi.client import AtspiClient
-from roundhouse.devices.linux.atspi.naive import naive_tree
 from roundhouse.devices.linux.atspi.tree import intersection, select_controls
 from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.display.choose import open_display

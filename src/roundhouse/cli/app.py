@@ -4,10 +4,43 @@ from __future__ import annotations
 
 import inspect
 
+import click
 import typer
+from typer.core import TyperGroup
+
+# The order `roundhouse --help` lists its commands in: what a newcomer needs first (do
+# something, serve the tools, check the desktop, start one), the benchmarks last.
+COMMAND_ORDER = (
+    "run",
+    "chat",
+    "serve",
+    "doctor",
+    "desktop",
+    "resume",
+    "batch",
+    "report",
+    "screenshot",
+    "tree",
+    "windows",
+    "osworld",
+    "bench",
+)
+
+
+class InHelpOrder(TyperGroup):
+    """Lists its commands and groups in COMMAND_ORDER (typer lists commands as registered,
+    groups after them, and the command modules register as their imports are sorted); a
+    name not in it goes last."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = super().list_commands(ctx)
+        last = len(COMMAND_ORDER)
+        return sorted(names, key=lambda n: COMMAND_ORDER.index(n) if n in COMMAND_ORDER else last)
+
 
 app = typer.Typer(
     name="roundhouse",
+    cls=InHelpOrder,
     help="A desktop-automation agent for Linux: say what you want done, it observes and acts.",
     no_args_is_help=True,
     add_completion=False,

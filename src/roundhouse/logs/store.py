@@ -30,7 +30,6 @@ EVALUATION_LOG = "evaluation.log"
 ROUNDS_LOG = "rounds.jsonl"
 BLACKBOARD = "blackboard.json"
 SESSION_FILE = "session.json"
-UI_TREES = "ui_trees"
 
 log = logging.getLogger(__name__)
 

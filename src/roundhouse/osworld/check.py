@@ -37,7 +37,6 @@ CLASSES: dict[Klass, str] = {
     "apps": "needs an application not installed",
     "missing": "uses a step, getter or metric not implemented",
 }
-ORDER: tuple[Klass, ...] = ("web", "apps", "missing", "files", "runnable")
 URL = re.compile(r"https?://[^\s\"'\\)<>]+")
 WEB_STEPS = frozenset({"login", "googledrive"})
 WEB_GETTERS = frozenset({

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 OSWORLD_HOME = "/home/user"
-OSWORLD_RUNTIME = "/run/user/1000"  # the VM user's runtime folder (its session bus is there)
 _END = r"(?=$|[/\s'\";:|&)<>`,\]}])"
 # /home/user as a whole path element: not /home/username, not /home/user2.
 _HOME = re.compile(r"(?<![\w./-])/home/user" + _END)

@@ -65,7 +65,6 @@ KILL_GRACE = 3.0
 OFFICE_SUFFIXES = frozenset(
     ".xlsx .xls .ods .csv .docx .doc .odt .rtf .pptx .ppt .odp .odg".split()
 )
-SHELLS = frozenset({"sh", "bash", "/bin/sh", "/bin/bash"})
 
 
 class StepError(RuntimeError):

@@ -34,7 +34,6 @@ from roundhouse.config import ConfigError
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 INFEASIBLE = "infeasible"
-META_FILE = "test_all.json"
 
 
 class _Lenient(BaseModel):

@@ -439,16 +439,6 @@ class AtspiClient(Closing):
         (done,) = await self._on_node(ref, INSERT_TEXT, [max(caret, 0), text, length])
         return bool(done)
 
-    async def get_text(self, node_id: str) -> str:
-        ref = parse_node_id(node_id)
-        bus = await self._connected()
-        try:
-            count = await bus.get_property(ref, TEXT, "CharacterCount")
-        except NodeGone as error:
-            raise NodeGone(f"control {node_id} has no text or no longer exists") from error
-        (text,) = await self._on_node(ref, GET_TEXT, [0, int(count)])
-        return str(text)
-
     async def read_text(self, node_id: str, limit: int) -> TextRead:
         """At most `limit` characters of the node's text: all of it, or the stretch around
         its caret (a long document is not sent whole over the bus to check one line)."""

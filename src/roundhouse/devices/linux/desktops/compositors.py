@@ -20,6 +20,9 @@ from roundhouse.devices.linux.desktops.session import SessionKind
 from roundhouse.devices.linux.display.gnome.shell import Shell, prepare_shell
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 
+# What a bare virtual desktop shows, X11 or sway: a plain colour, so that a screenshot of it
+# (the report's first) reads as a desktop, not as a black box that could be a failed capture.
+BACKGROUND = (0x3C, 0x6E, 0x91)
 NOBODY = 65534  # sway refuses to run as root: as root, it runs as nobody
 READY_TIMEOUT = 15.0
 
@@ -82,7 +85,12 @@ class Sway(Compositor):
         config = runtime_dir / "sway.conf"
         # No XWayland: X11-only programs then fail to start, rather than land on a
         # server nothing here can see.
-        config.write_text(f"output HEADLESS-1 resolution {width}x{height}\nxwayland disable\n")
+        red, green, blue = BACKGROUND
+        config.write_text(
+            f"output HEADLESS-1 resolution {width}x{height}\n"
+            f"output * bg #{red:02x}{green:02x}{blue:02x} solid_color\n"  # swaybg paints it
+            "xwayland disable\n"
+        )
         argv = ["sway", "-c", str(config)]
         if os.geteuid() == 0:
             os.chown(runtime_dir, NOBODY, NOBODY)

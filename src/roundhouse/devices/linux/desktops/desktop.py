@@ -47,6 +47,7 @@ from roundhouse.config import DesktopSettings
 from roundhouse.devices.linux.bus_daemon import bus_daemon_message
 from roundhouse.devices.linux.desktops import janitor, procfs
 from roundhouse.devices.linux.desktops.compositors import (
+    BACKGROUND,
     COMPOSITORS,
     READY_TIMEOUT,
     Compositor,
@@ -465,6 +466,20 @@ def _wait_for_window_manager(display: str, timeout: float) -> None:
         connection.close()
 
 
+def _paint_background(display: str) -> None:
+    """Give the root window BACKGROUND (Xvfb's is black, and openbox paints none)."""
+    connection = xdisplay.Display(display)
+    try:
+        screen = connection.screen()
+        red, green, blue = (value * 257 for value in BACKGROUND)  # X colours are 16-bit
+        pixel = screen.default_colormap.alloc_color(red, green, blue).pixel
+        screen.root.change_attributes(background_pixel=pixel)
+        screen.root.clear_area(0, 0, 0, 0)  # 0 x 0: all of it
+        connection.sync()
+    finally:
+        connection.close()
+
+
 def _screen_size(display: str) -> tuple[int, int]:
     try:
         connection = xdisplay.Display(display)
@@ -574,6 +589,7 @@ class VirtualDesktop:
         # The AT-SPI bus comes up while openbox starts.
         self._start_atspi_bus()
         _wait_for_window_manager(display, START_TIMEOUT)
+        _paint_background(display)
         self.desktop = Desktop(display, env, width, height, virtual=True)
         log.info("virtual desktop %s up (%dx%d)", display, width, height)
         return self.desktop
