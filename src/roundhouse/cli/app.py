@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -32,7 +31,8 @@ class InHelpOrder(TyperGroup):
     groups after them, and the command modules register as their imports are sorted); a
     name not in it goes last."""
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    # The base takes typer's vendored click Context, which typer exports only as this subclass.
+    def list_commands(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
         names = super().list_commands(ctx)
         last = len(COMMAND_ORDER)
         return sorted(names, key=lambda n: COMMAND_ORDER.index(n) if n in COMMAND_ORDER else last)
