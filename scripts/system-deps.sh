@@ -40,7 +40,11 @@ tests=(curl iproute2 firefox-esr)
 # a getter), and their commands run `sudo -S`. Their commands `import pyautogui`, which
 # imports MouseInfo, which ends the process when Python has no Tk (Debian's python3 has it
 # from python3-tk): every command and OSWorld's own getters then read nothing.
-osworld=(gnome-terminal sudo python3-tk)
+# The applications of OSWorld's gimp, libreoffice_impress, thunderbird and vlc domains (the
+# same names on Debian 12 and 13), and PulseAudio with pactl (an os task reads the volume).
+# VS Code has no Debian package: its tasks stay "apps" in `roundhouse osworld check`.
+osworld=(gnome-terminal sudo python3-tk gimp libreoffice-impress thunderbird vlc pulseaudio
+         pulseaudio-utils)
 # The headless Wayland desktops (--session sway|gnome|kde) and their tests: sway; GNOME
 # Shell with PipeWire and WirePlumber (Mutter's remote desktop needs them) and GStreamer's
 # PipeWire source (GNOME's screen, read from that screen cast); KWin; and libxkbcommon with

@@ -4,8 +4,10 @@ Every task lands in exactly one class, the first of these that holds:
 1. needs the live web: it asks for OSWorld's proxy, or a step, its instruction or a result
    getter names a site (a URL that is not a file it downloads), or it logs in to Google;
 2. needs an application not installed: one it launches, opens a document in, names among
-   its related apps, or whose settings its getters read (VS Code, GIMP, VLC, Thunderbird,
-   LibreOffice Impress...), or a service its commands need (systemd's timedatectl);
+   its related apps, or whose settings its getters read, or a service its commands need.
+   `make test` installs every one Debian has (scripts/system-deps.sh), so on such a machine
+   this class holds only what Debian lacks, each named with why: VS Code (no Debian
+   package) and systemd's timedatectl (systemd is not PID 1 on a virtual desktop);
 3. uses a step, getter or metric not implemented here (or a compare_table rule type);
 4. needs files missing from the cache (`--files DIR`: see files.py);
 5. runnable here.
@@ -52,6 +54,11 @@ class App:
     name: str
     programs: tuple[str, ...] = ()  # any of these on PATH
     paths: tuple[str, ...] = ()  # or any of these existing
+    why: str = ""  # why a machine with `make test`'s packages still lacks it
+
+    @property
+    def shown(self) -> str:
+        return f"{self.name} ({self.why})" if self.why else self.name
 
 
 APPS: dict[str, App] = {
@@ -61,13 +68,18 @@ APPS: dict[str, App] = {
         App("LibreOffice Calc", ("localc",), ("/usr/lib/libreoffice/program/scalc",)),
         App("LibreOffice Writer", ("lowriter",), ("/usr/lib/libreoffice/program/swriter",)),
         App("LibreOffice Impress", ("loimpress",), ("/usr/lib/libreoffice/program/simpress",)),
-        App("VS Code", ("code",)),
+        App("VS Code", ("code",), why="no Debian package"),
         App("GIMP", ("gimp",)),
         App("VLC", ("vlc",)),
         App("Thunderbird", ("thunderbird",)),
         App("Files (Nautilus)", ("nautilus",)),
         App("GNOME Terminal", ("gnome-terminal",)),
-        App("systemd (timedatectl)", (), ("/run/systemd/system",)),
+        App(
+            "systemd (timedatectl)",
+            (),
+            ("/run/systemd/system",),
+            why="systemd is not PID 1 on a virtual desktop",
+        ),
         App("PulseAudio", ("pulseaudio",)),
     )
 }
@@ -133,7 +145,7 @@ def classify(item: OsworldItem, machine: Machine, files: FileCache | None) -> Ve
         return Verdict("web", web)
     absent = sorted(needed_apps(item) - machine.installed)
     if absent:
-        return Verdict("apps", ", ".join(absent))
+        return Verdict("apps", ", ".join(APPS[name].shown for name in absent))
     lacking = [f"step {s.type!r}" for s in task.steps() if s.type not in STEPS]
     lacking += missing(task.evaluator)
     if lacking:
