@@ -13,7 +13,10 @@ Each environment is a fresh virtual desktop (1920x1080, OSWorld's screen) with:
   folder of shims ahead of PATH); `sudo` runs as the VM's does for a user who knows the
   password;
 - Ubuntu's Ctrl+Alt+T, which opens a terminal (GNOME Terminal) in the home folder;
-- Chromium for `google-chrome`, with DevTools on a port of this environment's own.
+- Chromium for `google-chrome`, with DevTools on a port of this environment's own;
+- GIMP, LibreOffice, Thunderbird and VLC as OSWorld's VM starts them (apps.py): profiles
+  in the home, VLC's HTTP interface on a port of the environment's own, windows maximised
+  where the VM's are.
 
 Every process started here carries the desktop's tag, so stopping the desktop ends them all.
 """
@@ -48,6 +51,7 @@ from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.display.choose import open_display
 from roundhouse.osworld.a11y_xml import desktop_xml
+from roundhouse.osworld.apps import Applications
 from roundhouse.osworld.files import FileCache
 from roundhouse.osworld.places import Places
 from roundhouse.osworld.shortcuts import Shortcut, ShortcutListener
@@ -86,8 +90,13 @@ class OsworldEnv:
     files: FileCache | None
     devtools_port: int
     display: DisplayServer
+    apps: Applications
     launched: list[subprocess.Popen[bytes]] = field(default_factory=list)
     _atspi: AtspiClient | None = None
+
+    @property
+    def vlc_port(self) -> int:
+        return self.apps.vlc_port
 
     @property
     def env(self) -> dict[str, str]:
@@ -135,6 +144,7 @@ class OsworldEnv:
     def app_command(self, argv: list[str]) -> list[str]:
         """Chromium for Chrome, with this environment's DevTools port and OSWorld's profile
         folder; any application with the switches that expose its accessibility tree."""
+        argv = self.apps.command(argv)
         if argv and Path(argv[0]).name in CHROME_NAMES:
             browser = shutil.which("chromium") or shutil.which("chromium-browser") or argv[0]
             rest = [a for a in argv[1:] if not a.startswith("--remote-debugging-port")]
@@ -159,6 +169,7 @@ class OsworldEnv:
             start_new_session=True,
         )
         self.launched.append(process)
+        self.apps.started(argv)
         return process
 
     async def run(
@@ -243,6 +254,8 @@ class OsworldDesktop:
         env = environment(started.env, home, shims)
         await set_activation_environment(started.bus_address, env)
         desktop = dataclasses.replace(started, env=env)
+        apps = Applications(home, shims, desktop.display, vlc_port=free_port())
+        apps.prepare()
         self._display = open_display(desktop)
         self.env = OsworldEnv(
             desktop=desktop,
@@ -258,6 +271,7 @@ class OsworldDesktop:
             files=self.files,
             devtools_port=free_port(),
             display=self._display,
+            apps=apps,
         )
         self._shortcuts = ShortcutListener(
             desktop.display, [Shortcut("ctrl+alt+t", self.env.open_terminal)]

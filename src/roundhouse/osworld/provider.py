@@ -10,8 +10,9 @@
 
 What each of OSWorld's provider calls does here:
 - start_emulator: waits until the server answers;
-- get_ip_address: "HOST:PORT:DEVTOOLS:VNC:VLC" — the server's address and the DevTools port
-  of the Chromium on its current desktop (it changes with every fresh desktop);
+- get_ip_address: "HOST:PORT:DEVTOOLS:VNC:VLC" — the server's address, and the DevTools
+  port of the Chromium and the HTTP port of the VLC on its current desktop (they change
+  with every fresh desktop);
 - revert_to_snapshot: POST /roundhouse/reset, a fresh virtual desktop with a fresh home;
 - save_state: not supported (a roundhouse desktop has no snapshots); stop_emulator: nothing
   (the server's own life is its command's).
@@ -37,7 +38,7 @@ from desktop_env.providers.base import Provider, VMManager  # type: ignore[impor
 TOKEN_ENV = "RH_MCP_TOKEN"
 START_TIMEOUT = 60.0
 RESET_TIMEOUT = 120.0
-VNC_PORT, VLC_PORT = 8006, 8080  # not served: a roundhouse desktop has neither
+VNC_PORT = 8006  # not served: a roundhouse desktop has no VNC
 
 
 def _call(server: str, path: str, method: str = "GET", timeout: float = 30.0) -> Any:
@@ -67,7 +68,8 @@ class RoundhouseProvider(Provider):  # type: ignore[misc]
         address = urlsplit(path_to_vm)
         info = _call(path_to_vm, "/roundhouse/info")
         return (
-            f"{address.hostname}:{address.port or 80}:{info['devtools_port']}:{VNC_PORT}:{VLC_PORT}"
+            f"{address.hostname}:{address.port or 80}:{info['devtools_port']}:{VNC_PORT}:"
+            f"{info['vlc_port']}"
         )
 
     def save_state(self, path_to_vm: str, snapshot_name: str) -> None:

@@ -524,7 +524,8 @@ async def info(state: ServerState, env: OsworldEnv, request: Request) -> Respons
 
 def _described(state: ServerState, env: OsworldEnv) -> dict[str, Any]:
     return {"display": env.desktop.display, "home": str(env.home),
-            "devtools_port": env.devtools_port, "resets": state.resets}  # fmt: skip
+            "devtools_port": env.devtools_port, "vlc_port": env.vlc_port,
+            "resets": state.resets}  # fmt: skip
 
 
 def _resetter(state: ServerState) -> Handler:

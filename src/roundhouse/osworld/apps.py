@@ -1,0 +1,269 @@
+"""OSWorld's applications started as its Ubuntu VM starts them: GIMP, LibreOffice (Impress,
+Calc, Writer), Thunderbird and VLC, with their profiles where OSWorld's getters read them
+and their windows as the VM shows them.
+
+What the VM has, and what this module gives an environment (env.py calls it):
+- profiles under the task's home: LibreOffice's in ~/.config/libreoffice/4 (the VM's user
+  profile, whose registrymodifications.xcu a getter reads), not the virtual desktop's
+  throw-away one; GIMP's ~/.config/GIMP/2.10 and Thunderbird's ~/.thunderbird are where
+  the programs put them when HOME is the task's;
+- VLC's HTTP interface, which OSWorld's vlc_playing_info reads: its vlcrc turns on the web
+  interface with the password "password", as the VM's setup guide has it, on a port of the
+  environment's own (the VM's is 8080; tasks side by side need one each); the privacy
+  question of a first start is answered, as it was on the VM's image;
+- VLC as root: VLC refuses to start as root; the batch may run as root (a container), so
+  the environment's `vlc` is a copy of the program whose check asks getppid instead of
+  geteuid (VLC's documented way round it), first on PATH;
+- windows: OSWorld's VM (GNOME) shows GIMP's, LibreOffice's and Thunderbird's main windows
+  maximised (the public runs' first screenshots show GIMP and Chrome so); VLC's opens at its
+  own size. A launched program's first normal window is maximised when it appears.
+
+X11 only for the windows: on another display server the windows are left as they open.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shlex
+import shutil
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+OFFICE_PROFILE = ".config/libreoffice/4"
+VLC_CONFIG = ".config/vlc/vlcrc"
+VLC_PASSWORD = "password"  # OSWorld's getter asks with this one
+WINDOW_WAIT = 60.0  # seconds a launched program may take to show its main window
+ROOT_CHECK = (b"geteuid\x00", b"getppid\x00")  # same length: the dynamic symbol's name
+
+# What OSWorld's VM has set in LibreOffice and a first start would otherwise ask: no tip of
+# the day or wizard, and no "Keep current format" question on saving a .pptx, .docx or .xlsx
+# (the tasks' postconfig saves with ctrl+s and reads the file half a second later).
+OFFICE_SETTINGS = (
+    ("/org.openoffice.Office.Common/Misc", "ShowTipOfTheDay", "false"),
+    ("/org.openoffice.Office.Common/Misc", "FirstRun", "false"),
+    ("/org.openoffice.Setup/Office", "FirstStartWizardCompleted", "true"),
+    ("/org.openoffice.Office.Common/Save/Document", "WarnAlienFormat", "false"),
+)
+
+
+@dataclass(frozen=True)
+class AppWindow:
+    """A program of OSWorld's VM and how its main window shows there."""
+
+    programs: frozenset[str]  # the command names that start it
+    window_class: str  # held by its main window's WM_CLASS (lower case)
+    maximised: bool
+
+
+APP_WINDOWS = (
+    AppWindow(frozenset({"gimp", "gimp-2.10"}), "gimp", maximised=True),
+    AppWindow(
+        frozenset({"libreoffice", "soffice", "loimpress", "localc", "lowriter"}),
+        "libreoffice",
+        maximised=True,
+    ),  # fmt: skip
+    AppWindow(frozenset({"thunderbird"}), "thunderbird", maximised=True),
+    AppWindow(frozenset({"vlc"}), "vlc", maximised=False),
+)
+
+
+def office_registry() -> str:
+    items = "".join(
+        f'<item oor:path="{path}"><prop oor:name="{name}" oor:op="fuse">'
+        f"<value>{value}</value></prop></item>\n"
+        for path, name, value in OFFICE_SETTINGS
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<oor:items xmlns:oor="http://openoffice.org/2001/registry">\n'
+        f"{items}</oor:items>\n"
+    )
+
+
+def vlc_config(port: int) -> str:
+    """The VM's VLC settings: the web interface on, its password, no privacy question."""
+    return (
+        "[qt] # Qt interface\nqt-privacy-ask=0\n\n"
+        f"[lua] # Lua interpreter\nhttp-password={VLC_PASSWORD}\n\n"
+        f"[core] # core program\nextraintf=http\nhttp-host=127.0.0.1\nhttp-port={port}\n"
+    )
+
+
+def which_app(argv: Sequence[str]) -> AppWindow | None:
+    """The program of APP_WINDOWS a command starts (a shell's -c text is read too)."""
+    words = list(argv)
+    if len(words) >= 3 and Path(words[0]).name in ("sh", "bash", "dash") and words[1] == "-c":
+        try:
+            words = shlex.split(words[2])
+        except ValueError:
+            return None
+    words = [w for w in words if "=" not in w.split("/")[0]]  # VAR=value before the program
+    if not words:
+        return None
+    name = Path(words[0]).name
+    return next((app for app in APP_WINDOWS if name in app.programs), None)
+
+
+@dataclass
+class Applications:
+    """The applications of one environment: its home's profiles, its VLC port, the
+    programs on its PATH, and the windows it maximises."""
+
+    home: Path
+    shims: Path
+    display: str
+    vlc_port: int
+    _watchers: list[threading.Thread] = field(default_factory=list)
+
+    def prepare(self) -> None:
+        """The profiles the VM has before any task (see the module's docstring)."""
+        settings = self.home / OFFICE_PROFILE / "user" / "registrymodifications.xcu"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(office_registry(), encoding="utf-8")
+        vlcrc = self.home / VLC_CONFIG
+        vlcrc.parent.mkdir(parents=True, exist_ok=True)
+        vlcrc.write_text(vlc_config(self.vlc_port), encoding="utf-8")
+        if os.geteuid() == 0:
+            write_rootless_vlc(self.shims / "vlc")
+
+    def command(self, argv: list[str]) -> list[str]:
+        """LibreOffice in the home's profile; VLC named by its path as the one on PATH."""
+        if not argv:
+            return argv
+        name = Path(argv[0]).name
+        if name == "vlc" and (self.shims / "vlc").exists():
+            return [str(self.shims / "vlc"), *argv[1:]]
+        office = next((a for a in APP_WINDOWS if a.window_class == "libreoffice"), None)
+        if office is not None and name in office.programs:
+            if not any(arg.startswith("-env:UserInstallation=") for arg in argv):
+                profile = (self.home / OFFICE_PROFILE).as_uri()
+                return [argv[0], f"-env:UserInstallation={profile}", *argv[1:]]
+        return argv
+
+    def started(self, argv: Sequence[str]) -> None:
+        """A program was started: its main window is maximised when it shows, if the VM
+        shows it so (a thread that waits for it, and ends with the desktop)."""
+        app = which_app(argv)
+        if app is None or not app.maximised or not self.display.startswith(":"):
+            return
+        watcher = threading.Thread(
+            target=_maximise_when_shown, args=(self.display, app.window_class), daemon=True
+        )
+        watcher.start()
+        self._watchers.append(watcher)
+
+
+def write_rootless_vlc(target: Path) -> None:
+    """A copy of VLC whose root check asks getppid (never 0) instead of geteuid."""
+    program = shutil.which("vlc", path=os.defpath + ":/usr/bin")
+    if program is None:
+        return
+    data = Path(program).read_bytes()
+    old, new = ROOT_CHECK
+    if old not in data:
+        log.info("%s has no root check to pass: used as it is", program)
+        return
+    target.write_bytes(data.replace(old, new, 1))
+    target.chmod(0o755)
+
+
+def _maximise_when_shown(display: str, window_class: str) -> None:
+    """Wait for a new normal window of the class and maximise it (EWMH)."""
+    from Xlib import error  # type: ignore[import-untyped, unused-ignore]
+    from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
+
+    try:
+        connection = Display(display)
+    except (error.DisplayError, OSError) as problem:
+        log.info("no display %s to maximise %s on: %s", display, window_class, problem)
+        return
+    try:
+        root = connection.screen().root
+        atom = connection.intern_atom
+        seen = set(_client_ids(root, atom))
+        deadline = time.monotonic() + WINDOW_WAIT
+        while time.monotonic() < deadline:
+            for xid in _client_ids(root, atom):
+                if xid in seen:
+                    continue
+                window = connection.create_resource_object("window", xid)
+                names = _classes(window)
+                if names is None:
+                    continue  # its class is not set yet: asked again next time
+                seen.add(xid)
+                if not any(window_class in n for n in names) or not _is_normal(window, atom):
+                    continue
+                _keep_maximised(connection, root, window, deadline)
+                return
+            time.sleep(0.2)
+        log.info("no %s window within %g s: left as it opened", window_class, WINDOW_WAIT)
+    except (error.XError, error.ConnectionClosedError, OSError) as problem:
+        log.info("maximising %s stopped: %s (the desktop went?)", window_class, problem)
+    finally:
+        with contextlib.suppress(error.XError, error.ConnectionClosedError, OSError):
+            connection.close()  # the desktop may be gone already
+
+
+STEADY = 3  # checks in a row (half a second apart) that a maximised window stays so
+
+
+def _keep_maximised(connection: Any, root: Any, window: Any, deadline: float) -> None:
+    """Ask the window manager to maximise the window until it has stayed maximised a
+    moment: Thunderbird sizes its window itself just after it shows, which undid the first
+    request."""
+    from Xlib import X  # type: ignore[import-untyped, unused-ignore]
+    from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
+
+    atom = connection.intern_atom
+    wanted = {atom("_NET_WM_STATE_MAXIMIZED_VERT"), atom("_NET_WM_STATE_MAXIMIZED_HORZ")}
+    steady = 0
+    while steady < STEADY and time.monotonic() < deadline:
+        state = window.get_full_property(atom("_NET_WM_STATE"), 0)
+        if state is not None and wanted <= set(state.value):
+            steady += 1
+        else:
+            steady = 0
+            message = event.ClientMessage(
+                window=window, client_type=atom("_NET_WM_STATE"),
+                data=(32, [1, *sorted(wanted), 1, 0]),
+            )  # fmt: skip
+            mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
+            root.send_event(message, event_mask=mask)
+            connection.flush()
+        time.sleep(0.5)
+
+
+def _client_ids(root: Any, atom: Any) -> list[int]:
+    prop = root.get_full_property(atom("_NET_CLIENT_LIST"), 0)
+    return list(prop.value) if prop is not None else []
+
+
+def _is_normal(window: Any, atom: Any) -> bool | None:
+    """Whether the window's EWMH type is normal (one that says none is); None when it is
+    gone."""
+    from Xlib import error  # type: ignore[import-untyped, unused-ignore]
+
+    try:
+        prop = window.get_full_property(atom("_NET_WM_WINDOW_TYPE"), 0)
+    except error.BadWindow:
+        return None
+    return prop is None or not prop.value or prop.value[0] == atom("_NET_WM_WINDOW_TYPE_NORMAL")
+
+
+def _classes(window: Any) -> list[str] | None:
+    """The window's WM_CLASS names in lower case; None while it has none (or is gone)."""
+    from Xlib import error  # type: ignore[import-untyped, unused-ignore]
+
+    try:
+        names = window.get_wm_class()
+    except error.BadWindow:
+        return None
+    return [name.lower() for name in names] if names else None
