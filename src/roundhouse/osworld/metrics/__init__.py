@@ -7,7 +7,8 @@ the same inputs (tests/osworld/test_metrics_agree.py runs both on the same input
 
 The modules: basic.py (text, lists, JSON, the os domain's), table.py (spreadsheets),
 docs.py (Word documents), chrome.py (Chrome's settings and pages), images.py (GIMP's),
-media.py (VLC's), mail.py (Thunderbird's), pdfs.py (PDFs and archives). The heavier
+media.py (VLC's), mail.py (Thunderbird's), pdfs.py (PDFs and archives), slides.py
+(Impress's). The heavier
 libraries (openpyxl, pandas, python-docx, lxml, rapidfuzz, scikit-image, PyMuPDF...) load
 with the metric that needs them.
 """
@@ -17,13 +18,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from roundhouse.osworld.metrics import basic, chrome, docs, images, mail, media, pdfs, table
+from roundhouse.osworld.metrics import (
+    basic,
+    chrome,
+    docs,
+    images,
+    mail,
+    media,
+    pdfs,
+    slides,
+    table,
+)
 from roundhouse.osworld.registry import Registry
 
 Metric = Callable[..., float]
 
 METRICS: Registry[Metric] = Registry()
-for _module in (basic, table, docs, chrome, images, media, mail, pdfs):
+for _module in (basic, table, docs, chrome, images, media, mail, pdfs, slides):
     METRICS.include(_module.METRICS)
 
 
