@@ -11,8 +11,9 @@ config)` is, and returns what OSWorld's returns:
 - list_directory {path}: the folder as a tree {type, name, children};
 - rule {rules}: its rules as they are written;
 - accessibility_tree: the desktop's tree in OSWorld's XML;
-- vm_screen_size, vm_window_size {app_class_name}, vm_wallpaper {dest}.
-Chrome's getters are in getters_chrome.py. A getter OSWorld has and roundhouse does not
+- vm_screen_size, vm_window_size {app_class_name}.
+Chrome's getters are in getters_chrome.py, the applications' (GIMP, VLC, slides, the
+wallpaper) in getters_apps.py. A getter OSWorld has and roundhouse does not
 makes the task "not runnable here" (check.py), never a silent 0.
 """
 
@@ -28,6 +29,7 @@ from typing import Any
 from roundhouse.osworld.a11y_xml import terminal_text
 from roundhouse.osworld.env import OsworldEnv
 from roundhouse.osworld.files import BadURL
+from roundhouse.osworld.getters_apps import GETTERS as APP_GETTERS
 from roundhouse.osworld.getters_chrome import GETTERS as CHROME_GETTERS
 from roundhouse.osworld.registry import Registry
 from roundhouse.osworld.steps import NotRunnable, StepError
@@ -36,6 +38,7 @@ Getter = Callable[[OsworldEnv, dict[str, Any]], Awaitable[Any]]
 # Each getter by its `type` in a task's evaluator; Chrome's come from getters_chrome.py.
 GETTERS: Registry[Getter] = Registry()
 GETTERS.include(CHROME_GETTERS)
+GETTERS.include(APP_GETTERS)
 
 
 def local_path(env: OsworldEnv, path: str) -> Path:
