@@ -14,6 +14,8 @@ import pytest
 
 from roundhouse.osworld.apps import OFFICE_PROFILE, VLC_PASSWORD, which_app
 from roundhouse.osworld.env import OsworldDesktop, OsworldEnv
+from roundhouse.osworld.files import FileCache
+from tests.osworld.standin_files import PROFILE_URL, write_cache
 from tests.osworld.test_env_steps import steps, window
 
 STEADY = 2.0  # seconds a window must keep its size to count as settled
@@ -96,3 +98,27 @@ def test_which_app_reads_commands_as_the_launch_step_gets_them() -> None:
     assert found is not None and not found.maximised
     assert which_app(["/bin/sh", "-c", "echo 'unclosed"]) is None
     assert which_app(["gedit"]) is None and which_app([]) is None
+
+
+async def test_thunderbird_takes_the_profile_a_task_unpacks(tmp_path: Path) -> None:
+    """As OSWorld's thunderbird tasks set it up: the profile's archive downloaded, unpacked
+    into the home, Thunderbird launched; it opens that profile's account, maximised, and
+    `ready` returns once its window shows."""
+    write_cache(tmp_path / "files")
+    async with OsworldDesktop(tmp_path / "env", files=FileCache(tmp_path / "files")) as env:
+        await steps(
+            env,
+            ("download", {"files": [{"url": PROFILE_URL,
+                                     "path": "/home/user/thunderbird-profile.tar.gz"}]}),
+            ("execute", {"command": ["tar", "-xzv", "--recursive-unlink", "-f",
+                                     "/home/user/thunderbird-profile.tar.gz", "-C",
+                                     "/home/user/"]}),
+            ("launch", {"command": ["/usr/bin/thunderbird"]}),
+        )  # fmt: skip
+        await env.apps.ready()
+        titles = [w.title for w in env.display.windows.list_windows()]
+        assert any("Mozilla Thunderbird" in title for title in titles), titles
+        assert screen_filling(await settled(env, "anonym-x2024@outlook.com"), env)
+        assert sorted(p.name for p in (env.home / ".thunderbird").glob("*.default*")) == [
+            "t5q2a5hp.default-release"
+        ]

@@ -6,7 +6,8 @@ What the VM has, and what this module gives an environment (env.py calls it):
 - profiles under the task's home: LibreOffice's in ~/.config/libreoffice/4 (the VM's user
   profile, whose registrymodifications.xcu a getter reads), not the virtual desktop's
   throw-away one; GIMP's ~/.config/GIMP/2.10 and Thunderbird's ~/.thunderbird are where
-  the programs put them when HOME is the task's;
+  the programs put them when HOME is the task's, Thunderbird taking the default profile
+  of profiles.ini (the one a task unpacks: APP_ENVIRONMENT);
 - VLC's HTTP interface, which OSWorld's vlc_playing_info reads: its vlcrc turns on the web
   interface with the password "password", as the VM's setup guide has it, on a port of the
   environment's own (the VM's is 8080; tasks side by side need one each); the privacy
@@ -16,13 +17,16 @@ What the VM has, and what this module gives an environment (env.py calls it):
   geteuid (VLC's documented way round it), first on PATH;
 - windows: OSWorld's VM (GNOME) shows GIMP's, LibreOffice's and Thunderbird's main windows
   maximised (the public runs' first screenshots show GIMP and Chrome so); VLC's opens at its
-  own size. A launched program's first normal window is maximised when it appears.
+  own size. A launched program's first normal window is maximised when it appears, and
+  `ready` waits for the launched programs' windows, as OSWorld's harness waits a minute
+  after a reset before its first screenshot.
 
 X11 only for the windows: on another display server the windows are left as they open.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -52,6 +56,14 @@ OFFICE_SETTINGS = (
     ("/org.openoffice.Setup/Office", "FirstStartWizardCompleted", "true"),
     ("/org.openoffice.Office.Common/Save/Document", "WarnAlienFormat", "false"),
 )
+
+
+# The environment the applications get. Thunderbird (as Firefox) gives each installation a
+# profile of its own, keyed by a hash of where it is installed, and made anew where
+# installs.ini names none: the profile a task unpacks (its profiles.ini's default) was left
+# aside for an empty one, whose account wizard then stood over the window. The legacy rule
+# takes profiles.ini's default, as the VM's Thunderbird takes the task's profile.
+APP_ENVIRONMENT = {"MOZ_LEGACY_PROFILES": "1"}
 
 
 @dataclass(frozen=True)
@@ -149,16 +161,24 @@ class Applications:
         return argv
 
     def started(self, argv: Sequence[str]) -> None:
-        """A program was started: its main window is maximised when it shows, if the VM
-        shows it so (a thread that waits for it, and ends with the desktop)."""
+        """A program was started: a thread waits for its main window, and maximises it if
+        the VM shows it so (it ends with the desktop)."""
         app = which_app(argv)
-        if app is None or not app.maximised or not self.display.startswith(":"):
+        if app is None or not self.display.startswith(":"):
             return
         watcher = threading.Thread(
-            target=_maximise_when_shown, args=(self.display, app.window_class), daemon=True
+            target=_when_shown, args=(self.display, app.window_class, app.maximised), daemon=True
         )
         watcher.start()
         self._watchers.append(watcher)
+
+    async def ready(self, timeout: float = WINDOW_WAIT) -> None:
+        """Wait until the programs started so far show their main windows, as OSWorld's
+        harness waits before its first observation (a minute; GIMP's first start takes
+        some ten seconds): the agent's first screenshot is the VM's, not a splash."""
+        deadline = time.monotonic() + timeout
+        for watcher in list(self._watchers):
+            await asyncio.to_thread(watcher.join, max(0.0, deadline - time.monotonic()))
 
 
 def write_rootless_vlc(target: Path) -> None:
@@ -175,8 +195,8 @@ def write_rootless_vlc(target: Path) -> None:
     target.chmod(0o755)
 
 
-def _maximise_when_shown(display: str, window_class: str) -> None:
-    """Wait for a new normal window of the class and maximise it (EWMH)."""
+def _when_shown(display: str, window_class: str, maximise: bool) -> None:
+    """Wait for a new normal window of the class; maximise it (EWMH) if asked."""
     from Xlib import error  # type: ignore[import-untyped, unused-ignore]
     from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 
@@ -201,7 +221,8 @@ def _maximise_when_shown(display: str, window_class: str) -> None:
                 seen.add(xid)
                 if not any(window_class in n for n in names) or not _is_normal(window, atom):
                     continue
-                _keep_maximised(connection, root, window, deadline)
+                if maximise:
+                    _keep_maximised(connection, root, window, deadline)
                 return
             time.sleep(0.2)
         log.info("no %s window within %g s: left as it opened", window_class, WINDOW_WAIT)

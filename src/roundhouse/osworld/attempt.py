@@ -82,6 +82,7 @@ async def _attempt(
 
     try:
         await run_steps(env, task.config)
+        await env.apps.ready()  # the first screenshot shows the launched windows
     except NotRunnable as error:
         return row(NOT_RUNNABLE, f"not runnable here: {error}")
     except StepError as error:

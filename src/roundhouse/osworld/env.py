@@ -51,7 +51,7 @@ from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
 from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.display.choose import open_display
 from roundhouse.osworld.a11y_xml import desktop_xml
-from roundhouse.osworld.apps import Applications
+from roundhouse.osworld.apps import APP_ENVIRONMENT, Applications
 from roundhouse.osworld.files import FileCache
 from roundhouse.osworld.places import Places
 from roundhouse.osworld.shortcuts import Shortcut, ShortcutListener
@@ -343,6 +343,7 @@ def environment(base: Mapping[str, str], home: Path, shims: Path) -> dict[str, s
     env["GSETTINGS_BACKEND"] = "dconf"
     env["XAUTHORITY"] = str(home / ".Xauthority")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(APP_ENVIRONMENT)
     return env
 
 
