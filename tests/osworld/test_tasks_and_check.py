@@ -110,7 +110,7 @@ def test_each_task_lands_in_one_class() -> None:
     found = verdicts(EVERYTHING, FILES)
     assert found["rh-gui-web"][0] == "web" and "https://www.example.org" in found["rh-gui-web"][1]
     assert found["rh-gui-tidy"] == ("missing", "step 'tidy_desktop'")
-    assert found["rh-gui-impress"] == ("missing", "metric 'compare_pptx_files'")
+    assert found["rh-gui-impress"] == ("files", "rh-gui-impress/talk.pptx")
     runnable = {task for task, (klass, _) in found.items() if klass == "runnable"}
     assert runnable == {
         "rh-os-lock", "rh-os-rename", "rh-os-terminal", "rh-os-photos", "rh-os-notes",
@@ -216,3 +216,25 @@ def test_a_file_is_kept_under_its_urls_path_whatever_the_host() -> None:
             cache_key(hostile)
     assert FILES.find("https://elsewhere.org/datasets/rh/resolve/main/os/rh-os-photos/notes.txt")
     assert FILES.find("https://h/../../etc/passwd") is None
+
+
+def test_rates_over_osworlds_369_and_verifieds_361() -> None:
+    """OSWorld's success rate counts every task of its suite, run or not; OSWorld-Verified's
+    leaves out the tasks that use Google Drive, whatever they scored."""
+    import dataclasses
+
+    from roundhouse.suite.results import TaskResult, suite_rates
+
+    def row(task: str, score: float | None, drive: bool = False) -> TaskResult:
+        return TaskResult(task=task, passed=score == 1.0, status="FINISH", checks_passed=0,
+                          checks_total=0, steps=1, seconds=1.0, input_tokens=0,
+                          output_tokens=0, cost=None, answer="", reason="", log_dir="",
+                          score=score, domain="multi_apps", google_drive=drive)  # fmt: skip
+
+    rows = [row("a", 1.0), row("b", 0.5), row("c", None), row("d", 1.0, drive=True)]
+    every, verified = suite_rates(rows)
+    assert (every.score, every.tasks) == (2.5, 369)
+    assert (verified.score, verified.tasks) == (1.5, 361)
+    assert verified.rate == 1.5 / 361
+    ours = [dataclasses.replace(r, domain="") for r in rows]
+    assert suite_rates(ours) == []  # roundhouse's own tasks: no OSWorld rate

@@ -15,13 +15,14 @@ RUNNABLE; `score` is OSWorld's score, `passed` means a score of 1.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from pathlib import Path
 
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.logs.store import LogStore
-from roundhouse.osworld.check import CLASSES, Machine, classify
+from roundhouse.osworld.check import CLASSES, Machine, classify, uses_google_drive
 from roundhouse.osworld.env import OsworldDesktop, OsworldEnv
 from roundhouse.osworld.evaluate import evaluate
 from roundhouse.osworld.files import FileCache
@@ -48,6 +49,11 @@ def answers_path(item: OsworldItem, options: AttemptOptions) -> Path:
 
 
 async def run_osworld_task(item: OsworldItem, options: AttemptOptions) -> TaskResult:
+    row = await _run(item, options)
+    return dataclasses.replace(row, google_drive=uses_google_drive(item))
+
+
+async def _run(item: OsworldItem, options: AttemptOptions) -> TaskResult:
     started = time.monotonic()
     task = item.task
     files = FileCache(options.files) if options.files is not None else None

@@ -158,6 +158,15 @@ def classify(item: OsworldItem, machine: Machine, files: FileCache | None) -> Ve
     return Verdict("runnable", "")
 
 
+def uses_google_drive(item: OsworldItem) -> bool:
+    """The task uploads to or reads from Google Drive: the 8 OSWorld-Verified leaves out
+    (its test_nogdrive.json lists the other 361)."""
+    task = item.task
+    return any(step.type == "googledrive" for step in task.steps()) or any(
+        getter.type == "googledrive_file" for getter in task.evaluator.getters()
+    )
+
+
 def live_web(item: OsworldItem) -> str:
     """Why the task needs live sites ("" when it does not)."""
     task = item.task

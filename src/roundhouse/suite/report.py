@@ -10,7 +10,13 @@ from urllib.parse import quote
 
 import jinja2
 
-from roundhouse.suite.results import RESULTS_JSON, TaskResult, domain_rows, read_results
+from roundhouse.suite.results import (
+    RESULTS_JSON,
+    TaskResult,
+    domain_rows,
+    read_results,
+    suite_rates,
+)
 
 BATCH_REPORT = "report.html"
 
@@ -40,7 +46,7 @@ def write_batch_report(folder: Path) -> Path:
 
     html = _environment.get_template("batch.html.j2").render(
         folder=str(folder), results=results, domains=domain_rows(results), link=link,
-        passed=sum(r.passed for r in results),
+        passed=sum(r.passed for r in results), rates=suite_rates(results),
     )  # fmt: skip
     target = folder / BATCH_REPORT
     temporary = target.with_name(f".{target.name}.tmp")

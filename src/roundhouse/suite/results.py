@@ -49,6 +49,8 @@ class TaskResult:
     # and the task's domain (os, chrome, ...). Empty for roundhouse's own task files.
     score: float | None = None
     domain: str = ""
+    # Whether the task uses Google Drive: OSWorld-Verified leaves those 8 out (361 of 369).
+    google_drive: bool = False
 
 
 FIELDS = [field.name for field in dataclasses.fields(TaskResult)]
@@ -184,6 +186,38 @@ def domain_rows(results: list[TaskResult]) -> list[DomainRow]:
     return rows
 
 
+OSWORLD_TASKS = 369  # OSWorld's task files (evaluation_examples/test_all.json)
+OSWORLD_VERIFIED_TASKS = 361  # OSWorld-Verified: all but the 8 that use Google Drive
+
+
+@dataclass(frozen=True)
+class SuiteRate:
+    """The batch's scores over one of OSWorld's denominators: a task not in the batch, or
+    not scored, counts 0 (as a task OSWorld's harness could not run does)."""
+
+    name: str
+    score: float
+    tasks: int
+
+    @property
+    def rate(self) -> float:
+        return self.score / self.tasks
+
+
+def suite_rates(results: list[TaskResult]) -> list[SuiteRate]:
+    """OSWorld's success rate over its 369 tasks and OSWorld-Verified's over 361; empty
+    when no row is OSWorld's."""
+    mine = [r for r in results if r.domain]
+    if not mine:
+        return []
+    every = sum(r.score or 0.0 for r in mine)
+    verified = sum(r.score or 0.0 for r in mine if not r.google_drive)
+    return [
+        SuiteRate("OSWorld (all tasks)", every, OSWORLD_TASKS),
+        SuiteRate("OSWorld-Verified (no Google Drive)", verified, OSWORLD_VERIFIED_TASKS),
+    ]
+
+
 def domain_table(results: list[TaskResult]) -> str:
     """OSWorld's view of a batch: per domain, the tasks, those scored, the sum and mean of
     their scores (OSWorld's success rate: unscored tasks count 0) and those not runnable."""
@@ -194,4 +228,7 @@ def domain_table(results: list[TaskResult]) -> str:
             f"{row.domain[:20]:20} {row.tasks:>5} {row.scored:>6} {row.score:>6.2f} "
             f"{row.mean:>6.2f} {row.not_runnable:>7}"
         )
+    lines.append("")
+    for rate in suite_rates(results):
+        lines.append(f"{rate.name + ':':36} {rate.score:.2f} / {rate.tasks} = {rate.rate:.3f}")
     return "\n".join(lines)
