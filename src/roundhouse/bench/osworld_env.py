@@ -2,9 +2,11 @@
 run on this machine.
 
 - reset: a fresh environment (virtual desktop, home, shims) plus the task's config steps,
-  what a VM's snapshot revert plus the same steps costs OSWorld; tear-down: stopping it
-  (every process of the desktop ended). Medians over the runnable tasks of EXAMPLES (by
-  default our own OSWorld-format tasks, tests/osworld/examples), each `--runs` times.
+  and the launched programs' windows shown, what a VM's snapshot revert plus the same
+  steps costs OSWorld; evaluate: its postconfig steps and its evaluator (getters and
+  metrics) on the desktop as the config left it; tear-down: stopping it (every process of
+  the desktop ended). Medians over the runnable tasks of EXAMPLES (by default our own
+  OSWorld-format tasks, tests/osworld/examples), each `--runs` times, and per domain.
 - memory: the proportional set size (PSS) of every process of the environment once its
   config has run (the desktop's own and the applications the config started); the
   environments a machine holds is its memory (80% of it) over the median.
@@ -54,15 +56,39 @@ SERVER_WAIT = 60.0
 @dataclass(frozen=True)
 class TaskCost:
     task: str
+    domain: str
     reset_seconds: list[float]
+    evaluate_seconds: list[float]
     teardown_seconds: list[float]
     pss_mb: list[float]
 
 
 @dataclass(frozen=True)
+class DomainCost:
+    domain: str
+    tasks: int
+    reset_median: float
+    evaluate_median: float
+
+
+def per_domain(costs: list[TaskCost]) -> list[DomainCost]:
+    """Median reset and evaluate times of each domain's tasks (all their runs)."""
+    rows = []
+    for domain in sorted({c.domain for c in costs}):
+        mine = [c for c in costs if c.domain == domain]
+        resets = [r for c in mine for r in c.reset_seconds]
+        evaluations = [e for c in mine for e in c.evaluate_seconds]
+        rows.append(DomainCost(domain, len(mine), round(statistics.median(resets), 3),
+                               round(statistics.median(evaluations), 3)))  # fmt: skip
+    return rows
+
+
+@dataclass(frozen=True)
 class Figures:
     tasks: list[TaskCost]
+    domains: list[DomainCost]
     reset_median: float
+    evaluate_median: float
     teardown_median: float
     pss_median_mb: float
     environments_per_machine: int
@@ -89,11 +115,19 @@ def environment_pss_mb(env: OsworldEnv) -> float:
     return round(total_kb / 1024, 1)
 
 
-async def measure_task(item: OsworldItem, work: Path, files: FileCache | None) -> tuple[
-    float, float, float
-]:  # fmt: skip
-    """One reset (start and config), the environment's PSS, one tear-down."""
+@dataclass(frozen=True)
+class Run:
+    reset: float
+    evaluate: float
+    pss_mb: float
+    teardown: float
+
+
+async def measure_task(item: OsworldItem, work: Path, files: FileCache | None) -> Run:
+    """One reset (start, config, the launched windows shown), the environment's PSS, one
+    evaluation (postconfig and evaluator, whatever it scores), one tear-down."""
     from roundhouse.osworld.env import OsworldDesktop
+    from roundhouse.osworld.evaluate import evaluate
     from roundhouse.osworld.steps import run_steps
 
     started = time.perf_counter()
@@ -101,13 +135,18 @@ async def measure_task(item: OsworldItem, work: Path, files: FileCache | None) -
     env = await desktop.__aenter__()
     try:
         await run_steps(env, item.task.config)
+        await env.apps.ready()
         reset = time.perf_counter() - started
         pss = await asyncio.to_thread(environment_pss_mb, env)
+        judging = time.perf_counter()
+        await run_steps(env, item.task.evaluator.postconfig)
+        await evaluate(env, item.task.evaluator, gave_up=False)
+        evaluated = time.perf_counter() - judging
     finally:
         stopping = time.perf_counter()
         await desktop.stop()
         teardown = time.perf_counter() - stopping
-    return reset, pss, teardown
+    return Run(reset, evaluated, pss, teardown)
 
 
 def _free_port() -> int:
@@ -195,27 +234,32 @@ async def measure(
     costs = []
     with tempfile.TemporaryDirectory(prefix="roundhouse-bench-osworld-") as scratch:
         for item in items:
-            resets, teardowns, memory = [], [], []
-            for run in range(runs):
-                work = Path(scratch) / f"{item.task.id}-{run}"
+            done: list[Run] = []
+            for number in range(runs):
+                work = Path(scratch) / f"{item.task.id}-{number}"
                 try:
-                    reset, pss, teardown = await measure_task(item, work, files)
+                    done.append(await measure_task(item, work, files))
                 except StepError as error:
                     typer.echo(f"{item.task.id}: setup failed ({error}); left out", err=True)
                     break
-                resets.append(round(reset, 3))
-                teardowns.append(round(teardown, 3))
-                memory.append(pss)
-            if resets:
-                costs.append(TaskCost(item.task.id, resets, teardowns, memory))
-                typer.echo(f"{item.task.id}: reset {statistics.median(resets):.2f} s, "
-                           f"{statistics.median(memory):.0f} MB", err=True)  # fmt: skip
+            if done:
+                cost = TaskCost(
+                    item.task.id, item.domain, [round(r.reset, 3) for r in done],
+                    [round(r.evaluate, 3) for r in done], [round(r.teardown, 3) for r in done],
+                    [r.pss_mb for r in done],
+                )  # fmt: skip
+                costs.append(cost)
+                typer.echo(f"{item.task.id}: reset {statistics.median(cost.reset_seconds):.2f} s, "
+                           f"evaluate {statistics.median(cost.evaluate_seconds):.2f} s, "
+                           f"{statistics.median(cost.pss_mb):.0f} MB", err=True)  # fmt: skip
     accessibility, nodes, osworlds = await measure_accessibility(reads, theirs, python)
     pss = statistics.median(m for c in costs for m in c.pss_mb)
     total = _memory_total_mb()
     return Figures(
         tasks=costs,
+        domains=per_domain(costs),
         reset_median=round(statistics.median(r for c in costs for r in c.reset_seconds), 3),
+        evaluate_median=round(statistics.median(e for c in costs for e in c.evaluate_seconds), 3),
         teardown_median=round(statistics.median(t for c in costs for t in c.teardown_seconds), 3),
         pss_median_mb=pss,
         environments_per_machine=int(total * MACHINE_SHARE // pss) if pss else 0,
@@ -238,6 +282,7 @@ def render(figures: Figures) -> str:
     lines = [
         f"tasks measured: {len(figures.tasks)}",
         f"reset (fresh desktop + config), median: {figures.reset_median:.2f} s",
+        f"evaluate (postconfig + evaluator), median: {figures.evaluate_median:.2f} s",
         f"tear-down, median: {figures.teardown_median:.2f} s",
         f"memory per environment (PSS), median: {figures.pss_median_mb:.0f} MB",
         f"environments per machine ({MACHINE_SHARE:.0%} of {figures.memory_total_mb:.0f} MB): "
@@ -245,6 +290,9 @@ def render(figures: Figures) -> str:
         f"/accessibility with gedit open: {figures.accessibility_ms} ms "
         f"({figures.accessibility_nodes} elements)",
     ]
+    lines += ["", f"{'domain':20} {'tasks':>5} {'reset s':>8} {'evaluate s':>10}"]
+    lines += [f"{d.domain[:20]:20} {d.tasks:>5} {d.reset_median:>8.2f} {d.evaluate_median:>10.2f}"
+              for d in figures.domains]  # fmt: skip
     if figures.osworld_accessibility_ms is not None and figures.accessibility_ms:
         ratio = figures.osworld_accessibility_ms / figures.accessibility_ms
         lines.append(f"OSWorld's server, same desktop: {figures.osworld_accessibility_ms} ms "
