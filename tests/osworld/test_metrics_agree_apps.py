@@ -15,6 +15,7 @@ from PIL import Image, ImageDraw
 
 from roundhouse.osworld.metrics import METRICS
 from tests.osworld.slides_cases import slide_cases
+from tests.osworld.table_rule_cases import table_rule_cases
 from tests.osworld.test_metrics_agree import (
     Case,
     agree,
@@ -545,7 +546,15 @@ def archive_cases(tmp: Path, hello: str, same: str, other: str) -> list[Case]:
     return cases
 
 
-BUILDERS = [image_cases, vlc_cases, media_cases, mail_cases, pdf_cases, slide_cases]
+BUILDERS = [
+    image_cases,
+    vlc_cases,
+    media_cases,
+    mail_cases,
+    pdf_cases,
+    slide_cases,
+    table_rule_cases,
+]
 
 
 @pytest.mark.parametrize("cases", BUILDERS)

@@ -36,8 +36,12 @@ from roundhouse.osworld.registry import Registry
 
 SUPPORTED_RULES = frozenset(
     {"sheet_name", "sheet_data", "sheet_print", "sheet_fuzzy", "freeze", "zoom", "check_cell",
-     "data_validation"}
+     "data_validation", "chart", "pivot_table", "style", "row_props", "col_props", "filter",
+     "sparkline"}
 )  # fmt: skip
+# The rules table_rules.py judges (it loads with the first of them).
+TABLE_RULES = frozenset({"chart", "pivot_table", "style", "row_props", "col_props", "filter",
+                         "sparkline"})  # fmt: skip
 MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 ENCODINGS = ("utf-8", "utf-8-sig", "latin-1", "windows-1252", "gbk", "cp1251", "iso-8859-1")
 
@@ -218,7 +222,33 @@ def _rule(books: _Books, rule: dict[str, Any]) -> bool | None:
         return bool(first_sheet.freeze_panes == second_sheet.freeze_panes)
     if kind == "check_cell":
         return _check_cell(books, rule)
+    if kind in TABLE_RULES:
+        return _described(books, rule)
     raise NotImplementedError(f"Unimplemented sheet check: {kind}")
+
+
+def _described(books: _Books, rule: dict[str, Any]) -> bool:
+    """The two sheets' descriptions (table_rules.py) are equal."""
+    from roundhouse.osworld.metrics import table_rules
+
+    kind = rule["type"]
+    options = {k: v for k, v in rule.items() if k not in ("sheet_idx0", "sheet_idx1")}
+    seen: list[Any] = []
+    for index in (rule["sheet_idx0"], rule["sheet_idx1"]):
+        book, name = books.sheet(index)
+        workbook, path = books.xl[book], books.paths[book]
+        if kind == "sparkline":
+            seen.append(table_rules.sparklines(path, name))
+        elif kind == "style":
+            seen.append(table_rules.styles(workbook, name, path, **options))
+        elif kind in ("row_props", "col_props"):
+            obj = "row" if kind == "row_props" else "column"
+            seen.append(table_rules.dimensions(workbook, name, obj, **options))
+        else:
+            read = {"chart": table_rules.charts, "pivot_table": table_rules.pivots,
+                    "filter": table_rules.filters}[kind]  # fmt: skip
+            seen.append(read(workbook, name, **options))
+    return bool(seen[0] == seen[1])
 
 
 def _zoom(sheet: Any, rule: dict[str, Any]) -> bool:
