@@ -122,3 +122,31 @@ async def test_thunderbird_takes_the_profile_a_task_unpacks(tmp_path: Path) -> N
         assert sorted(p.name for p in (env.home / ".thunderbird").glob("*.default*")) == [
             "t5q2a5hp.default-release"
         ]
+
+
+async def test_chromes_tabs_and_address_bar_as_osworlds_getters_read_them(
+    env: OsworldEnv,
+) -> None:
+    """OSWorld's google-chrome is Chromium here: its tabs come from DevTools, and its tree
+    names it Google Chrome, whose address bar OSWorld's active_url_from_accessTree reads."""
+    from roundhouse.osworld.getters import GETTERS
+
+    pages = ["data:text/html,<title>One</title>1", "data:text/html,<title>Two</title>2"]
+    await steps(
+        env,
+        ("launch", {"command": ["google-chrome", "--remote-debugging-port=1337"]}),
+        ("chrome_open_tabs", {"urls_to_open": pages}),
+    )
+    deadline = time.monotonic() + 30.0
+    while True:
+        tabs = await GETTERS["open_tabs_info"](env, {})
+        if sorted(t["title"] for t in tabs) == ["One", "Two"] or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.3)
+    assert sorted(t["title"] for t in tabs) == ["One", "Two"], tabs
+    url = None
+    while url is None and time.monotonic() < deadline + 30.0:  # its tree comes up later
+        url = await GETTERS["active_url_from_accessTree"](env, {"goto_prefix": ""})
+        await asyncio.sleep(0.5)
+    assert url is not None and url.startswith("data:text/html"), url
+    assert '<application name="Google Chrome"' in await env.accessibility_xml()

@@ -177,3 +177,38 @@ async def _answer(env: OsworldEnv, name: str, config: dict[str, Any]) -> dict[st
     if isinstance(value, str) and os.path.isfile(value):
         return {"value": {"file": hashlib.sha256(Path(value).read_bytes()).hexdigest()}}
     return {"value": value}
+
+
+def address_bar_tree(app: str, *texts: str | None) -> str:
+    st = "https://accessibility.ubuntu.example.org/ns/state"
+    entries = "".join(
+        f'<entry name="Address and search bar" st:focused="true">{t}</entry>' if t is not None
+        else '<entry name="Address and search bar"/>' for t in texts
+    )  # fmt: skip
+    return (f'<desktop-frame xmlns:st="{st}"><application name="{app}"><frame name="x">'
+            f"{entries}</frame></application></desktop-frame>")  # fmt: skip
+
+
+def test_active_url_getter_agrees_with_osworlds(osworld_python: Path, tmp_path: Path) -> None:
+    """On trees as serve --osworld writes them (Chromium named Google Chrome there)."""
+    from roundhouse.osworld.getters_chrome import url_in_tree
+
+    cases = [
+        {"tree": address_bar_tree("Google Chrome", "example.org/a"), "config": {}},
+        {"tree": address_bar_tree("Google Chrome", "example.org/a"),
+         "config": {"goto_prefix": "http://"}},
+        {"tree": address_bar_tree("Google Chrome", "a.org", "b.org"), "config": {}},
+        {"tree": address_bar_tree("Google Chrome", "a.org", None), "config": {}},
+        {"tree": address_bar_tree("Google Chrome", None), "config": {}},
+        {"tree": address_bar_tree("Chromium", "example.org"), "config": {}},
+        {"tree": address_bar_tree("Google Chrome"), "config": {}},
+        {"tree": "<desktop-frame/>", "config": {}},
+        {"tree": address_bar_tree("Google Chrome", "x.org/?q=1&amp;b=2"), "config": {}},
+        {"tree": address_bar_tree("Google Chrome", "chrome://settings"),
+         "config": {"goto_prefix": ""}},
+    ]  # fmt: skip
+    theirs = run_theirs(osworld_python, HERE / "drive_tree_getter.py", cases, tmp_path)
+    ours = [{"value": url_in_tree(c["tree"], c["config"].get("goto_prefix", "https://"))}
+            for c in cases]  # fmt: skip
+    assert ours == theirs
+    assert ours[0] == {"value": "https://example.org/a"}

@@ -546,6 +546,53 @@ def archive_cases(tmp: Path, hello: str, same: str, other: str) -> list[Case]:
     return cases
 
 
+def chrome_tab_cases(tmp: Path) -> list[Case]:
+    tab = lambda url: {"title": "t", "url": url}  # noqa: E731
+    cases: list[Case] = []
+    for tabs, urls in [
+        ([tab("https://www.airbnb.com/")], ["https://airbnb.com"]),
+        ([tab("https://www.airbnb.com.sg/s")], ["https://airbnb.com/s"]),
+        ([tab("http://a.org/x"), tab("http://b.org/y")], ["http://b.org/y", "http://a.org/x"]),
+        ([tab("http://a.org/x")], ["http://a.org/x", "http://b.org"]),
+        ([], ["http://a.org"]), ([tab("a.org/x?q=1")], ["http://a.org/x?q=1"]),
+        ([tab("https://a.org/x")], ["http://a.org/x"]),
+        ([tab("https://docs.python.org/3/")], ["https://docs.python.org/3"]),
+        ([tab("https://m.example.co.uk/p#f")], ["https://m.example.com/p#f"]),
+        ([tab("https://x.org/a"), tab("https://x.org/a")], ["https://x.org/a", "https://y.org"]),
+    ]:  # fmt: skip
+        cases.append(("is_expected_tabs", [tabs, {"type": "url", "urls": urls}], {}))
+    cases.append(("is_expected_tabs", [[tab("http://a.org")], {"type": "title"}], {}))
+    for result, patterns in [
+        ("https://www.google.com/search?q=flights", ["google", r"q=\w+"]),
+        ("https://www.google.com/", ["bing"]), ({"url": "https://a.org/b"}, ["a\\.org", "/b$"]),
+        ({"title": "x"}, ["x"]), (None, ["x"]), ("", []), ("https://a.org", []),
+        (["https://a.org"], ["a"]), ({"url": "https://a.org/?x=1"}, [r"x=\d"]),
+        ("https://a.org/ABC", ["abc"]),
+    ]:  # fmt: skip
+        cases.append(("is_expected_url_pattern_match", [result, {"expected": patterns}], {}))
+    for active, rule in [
+        ({"url": "https://a.org/x?q=1"}, {"type": "url", "url": "https://a.org/x"}),
+        ("https://a.org/x?q=2", {"type": "url", "url": "https://a.org/x?q=1"}),
+        ({"url": "https://a.org/y"}, {"type": "url", "url": "https://a.org/x"}),
+        (None, {"type": "url", "url": "x"}), ({"url": "https://a.org/x#f"},
+                                              {"type": "url", "url": "https://a.org/x"}),
+        ("https://a.org/x", {"type": "title", "url": "https://a.org/x"}),
+        ("http://a.org/x", {"type": "url", "url": "https://a.org/x"}),
+        ({"title": "no url"}, {"type": "url", "url": "https://a.org"}),
+        ("https://a.org/x?", {"type": "url", "url": "https://a.org/x"}),
+        ("https://a.org/x/", {"type": "url", "url": "https://a.org/x"}),
+    ]:  # fmt: skip
+        cases.append(("is_expected_active_tab_approximate", [active, rule], {}))
+    for installed, expected in [
+        (["Dark Reader", "uBlock"], ["Dark Reader"]), (["uBlock"], ["Dark Reader"]),
+        ([], ["x"]), ("Google", ["Google"]), ("Google", ["Dark Reader"]), (None, []),
+        (["a", "b"], []), (["a"], ["a", "a"]), (["a", "b"], ["b", "a"]), (["A"], ["a"]),
+    ]:  # fmt: skip
+        cases.append(("is_expected_installed_extensions", [installed, {"expected": expected}],
+                      {}))  # fmt: skip
+    return cases
+
+
 BUILDERS = [
     image_cases,
     vlc_cases,
@@ -554,6 +601,7 @@ BUILDERS = [
     pdf_cases,
     slide_cases,
     table_rule_cases,
+    chrome_tab_cases,
 ]
 
 

@@ -3,7 +3,9 @@
 Chromium runs here for OSWorld's google-chrome with its profile where OSWorld's getters look
 for Chrome's (~/.config/google-chrome, env.py), so these read the same files: Default/
 Preferences, Default/Bookmarks and Local State. Each gives what OSWorld's gives, its
-fallback included when the file is missing or does not parse.
+fallback included when the file is missing or does not parse. The open tabs come from
+Chromium's DevTools, the active tab's URL from the address bar in the accessibility tree
+(the application named Google Chrome, as a11y_xml.py names Chromium, as OSWorld's VM has).
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from roundhouse.osworld.env import CHROME_PROFILE, OsworldEnv
 from roundhouse.osworld.registry import Registry
 
 Getter = Callable[[OsworldEnv, dict[str, Any]], Awaitable[Any]]
 GETTERS: Registry[Getter] = Registry()
+DEVTOOLS_TIMEOUT = 10.0
 DEFAULT_FONTS = {"default_fixed_font_size": 13, "default_font_size": 16, "minimum_font_size": 13}
 
 
@@ -95,3 +100,63 @@ async def bookmarks(env: OsworldEnv, config: dict[str, Any]) -> Any:
     if not path.is_file() or not path.read_bytes():
         return []
     return json.loads(path.read_text(encoding="utf-8")).get("roots", {})
+
+
+def _extensions(env: OsworldEnv, read: Callable[[dict[str, Any]], Any]) -> Any:
+    """Each installed extension's value from Preferences' extensions.settings; "Google"
+    (OSWorld's fallback, as it is) when the file is missing, does not parse or lacks it."""
+    try:
+        settings = _preferences(env).get("extensions", {}).get("settings", {})
+        return [read(settings[key]) for key in settings]
+    except Exception:  # noqa: BLE001 - OSWorld's answers its fallback on any error
+        return "Google"
+
+
+@GETTERS.add
+async def find_unpacked_extension_path(env: OsworldEnv, config: dict[str, Any]) -> Any:
+    return _extensions(env, lambda extension: extension["path"])
+
+
+@GETTERS.add
+async def find_installed_extension_name(env: OsworldEnv, config: dict[str, Any]) -> Any:
+    return _extensions(env, lambda extension: extension["manifest"]["name"])
+
+
+@GETTERS.add
+async def open_tabs_info(env: OsworldEnv, config: dict[str, Any]) -> Any:
+    """Each open tab's title and URL, from Chromium's DevTools ([] when it does not answer:
+    OSWorld's starts Chrome and asks again; here the task's own Chromium is the one)."""
+    try:
+        async with httpx.AsyncClient(timeout=DEVTOOLS_TIMEOUT) as http:
+            answer = await http.get(f"http://127.0.0.1:{env.devtools_port}/json/list")
+            answer.raise_for_status()
+            targets = answer.json()
+    except (httpx.HTTPError, ValueError):
+        return []
+    return [{"title": t.get("title", ""), "url": t.get("url", "")} for t in targets
+            if isinstance(t, dict) and t.get("type") == "page"]  # fmt: skip
+
+
+ADDRESS_BAR = "application[name=Google\\ Chrome] entry[name=Address\\ and\\ search\\ bar]"
+
+
+@GETTERS.add
+async def active_url_from_accessTree(env: OsworldEnv, config: dict[str, Any]) -> Any:  # noqa: N802
+    """The address bar's text in the accessibility tree, after `goto_prefix` (https://)."""
+    return url_in_tree(await env.accessibility_xml(), config.get("goto_prefix", "https://"))
+
+
+def url_in_tree(tree: str, prefix: str) -> str | None:
+    import lxml.etree
+    from lxml.cssselect import CSSSelector
+
+    from roundhouse.osworld.namespaces import NS
+
+    try:
+        root = lxml.etree.fromstring(tree.encode())
+    except (ValueError, lxml.etree.XMLSyntaxError):
+        return None
+    found = CSSSelector(ADDRESS_BAR, namespaces=NS)(root)
+    if not found or not found[-1].text:
+        return None
+    return f"{prefix}{found[0].text}"
