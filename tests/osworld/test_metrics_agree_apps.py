@@ -14,6 +14,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from roundhouse.osworld.metrics import METRICS
+from tests.osworld.docs_check_cases import docs_check_cases
 from tests.osworld.slides_cases import slide_cases
 from tests.osworld.table_rule_cases import table_rule_cases
 from tests.osworld.test_metrics_agree import (
@@ -602,6 +603,7 @@ BUILDERS = [
     slide_cases,
     table_rule_cases,
     chrome_tab_cases,
+    docs_check_cases,
 ]
 
 

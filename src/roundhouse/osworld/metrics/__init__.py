@@ -6,11 +6,10 @@ the same inputs (tests/osworld/test_metrics_agree.py runs both on the same input
     metric(result, **options)             # when it does not
 
 The modules: basic.py (text, lists, JSON, the os domain's), table.py (spreadsheets),
-docs.py (Word documents), chrome.py (Chrome's settings and pages), images.py (GIMP's),
-media.py (VLC's), mail.py (Thunderbird's), pdfs.py (PDFs and archives), slides.py
-(Impress's). The heavier
-libraries (openpyxl, pandas, python-docx, lxml, rapidfuzz, scikit-image, PyMuPDF...) load
-with the metric that needs them.
+docs.py and docs_checks.py (Word documents), chrome.py (Chrome's settings and pages),
+images.py (GIMP's), media.py (VLC's), mail.py (Thunderbird's), pdfs.py (PDFs and
+archives), slides.py (Impress's). The heavier libraries (openpyxl, pandas, python-docx,
+lxml, rapidfuzz, scikit-image, PyMuPDF...) load with the metric that needs them.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from roundhouse.osworld.metrics import (
     basic,
     chrome,
     docs,
+    docs_checks,
     images,
     mail,
     media,
@@ -34,7 +34,7 @@ from roundhouse.osworld.registry import Registry
 Metric = Callable[..., float]
 
 METRICS: Registry[Metric] = Registry()
-for _module in (basic, table, docs, chrome, images, media, mail, pdfs, slides):
+for _module in (basic, table, docs, docs_checks, chrome, images, media, mail, pdfs, slides):
     METRICS.include(_module.METRICS)
 
 
