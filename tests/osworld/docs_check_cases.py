@@ -155,7 +155,8 @@ def docs_check_cases(tmp: Path) -> list[Case]:
     golden = docx(tmp, "g.docx", ["a,T1,b,c", "d,T2,e,f", "g,T3,h,i", "note"])
     for paragraphs in [["a,T1,b,c", "d,T2,e,f", "g,T3,h,i", "note"],
                        ["a,T1,b,c", "a,T1,b,c", "d,T2,e,f", "g,T3,h,i"],
-                       ["a,T1,b,c", "d,T2,e,f", "note"], ["x,T1,b,c", "d,T2,e,f", "g,T3,h,i", "note"],
+                       ["a,T1,b,c", "d,T2,e,f", "note"],
+                       ["x,T1,b,c", "d,T2,e,f", "g,T3,h,i", "note"],
                        ["g,T3,h,i", "d,T2,e,f", "a,T1,b,c", "note"], []]:  # fmt: skip
         processed = docx(tmp, f"p{len(cases)}.docx", paragraphs)
         add(("compare_unique_train_records", [processed, [golden, initial]], {}))
