@@ -166,3 +166,39 @@ def docs_check_cases(tmp: Path) -> list[Case]:
     add(("compare_unique_train_records", [golden, [None, initial]], {}))
     add(("compare_unique_train_records", [str(tmp / "absent.docx"), [golden, initial]], {}))
     return cases
+
+
+def place_cases(tmp: Path) -> list[Case]:
+    """fuzzy_place_math's documents and compare_conference_city_in_order's sheets."""
+    import openpyxl
+
+    cases: list[Case] = []
+    answers = {"expected": ["Paris", "London", "Berlin", "Rome"]}
+    for words in [["Paris London Berlin"], ["Paris", "Londn", "Berln"], ["Paris London"],
+                  ["Paris London Berlin Rome"], ["Tokyo Osaka Kyoto"], [], ["paris LONDON rome"],
+                  ["Paris", "", "London", "Rome"], ["P L B"], ["Rome Rome Rome"]]:  # fmt: skip
+        cases.append(("fuzzy_place_math", [docx(tmp, f"pl{len(cases)}.docx", words), answers], {}))
+    cases.append(("fuzzy_place_math", [None, answers], {}))
+
+    def sheet(cities: list[Any]) -> str:
+        book = openpyxl.Workbook()
+        active = book.active
+        assert active is not None
+        active.append(["conference", "year", "city"])
+        for city in cities:
+            active.append(["c", 2024, city])
+        path = tmp / f"city{len(cases)}.xlsx"
+        book.save(path)
+        return str(path)
+
+    wanted = {"expected": ["Vienna", ["New Orleans", "NOLA"], "Seoul"]}
+    for cities, rule in [
+        (["Vienna, Austria", "New Orleans, USA", "Seoul, Korea"], wanted),
+        (["Vienna", "NOLA", "Seoul"], wanted), (["Vienna", "Boston", "Seoul"], wanted),
+        (["Seoul", "NOLA", "Vienna"], wanted), (["Vienna", "NOLA"], wanted),
+        (["Vienna", "NOLA", "Seoul", "Extra"], wanted), ([], wanted),
+        (["Vienna", "NOLA", "Seoul"], {"expected": ["Vienna", 3, "Seoul"]}),
+        ([None, "NOLA", "Seoul"], wanted), (["vienna", "NOLA", "Seoul"], wanted),
+    ]:  # fmt: skip
+        cases.append(("compare_conference_city_in_order", [sheet(cities), rule], {}))
+    return cases

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from roundhouse.osworld.metrics import METRICS
-from tests.osworld.docs_check_cases import docs_check_cases
+from tests.osworld.docs_check_cases import docs_check_cases, place_cases
 from tests.osworld.slides_cases import slide_cases
 from tests.osworld.table_rule_cases import table_rule_cases
 from tests.osworld.test_metrics_agree import (
@@ -604,6 +604,7 @@ BUILDERS = [
     table_rule_cases,
     chrome_tab_cases,
     docs_check_cases,
+    place_cases,
 ]
 
 

@@ -218,3 +218,16 @@ def _lines_and_ids(path: str) -> tuple[list[str] | None, list[str]]:
     except Exception:  # noqa: BLE001 - a document that does not open scores 0
         return None, []
     return lines, [line.split(",")[1].strip() for line in lines if len(line.split(",")) == 4]
+
+
+@METRICS.add
+def fuzzy_place_math(path: str | None, rules: dict[str, Any]) -> float:
+    """The document holds exactly three words, each scored by its best rapidfuzz ratio
+    against the answers: their mean."""
+    from rapidfuzz import fuzz
+
+    if path is None:
+        return 0.0
+    words = [word for paragraph in _document(path).paragraphs for word in paragraph.text.split()]
+    best = [max([fuzz.ratio(w, answer) / 100 for answer in rules["expected"]] + [0]) for w in words]
+    return sum(best) / 3 if len(best) == 3 else 0.0

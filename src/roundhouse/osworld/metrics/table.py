@@ -435,3 +435,28 @@ def cell_style(name: str, cell: Any) -> Any:
     if name == "merge":
         return isinstance(cell, MergedCell)
     raise NotImplementedError(f"Unsupported Style: {name}")
+
+
+@METRICS.add
+def compare_conference_city_in_order(path: str, expected: dict[str, Any]) -> float:
+    """C2:C22 of the active sheet holds, row by row, the expected city (or one of a list
+    of them); any failure to read or compare scores 0, as in OSWorld's."""
+    import openpyxl
+
+    cities = expected["expected"]
+    sheet: Any = openpyxl.load_workbook(path).active
+    found = [cell.value for row in sheet["C2:C22"] for cell in row]
+    try:
+        for index, value in enumerate(found):
+            wanted = cities[index]
+            if isinstance(wanted, str):
+                if wanted not in value:
+                    return 0.0
+            elif isinstance(wanted, list):
+                if not any(option in value for option in wanted):
+                    return 0.0
+            else:
+                raise TypeError("Expected city should be a string or a list of strings")
+    except Exception:  # noqa: BLE001 - OSWorld's scores any failure here 0
+        return 0.0
+    return 1.0
