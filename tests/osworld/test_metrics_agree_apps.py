@@ -14,6 +14,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from roundhouse.osworld.metrics import METRICS
+from tests.osworld.audio_cases import audio_cases
 from tests.osworld.docs_check_cases import docs_check_cases, place_cases
 from tests.osworld.slides_cases import slide_cases
 from tests.osworld.table_rule_cases import table_rule_cases
@@ -605,6 +606,7 @@ BUILDERS = [
     chrome_tab_cases,
     docs_check_cases,
     place_cases,
+    audio_cases,
 ]
 
 

@@ -5,12 +5,16 @@ vlcrc is read line by line as OSWorld reads it: a line that holds `KEY=` gives t
 after its last "=", commented or not (VLC writes every default as "#key=value"); the last
 such line wins, and a key written nowhere has VLC's default. compare_images is SSIM of the
 two images in grey, resized to the smaller's size (scikit-image, as OSWorld's);
-compare_videos compares the first 100 frames' perceptual hashes (ImageHash).
+compare_videos compares the first 100 frames' perceptual hashes (ImageHash);
+compare_audios aligns the two sounds' normalised MFCCs (librosa) by dynamic time warping
+(fastdtw, cosine distance) and scores exp(-distance per step).
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import warnings
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
@@ -19,6 +23,7 @@ from xml.etree import ElementTree as ET
 from roundhouse.osworld.metrics.images import load_image
 from roundhouse.osworld.registry import Registry
 
+log = logging.getLogger(__name__)
 METRICS: Registry[Callable[..., float]] = Registry()
 SLIDER_DEFAULT = "153;210;153;20;210;20;255;199;15;245;39;29"
 BLACKISH = 100  # each of red, green and blue under this
@@ -220,3 +225,44 @@ def compare_videos(
     finally:
         one.release()
         two.release()
+
+
+@METRICS.add
+def compare_audios(first: str | None, second: str | None) -> float:
+    """1 for two sounds that cannot be read (or are empty), 0 for one; else exp(-d), d the
+    DTW distance of their normalised MFCCs over the alignment's length."""
+    import numpy as np
+    from fastdtw import fastdtw
+    from scipy.spatial.distance import cosine
+
+    if not first or not second:
+        return 0.0
+    with warnings.catch_warnings():
+        # librosa's audio reading imports audioread, which imports aifc (deprecated in
+        # Python 3.11, gone in 3.13): a warning of theirs, not a failure to read.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import librosa
+        import librosa.core.audio  # noqa: F401 - its imports made under the filter
+    sounds = []
+    for path in (first, second):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                sounds.append(librosa.load(path))
+        except Exception as error:  # noqa: BLE001 - a sound that cannot be read counts as none
+            log.info("compare_audios: %s: %s", path, error)
+            sounds.append((None, None))
+    bad = [y is None or y.shape[0] == 0 for y, _ in sounds]
+    if all(bad):
+        return 1.0
+    if any(bad):
+        return 0.0
+    try:
+        features = [librosa.feature.mfcc(y=y, sr=rate) for y, rate in sounds]
+    except Exception as error:  # noqa: BLE001 - OSWorld's scores a failed extraction 0
+        log.info("compare_audios: MFCC: %s", error)
+        return 0.0
+    one, two = (librosa.util.normalize(f, axis=1) for f in features)
+    distance, path = fastdtw(one.T, two.T, dist=cosine)
+    per_step = distance / len(path) if len(path) else np.inf
+    return float(np.exp(-per_step))
