@@ -134,10 +134,10 @@ def test_a_compare_table_rule_not_written_here_is_named(tmp_path: Path) -> None:
         "func": "compare_table",
         "result": {"type": "vm_file", "path": "/home/user/a.xlsx", "dest": "a.xlsx"},
         "options": {"rules": [{"type": "sheet_data", "sheet_idx0": 0, "sheet_idx1": "EI0"},
-                              {"type": "pivot_table", "sheet_idx0": 0, "sheet_idx1": "EI0"}]},
+                              {"type": "row_height", "sheet_idx0": 0, "sheet_idx1": "EI0"}]},
     }  # fmt: skip
     (item,) = load_examples(_write(tmp_path / "calc", "t.json", task))
-    assert classify(item, EVERYTHING, None).reason == "compare_table rule 'pivot_table'"
+    assert classify(item, EVERYTHING, None).reason == "compare_table rule 'row_height'"
 
 
 def test_a_malformed_evaluator_is_counted_not_refused(tmp_path: Path) -> None:
@@ -216,6 +216,16 @@ def test_a_file_is_kept_under_its_urls_path_whatever_the_host() -> None:
             cache_key(hostile)
     assert FILES.find("https://elsewhere.org/datasets/rh/resolve/main/os/rh-os-photos/notes.txt")
     assert FILES.find("https://h/../../etc/passwd") is None
+
+
+def test_what_roundhouse_leaves_out_is_named_with_why(tmp_path: Path) -> None:
+    task = _task("t")
+    task["evaluator"] = {"func": "compare_image_text", "result": {"type": "rule", "rules": {}},
+                         "expected": {"type": "rule", "rules": {"text": "ls"}}}  # fmt: skip
+    (item,) = load_examples(_write(tmp_path / "multi_apps", "t.json", task))
+    verdict = classify(item, EVERYTHING, None)
+    assert verdict.klass == "missing"
+    assert verdict.reason.startswith("metric 'compare_image_text' (OCR with easyocr, whose weights")
 
 
 def test_rates_over_osworlds_369_and_verifieds_361() -> None:
