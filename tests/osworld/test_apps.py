@@ -144,6 +144,8 @@ async def test_chromes_tabs_and_address_bar_as_osworlds_getters_read_them(
             break
         await asyncio.sleep(0.3)
     assert sorted(t["title"] for t in tabs) == ["One", "Two"], tabs
+    await env.apps.ready()
+    assert screen_filling(await settled(env, "Chromium"), env)  # as the VM's Chrome
     url = None
     while url is None and time.monotonic() < deadline + 30.0:  # its tree comes up later
         url = await GETTERS["active_url_from_accessTree"](env, {"goto_prefix": ""})

@@ -1,6 +1,6 @@
 """OSWorld's applications started as its Ubuntu VM starts them: GIMP, LibreOffice (Impress,
-Calc, Writer), Thunderbird and VLC, with their profiles where OSWorld's getters read them
-and their windows as the VM shows them.
+Calc, Writer), Thunderbird, VLC and Chrome (Chromium), with their profiles where OSWorld's
+getters read them and their windows as the VM shows them.
 
 What the VM has, and what this module gives an environment (env.py calls it):
 - profiles under the task's home: LibreOffice's in ~/.config/libreoffice/4 (the VM's user
@@ -15,11 +15,11 @@ What the VM has, and what this module gives an environment (env.py calls it):
 - VLC as root: VLC refuses to start as root; the batch may run as root (a container), so
   the environment's `vlc` is a copy of the program whose check asks getppid instead of
   geteuid (VLC's documented way round it), first on PATH;
-- windows: OSWorld's VM (GNOME) shows GIMP's, LibreOffice's and Thunderbird's main windows
-  maximised (the public runs' first screenshots show GIMP and Chrome so); VLC's opens at its
-  own size. A launched program's first normal window is maximised when it appears, and
-  `ready` waits for the launched programs' windows, as OSWorld's harness waits a minute
-  after a reset before its first screenshot.
+- windows: OSWorld's VM (GNOME) shows GIMP's, LibreOffice's, Thunderbird's and Chrome's
+  main windows maximised (the public runs' first screenshots show GIMP and Chrome so);
+  VLC's opens at its own size. A launched program's first normal window is maximised
+  when it appears, and `ready` waits for the launched programs' windows, as OSWorld's
+  harness waits a minute after a reset before its first screenshot.
 
 X11 only for the windows: on another display server the windows are left as they open.
 """
@@ -84,6 +84,15 @@ APP_WINDOWS = (
     ),  # fmt: skip
     AppWindow(frozenset({"thunderbird"}), "thunderbird", maximised=True),
     AppWindow(frozenset({"vlc"}), "vlc", maximised=False),
+    # Chromium, for the VM's Google Chrome: it opened half the screen wide here (as in
+    # e2b's port, whose scores fell with it), where the VM's Chrome fills it.
+    AppWindow(
+        frozenset(
+            {"google-chrome", "google-chrome-stable", "chrome", "chromium", "chromium-browser"}
+        ),
+        "chromium",
+        maximised=True,
+    ),  # fmt: skip
 )
 
 
