@@ -63,11 +63,11 @@ class OpenAISettings(_Section):
 class DesktopSettings(_Section):
     # auto: the current session if there is one, else a virtual desktop; or a desktop
     # started with `roundhouse desktop start` (":3", "sway-1").
-    mode: str = Field(
-        default="auto", pattern=r"^(auto|virtual|current|:[0-9]+|(sway|gnome|kde)-[0-9]+)$"
-    )
-    # What a virtual desktop runs: Xvfb + openbox, or a headless Wayland compositor.
-    session: Literal["x11", "sway", "gnome", "kde"] = "x11"
+    mode: str = Field(default="auto", pattern=r"^(auto|virtual|current|:[0-9]+|[a-z]+-[0-9]+)$")
+    # What a virtual desktop runs: a session kind, as display/backends.py lists them (Xvfb +
+    # openbox, or a headless Wayland compositor). Checked when a desktop starts, where the
+    # kinds are known: this bottom layer names none.
+    session: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9]*$")  # None: the default
     width: int = Field(default=1280, ge=320)
     height: int = Field(default=800, ge=240)
     settle_timeout: float = Field(default=2.0, ge=0)

@@ -11,6 +11,7 @@ from typing import Annotated, Literal, TextIO
 import typer
 
 from roundhouse.cli.app import app
+from roundhouse.cli.desktop import SessionOption, session_kind
 from roundhouse.config import ConfigError
 from roundhouse.osworld.tasks import is_osworld, load_examples
 from roundhouse.suite.batch import (
@@ -137,10 +138,7 @@ def batch(
             "each task file)",
         ),
     ] = None,
-    session: Annotated[
-        Literal["x11", "sway", "gnome", "kde"],
-        typer.Option(help="What each GUI task's virtual desktop runs: Xvfb, or a Wayland one"),
-    ] = "x11",
+    session: SessionOption = None,
 ) -> None:
     """Run every task of a suite, each GUI task on its own virtual desktop, and check the
     results against the real system. Writes OUT/results.json and OUT/results.csv after
@@ -176,7 +174,7 @@ def batch(
         resume=resume is not None,
         files=files.resolve() if files is not None else None,
         answers=answers.resolve() if answers is not None else None,
-        session=session,
+        session=session_kind(session) if session is not None else None,
     )
     if resume is not None:
         try:

@@ -26,19 +26,11 @@ from roundhouse.cli.app import app
 from roundhouse.config import ConfigError, DesktopSettings, load_settings
 from roundhouse.devices.contract import UiNode, UiSnapshot, WindowInfo, readable
 from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError, TreeLimits, ui_tree_json
-from roundhouse.devices.linux.desktops.desktop import (
-    Desktop,
-    DesktopState,
-    DesktopUnavailable,
-    detached_states,
-    open_desktop,
-    start_detached,
-    state_alive,
-    stop_detached,
-)
-from roundhouse.devices.linux.desktops.session import SESSION_KINDS
+from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable
+from roundhouse.devices.linux.desktops.detached import DesktopState, detached_states, state_alive
+from roundhouse.devices.linux.desktops.opening import open_desktop, start_detached, stop_detached
+from roundhouse.devices.linux.display.backends import DEFAULT_KIND, SESSION_KINDS, open_display
 from roundhouse.devices.linux.display.base import DisplayUnavailable
-from roundhouse.devices.linux.display.choose import open_display
 
 desktop_app = typer.Typer(help="Virtual desktops: start one, see which run, stop them.")
 app.add_typer(desktop_app, name="desktop")
@@ -57,8 +49,9 @@ SessionOption = Annotated[
     str | None,
     typer.Option(
         "--session",
-        help="What a virtual desktop runs: x11 (Xvfb, the default), or a headless Wayland "
-        "compositor: sway, gnome or kde",
+        help=f"What a virtual desktop runs: {DEFAULT_KIND} (Xvfb and openbox, the default), or "
+        "a headless Wayland compositor: "
+        f"{', '.join(kind for kind in SESSION_KINDS if kind != DEFAULT_KIND)}",
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON")]
@@ -80,9 +73,16 @@ def with_session(settings: DesktopSettings, session: str | None) -> DesktopSetti
     """The settings with a virtual desktop's session kind from --session."""
     if session is None:
         return settings
+    return settings.model_copy(update={"session": session_kind(session)})
+
+
+def session_kind(session: str) -> str:
+    """--session's value, one of the kinds display/backends.py lists; a usage error else."""
     if session not in SESSION_KINDS:
-        raise _fail(f"--session {session!r}: expected one of {', '.join(SESSION_KINDS)}")
-    return settings.model_copy(update={"session": session})
+        raise typer.BadParameter(
+            f"{session!r}: expected one of {', '.join(SESSION_KINDS)}", param_hint="--session"
+        )
+    return session
 
 
 @contextlib.contextmanager
@@ -139,7 +139,7 @@ def start(
             json.dumps(
                 {
                     "display": desktop.display,
-                    "session": settings.session,
+                    "session": desktop.kind,
                     "env": session_exports(desktop),
                     "state_file": str(path),
                 }
@@ -151,7 +151,7 @@ def start(
     for name, value in session_exports(desktop).items():
         typer.echo(f"export {name}={shlex.quote(value)}")
     typer.echo(
-        f"# virtual {settings.session} desktop {desktop.display} "
+        f"# virtual {desktop.kind} desktop {desktop.display} "
         f"({desktop.width}x{desktop.height}) started; "
         f"stop it with: roundhouse desktop stop {desktop.display}",
         err=True,
@@ -169,8 +169,8 @@ def session_exports(desktop: Desktop) -> dict[str, str]:
             "XDG_SESSION_TYPE",
             "XDG_CURRENT_DESKTOP",
             "DBUS_SESSION_BUS_ADDRESS",
-            "SWAYSOCK",
         )
+    names += desktop.backend.exports  # what its own session sets: sway's SWAYSOCK
     return {name: desktop.env[name] for name in names if desktop.env.get(name)}
 
 

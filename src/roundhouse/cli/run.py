@@ -15,7 +15,7 @@ import typer
 
 from roundhouse.agents.user import TerminalUser
 from roundhouse.cli.app import app
-from roundhouse.cli.desktop import DesktopOption, SessionOption, desktop_mode
+from roundhouse.cli.desktop import DesktopOption, SessionOption, desktop_mode, session_kind
 from roundhouse.cli.display import StepPrinter
 from roundhouse.config import ConfigError, Settings, ShellPolicy, load_settings
 from roundhouse.core.record import RoundRecord
@@ -138,7 +138,7 @@ def desktop_settings(desktop: str | None, session: str | None) -> dict[str, str]
     """--desktop and --session as the settings' desktop section (None: neither given)."""
     section = {"mode": desktop_mode(desktop)} if desktop else {}
     if session:
-        section["session"] = session
+        section["session"] = session_kind(session)
     return section or None
 
 

@@ -33,6 +33,7 @@ from roundhouse.core.states import AgentKind
 from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.devices.base import Dispatcher, LocalDispatcher, ToolRegistry
 from roundhouse.devices.contract import WindowInfo
+from roundhouse.devices.linux.presence import has_display
 from roundhouse.devices.shell import ShellTools
 from roundhouse.engine.round import NoSnapshots, Snapshotter
 from roundhouse.engine.session import Session
@@ -102,8 +103,7 @@ def agent_kind(settings: Settings) -> AgentKind:
         return AgentKind.LINUX
     if settings.agent == "host" or settings.mcp is not None or settings.desktop.mode != "auto":
         return AgentKind.HOST
-    graphical = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    return AgentKind.HOST if graphical else AgentKind.LINUX
+    return AgentKind.HOST if has_display(os.environ) else AgentKind.LINUX
 
 
 @asynccontextmanager
@@ -124,7 +124,7 @@ async def open_dispatcher(
         async with MCPDispatcher.connect_to(settings.mcp) as remote:
             yield remote
         return
-    from roundhouse.devices.linux.desktops.desktop import open_desktop
+    from roundhouse.devices.linux.desktops.opening import open_desktop
     from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 
     with open_desktop(settings.desktop) as desktop:

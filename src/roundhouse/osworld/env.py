@@ -44,9 +44,10 @@ from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi.client import AtspiClient
 from roundhouse.devices.linux.bus_daemon import bus_daemon_message
-from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
+from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.devices.linux.display.base import DisplayServer
-from roundhouse.devices.linux.display.choose import open_display
 from roundhouse.osworld.a11y_xml import desktop_xml
 from roundhouse.osworld.files import FileCache
 from roundhouse.osworld.places import Places

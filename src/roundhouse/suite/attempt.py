@@ -26,10 +26,11 @@ from roundhouse.config import DesktopSettings
 from roundhouse.core.states import Status
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.linux.apps.launch import Launcher
-from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable, VirtualDesktop
-from roundhouse.devices.linux.desktops.session import SessionKind
+from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
+from roundhouse.devices.linux.display import backends
+from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable, WindowError
-from roundhouse.devices.linux.display.choose import open_display
 from roundhouse.devices.shell import run_command
 from roundhouse.logs.store import ROUNDS_LOG, LogStore
 from roundhouse.models.machine_facts import quoted_facts, this_machine
@@ -53,7 +54,7 @@ class AttemptOptions:
     # (--answers; by default beside each task file).
     files: Path | None = None
     answers: Path | None = None
-    session: SessionKind = "x11"  # what each GUI task's virtual desktop runs
+    session: str | None = None  # what each GUI task's virtual desktop runs (None: the default)
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ async def run_task(item: SuiteTask, options: AttemptOptions) -> TaskResult:
 
 
 async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) -> TaskResult:
-    if item.task.x11_only and options.session != "x11":
+    if item.task.x11_only and not backends.named(options.session).runs_x11_programs:
         reason = f"not runnable on {options.session}: X11 only ({item.task.x11_only})"
         return task_row(item.task.id, NOT_RUNNABLE, started, [], reason=reason)
     workdir = (options.out / "work" / item.task.id).resolve()
@@ -132,7 +133,7 @@ MACHINE_XDG = frozenset(
 
 @contextlib.asynccontextmanager
 async def _desktop_for(
-    task: Task, workdir: Path, session: SessionKind = "x11"
+    task: Task, workdir: Path, session: str | None = None
 ) -> AsyncIterator[Desktop | None]:
     """A fresh virtual desktop for a GUI task, whose applications get a fresh HOME too:
     what a file dialog shows (recent files, bookmarks) must not depend on earlier runs."""

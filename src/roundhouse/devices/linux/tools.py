@@ -53,6 +53,7 @@ from roundhouse.devices.linux.atspi.client import (
 from roundhouse.devices.linux.atspi.constants import COMPONENT, EDITABLE_TEXT, TEXT, VALUE
 from roundhouse.devices.linux.atspi.tree import keep_numbers
 from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.devices.linux.display.base import (
     Button,
     DisplayServer,
@@ -60,7 +61,6 @@ from roundhouse.devices.linux.display.base import (
     describe,
     find_window,
 )
-from roundhouse.devices.linux.display.choose import open_display
 from roundhouse.devices.linux.display.keys import LayoutError
 from roundhouse.devices.linux.effects import Effect, Look, effect_of
 from roundhouse.devices.linux.effects_read import TEXT_LIMIT, TextOf, look

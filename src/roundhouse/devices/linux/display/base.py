@@ -190,6 +190,15 @@ class DisplayUnavailable(RuntimeError):
     """The desktop's display server cannot be driven: the message says why, and the fix."""
 
 
+class RouteRefused(DisplayUnavailable):
+    """A route the session refuses or lacks: the message says why, `fix` the one step that
+    grants it (the route's record says it where the part that refused does not know)."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message)
+        self.fix = fix
+
+
 class WindowError(RuntimeError):
     """A window or application problem the model (or user) can act on; the text says what."""
 

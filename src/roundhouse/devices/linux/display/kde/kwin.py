@@ -32,7 +32,7 @@ from dbus_fast.service import ServiceInterface, method
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowList, clip, wait_until
+from roundhouse.devices.linux.display.base import RouteRefused, WindowList, clip, wait_until
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
 
@@ -42,6 +42,13 @@ SCRIPT_INTERFACE = "org.kde.kwin.Script"
 SCREENSHOT = ("/org/kde/KWin/ScreenShot2", "org.kde.KWin.ScreenShot2")
 SINK_PATH = "/org/roundhouse/KWinSink"
 SINK_INTERFACE = "org.roundhouse.KWinSink"
+# KWin 6 serves screenshots (ScreenShot2, screen casts) only from its OpenGL compositor,
+# which needs a GPU's render node; without one (a headless machine, Debian 13's KWin 6.3
+# here) it composites with QPainter and serves none. No permission would help.
+NO_GPU_FIX = (
+    "give KWin a GPU render node (/dev/dri/renderD*), or use a session that serves "
+    "screenshots without one: --session sway or --session gnome"
+)
 # QImage formats KWin sends: RGB32, ARGB32 and its premultiplied form are 0xAARRGGBB words.
 RAW_MODES = {4: "BGRX", 5: "BGRX", 6: "BGRX"}  # alpha dropped: the screen is opaque
 
@@ -269,10 +276,11 @@ class KWinScreen:
                     )  # fmt: skip
                 except DBusCallError as error:
                     if "ServiceUnknown" in error.name or "UnknownObject" in error.name:
-                        raise KWinRefused(
+                        raise RouteRefused(
                             "KWin offers no ScreenShot2: it serves screenshots only with its "
                             "OpenGL compositor, and composites with QPainter here (KWin 6 "
-                            "needs a GPU render node, /dev/dri/renderD*, for OpenGL)"
+                            "needs a GPU render node, /dev/dri/renderD*, for OpenGL)",
+                            NO_GPU_FIX,
                         ) from None
                     raise KWinRefused(f"KWin refused the screenshot: {error}") from None
         finally:
