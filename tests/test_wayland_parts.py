@@ -16,9 +16,10 @@ import pytest
 from roundhouse.devices.linux.desktops.session import wayland_env
 from roundhouse.devices.linux.desktops.sockets import clients_of
 from roundhouse.devices.linux.display.backends import is_wayland, named_in, offering
-from roundhouse.devices.linux.display.base import DRAG_STEPS, DisplayUnavailable, drag_path
+from roundhouse.devices.linux.display.base import DisplayUnavailable
 from roundhouse.devices.linux.display.compositor import runnable
 from roundhouse.devices.linux.display.keys import InputError, char_keysym
+from roundhouse.devices.linux.display.pointer import DRAG_STEPS, drag_path
 from roundhouse.devices.linux.display.wayland.keyboard import combo_chords, text_chords
 from roundhouse.devices.linux.display.wayland.keymap import Keymap, with_extra_keys
 from roundhouse.devices.linux.display.wayland.wire import decode, encode, fixed

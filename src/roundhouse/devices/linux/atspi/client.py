@@ -17,7 +17,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from dbus_fast import Variant
@@ -67,6 +66,7 @@ from roundhouse.devices.linux.atspi.read import (
     read_details,
     read_structure,
 )
+from roundhouse.devices.linux.atspi.seam import TextRead
 from roundhouse.devices.linux.atspi.tree import (
     build_tree,
     context_needs_text,
@@ -102,16 +102,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class TextRead:
-    """A stretch of a node's text: `text` starts at `start` of `length` characters."""
-
-    text: str
-    start: int
-    length: int
-    caret: int
-
-
 def no_tree_note(window: WindowInfo, bus_restarted: bool = False) -> str:
     name = window.application or window.title or "this application"
     if bus_restarted:
@@ -133,9 +123,9 @@ def _window_rect(window: WindowInfo) -> Rect:
 
 
 class AtspiClient(Closing):
-    """Reads and acts on the accessible objects of a desktop's windows. `content` says where
-    a window's content is on screen (the display server's Windows.content); without it, a
-    window's whole rectangle stands for it (see atspi_placement)."""
+    """Reads and acts on the accessible objects of a desktop's windows (a seam.AccessibleTree).
+    `content` says where a window's content is on screen (the display server's
+    Windows.content); without it, a window's whole rectangle stands for it (placement.py)."""
 
     def __init__(
         self,

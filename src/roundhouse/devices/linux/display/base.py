@@ -25,19 +25,6 @@ from roundhouse.devices.contract import Rect, WindowInfo
 
 Button = Literal["left", "middle", "right"]
 
-# A toolkit starts a drag only once the pointer moves with the button held: a drag presses,
-# moves in steps a little apart in time, and releases.
-DRAG_STEPS = 12
-DRAG_PAUSE = 0.01  # seconds between two steps
-
-
-def drag_path(
-    start: tuple[int, int], end: tuple[int, int], steps: int = DRAG_STEPS
-) -> list[tuple[int, int]]:
-    """The points a drag pressed at `start` moves through, `end` last."""
-    (x0, y0), (x1, y1) = start, end
-    return [(x0 + (x1 - x0) * i // steps, y0 + (y1 - y0) * i // steps) for i in range(1, steps + 1)]
-
 
 class Closable(Protocol):
     def close(self) -> None: ...
@@ -59,7 +46,8 @@ class Closing(ABC):
 
 
 class Input(Protocol):
-    """Pointer and keyboard. Coordinates are screen pixels."""
+    """Pointer and keyboard. Coordinates are screen pixels. Every backend builds it from
+    pointer.Pointer and keyboard.Keyboard: a point off the screen is refused there."""
 
     def move(self, x: int, y: int) -> None: ...
 
@@ -98,6 +86,19 @@ class Screen(Protocol):
         when covered; "region": what the screen shows where it is)."""
 
     def close(self) -> None: ...
+
+
+class RegionScreen(ABC):
+    """What a display server's Screen derives alike: a window is the region of the screen it
+    covers. A compositor keeps each window's pixels to itself (screencopy, a screen cast and
+    GNOME Shell's screenshots copy outputs); a backend that can read a window's own pixels
+    (X11's XComposite, KWin) says so in its own window()."""
+
+    @abstractmethod
+    def region(self, rect: Rect) -> Image.Image: ...
+
+    def window(self, window: WindowInfo) -> tuple[Image.Image, str]:
+        return self.region(window.rect), "region"
 
 
 class WindowList:
@@ -223,6 +224,13 @@ def clip(rect: Rect, size: tuple[int, int]) -> Rect:
     if clipped.width <= 0 or clipped.height <= 0:
         raise ValueError(f"rectangle {rect.as_list()} is outside the {width}x{height} screen")
     return clipped
+
+
+def box_rect(x: float, y: float, width: float, height: float) -> Rect:
+    """The rectangle of a box as the compositors give one, (x, y, width, height), in whole
+    pixels (KWin's are floats)."""
+    left, top = round(x), round(y)
+    return Rect(left=left, top=top, right=left + round(width), bottom=top + round(height))
 
 
 def find_window(windows: Sequence[WindowInfo], title: str) -> WindowInfo:

@@ -22,8 +22,13 @@ from collections.abc import Mapping
 
 from PIL import Image
 
-from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import Closing, DisplayUnavailable, clip
+from roundhouse.devices.contract import Rect
+from roundhouse.devices.linux.display.base import (
+    Closing,
+    DisplayUnavailable,
+    RegionScreen,
+    clip,
+)
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +49,7 @@ def available() -> bool:
     return found.returncode == 0
 
 
-class CastScreen(Closing):
+class CastScreen(RegionScreen, Closing):
     """The screen through Mutter's screen cast (a display.base.Screen)."""
 
     def __init__(self, node: int, env: Mapping[str, str], size: tuple[int, int]) -> None:
@@ -139,6 +144,3 @@ class CastScreen(Closing):
             raise DisplayUnavailable("GNOME's screen cast pipeline ended")
         with self._arrived:
             return str(self._frames).encode()
-
-    def window(self, window: WindowInfo) -> tuple[Image.Image, str]:
-        return self.region(window.rect), "region"

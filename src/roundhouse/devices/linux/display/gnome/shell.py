@@ -28,7 +28,13 @@ from typing import Any
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowList, clip, wait_until
+from roundhouse.devices.linux.display.base import (
+    RegionScreen,
+    WindowList,
+    box_rect,
+    clip,
+    wait_until,
+)
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
 
@@ -113,11 +119,6 @@ def pointer_position(shell: Shell) -> tuple[int, int]:
     return int(x), int(y)
 
 
-def _rect(box: list[int]) -> Rect:
-    x, y, width, height = box
-    return Rect(left=x, top=y, right=x + width, bottom=y + height)
-
-
 class ShellWindows(WindowList):
     """The windows as GNOME Shell knows them (a display.base.Windows)."""
 
@@ -163,7 +164,9 @@ class ShellWindows(WindowList):
         row = next((row for row in self._rows() if int(row["id"]) == window.xid), None)
         if row is None:
             return window.rect
-        return content_rect(row.get("pid"), frame=_rect(row["frame"]), buffer=_rect(row["buffer"]))
+        return content_rect(
+            row.get("pid"), frame=box_rect(*row["frame"]), buffer=box_rect(*row["buffer"])
+        )
 
 
 def _info(row: Mapping[str, Any]) -> WindowInfo:
@@ -172,12 +175,12 @@ def _info(row: Mapping[str, Any]) -> WindowInfo:
         title=row["title"],
         application=row["wm_class"],
         pid=row["pid"] if row.get("pid", -1) > 0 else None,
-        rect=_rect(row["frame"]),
+        rect=box_rect(*row["frame"]),
         active=bool(row["focus"]),
     )
 
 
-class ShellScreen:
+class ShellScreen(RegionScreen):
     """The screen through org.gnome.Shell.Screenshot (a display.base.Screen)."""
 
     def __init__(self, shell: Shell, size: tuple[int, int], runtime_dir: str) -> None:
@@ -203,9 +206,6 @@ class ShellScreen:
         while nothing on screen changes. `rect` is not narrowed to: any paint counts."""
         with self._lock:
             return str(self._shell.eval(_FRAMES_JS)).encode()
-
-    def window(self, window: WindowInfo) -> tuple[Image.Image, str]:
-        return self.region(window.rect), "region"
 
     def _shoot(self, member: str, signature: str, args: list[Any]) -> Image.Image:
         with self._lock:

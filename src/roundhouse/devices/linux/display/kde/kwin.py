@@ -32,7 +32,13 @@ from dbus_fast.service import ServiceInterface, method
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import RouteRefused, WindowList, clip, wait_until
+from roundhouse.devices.linux.display.base import (
+    RouteRefused,
+    WindowList,
+    box_rect,
+    clip,
+    wait_until,
+)
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
 
@@ -161,11 +167,6 @@ class KWinScripts:
             return json.loads(self._sink.answers.pop(token))
 
 
-def _rect(box: list[int]) -> Rect:
-    x, y, width, height = (round(value) for value in box)
-    return Rect(left=x, top=y, right=x + width, bottom=y + height)
-
-
 class KWinWindows(WindowList):
     """The windows as KWin knows them (a display.base.Windows). KWin names a window by a
     UUID; its `xid` here is the UUID's first 48 bits (a number JSON keeps exact)."""
@@ -210,7 +211,9 @@ class KWinWindows(WindowList):
         row = next((row for row in self._rows() if _number(row["id"]) == window.xid), None)
         if row is None:
             return window.rect
-        return content_rect(row.get("pid"), frame=_rect(row["frame"]), buffer=_rect(row["buffer"]))
+        return content_rect(
+            row.get("pid"), frame=box_rect(*row["frame"]), buffer=box_rect(*row["buffer"])
+        )
 
 
 def _number(window_id: str) -> int:
@@ -224,7 +227,7 @@ def _info(row: Mapping[str, Any]) -> WindowInfo:
         title=row["title"],
         application=row["cls"],
         pid=pid if isinstance(pid, int) and pid > 0 else None,
-        rect=_rect(row["frame"]),
+        rect=box_rect(*row["frame"]),
         active=bool(row["active"]),
     )
 
