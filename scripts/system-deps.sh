@@ -53,6 +53,9 @@ wayland=(
 # wlroots compositor without an IPC of its own: --session labwc; Debian 13, not 12), with
 # wlr-randr, which sets its headless output's size, and swaybg, which paints its background.
 optional_wayland=(labwc wlr-randr swaybg)
+# npm, for the JS MCP Inspector the tests drive (make mcp-inspector), where no Node.js is
+# installed at all (a Node.js of another source brings its own npm: never both).
+npm=(npm)
 # Only for `make bench`: OSWorld's way of reading the tree, with the system Python (and, for
 # `bench osworld --osworld-server`, the Tk its server's pyautogui imports).
 bench=(python3-pyatspi python3-tk)
@@ -65,9 +68,10 @@ case "$group" in
     ;;
   report) wanted=("${report[@]}") ;;
   bench) wanted=("${bench[@]}") ;;
+  npm) wanted=("${npm[@]}") ;;
   osworld) wanted=("${osworld[@]}") ;;
   wayland) wanted=("${wayland[@]}"); optional=("${optional_wayland[@]}") ;;
-  *) echo "usage: $0 base|all|report|osworld|wayland|bench" >&2; exit 2 ;;
+  *) echo "usage: $0 base|all|report|osworld|wayland|bench|npm" >&2; exit 2 ;;
 esac
 
 # A package counts as present under its own name or a name it provides: Debian 13 renamed

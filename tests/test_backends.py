@@ -4,15 +4,19 @@ by everything else; and nothing outside display/ and desktops/ names a session k
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
 
 from roundhouse.config import DesktopSettings
+from roundhouse.devices.linux import doctor
 from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display import backends
-from roundhouse.devices.linux.display.backend import CAPABILITIES
+from roundhouse.devices.linux.display.backend import CAPABILITIES, SetupFailed
+from roundhouse.devices.linux.display.gnome import install
+from roundhouse.devices.linux.display.kde import vouch
 from roundhouse.devices.linux.doctor import diagnose
 
 SRC = Path(__file__).parents[1] / "src" / "roundhouse"
@@ -78,3 +82,53 @@ async def test_doctor_names_the_records_fix_when_a_session_cannot_be_opened(
     (failed,) = [check for check in report.checks if check.name == "display server"]
     assert not failed.ok and failed.fix, failed
     assert not report.ok
+
+
+def test_doctor_names_the_packages_a_session_still_needs_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(doctor, "_installed_packages", lambda: {"at-spi2-core", "libatk-adaptor"})
+    check = doctor._packages_check(backends.named("gnome"))
+    assert check is not None and not check.ok and not check.required
+    assert check.fix == (
+        "sudo apt-get install gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base"
+    )
+    installed = doctor._packages_check(backends.named("sway"))
+    assert installed is not None and installed.ok
+
+
+@pytest.mark.parametrize(
+    ("version", "form", "declared"),
+    [
+        ("43.9", "init()", ["43", "44"]),
+        ("44.2", "init()", ["43", "44"]),
+        ("46.0", "export default", ["45", "46", "47", "48"]),
+        ("48.4", "export default", ["45", "46", "47", "48"]),
+        ("49.1", "export default", ["45", "46", "47", "48", "49"]),
+    ],
+)
+def test_the_gnome_extension_fits_the_running_shell(
+    version: str, form: str, declared: list[str]
+) -> None:
+    """GNOME 43 and 44 load an extension as a script, 45 and later as a module: the form that
+    fits is installed, declaring the versions it works with, with the one shared core."""
+    files = install.extension_files(version)
+    metadata = json.loads(files["metadata.json"])
+    assert metadata["uuid"] == install.UUID and metadata["shell-version"] == declared
+    script = files["extension.js"]
+    assert form in script and "function roundhouseShell(Main)" in script
+    assert "/*CORE*/" not in script and 'name="Eval"' not in script  # it exports no Eval
+    with pytest.raises(SetupFailed, match="older than 43"):
+        install.extension_files("42.5")
+
+
+def test_kde_relaunches_only_under_a_vouched_interpreter_it_is_not_yet(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path)}
+    assert vouch.relaunch_interpreter(env) is None  # no setup: nothing to start again as
+    interpreter = vouch.interpreter(env)
+    interpreter.parent.mkdir(parents=True)
+    interpreter.write_text("")
+    assert vouch.relaunch_interpreter(env) is None  # no desktop file vouches for it
+    vouch.desktop_file(env).parent.mkdir(parents=True)
+    vouch.desktop_file(env).write_text("[Desktop Entry]\n")
+    assert vouch.relaunch_interpreter(env) == str(interpreter)

@@ -68,6 +68,9 @@ class DesktopSettings(_Section):
     # openbox, or a headless Wayland compositor). Checked when a desktop starts, where the
     # kinds are known: this bottom layer names none.
     session: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9]*$")  # None: the default
+    # As distributions ship it (GNOME Shell without unsafe mode, KWin with its permission
+    # checks), as on a person's own session; else opened up for the agent.
+    shipped: bool = False
     width: int = Field(default=1280, ge=320)
     height: int = Field(default=800, ge=240)
     settle_timeout: float = Field(default=2.0, ge=0)

@@ -176,11 +176,8 @@ def test_the_offline_agent_opens_gedit_types_a_line_and_saves_it(
         timeout=COMMAND_TIMEOUT,
         stdin=subprocess.DEVNULL,
     )
-    if screen_refused(env) is not None:
-        # Without screenshots the agent cannot look: the round fails at once, saying why.
-        assert done.returncode != 0 and "render node" in done.stdout, done.stdout
-        assert not target.exists()
-        return
+    # Where KWin 6 serves no screenshots (no GPU render node), the offline agent works
+    # from the tree and keys all the same: the settle then waits out its grace.
     assert done.returncode == 0, done.stdout + done.stderr
     assert target.read_text() == "Hello from roundhouse\n"  # gedit ends a file with \n
     closing = roundhouse("windows", "--desktop", "current", "--json", env=env)

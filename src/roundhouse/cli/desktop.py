@@ -55,6 +55,15 @@ SessionOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON")]
+ShippedOption = Annotated[
+    bool,
+    typer.Option(
+        "--shipped",
+        help="With the security its distribution ships, as a person's own session has it "
+        "(GNOME Shell without unsafe mode, KWin with its permission checks): for trying "
+        "`roundhouse setup` and what works without it",
+    ),
+]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -121,6 +130,7 @@ def start(
     width: Annotated[int | None, typer.Option(help="Screen width (default: 1280)")] = None,
     height: Annotated[int | None, typer.Option(help="Screen height (default: 800)")] = None,
     session: SessionOption = None,
+    shipped: ShippedOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Start a virtual desktop that keeps running; print how to use it.
@@ -129,7 +139,11 @@ def start(
     that session has the same variables, and `--desktop current` then drives it.
     """
     settings = with_session(_settings(), session)
-    updates = {key: value for key, value in (("width", width), ("height", height)) if value}
+    updates: dict[str, object] = {
+        key: value for key, value in (("width", width), ("height", height)) if value
+    }
+    if shipped:
+        updates["shipped"] = True
     try:
         desktop, path = start_detached(settings.model_copy(update=updates))
     except DesktopUnavailable as error:

@@ -19,7 +19,12 @@ from roundhouse.devices.contract import Control, WindowInfo
 from roundhouse.devices.linux.apps.launch import LAUNCH_TIMEOUT
 from roundhouse.devices.linux.atspi.bus import AtspiError
 from roundhouse.devices.linux.atspi.constants import COMPONENT, EDITABLE_TEXT, TEXT, VALUE
-from roundhouse.devices.linux.display.base import Button, WindowError, find_window
+from roundhouse.devices.linux.display.base import (
+    Button,
+    PositionsUnknown,
+    WindowError,
+    find_window,
+)
 from roundhouse.devices.linux.display.keys import LayoutError
 from roundhouse.devices.linux.observing import Observing, Sight, ToolError, brief
 
@@ -115,7 +120,7 @@ class Acting(Observing):
             if action is not None and await self._do_action(control, action):
                 route = f"action:{action}"
                 return
-            x, y = control.rect.center
+            x, y = self._position(control)
             await asyncio.to_thread(self.input.click, x, y, button, 2 if double else 1)
 
         done = await self._observed(sight, act, window, target=control)
@@ -325,11 +330,25 @@ class Acting(Observing):
             if grabbed and await self._focus_taken(control):
                 return "focus"
         caret = await self._caret(control) if TEXT in found else None
-        await asyncio.to_thread(self.input.click, *control.rect.center)
+        await asyncio.to_thread(self.input.click, *self._position(control))
         await self._focus_taken(control)
         if caret is not None:
             await self._caret_moved(control, caret)
         return "pointer"
+
+    def _position(self, control: Control) -> tuple[int, int]:
+        """Where the pointer acts on a control: its centre on the screen. Refused at once,
+        naming the fix, where the session does not say where its windows are (a person's
+        GNOME before `roundhouse setup gnome`): the rectangle is then the application's
+        own, and a click there would land anywhere."""
+        for missing in self.display.missing:
+            if isinstance(missing, PositionsUnknown):
+                raise PositionsUnknown(
+                    f"{brief(control)} cannot be clicked by the pointer: {missing} (its "
+                    "accessibility action, set_text and keys still work)",
+                    missing.fix,
+                )
+        return control.rect.center
 
     async def _caret(self, control: Control) -> int | None:
         assert self.tree is not None  # (it had interfaces)

@@ -27,6 +27,7 @@ from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavaila
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 
 COMMAND_TIMEOUT = 3.0  # seconds for gsettings and the like
+MISSING_NAMES = {"windows": "window positions"}  # what doctor calls a missing capability
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,48 @@ async def diagnose(desktop: Desktop, display: DisplayServer | None = None) -> Re
             if display is None:
                 await asyncio.to_thread(opened.close)
     report.checks += await _accessibility_checks(desktop)
+    packages = await asyncio.to_thread(_packages_check, backend)
+    if packages is not None:
+        report.checks.append(packages)
     return report
+
+
+def _packages_check(backend: Backend) -> Check | None:
+    """The Debian packages the session's routes still need, with the one line that installs
+    them (advice); None where there is no dpkg to ask."""
+    installed = _installed_packages()
+    if installed is None:
+        return None
+    missing = [name for name in backend.person_packages if name not in installed]
+    if not missing:
+        return Check("packages", True, f"installed: {' '.join(backend.person_packages)}")
+    line = f"sudo apt-get install {' '.join(missing)}"
+    return Check("packages", False, f"not installed: {' '.join(missing)}", line, required=False)
+
+
+def _installed_packages() -> set[str] | None:
+    """Installed packages by their names and the names they provide (Debian 13 renamed
+    libraries for 64-bit time: libatk-adaptor's provider may carry another name)."""
+    if shutil.which("dpkg-query") is None:
+        return None
+    try:
+        done = subprocess.run(
+            ["dpkg-query", "-W", "-f", "${db:Status-Abbrev}|${Package}|${Provides}\n"],
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    names: set[str] = set()
+    for line in done.stdout.splitlines():
+        status, _, rest = line.partition("|")
+        if not status.startswith("ii"):
+            continue
+        package, _, provides = rest.partition("|")
+        names.add(package.split(":")[0])
+        names.update(item.split()[0] for item in provides.split(",") if item.strip())
+    return names
 
 
 def _compositor(desktop: Desktop) -> str:
@@ -106,6 +148,14 @@ def _fix(error: BaseException, backend: Backend, capability: Capability) -> str:
 async def _display_checks(display: DisplayServer, backend: Backend) -> list[Check]:
     needs = backend.route("input", display.routes.get("input")).needs
     checks = [Check("input", True, f"{display.routes.get('input', display.kind)} (needs: {needs})")]
+    # What the session refuses that the display works without: a line each, with its fix
+    # (advice: the agent still observes, and acts through the accessibility interfaces).
+    for missing in display.missing:
+        name = MISSING_NAMES.get(missing.capability, missing.capability or "route")
+        note = Check(name, False, str(missing), missing.fix, required=False)
+        checks = [note if check.name == name else check for check in checks]
+        if note not in checks:
+            checks.append(note)
     try:
         image = await asyncio.to_thread(display.screen.desktop)
         width, height = image.size

@@ -31,7 +31,13 @@ from roundhouse.devices.linux.atspi.node import TreeLimits
 from roundhouse.devices.linux.atspi.seam import AccessibleTree
 from roundhouse.devices.linux.atspi.tree import keep_numbers, ui_tree_json
 from roundhouse.devices.linux.desktops.desktop import Desktop
-from roundhouse.devices.linux.display.base import DisplayServer, WindowError, Windows, describe
+from roundhouse.devices.linux.display.base import (
+    DisplayServer,
+    PositionsUnknown,
+    WindowError,
+    Windows,
+    describe,
+)
 from roundhouse.devices.linux.effects import Look, effect_of
 from roundhouse.devices.linux.effects_read import TEXT_LIMIT, TextOf, look
 from roundhouse.devices.linux.screenshots import (
@@ -99,7 +105,9 @@ class Observing(Closing):
         self.screen = display.screen
         self.input = display.input
         self.windows = display.windows
-        self.launcher = Launcher(display.windows, desktop.env, desktop.app_command)
+        self.launcher = Launcher(
+            display.windows, desktop.env, desktop.app_command, startup=display.startup
+        )
         self.tree = tree  # None: no AT-SPI bus; screenshots and coordinates still work
         self._controls: dict[int, ControlList] = {}  # the latest get_controls per window
 
@@ -118,12 +126,17 @@ class Observing(Closing):
         path: file to write the PNG to; without it the PNG is returned as base64.
         """
         controls: list[Control] = []
-        if annotate:
+        if annotate and self._marks_placed():
             controls = (await self._read_controls(self._sight().window(None))).controls
         result = _shot_result(capture_desktop_png(self.screen, controls), path)
         if annotate:
             result["annotated_controls"] = len(controls)
         return result
+
+    def _marks_placed(self) -> bool:
+        """Whether controls can be marked where they are: not where the session does not
+        say where its windows are (their rectangles are then the applications' own)."""
+        return not any(isinstance(missing, PositionsUnknown) for missing in self.display.missing)
 
     async def capture_window_screenshot(
         self,
@@ -141,7 +154,7 @@ class Observing(Closing):
         """
         window = self._sight().window(window_id)
         controls: list[Control] = []
-        if annotate:
+        if annotate and self._marks_placed():
             # A window still filling its toolbar (Writer at start) renumbers between two
             # reads: the boxes must carry the numbers of the list the model reads.
             listed = self._controls.get(window.xid) if as_listed else None

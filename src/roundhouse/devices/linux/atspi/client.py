@@ -58,7 +58,7 @@ from roundhouse.devices.linux.atspi.constants import (
 from roundhouse.devices.linux.atspi.frames import Frame, FrameFinder
 from roundhouse.devices.linux.atspi.names import name_the_nameless, tidy_gtk4_names
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
-from roundhouse.devices.linux.atspi.placement import Placement, place
+from roundhouse.devices.linux.atspi.placement import IDENTITY, Placement, place
 from roundhouse.devices.linux.atspi.props import extents
 from roundhouse.devices.linux.atspi.read import (
     Structure,
@@ -79,6 +79,7 @@ from roundhouse.devices.linux.atspi.tree import (
     walk,
 )
 from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.base import PositionsUnknown
 
 log = logging.getLogger(__name__)
 
@@ -388,7 +389,11 @@ class AtspiClient(Closing):
         node = frame.node
         if node.rect is None and not node.rect_read:
             node.rect, node.rect_read = await extents(self.bus, node.ref), True
-        return place(node.rect, self.content(window), window.rect)
+        try:
+            content = self.content(window)
+        except PositionsUnknown:  # the rectangles stay the application's; pointer actions
+            return IDENTITY  # on them are refused (acting.py), marks are not drawn
+        return place(node.rect, content, window.rect)
 
     # ------------------------------------------------------------ acting
 

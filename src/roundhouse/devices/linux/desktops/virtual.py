@@ -102,7 +102,9 @@ class VirtualDesktop:
         base["DBUS_SESSION_BUS_ADDRESS"] = self._bus_address
         self._backend = backend
         try:
-            started = backend.compositor.start(self, base, Path(runtime), size)
+            started = backend.compositor.start(
+                self, base, Path(runtime), size, shipped=self.settings.shipped
+            )
         except CompositorUnavailable as error:
             raise DesktopUnavailable(f"{backend.kind} did not start: {error}") from None
         self._display = started.display

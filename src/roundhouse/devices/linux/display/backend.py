@@ -13,7 +13,7 @@ display/ with its record in that folder's backend.py; display/backends.py lists 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from roundhouse.devices.linux.display.base import DisplayServer
@@ -31,6 +31,22 @@ class Route:
     name: str  # as doctor and the routes of a DisplayServer name it: "XTest"
     needs: str  # what the session must allow for it ("none: any X client may")
     fix: str = ""  # the one step that grants it where it is refused
+
+
+class SetupFailed(RuntimeError):
+    """A backend's one-time setup could not be done; the message says why and what to do."""
+
+
+@dataclass
+class Outcome:
+    """What a setup (or its undoing) did, in lines a person reads, and why a log-out is
+    still needed, if one is."""
+
+    done: list[str] = field(default_factory=list)
+    log_out: str = ""
+
+
+Setup = Callable[[Mapping[str, str]], Outcome]
 
 
 def taken(*routes: Route) -> dict[str, str]:
@@ -61,8 +77,18 @@ class Backend:
     # Settings a person's session may have switched off that this kind's apps need for their
     # trees: (gsettings schema, key, the value wanted, what is wrong otherwise).
     settings: tuple[tuple[str, str, str, str], ...] = ()
+    # The Debian packages roundhouse's routes use on a person's session of this kind (not
+    # its compositor, which the session has): doctor names those missing.
+    person_packages: tuple[str, ...] = ("at-spi2-core", "libatk-adaptor")
     # Its virtual session runs X11-only programs (an X server, or XWayland).
     runs_x11_programs: bool = False
+    # What a person does once on their own session of this kind for the routes it refuses
+    # to unknown programs (`roundhouse setup KIND`), and undoes (`roundhouse setup --undo`).
+    setup: Setup | None = None
+    undo: Setup | None = None
+    # The interpreter roundhouse must run as in such a session (one a desktop file vouches
+    # for), when it is not this process's already: the command starts itself again as it.
+    relaunch: Callable[[Mapping[str, str]], str | None] | None = None
 
     @property
     def session_type(self) -> Literal["x11", "wayland"]:

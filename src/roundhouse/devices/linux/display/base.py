@@ -178,6 +178,12 @@ class DisplayServer(Closing):
     shared: tuple[Closable, ...] = ()
     # How input and screenshots reach it, for `roundhouse doctor` ("XTest", ...).
     routes: dict[str, str] = field(default_factory=dict)
+    # What the session refuses that the display works without (a person's GNOME without
+    # roundhouse's extension: window positions), each with its fix, for doctor.
+    missing: tuple[RouteRefused, ...] = ()
+    # What an application launched now gets in its environment to be given the focus (an
+    # xdg-activation token), where the session needs it.
+    startup: Callable[[], dict[str, str]] | None = None
 
     def close(self) -> None:
         """Close every connection; one to a server that is gone cannot fail to close."""
@@ -193,11 +199,21 @@ class DisplayUnavailable(RuntimeError):
 
 class RouteRefused(DisplayUnavailable):
     """A route the session refuses or lacks: the message says why, `fix` the one step that
-    grants it (the route's record says it where the part that refused does not know)."""
+    grants it (the route's record says it where the part that refused does not know), and
+    `capability` which ("input", "screenshots", "windows") where it is one of them."""
 
-    def __init__(self, message: str, fix: str = "") -> None:
+    def __init__(self, message: str, fix: str = "", capability: str = "") -> None:
         super().__init__(message)
         self.fix = fix
+        self.capability = capability
+
+
+class PositionsUnknown(RouteRefused):
+    """The session does not say where its windows are (a person's GNOME before `roundhouse
+    setup gnome`): what needs a position cannot be done, and `fix` says what adds it."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message, fix, "windows")
 
 
 class WindowError(RuntimeError):
@@ -249,3 +265,36 @@ def describe(windows: Sequence[WindowInfo]) -> str:
     """The windows in one line, for an error message: "12 'Untitled' (gedit); ..."."""
     listed = [f"{w.xid} {w.title!r} ({w.application})" for w in windows]
     return "; ".join(listed) or "none"
+
+
+class RefusedInput(Closing):
+    """The input of a session that refuses it to this program (a person's KWin before
+    `roundhouse setup kde`): every call is refused at once, with why and the fix, while the
+    rest of the display (the windows, the tree) works."""
+
+    def __init__(self, refusal: RouteRefused) -> None:
+        self.refusal = refusal
+
+    def _refuse(self) -> None:
+        raise RouteRefused(str(self.refusal), self.refusal.fix, "input")
+
+    def move(self, x: int, y: int) -> None:
+        self._refuse()
+
+    def click(self, x: int, y: int, button: Button = "left", count: int = 1) -> None:
+        self._refuse()
+
+    def scroll(self, x: int, y: int, dx: int = 0, dy: int = 0) -> None:
+        self._refuse()
+
+    def drag(self, start: tuple[int, int], end: tuple[int, int], button: Button = "left") -> None:
+        self._refuse()
+
+    def type_text(self, text: str) -> None:
+        self._refuse()
+
+    def press_keys(self, keys: str) -> None:
+        self._refuse()
+
+    def close(self) -> None:
+        pass

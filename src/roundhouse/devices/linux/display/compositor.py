@@ -63,11 +63,18 @@ class Compositor:
         raise NotImplementedError
 
     def start(
-        self, spawner: Spawner, base: Mapping[str, str], runtime_dir: Path, size: tuple[int, int]
+        self,
+        spawner: Spawner,
+        base: Mapping[str, str],
+        runtime_dir: Path,
+        size: tuple[int, int],
+        shipped: bool = False,
     ) -> Started:
         """Write what it needs into the runtime folder and start its processes, with
         `base` (the desktop's environment: its runtime folder, session bus and tag), once
-        the desktop's session bus runs."""
+        the desktop's session bus runs. `shipped`: with the security its distributions
+        ship (GNOME Shell without unsafe mode, KWin with its permission checks), as a
+        person's session has it, rather than opened up for the agent."""
         raise NotImplementedError
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:

@@ -8,8 +8,15 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from dbus_fast import Variant
+
+from roundhouse.devices.linux.display.a11y_windows import A11yWindows
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
-from roundhouse.devices.linux.display.base import DisplayServer
+from roundhouse.devices.linux.display.base import (
+    DisplayServer,
+    PositionsUnknown,
+    RouteRefused,
+)
 from roundhouse.devices.linux.display.compositor import (
     Compositor,
     CompositorUnavailable,
@@ -18,17 +25,20 @@ from roundhouse.devices.linux.display.compositor import (
     compositor_env,
     wait_for_socket,
 )
-from roundhouse.devices.linux.display.gnome import cast
+from roundhouse.devices.linux.display.gnome import cast, install
 from roundhouse.devices.linux.display.gnome.cast import CastScreen
 from roundhouse.devices.linux.display.gnome.remote import MutterInput
 from roundhouse.devices.linux.display.gnome.shell import (
-    Shell,
+    EvalShell,
+    ExtensionShell,
+    ShellAccess,
     ShellRefused,
     ShellScreen,
     ShellWindows,
-    pointer_position,
     prepare_shell,
+    shell_access,
 )
+from roundhouse.devices.linux.display.wayland.activation import startup_env
 from roundhouse.devices.linux.display.wayland.dbus import (
     BusGone,
     SyncBus,
@@ -38,10 +48,7 @@ from roundhouse.devices.linux.display.wayland.dbus import (
 from roundhouse.devices.linux.display.wayland.globals import bind_output
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandGone
 
-UNSAFE_MODE_FIX = (
-    "run GNOME Shell with --unsafe-mode (a virtual desktop does: roundhouse desktop start "
-    "--session gnome), or use --desktop virtual --session gnome"
-)
+SETUP_FIX = "roundhouse setup gnome (once; it says when a log-out is needed)"
 INPUT = Route(
     "input",
     "Mutter RemoteDesktop (D-Bus)",
@@ -58,40 +65,89 @@ SHELL_SCREENSHOT = Route(
     "screenshots",
     f"GNOME Shell Screenshot (D-Bus; faster with {cast.PACKAGES})",
     "GNOME Shell in unsafe mode",
-    UNSAFE_MODE_FIX,
+    f"sudo apt-get install {cast.PACKAGES}",
 )
-SHELL_EVAL = Route("windows", "GNOME Shell Eval (unsafe mode)", "GNOME Shell in unsafe mode",
-                   UNSAFE_MODE_FIX)  # fmt: skip
-ROUTES = (INPUT, SCREEN_CAST, SHELL_SCREENSHOT, SHELL_EVAL)
+EXTENSION = Route(
+    "windows",
+    ExtensionShell.name,
+    "roundhouse's extension in GNOME Shell, installed once (a log-out after, on Wayland)",
+    SETUP_FIX,
+)
+SHELL_EVAL = Route("windows", EvalShell.name, "GNOME Shell in unsafe mode", SETUP_FIX)
+A11Y = Route(
+    "windows",
+    "the accessibility bus (titles and focus; no positions)",
+    "none: the applications say which windows they have, not where",
+    SETUP_FIX,
+)
+ROUTES = (INPUT, SCREEN_CAST, SHELL_SCREENSHOT, EXTENSION, SHELL_EVAL, A11Y)
 
 
 def open_gnome(env: Mapping[str, str]) -> DisplayServer:
+    """Each capability by the first route the session grants: the windows through
+    roundhouse's extension, else Eval, else (a person's GNOME before `roundhouse setup
+    gnome`) the accessibility bus, without positions; the screen through Mutter's screen
+    cast, else the Shell's Screenshot. Never refused whole for one missing route."""
     address = session_bus_address(env, "GNOME")
     with Connection.open(env) as wayland:
         size = bind_output(wayland).logical_size
     bus = SyncBus(address)
-    with opening_on_bus(bus, ShellRefused, SHELL_EVAL.fix) as opened:
-        shell = Shell(bus)
-        windows = ShellWindows(shell)
-        windows.list_windows()  # refused outside unsafe mode: say so now
-        pointer = MutterInput(bus, env, size, lambda: pointer_position(shell))
+    with opening_on_bus(bus, ShellRefused, SETUP_FIX) as opened:
+        shell: ShellAccess | None = shell_access(bus)
+        try:
+            assert shell is not None
+            shell.windows()  # refused outside unsafe mode without the extension
+        except ShellRefused:
+            shell = None
+        pointer = MutterInput(bus, env, size, shell.pointer if shell is not None else None)
         opened.callback(pointer.close)
-        windows.on_activated = pointer.wake
+        windows: ShellWindows | A11yWindows
+        missing: tuple[RouteRefused, ...] = ()
+        if shell is not None:
+            windows = ShellWindows(shell, on_activated=pointer.wake)
+            windows_route = EXTENSION if isinstance(shell, ExtensionShell) else SHELL_EVAL
+        else:
+            windows = A11yWindows(bus, size, pointer.press_keys, SETUP_FIX, shell="gnome-shell")
+            opened.callback(windows.close)
+            windows_route = A11Y
+            missing = (
+                PositionsUnknown(
+                    "GNOME Shell tells other programs where no window is (not in unsafe mode) "
+                    "and roundhouse's extension is not running: the tree, screenshots, keys "
+                    "and accessibility actions work, pointer actions on a control do not",
+                    SETUP_FIX,
+                ),
+            )
         screen: CastScreen | ShellScreen
         if cast.available():
             screen, shots = CastScreen(pointer.node, env, size), SCREEN_CAST
-        else:  # GNOME Shell's own, ~100 ms a PNG, where GStreamer's PipeWire source is not
-            screen = ShellScreen(shell, size, env.get("XDG_RUNTIME_DIR", ""))
+        elif isinstance(shell, EvalShell):  # ~100 ms a PNG, where GStreamer's source is not
+            screen = ShellScreen(shell, bus, size, env.get("XDG_RUNTIME_DIR", ""))
             shots = SHELL_SCREENSHOT
-    routes = taken(INPUT, shots, SHELL_EVAL)
+        else:
+            raise RouteRefused(
+                "no route to GNOME's screen: GStreamer's PipeWire source (for Mutter's screen "
+                "cast) is not installed, and GNOME Shell's Screenshot serves no other program",
+                SCREEN_CAST.fix,
+            )
     return DisplayServer(
-        "gnome", pointer, screen, windows, lost=(BusGone, WaylandGone), shared=(bus,), routes=routes
+        "gnome",
+        pointer,
+        screen,
+        windows,
+        lost=(BusGone, WaylandGone),
+        shared=(bus,),
+        routes=taken(INPUT, shots, windows_route),
+        missing=missing,
+        # Mutter focuses a window another program launched only with a token.
+        startup=lambda: startup_env(env),
     )
 
 
 class GnomeShell(Compositor):
     """GNOME Shell 43+ headless on a virtual monitor, in unsafe mode (its Eval gives the
-    windows' positions, its Screenshot serves other programs). It needs a system bus
+    windows' positions, its Screenshot serves other programs), or as shipped (then the
+    windows come from roundhouse's extension, or without positions). It needs a system bus
     (without one it exits at start: a private bus stands in for it), and Mutter's remote
     desktop needs PipeWire (and WirePlumber) for its screen cast."""
 
@@ -99,7 +155,12 @@ class GnomeShell(Compositor):
         return ["gnome-shell", "pipewire", "wireplumber"]
 
     def start(
-        self, spawner: Spawner, base: Mapping[str, str], runtime_dir: Path, size: tuple[int, int]
+        self,
+        spawner: Spawner,
+        base: Mapping[str, str],
+        runtime_dir: Path,
+        size: tuple[int, int],
+        shipped: bool = False,
     ) -> Started:
         width, height = size
         system_bus = spawner.spawn_reading(
@@ -117,21 +178,19 @@ class GnomeShell(Compositor):
         spawner.spawn("pipewire", ["pipewire"], env)
         spawner.spawn("wireplumber", ["wireplumber"], env)
         shell = [
-            *("gnome-shell", "--headless", "--unsafe-mode"),
+            *("gnome-shell", "--headless", *(() if shipped else ("--unsafe-mode",))),
             *("--virtual-monitor", f"{width}x{height}", "--wayland", "--no-x11"),
             *("--wayland-display", "wayland-0"),
         ]
-        spawner.spawn(
-            "gnome-shell",
-            shell,
-            {
-                **env,
-                "LIBGL_ALWAYS_SOFTWARE": "1",
-                "XDG_SESSION_TYPE": "wayland",
-                "XDG_CURRENT_DESKTOP": "GNOME",
-                "GSETTINGS_BACKEND": "memory",
-            },
-        )
+        shell_env = {
+            **env,
+            "LIBGL_ALWAYS_SOFTWARE": "1",
+            "XDG_SESSION_TYPE": "wayland",
+            "XDG_CURRENT_DESKTOP": "GNOME",
+        }
+        if not shipped:  # as shipped, its settings are dconf's, in the session's HOME
+            shell_env["GSETTINGS_BACKEND"] = "memory"
+        spawner.spawn("gnome-shell", shell, shell_env)
         socket = wait_for_socket(runtime_dir, READY_WAIT)
         return Started(socket, {"DBUS_SYSTEM_BUS_ADDRESS": system_bus})
 
@@ -147,13 +206,42 @@ class GnomeShell(Compositor):
                         f"GNOME Shell's D-Bus services did not appear within {timeout:g} s"
                     )
                 time.sleep(0.05)
-            prepare_shell(Shell(bus), timeout)
+            try:
+                prepare_shell(shell_access(bus), timeout)
+            except ShellRefused:  # as shipped: out of the Overview as a person gets out
+                _close_overview(bus, deadline)
         finally:
             bus.close()
         return {}
 
 
 READY_WAIT = 15.0  # seconds for GNOME Shell's Wayland socket
+
+
+def _close_overview(bus: SyncBus, deadline: float) -> None:
+    """Leave the Overview GNOME Shell starts in, through its OverviewActive property: any
+    client of the session may set it, unsafe mode or not. GNOME Shell 48 opens it again at
+    the end of its start-up animation, a moment after it answers: it is closed until it
+    has stayed closed for OVERVIEW_CALM seconds (a window opened in the Overview is not
+    given the focus)."""
+    shell = ("org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties")
+    closed_since: float | None = None
+    while time.monotonic() < deadline:
+        (active,) = bus.call(*shell, "Get", "ss", ["org.gnome.Shell", "OverviewActive"])
+        if active.value:
+            bus.call(
+                *shell, "Set", "ssv", ["org.gnome.Shell", "OverviewActive", Variant("b", False)]
+            )
+            closed_since = None
+        elif closed_since is None:
+            closed_since = time.monotonic()
+        elif time.monotonic() - closed_since >= OVERVIEW_CALM:
+            return
+        time.sleep(0.05)
+
+
+OVERVIEW_CALM = 1.5  # seconds the Overview stays closed before a shipped GNOME is ready
+
 
 GNOME = Backend(
     kind="gnome",
@@ -166,6 +254,9 @@ GNOME = Backend(
     open=open_gnome,
     compositor=GnomeShell(packages="gnome-shell pipewire wireplumber", server="gnome-shell"),
     current_desktop="GNOME",
+    person_packages=("at-spi2-core", "libatk-adaptor", *cast.PACKAGES.split()),
+    setup=install.install,
+    undo=install.uninstall,
     settings=(
         (
             "org.gnome.desktop.interface",

@@ -32,7 +32,9 @@ from roundhouse.devices.linux.display.base import (
 
 log = logging.getLogger(__name__)
 
-FIRST_FRAME_TIMEOUT = 5.0  # seconds for the first frame once the pipeline runs
+# Seconds for the first frame once the pipeline runs: 5 s ran out beside two busy desktops
+# on Debian 13 (GNOME 48).
+FIRST_FRAME_TIMEOUT = 10.0
 PACKAGES = "gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base"
 
 

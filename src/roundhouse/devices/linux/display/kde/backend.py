@@ -9,7 +9,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
-from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable, RouteRefused
+from roundhouse.devices.linux.display.base import (
+    DisplayServer,
+    DisplayUnavailable,
+    RefusedInput,
+    RouteRefused,
+)
 from roundhouse.devices.linux.display.compositor import (
     Compositor,
     CompositorUnavailable,
@@ -20,8 +25,10 @@ from roundhouse.devices.linux.display.compositor import (
     runnable,
     wait_for_socket,
 )
+from roundhouse.devices.linux.display.kde import vouch
 from roundhouse.devices.linux.display.kde.fakeinput import FakeInput
 from roundhouse.devices.linux.display.kde.kwin import (
+    SETUP_FIX,
     KWinRefused,
     KWinScreen,
     KWinScripts,
@@ -34,19 +41,16 @@ from roundhouse.devices.linux.display.wayland.dbus import (
     opening_on_bus,
     session_bus_address,
 )
-from roundhouse.devices.linux.display.wayland.wire import WaylandGone
+from roundhouse.devices.linux.display.wayland.globals import bind_output
+from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandGone
 
-DESKTOP_FILE_FIX = (
-    "add ~/.local/share/applications/roundhouse.desktop with Exec=<this Python> and "
-    "X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input, then log in again"
-)
 TRUSTED = (
     "KWin trusts a program with it when its desktop file lists it "
     "(X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input, "
     "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2)"
 )
-INPUT = Route("input", "org_kde_kwin_fake_input (Wayland)", TRUSTED, DESKTOP_FILE_FIX)
-SCREENSHOT = Route("screenshots", "KWin ScreenShot2 (D-Bus)", TRUSTED, DESKTOP_FILE_FIX)
+INPUT = Route("input", "org_kde_kwin_fake_input (Wayland)", TRUSTED, SETUP_FIX)
+SCREENSHOT = Route("screenshots", "KWin ScreenShot2 (D-Bus)", TRUSTED, SETUP_FIX)
 SCRIPTING = Route(
     "windows",
     "KWin scripting (D-Bus)",
@@ -63,14 +67,26 @@ def open_kde(env: Mapping[str, str]) -> DisplayServer:
             raise RouteRefused("no KWin on this session's bus (org.kde.KWin)", SCRIPTING.fix)
         windows = KWinWindows(KWinScripts(bus))
         windows.list_windows()  # scripting refused or broken: say so now
+        pointer: FakeInput | RefusedInput
+        missing: tuple[RouteRefused, ...] = ()
         try:
             pointer = FakeInput(env)
+            size = pointer.output.logical_size
         except DisplayUnavailable as error:  # KWin hides it from a program it does not trust
-            raise RouteRefused(str(error), INPUT.fix) from None
-        screen = KWinScreen(bus, windows, pointer.output.logical_size)
-    routes = taken(*ROUTES)
+            refusal = RouteRefused(str(error), INPUT.fix, "input")
+            pointer, missing = RefusedInput(refusal), (refusal,)
+            with Connection.open(env) as wayland:
+                size = bind_output(wayland).logical_size
+        screen = KWinScreen(bus, windows, size)
     return DisplayServer(
-        "kde", pointer, screen, windows, lost=(BusGone, WaylandGone), shared=(bus,), routes=routes
+        "kde",
+        pointer,
+        screen,
+        windows,
+        lost=(BusGone, WaylandGone),
+        shared=(bus,),
+        routes=taken(*ROUTES),
+        missing=missing,
     )
 
 
@@ -82,7 +98,12 @@ class KWin(Compositor):
         return ["kwin_wayland"]
 
     def start(
-        self, spawner: Spawner, base: Mapping[str, str], runtime_dir: Path, size: tuple[int, int]
+        self,
+        spawner: Spawner,
+        base: Mapping[str, str],
+        runtime_dir: Path,
+        size: tuple[int, int],
+        shipped: bool = False,
     ) -> Started:
         width, height = size
         argv = [
@@ -91,17 +112,29 @@ class KWin(Compositor):
             *("--socket", "wayland-0"),
             *("--no-lockscreen", "--no-global-shortcuts", "--no-kactivities"),
         ]
+        # Not KWIN_COMPOSE=Q: KWin's screenshots come from its OpenGL compositor (Mesa's
+        # software renderer here), and with QPainter it offers none.
+        # The applications menu a Plasma session has (plasma-applications.menu): KWin 6
+        # finds the desktop files that vouch for programs only through it, and without one
+        # trusted none (KWin 5 read the folders themselves).
+        menus = runtime_dir / "xdg" / "menus"
+        menus.mkdir(parents=True)
+        (menus / "applications.menu").write_text(APPLICATIONS_MENU)
+        config_dirs = f"{runtime_dir / 'xdg'}:{base.get('XDG_CONFIG_DIRS') or '/etc/xdg'}"
         env = compositor_env(
             base,
-            KWIN_WAYLAND_NO_PERMISSION_CHECKS="1",
-            KWIN_SCREENSHOT_NO_PERMISSION_CHECKS="1",
-            # Not KWIN_COMPOSE=Q: KWin's screenshots come from its OpenGL compositor
-            # (Mesa's software renderer here), and with QPainter it offers none.
             XDG_SESSION_TYPE="wayland",
             XDG_CURRENT_DESKTOP="KDE",
+            XDG_CONFIG_DIRS=config_dirs,
         )
+        if not shipped:  # as shipped, a program a desktop file does not vouch for is refused
+            env.update(
+                KWIN_WAYLAND_NO_PERMISSION_CHECKS="1", KWIN_SCREENSHOT_NO_PERMISSION_CHECKS="1"
+            )
         spawner.spawn("kwin_wayland", argv, env)
-        return Started(wait_for_socket(runtime_dir, READY_WAIT))
+        # The session's programs see the menu too, as in Plasma: `roundhouse setup kde`
+        # rebuilds KWin's service cache (kbuildsycoca6) with the session's environment.
+        return Started(wait_for_socket(runtime_dir, READY_WAIT), {"XDG_CONFIG_DIRS": config_dirs})
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         bus = SyncBus(env["DBUS_SESSION_BUS_ADDRESS"], timeout)
@@ -123,6 +156,12 @@ class KWin(Compositor):
 
 
 READY_WAIT = 15.0  # seconds for KWin's Wayland socket
+APPLICATIONS_MENU = (
+    '<!DOCTYPE Menu PUBLIC "-//freedesktop//DTD Menu 1.0//EN" '
+    '"http://www.freedesktop.org/standards/menu-spec/menu-1.0.dtd">\n'
+    "<Menu><Name>Applications</Name><DefaultAppDirs/><DefaultDirectoryDirs/>"
+    "<Include><All/></Include></Menu>\n"
+)
 
 
 def _kwin_scripting(bus: SyncBus) -> bool:
@@ -146,4 +185,8 @@ KDE = Backend(
     open=open_kde,
     compositor=KWin(packages="kwin-wayland", server="kwin_wayland"),
     current_desktop="KDE",
+    exports=("XDG_CONFIG_DIRS",),
+    setup=vouch.install,
+    undo=vouch.uninstall,
+    relaunch=vouch.relaunch_interpreter,
 )

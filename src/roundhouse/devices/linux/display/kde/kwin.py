@@ -55,6 +55,8 @@ NO_GPU_FIX = (
     "give KWin a GPU render node (/dev/dri/renderD*), or use a session that serves "
     "screenshots without one: --session sway or --session gnome"
 )
+# What a person runs once for KWin to trust roundhouse with fake input and ScreenShot2.
+SETUP_FIX = "roundhouse setup kde (once; no log-out)"
 # QImage formats KWin sends: RGB32, ARGB32 and its premultiplied form are 0xAARRGGBB words.
 RAW_MODES = {4: "BGRX", 5: "BGRX", 6: "BGRX"}  # alpha dropped: the screen is opaque
 
@@ -284,6 +286,12 @@ class KWinScreen:
                             "OpenGL compositor, and composites with QPainter here (KWin 6 "
                             "needs a GPU render node, /dev/dri/renderD*, for OpenGL)",
                             NO_GPU_FIX,
+                        ) from None
+                    if "NoAuthorized" in error.name:
+                        raise RouteRefused(
+                            "KWin refuses screenshots to a program no desktop file vouches "
+                            f"for ({error.text or error.name})",
+                            SETUP_FIX,
                         ) from None
                     raise KWinRefused(f"KWin refused the screenshot: {error}") from None
         finally:

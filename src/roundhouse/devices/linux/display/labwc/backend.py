@@ -78,7 +78,12 @@ class Labwc(Compositor):
         return ["labwc", "wlr-randr"] + (["setpriv"] if os.geteuid() == 0 else [])
 
     def start(
-        self, spawner: Spawner, base: Mapping[str, str], runtime_dir: Path, size: tuple[int, int]
+        self,
+        spawner: Spawner,
+        base: Mapping[str, str],
+        runtime_dir: Path,
+        size: tuple[int, int],
+        shipped: bool = False,
     ) -> Started:
         config = runtime_dir / "labwc"
         config.mkdir()

@@ -70,7 +70,12 @@ class Sway(Compositor):
         return ["sway"] + (["setpriv"] if os.geteuid() == 0 else [])
 
     def start(
-        self, spawner: Spawner, base: Mapping[str, str], runtime_dir: Path, size: tuple[int, int]
+        self,
+        spawner: Spawner,
+        base: Mapping[str, str],
+        runtime_dir: Path,
+        size: tuple[int, int],
+        shipped: bool = False,
     ) -> Started:
         width, height = size
         config = runtime_dir / "sway.conf"

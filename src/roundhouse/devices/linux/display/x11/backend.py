@@ -58,7 +58,12 @@ class Xvfb(Compositor):
         return ["Xvfb", "openbox"]
 
     def start(
-        self, spawner: Spawner, base: Mapping[str, str], runtime_dir: Path, size: tuple[int, int]
+        self,
+        spawner: Spawner,
+        base: Mapping[str, str],
+        runtime_dir: Path,
+        size: tuple[int, int],
+        shipped: bool = False,
     ) -> Started:
         width, height = size
         argv = ["Xvfb", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"]
