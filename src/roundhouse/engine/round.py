@@ -1,7 +1,8 @@
 """The Round: one request, run to FINISH, FAIL or ERROR by the transition table.
 
 The loop keeps the shape of UFO's Round.run (docs/design.md). Where it goes next is the
-table's pure answer (core/states.py `transition`); the loop carries it out, and keeps what
+table's pure answer (core/states.py `transition`), asked once where the step concludes and
+carried on its conclusion (agents/base.py `Concluded`); the loop carries it out, and keeps what
 happened on the round's one record (core/record.py), which the recorder writes from the
 events. Errors split in two: the model's (no valid answer after retries, a model that cannot
 answer) and a lost device end the round in ERROR with the reason recorded; ours propagate
@@ -22,7 +23,7 @@ from roundhouse.core.context import RoundContext
 from roundhouse.core.events import Evaluated, EventBus, RoundChanged, SnapshotTaken, StepTaken
 from roundhouse.core.judge import Evaluator
 from roundhouse.core.record import RoundRecord, SessionRecord
-from roundhouse.core.states import RoundState, is_round_end, transition
+from roundhouse.core.states import RoundState, is_round_end
 from roundhouse.devices.base import DeviceLost
 from roundhouse.logs.store import LogWriteError
 from roundhouse.models.base import ModelError, NoValidAnswer
@@ -78,16 +79,11 @@ class Round:
         self.events.emit(RoundChanged(record))
         try:
             while not self.is_finished():
-                step = await self.agent.handle(self.context)
-                self.events.emit(StepTaken(record, step))
-                if step.status is None:  # only a step that raised is left unconcluded
-                    raise RuntimeError(
-                        f"step {step.round_step} of {self.agent.name} concluded nothing"
-                    )
-                move = transition(self.agent.kind, step.status)
-                record.state = move.next_state
-                self.agent = self.agents.switch(self.agent, move, step)
-                if move.subtask_end:
+                done = await self.agent.handle(self.context)
+                self.events.emit(StepTaken(record, done.step))
+                record.state = done.move.next_state
+                self.agent = self.agents.switch(self.agent, done.move, done.step)
+                if done.move.subtask_end:
                     await self.settle()
                     await self.capture_last_snapshot(sub_round_id=record.subtask_ends - 1)
         except (NoValidAnswer, ModelError, DeviceLost) as error:
