@@ -87,6 +87,7 @@ class Settings(_Section):
     # Dollars the session may spend on model calls; checked before each request. A model
     # whose price is unknown cannot be held to it: its first request is refused, saying so.
     max_cost: float | None = Field(default=None, gt=0)
+    # Seconds waited at each subtask end, once (engine/round.py), before the UI is waited on.
     sleep_time: float = Field(default=0.0, ge=0)
     save_ui_tree: bool = False
     save_full_screen: bool = False

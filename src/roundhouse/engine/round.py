@@ -123,7 +123,8 @@ class Round:
         return is_round_end(self.record.state) or self.record.round_step >= self.settings.max_step
 
     async def settle(self) -> None:
-        """sleep_time is a floor; then wait until the UI is quiet, if there is one."""
+        """sleep_time, waited here and nowhere else; then until the UI is quiet, if there is
+        one (the device's settle waits for the screen alone)."""
         if self.settings.sleep_time:
             await asyncio.sleep(self.settings.sleep_time)
         await self.snapshots.settle()
