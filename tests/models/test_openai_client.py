@@ -15,6 +15,7 @@ import pytest
 from PIL import Image
 
 from roundhouse.config import OpenAISettings, Price
+from roundhouse.core.limits import LimitReached
 from roundhouse.core.messages import Message
 from roundhouse.core.usage import Usage
 from roundhouse.models.base import ModelError, ModelRequest
@@ -260,6 +261,30 @@ async def test_structured_output_refused_falls_back_to_text_and_remembers(
     assert first.usage == Usage(requests=2, input_tokens=10, output_tokens=1)
     assert first.extra["structured_output"] is False
     assert sleeps.calls == []  # a fallback is not a retry
+
+
+async def test_each_attempt_after_the_first_asks_the_limits_before_it_is_sent(
+    fake: FakeOpenAI, make_model: MakeModel, sleeps: Sleeps
+) -> None:
+    """A fallback and a retry are requests too: `before_retry` is asked before each, with
+    what the attempts spent, and its refusal ends the request before anything is sent."""
+    asked: list[Usage] = []
+
+    def before_retry(spent: Usage) -> None:
+        asked.append(spent)
+        if len(asked) == 2:
+            raise LimitReached("max_requests reached: 2 requests of 2", spent)
+
+    refusal = "Invalid parameter: 'response_format' of type 'json_schema' is not supported."
+    fake.push(Reply.error(400, refusal), Reply.error(500), Reply.completion("never sent"))
+    request = ask(response_schema=SCHEMA, before_retry=before_retry)
+
+    with pytest.raises(LimitReached, match="max_requests reached") as refused:
+        await make_model().complete(request)
+    assert asked == [Usage(requests=1), Usage(requests=2)]
+    assert refused.value.usage == Usage(requests=2)  # carried, so that the step counts them
+    assert (len(fake.requests), fake.remaining) == (2, 1)
+    assert sleeps.calls == []  # refused before waiting to retry
 
 
 async def test_structured_output_off_in_settings_sends_no_schema(

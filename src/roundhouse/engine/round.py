@@ -6,9 +6,10 @@ carried on its conclusion (agents/base.py `Concluded`); the loop carries it out,
 happened on the round's one record (core/record.py), which the recorder writes from the
 events. Errors split in two: the model's (no valid answer after retries, a model that cannot
 answer) and a lost device end the round in ERROR with the reason recorded; ours propagate
-after the round is written down. A spent budget (max_cost) ends it in FAIL, as the step
-limit does. Ctrl-C marks the round cancelled and writes it down before the cancellation
-goes on.
+after the round is written down. A limit reached (core/limits.py: max_step before a step;
+max_requests, max_tokens or max_cost before a model request) ends it in FAIL with the
+limit's reason. Ctrl-C marks the round cancelled and writes it down before the
+cancellation goes on.
 """
 
 from __future__ import annotations
@@ -22,14 +23,12 @@ from roundhouse.config import Settings
 from roundhouse.core.context import RoundContext
 from roundhouse.core.events import Evaluated, EventBus, RoundChanged, SnapshotTaken, StepTaken
 from roundhouse.core.judge import Evaluator
+from roundhouse.core.limits import LimitReached, Limits
 from roundhouse.core.record import RoundRecord, SessionRecord
 from roundhouse.core.states import RoundState, is_round_end
 from roundhouse.devices.base import DeviceLost
 from roundhouse.logs.store import LogWriteError
 from roundhouse.models.base import ModelError, NoValidAnswer
-from roundhouse.models.priced import CostLimitReached
-
-MAX_STEP_REACHED = "max_step reached"
 
 
 class Snapshotter(Protocol):
@@ -58,6 +57,7 @@ class Round:
         session: SessionRecord,
         agents: AgentPool,
         settings: Settings,
+        limits: Limits,
         log_folder: Path,
         events: EventBus,
         evaluator: Evaluator,
@@ -67,6 +67,7 @@ class Round:
         self.session = session
         self.context = RoundContext(record, session)
         self.settings = settings
+        self.limits = limits
         self.log_folder = log_folder
         self.events = events
         self.evaluator = evaluator
@@ -79,6 +80,7 @@ class Round:
         self.events.emit(RoundChanged(record))
         try:
             while not self.is_finished():
+                self.limits.check_step(record.round_step)
                 done = await self.agent.handle(self.context)
                 self.events.emit(StepTaken(record, done.step))
                 record.state = done.move.next_state
@@ -89,7 +91,7 @@ class Round:
         except (NoValidAnswer, ModelError, DeviceLost) as error:
             self._cut_short(RoundState.ERROR, str(error))
             record.device_lost = isinstance(error, DeviceLost)
-        except CostLimitReached as error:
+        except LimitReached as error:  # a step's, or a model request's
             self._cut_short(RoundState.FAIL, str(error))
             record.result = str(error)
         except LogWriteError as error:
@@ -109,10 +111,6 @@ class Round:
             self._cut_short(RoundState.ERROR, f"internal error: {type(error).__name__}: {error}")
             self._end()
             raise
-        if not is_round_end(record.state):
-            record.state = RoundState.FAIL
-            record.result = record.result or MAX_STEP_REACHED
-            record.error = MAX_STEP_REACHED
         if not record.device_lost:  # there is no device to take the last snapshot with
             await self.capture_last_snapshot()
         if self.should_evaluate:
@@ -120,7 +118,7 @@ class Round:
         return self._end()
 
     def is_finished(self) -> bool:
-        return is_round_end(self.record.state) or self.record.round_step >= self.settings.max_step
+        return is_round_end(self.record.state)
 
     async def settle(self) -> None:
         """sleep_time, waited here and nowhere else; then until the UI is quiet, if there is
