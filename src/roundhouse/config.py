@@ -87,9 +87,14 @@ class Settings(_Section):
     # The seeds' keys.
     max_step: int = Field(default=30, ge=1)
     max_round: int = Field(default=10, ge=1)
-    # Dollars the session may spend on model calls; checked before each request. A model
-    # whose price is unknown cannot be held to it: its first request is refused, saying so.
+    # What the session's model calls may spend, checked before each request (core/limits.py;
+    # None: no cap). Dollars: a model whose price is unknown cannot be held to max_cost, so
+    # the request after its first is refused, saying so. Requests count every HTTP attempt,
+    # retries too; tokens are input and output together.
     max_cost: float | None = Field(default=None, gt=0)
+    max_requests: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    # Seconds waited at each subtask end, once (engine/round.py), before the UI is waited on.
     sleep_time: float = Field(default=0.0, ge=0)
     save_ui_tree: bool = False
     save_full_screen: bool = False

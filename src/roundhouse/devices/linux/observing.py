@@ -328,7 +328,6 @@ class Observing(Closing):
             self.screen,
             before=before,
             timeout=self.settings.desktop.settle_timeout,
-            floor=self.settings.sleep_time,
         )
 
 
