@@ -30,7 +30,7 @@ from roundhouse.osworld.evaluate import evaluate
 from roundhouse.osworld.files import FileCache
 from roundhouse.osworld.sessions import x11_only
 from roundhouse.osworld.steps import NotRunnable, StepError, run_steps
-from roundhouse.osworld.tasks import OsworldItem
+from roundhouse.osworld.tasks import OsworldItem, answers_path
 from roundhouse.suite.attempt import (
     AgentRun,
     AttemptOptions,
@@ -39,16 +39,8 @@ from roundhouse.suite.attempt import (
     task_row,
 )
 from roundhouse.suite.results import NOT_RUNNABLE, TaskResult
-from roundhouse.suite.tasks import ANSWERS_SUFFIX
 
 HOME_PLACE = "{home}"
-
-
-def answers_path(item: OsworldItem, options: AttemptOptions) -> Path:
-    """Where the task's recorded answers are: --answers DIR/<id>.answers.json, or beside
-    the task's file."""
-    folder = options.answers if options.answers is not None else item.path.parent
-    return folder / f"{item.task.id}{ANSWERS_SUFFIX}"
 
 
 async def run_osworld_task(item: OsworldItem, options: AttemptOptions) -> TaskResult:
@@ -98,7 +90,7 @@ async def _attempt(
         task_id=task.id,
         request=task.instruction,
         agent="host",
-        answers=answers_path(item, options),
+        answers=answers_path(item, options.answers),
         places={HOME_PLACE: str(env.home)},
         approve=True,
     )
