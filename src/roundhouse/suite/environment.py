@@ -55,11 +55,9 @@ class TaskDesktop:
     stopped on exit; `stop()` may also be called, more than once."""
 
     def __init__(self, settings: DesktopSettings, home: Path, more: More | None = None) -> None:
-        self.settings = settings
         self.home = home
         self._more = more
         self._virtual = VirtualDesktop(settings)
-        self.desktop: Desktop | None = None
 
     async def __aenter__(self) -> Desktop:
         return await self.start()
@@ -87,12 +85,10 @@ class TaskDesktop:
             await asyncio.wait([starting])
             await self.stop()
             raise
-        self.desktop = desktop
         return desktop
 
     async def stop(self) -> None:
         """End every process of the desktop, then the desktop."""
-        self.desktop = None
         await asyncio.to_thread(self._virtual.stop)
 
 
