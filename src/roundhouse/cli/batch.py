@@ -11,7 +11,7 @@ from typing import Annotated, Literal, TextIO
 import typer
 
 from roundhouse.cli.app import app
-from roundhouse.cli.desktop import SessionOption, session_kind
+from roundhouse.cli.desktop import SessionOption, ShippedOption, session_kind
 from roundhouse.config import ConfigError
 from roundhouse.osworld.family import OSWORLD
 from roundhouse.suite.batch import BatchItem, BatchOptions, Executor, Family, pending, run_batch
@@ -135,6 +135,7 @@ def batch(
         ),
     ] = None,
     session: SessionOption = None,
+    shipped: ShippedOption = False,
 ) -> None:
     """Run every task of a suite, each GUI task on its own virtual desktop, and check the
     results against the real system. Writes OUT/results.json and OUT/results.csv after
@@ -169,6 +170,7 @@ def batch(
         files=files.resolve() if files is not None else None,
         answers=answers.resolve() if answers is not None else None,
         session=session_kind(session) if session is not None else None,
+        shipped=shipped,
     )
     if resume is not None:
         try:

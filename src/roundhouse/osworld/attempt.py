@@ -61,7 +61,9 @@ async def run_osworld_task(item: OsworldItem, options: AttemptOptions) -> TaskRe
     work = (options.out / "work" / task.id).resolve()
     shutil.rmtree(work, ignore_errors=True)
     try:
-        async with OsworldDesktop(work, files=files, session=options.session) as env:
+        async with OsworldDesktop(
+            work, files=files, session=options.session, shipped=options.shipped
+        ) as env:
             return await _attempt(item, env, options, started)
     except (OSError, DesktopUnavailable, DisplayUnavailable) as error:
         return row("ERROR", f"{type(error).__name__}: {error}")

@@ -211,12 +211,13 @@ class OsworldDesktop:
         size: tuple[int, int] = OSWORLD_SCREEN,
         password: str = "password",
         session: str | None = None,
+        shipped: bool = False,
     ) -> None:
         self.work = work
         self.files = files
         self.size = size
         self.password = password
-        settings = DesktopSettings(session=session, width=size[0], height=size[1])
+        settings = DesktopSettings(session=session, shipped=shipped, width=size[0], height=size[1])
         self._task = TaskDesktop(settings, work / "home", more=self._variables)
         self._display: DisplayServer | None = None
         self._shortcuts: Listener | None = None

@@ -55,6 +55,7 @@ class AttemptOptions:
     files: Path | None = None
     answers: Path | None = None
     session: str | None = None  # what each GUI task's virtual desktop runs (None: the default)
+    shipped: bool = False  # that session as its distribution ships it (DesktopSettings.shipped)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
     server = TaskServer.bind() if item.task.serve is not None else None
     url = server.url if server is not None else None
     task = item.task.resolved(workdir, item.path.parent.resolve(), url)
-    async with _desktop_for(task, workdir, options.session) as desktop:
+    settings = DesktopSettings(session=options.session, shipped=options.shipped)
+    async with _desktop_for(task, workdir, settings) as desktop:
         display: DisplayServer | None = open_display(desktop) if desktop else None
         launcher = Launcher(display.windows, desktop.env) if desktop and display else None
         try:
@@ -120,7 +122,7 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
 
 @contextlib.asynccontextmanager
 async def _desktop_for(
-    task: Task, workdir: Path, session: str | None = None
+    task: Task, workdir: Path, settings: DesktopSettings
 ) -> AsyncIterator[Desktop | None]:
     """A GUI task's environment (environment.py: a fresh desktop of the session kind, and a
     fresh home beside the work folder); none for a shell task."""
@@ -128,7 +130,7 @@ async def _desktop_for(
         yield None
         return
     home = workdir.parent / f"{task.id}.home"
-    async with TaskDesktop(DesktopSettings(session=session), home) as desktop:
+    async with TaskDesktop(settings, home) as desktop:
         yield desktop
 
 
