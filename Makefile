@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-stamp
 PYAUTOGUI := pyautogui==0.9.54 mouseinfo==0.1.3 pyscreeze==1.0.1 pymsgbox==2.0.1 \
 	pytweening==1.2.0 pygetwindow==0.0.9 pyrect==0.2.0 pyperclip==1.11.0
 
-.PHONY: demo test lint bench stress alone faults record system-deps venv osworld-venv clean
+.PHONY: demo test lint bench stress alone faults record system-deps venv osworld-venv mcp-inspector clean
 
 venv: $(STAMP)
 
@@ -33,7 +33,7 @@ lint: venv
 	$(BIN)/ruff format --check src tests benchmarks tasks
 	$(BIN)/mypy
 
-test: venv system-deps lint osworld-venv
+test: venv system-deps lint osworld-venv mcp-inspector
 	$(BIN)/python -m pytest
 
 # OSWorld's own code, for the tests to run beside ours (tests/osworld): desktop-env without
@@ -52,6 +52,15 @@ $(OSWORLD_VENV)/.installed-stamp: tests/osworld/requirements-theirs.txt
 		$$(grep '^desktop-env' tests/osworld/requirements-theirs.txt)
 	@echo "roundhouse: $(OSWORLD_VENV) holds OSWorld's desktop-env without its 68 dependencies" \
 		"(torch among them), and the light ones its metrics import: for tests/osworld"
+	touch $@
+
+# The JS MCP Inspector's command line (npm), which the tests drive `serve --stdio` with, as
+# a person's MCP host would start it. 0.14.3: later ones ask for Node 22, and Debian has 18/20.
+INSPECTOR := .mcp-inspector
+mcp-inspector: $(INSPECTOR)/.installed-stamp
+$(INSPECTOR)/.installed-stamp:
+	command -v npm >/dev/null || bash scripts/system-deps.sh npm
+	npm install --silent --no-audit --no-fund --prefix $(INSPECTOR) @modelcontextprotocol/inspector@0.14.3
 	touch $@
 
 # Ratios measured in one run on a fresh virtual desktop (no timed tests anywhere).
@@ -82,4 +91,4 @@ record: venv system-deps
 	$(BIN)/roundhouse batch tasks/basic --model replay --out .record/replay $(foreach t,$(TASKS),--task $(t))
 
 clean:
-	rm -rf $(VENV) $(OSWORLD_VENV) .mypy_cache .ruff_cache .pytest_cache .record .alone
+	rm -rf $(VENV) $(OSWORLD_VENV) $(INSPECTOR) .mypy_cache .ruff_cache .pytest_cache .record .alone

@@ -28,7 +28,8 @@ from tests.desktop.test_office import write_sheet  # noqa: E402
 from roundhouse.config import DesktopSettings  # noqa: E402
 from roundhouse.devices.contract import ControlList, WindowInfo  # noqa: E402
 from roundhouse.devices.linux.atspi.client import AtspiClient  # noqa: E402
-from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop  # noqa: E402
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.x11.windows import list_windows  # noqa: E402
 
 

@@ -53,17 +53,29 @@ wayland=(
   sway gnome-shell pipewire wireplumber kwin-wayland libxkbcommon0 xkb-data
   gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base
 )
+# Packages some releases have and others lack, installed where apt knows them: labwc (a
+# wlroots compositor without an IPC of its own: --session labwc; Debian 13, not 12), with
+# wlr-randr, which sets its headless output's size, and swaybg, which paints its background.
+optional_wayland=(labwc wlr-randr swaybg)
+# npm, for the JS MCP Inspector the tests drive (make mcp-inspector), where no Node.js is
+# installed at all (a Node.js of another source brings its own npm: never both).
+npm=(npm)
 # Only for `make bench`: OSWorld's way of reading the tree, with the system Python (and, for
 # `bench osworld --osworld-server`, the Tk its server's pyautogui imports).
 bench=(python3-pyatspi python3-tk)
+optional=()
 case "$group" in
   base) wanted=("${base[@]}") ;;
-  all) wanted=("${base[@]}" "${desktop[@]}" "${report[@]}" "${tests[@]}" "${osworld[@]}" "${wayland[@]}") ;;
+  all)
+    wanted=("${base[@]}" "${desktop[@]}" "${report[@]}" "${tests[@]}" "${osworld[@]}" "${wayland[@]}")
+    optional=("${optional_wayland[@]}")
+    ;;
   report) wanted=("${report[@]}") ;;
   bench) wanted=("${bench[@]}") ;;
+  npm) wanted=("${npm[@]}") ;;
   osworld) wanted=("${osworld[@]}") ;;
-  wayland) wanted=("${wayland[@]}") ;;
-  *) echo "usage: $0 base|all|report|osworld|wayland|bench" >&2; exit 2 ;;
+  wayland) wanted=("${wayland[@]}"); optional=("${optional_wayland[@]}") ;;
+  *) echo "usage: $0 base|all|report|osworld|wayland|bench|npm" >&2; exit 2 ;;
 esac
 
 # A package counts as present under its own name or a name it provides: Debian 13 renamed
@@ -83,6 +95,11 @@ missing=()
 for pkg in "${wanted[@]}"; do
   [ -n "${present[$pkg]:-}" ] || missing+=("$pkg")
 done
+# An optional package is missing only where this release has it (apt knows it).
+known() { apt-cache show "$1" >/dev/null 2>&1; }
+for pkg in "${optional[@]}"; do
+  [ -n "${present[$pkg]:-}" ] || ! known "$pkg" || missing+=("$pkg")
+done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null; then
@@ -94,4 +111,9 @@ sudo=""
 echo "roundhouse: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
+# A fresh machine's apt knew no package before the update: add the optional ones it knows now.
+for pkg in "${optional[@]}"; do
+  [ -n "${present[$pkg]:-}" ] || [[ " ${missing[*]} " == *" $pkg "* ]] || ! known "$pkg" ||
+    missing+=("$pkg")
+done
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -8,12 +8,12 @@ import time
 
 import pytest
 
+from roundhouse.bench.naive import naive_tree
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi import frames as atspi_frames
 from roundhouse.devices.linux.atspi.cells import CellRefs
 from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, ACTION, COMPONENT, TABLE, VALUE
 from roundhouse.devices.linux.atspi.frames import BIG_CACHE, FrameFinder
-from roundhouse.devices.linux.atspi.naive import naive_tree
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.read import (
     Structure,

@@ -16,9 +16,10 @@ ROUNDHOUSE = [sys.executable, "-m", "roundhouse"]
 
 
 def roundhouse(
-    *args: str, cwd: Path, stdin: str = "", timeout: float = 60
+    *args: str, cwd: Path, stdin: str = "", timeout: float = 60, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
+    """`env`: variables set beside the inherited ones (ROUNDHOUSE_* are left out)."""
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")}
     return subprocess.run(
         [*ROUNDHOUSE, *args],
         cwd=cwd,
@@ -26,7 +27,7 @@ def roundhouse(
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=env,
+        env={**inherited, **(env or {})},
     )
 
 
@@ -149,6 +150,26 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
     run_help = roundhouse("run", "--help", cwd=tmp_path)
     assert "--model" in run_help.stdout and "--max-step" in run_help.stdout
     assert "--max-cost" in run_help.stdout
+
+
+def test_the_limits_are_flags_of_run_chat_and_resume(tmp_path: Path) -> None:
+    for command in ("run", "chat", "resume"):
+        shown = roundhouse(command, "--help", cwd=tmp_path, env={"COLUMNS": "200"}).stdout
+        for flag in ("--max-cost", "--max-requests", "--max-tokens"):
+            assert flag in shown, f"{command} has no {flag}"
+    paid = {"usage": {"input_tokens": 100, "output_tokens": 50}}
+    answers = [{"answer": shell_answer("CONTINUE", "true"), **paid}] * 3
+    replay = write_replay(tmp_path / "a.json", answers)
+    model = f"replay:{replay}"
+    done = roundhouse(
+        "run", "loop", "--model", model, "--agent", "linux", "--max-tokens", "200", cwd=tmp_path
+    )
+    assert done.returncode == 1
+    assert "FAIL: max_tokens reached: 300 tokens of 200" in done.stdout
+    done = roundhouse(
+        "run", "loop", "--model", model, "--agent", "linux", "--max-requests", "1", cwd=tmp_path
+    )
+    assert "FAIL: max_requests reached: 1 request of 1" in done.stdout
 
 
 def test_each_command_of_the_list_reads_as_written(tmp_path: Path) -> None:

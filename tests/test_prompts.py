@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import pytest
 from mcp import Client
@@ -17,9 +17,9 @@ from roundhouse.core.states import RoundState
 from roundhouse.devices.base import FunctionDispatcher, Tool, ToolRegistry, make_tool
 from roundhouse.devices.contract import WINDOW_ACTIONS, Control, ControlList, Rect, WindowInfo
 from roundhouse.devices.describing import describe_tool, purpose, signature
-from roundhouse.devices.linux.desktops.desktop import Desktop
-from roundhouse.devices.linux.display.base import DisplayServer
-from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
+from roundhouse.devices.linux.display.fake import FakeDesktop
+from roundhouse.devices.linux.fake import fake_tools
+from roundhouse.devices.linux.tools import desktop_registry
 from roundhouse.devices.mcp import build_server
 from roundhouse.engine.compose import compose_session
 from roundhouse.engine.round import NoSnapshots
@@ -111,14 +111,8 @@ TEXT_FIELD = Control(
 
 def served_registry() -> ToolRegistry:
     """The tools `roundhouse serve` and a desktop session hand out, from the real tool
-    functions; nothing connects to a display (no test here calls a desktop tool)."""
-    unused = cast(Any, None)
-    tools = DesktopTools(
-        Desktop(display=":0", env={}, width=800, height=600, virtual=False),
-        Settings(),
-        display=DisplayServer("x11", input=unused, screen=unused, windows=unused),
-        tree=None,
-    )
+    functions, on the fake display (nothing here connects to a desktop)."""
+    tools = fake_tools(FakeDesktop(size=(800, 600)))
     return desktop_registry(tools, extra=engine_tools(Settings()))
 
 

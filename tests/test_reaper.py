@@ -12,7 +12,6 @@ import os
 import pytest
 
 from roundhouse.devices.linux.desktops import procfs, reaper
-from roundhouse.devices.linux.desktops.desktop import desktop_env
 from roundhouse.devices.linux.desktops.procfs import Proc, ProcessRecord, environ_value, parse_stat
 from roundhouse.devices.linux.desktops.reaper import (
     TAG_ENV,
@@ -24,6 +23,7 @@ from roundhouse.devices.linux.desktops.reaper import (
     sessions_led,
     x_client_pids,
 )
+from roundhouse.devices.linux.desktops.session import x11_env
 
 MINE, OTHER = "tag-of-this-desktop", "tag-of-another-desktop"
 ME = 500  # the process stopping the desktop
@@ -185,12 +185,12 @@ def test_environ_value() -> None:
 def test_a_virtual_desktops_environment_carries_its_own_tag_only() -> None:
     # Started from a terminal on another desktop: that desktop's tag is not passed on.
     inherited = {"PATH": "/usr/bin", TAG_ENV: OTHER}
-    virtual = desktop_env(":3", None, inherited, runtime_dir="/tmp/rt", tag=MINE)
+    virtual = x11_env(":3", None, inherited, runtime_dir="/tmp/rt", tag=MINE)
     assert virtual[TAG_ENV] == MINE
     # A desktop from an old state file has no tag: its apps get none.
-    assert TAG_ENV not in desktop_env(":3", None, inherited, runtime_dir="/tmp/rt")
+    assert TAG_ENV not in x11_env(":3", None, inherited, runtime_dir="/tmp/rt")
     # The current display: a task batch started on its desktop launches apps there.
-    assert desktop_env(":3", None, inherited)[TAG_ENV] == OTHER
+    assert x11_env(":3", None, inherited)[TAG_ENV] == OTHER
 
 
 def test_a_display_without_a_server_names_no_clients() -> None:

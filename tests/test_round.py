@@ -15,7 +15,6 @@ from roundhouse.core.events import AnswerRejected, Event, RoundChanged, StepTake
 from roundhouse.core.record import RecordState
 from roundhouse.core.states import RoundState, Status
 from roundhouse.core.user import NonInteractiveUser
-from roundhouse.engine.round import MAX_STEP_REACHED
 from tests.helpers import SessionFactory, read_jsonl, shell_answer, write_replay
 
 
@@ -77,7 +76,7 @@ async def test_max_step_ends_the_round_in_fail(
     session = await make_session(model=f"replay:{replay}", max_step=3)
     outcome = await session.run_round("loop forever")
     assert outcome.state is RoundState.FAIL
-    assert outcome.error == MAX_STEP_REACHED
+    assert outcome.error == outcome.result == "max_step reached: 3 steps of 3"
     assert outcome.round_step == 3
     assert rounds_logged(session.store.folder)[-1]["record_state"] == "failed"
 

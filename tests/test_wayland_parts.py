@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from roundhouse.devices.linux.desktops.compositors import runnable
-from roundhouse.devices.linux.desktops.session import family_of, is_wayland, wayland_env
+from roundhouse.devices.linux.desktops.session import wayland_env
 from roundhouse.devices.linux.desktops.sockets import clients_of
-from roundhouse.devices.linux.display.base import DRAG_STEPS, DisplayUnavailable, drag_path
-from roundhouse.devices.linux.display.choose import family_from_globals
+from roundhouse.devices.linux.display.backends import is_wayland, named_in, offering
+from roundhouse.devices.linux.display.base import DisplayUnavailable
+from roundhouse.devices.linux.display.compositor import runnable
 from roundhouse.devices.linux.display.keys import InputError, char_keysym
+from roundhouse.devices.linux.display.pointer import DRAG_STEPS, drag_path
 from roundhouse.devices.linux.display.wayland.keyboard import combo_chords, text_chords
 from roundhouse.devices.linux.display.wayland.keymap import Keymap, with_extra_keys
 from roundhouse.devices.linux.display.wayland.wire import decode, encode, fixed
@@ -92,23 +93,32 @@ def test_a_drag_moves_in_even_steps_and_ends_where_it_was_aimed() -> None:
     assert drag_path((5, 5), (5, 5), steps=3) == [(5, 5)] * 3  # still motion events
 
 
-def test_the_session_type_and_family_come_from_the_environment() -> None:
+def test_the_session_type_and_backend_come_from_the_environment() -> None:
     assert is_wayland({"WAYLAND_DISPLAY": "wayland-0"})
     assert not is_wayland({"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "x11"})
     assert not is_wayland({"DISPLAY": ":0"})
-    assert family_of({"XDG_CURRENT_DESKTOP": "ubuntu:GNOME"}) == "gnome"
-    assert family_of({"XDG_CURRENT_DESKTOP": "KDE"}) == "kde"
-    assert family_of({"XDG_CURRENT_DESKTOP": "Hyprland"}) == "wlroots"
-    assert family_of({"SWAYSOCK": "/run/user/1000/sway-ipc.sock"}) == "wlroots"
-    assert family_of({"XDG_CURRENT_DESKTOP": "Weston"}) is None
+
+    def kind(env: dict[str, str]) -> str | None:
+        found = named_in({"WAYLAND_DISPLAY": "wayland-0", **env})
+        return None if found is None else found.kind
+
+    assert named_in({"DISPLAY": ":0"}) is not None and kind({"XDG_SESSION_TYPE": "x11"}) == "x11"
+    assert kind({"XDG_CURRENT_DESKTOP": "ubuntu:GNOME"}) == "gnome"
+    assert kind({"XDG_CURRENT_DESKTOP": "KDE"}) == "kde"
+    assert kind({"XDG_CURRENT_DESKTOP": "labwc:wlroots"}) == "labwc"
+    assert kind({"SWAYSOCK": "/run/user/1000/sway-ipc.sock"}) == "sway"
+    # Hyprland has no IPC like sway's: it is known by its globals, never taken for sway.
+    assert kind({"XDG_CURRENT_DESKTOP": "Hyprland"}) is None
+    assert kind({"XDG_CURRENT_DESKTOP": "Weston"}) is None
 
 
-def test_a_compositor_that_names_no_family_is_known_by_what_it_offers() -> None:
-    assert family_from_globals({"wl_seat", "zwlr_virtual_pointer_manager_v1"}, {}) == "wlroots"
-    assert family_from_globals({"org_kde_kwin_fake_input"}, {}) == "kde"
-    assert family_from_globals({"gtk_shell1"}, {}) == "gnome"
+def test_a_compositor_that_names_no_backend_is_known_by_what_it_offers() -> None:
+    wlroots = {"wl_seat", "zwlr_virtual_pointer_manager_v1", "zwlr_foreign_toplevel_manager_v1"}
+    assert offering(wlroots, {}).kind == "labwc"  # Hyprland, river: windows as labwc's
+    assert offering({"org_kde_plasma_shell"}, {}).kind == "kde"  # fake input hidden
+    assert offering({"gtk_shell1"}, {}).kind == "gnome"
     with pytest.raises(DisplayUnavailable, match="not one roundhouse drives.*XDG_CURRENT_DESKTOP"):
-        family_from_globals({"wl_seat", "wl_shm"}, {"XDG_CURRENT_DESKTOP": "Weston"})
+        offering({"wl_seat", "wl_shm"}, {"XDG_CURRENT_DESKTOP": "Weston"})
 
 
 def test_applications_in_a_virtual_wayland_session_get_its_variables_and_no_x() -> None:

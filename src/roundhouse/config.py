@@ -63,11 +63,14 @@ class OpenAISettings(_Section):
 class DesktopSettings(_Section):
     # auto: the current session if there is one, else a virtual desktop; or a desktop
     # started with `roundhouse desktop start` (":3", "sway-1").
-    mode: str = Field(
-        default="auto", pattern=r"^(auto|virtual|current|:[0-9]+|(sway|gnome|kde)-[0-9]+)$"
-    )
-    # What a virtual desktop runs: Xvfb + openbox, or a headless Wayland compositor.
-    session: Literal["x11", "sway", "gnome", "kde"] = "x11"
+    mode: str = Field(default="auto", pattern=r"^(auto|virtual|current|:[0-9]+|[a-z]+-[0-9]+)$")
+    # What a virtual desktop runs: a session kind, as display/backends.py lists them (Xvfb +
+    # openbox, or a headless Wayland compositor). Checked when a desktop starts, where the
+    # kinds are known: this bottom layer names none.
+    session: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9]*$")  # None: the default
+    # As distributions ship it (GNOME Shell without unsafe mode, KWin with its permission
+    # checks), as on a person's own session; else opened up for the agent.
+    shipped: bool = False
     width: int = Field(default=1280, ge=320)
     height: int = Field(default=800, ge=240)
     settle_timeout: float = Field(default=2.0, ge=0)
@@ -84,9 +87,14 @@ class Settings(_Section):
     # The seeds' keys.
     max_step: int = Field(default=30, ge=1)
     max_round: int = Field(default=10, ge=1)
-    # Dollars the session may spend on model calls; checked before each request. A model
-    # whose price is unknown cannot be held to it: its first request is refused, saying so.
+    # What the session's model calls may spend, checked before each request (core/limits.py;
+    # None: no cap). Dollars: a model whose price is unknown cannot be held to max_cost, so
+    # the request after its first is refused, saying so. Requests count every HTTP attempt,
+    # retries too; tokens are input and output together.
     max_cost: float | None = Field(default=None, gt=0)
+    max_requests: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    # Seconds waited at each subtask end, once (engine/round.py), before the UI is waited on.
     sleep_time: float = Field(default=0.0, ge=0)
     save_ui_tree: bool = False
     save_full_screen: bool = False

@@ -21,7 +21,8 @@ import pytest
 
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import WindowInfo
-from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.x11.windows import list_windows
 
 T = TypeVar("T")

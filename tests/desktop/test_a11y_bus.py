@@ -15,7 +15,8 @@ from tests.desktop.conftest import QT_APP_TITLE, StartApp, qt_app_argv, wait_for
 
 from roundhouse.config import DesktopSettings, Settings
 from roundhouse.devices.linux.atspi.client import AtspiError
-from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.tools import DesktopTools
 
 

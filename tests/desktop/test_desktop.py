@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -19,15 +20,13 @@ from Xlib import display as xdisplay
 
 from roundhouse.cli import app
 from roundhouse.config import DesktopSettings
-from roundhouse.devices.linux.desktops import desktop as desktop_module
-from roundhouse.devices.linux.desktops.compositors import BACKGROUND
-from roundhouse.devices.linux.desktops.desktop import (
-    Desktop,
-    DesktopUnavailable,
-    VirtualDesktop,
-    current_desktop,
-)
-from roundhouse.devices.linux.display.choose import open_display
+from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable, current_desktop
+from roundhouse.devices.linux.desktops.detached import detached_states, state_alive
+from roundhouse.devices.linux.desktops.opening import start_detached, stop_detached
+from roundhouse.devices.linux.desktops.services import service_records
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
+from roundhouse.devices.linux.display.backends import open_display
+from roundhouse.devices.linux.display.compositor import BACKGROUND
 
 
 def _running(pid: int) -> bool:
@@ -95,12 +94,14 @@ def test_two_desktops_side_by_side_and_stop_leaves_nothing() -> None:
         assert one.display != two.display
         assert _screen(one.display) == (800, 600) == _screen(two.display)
         owned = [record.pid for record in first.state().processes + second.state().processes]
-        services = desktop_module._activated_by(
-            [first.state().bus_address, second.state().bus_address]
-        )
+        found = [
+            service_records(state.bus_address or "", state.a11y_address)
+            for state in (first.state(), second.state())
+        ]
         # Each desktop activated its own AT-SPI bus launcher on its own session bus.
-        assert sum(record.name.startswith("at-spi-bus") for record in services) == 2
-        owned += [record.pid for record in services]
+        launchers = {r.pid for records in found for r in records if r.name == "org.a11y.Bus"}
+        assert len(launchers) == 2
+        owned += [record.pid for records in found for record in records]
         assert all(_running(pid) for pid in owned)
     assert not any(_running(pid) for pid in owned)
     for display in (one.display, two.display):
@@ -111,23 +112,23 @@ def test_detached_desktop_is_stopped_from_its_state_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    started, path = desktop_module.start_detached(DesktopSettings())
+    started, path = start_detached(DesktopSettings())
     assert path.parent == tmp_path / "roundhouse" / "desktops"
-    [(found_path, state)] = desktop_module.detached_states()
+    [(found_path, state)] = detached_states()
     assert found_path == path and state.display == started.display
-    assert desktop_module.state_alive(state)
+    assert state_alive(state)
     pids = [record.pid for record in state.processes]
-    desktop_module.stop_detached(state, path)
+    stop_detached(state, path)
     assert not path.exists()
-    assert not desktop_module.state_alive(state)
+    assert not state_alive(state)
     assert not any(_running(pid) for pid in pids)
 
 
 def test_no_display_and_no_xvfb_names_the_packages(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(desktop_module.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
     with pytest.raises(DesktopUnavailable, match="apt-get install xvfb"):
         current_desktop({"PATH": os.environ.get("PATH", "")})
-    with pytest.raises(DesktopUnavailable, match="Xvfb, dbus-daemon, openbox not installed"):
+    with pytest.raises(DesktopUnavailable, match="Xvfb, openbox, dbus-daemon not installed"):
         VirtualDesktop().start()
 
 
@@ -207,7 +208,7 @@ def test_the_current_desktop_is_one_of_ours_when_its_runtime_folder_says_so(
 @pytest.mark.parametrize("session", ["x11", "sway"])
 def test_a_bare_desktop_shows_its_plain_background(session: str) -> None:
     """Not black: a screenshot of a desktop with no window reads as a desktop."""
-    with VirtualDesktop(DesktopSettings(session=session)) as desktop:  # type: ignore[arg-type]
+    with VirtualDesktop(DesktopSettings(session=session)) as desktop:
         with open_display(desktop) as display:
             corners = ((1, 1), (desktop.width - 2, desktop.height - 2))
 

@@ -15,7 +15,8 @@ import pytest
 from tests.desktop.conftest import StartApp, wait_for_window
 
 from roundhouse.config import DesktopSettings
-from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.x11.windows import list_windows
 
 pytestmark = pytest.mark.skipif(

@@ -14,7 +14,8 @@ from roundhouse.config import DesktopSettings, Settings
 from roundhouse.core.events import Event
 from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.devices.base import Dispatcher, LocalDispatcher
-from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 from roundhouse.devices.shell import ShellTools
 from roundhouse.engine.compose import compose_session

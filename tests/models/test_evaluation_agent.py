@@ -13,13 +13,14 @@ from roundhouse.agents.evaluation import EvaluationAgent, choose_images, render_
 from roundhouse.config import OpenAISettings, Price
 from roundhouse.core.commands import Result, ResultStatus
 from roundhouse.core.events import EventBus, PromptSent
+from roundhouse.core.limits import Limits
 from roundhouse.core.record import RoundRecord
 from roundhouse.core.states import AgentKind, RoundState, Status
 from roundhouse.core.trajectory import ActionRecord, StepRecord
 from roundhouse.core.usage import NOTHING_SPENT
 from roundhouse.models.fake_openai import FakeOpenAI, Reply
 from roundhouse.models.openai_client import OpenAIModel
-from roundhouse.models.priced import Budget, PricedModel
+from roundhouse.models.priced import PricedModel
 from roundhouse.models.pricing import PriceTable
 from tests.models.fakes import Sleeps
 
@@ -38,7 +39,7 @@ async def judge(fake: FakeOpenAI, sleeps: Sleeps) -> AsyncIterator[EvaluationAge
     settings = OpenAISettings(base_url=fake.base_url, api_key="k", image_max_side=640)
     model = OpenAIModel("judge", settings, sleep=sleeps)
     # Priced as the model pool prices every model: the judge asks through the same path.
-    priced = PricedModel(model, PRICES, Budget(None, lambda: NOTHING_SPENT))
+    priced = PricedModel(model, PRICES, Limits(), lambda: NOTHING_SPENT)
     yield EvaluationAgent(priced, EventBus(), max_images=3, retries=2)
     await model.aclose()
 
@@ -228,7 +229,7 @@ async def test_the_judge_asks_as_the_agents_do_its_prompts_are_sent_as_events(
     events = EventBus()
     sent: list[PromptSent] = []
     events.subscribe(lambda event: sent.append(event) if isinstance(event, PromptSent) else None)
-    priced = PricedModel(model, PRICES, Budget(None, lambda: NOTHING_SPENT))
+    priced = PricedModel(model, PRICES, Limits(), lambda: NOTHING_SPENT)
     fake.push(Reply.completion("not json"), Reply.completion(VALID))
     evaluation = await EvaluationAgent(priced, events, retries=1).evaluate_round(
         trajectory, tmp_path

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from roundhouse.devices.contract import ToolName
 from roundhouse.models.observation import PastStep
-from roundhouse.models.offline.gui import plan_app
+from roundhouse.models.offline.gui import Handed
+from roundhouse.models.offline.ops import Op
 from tests.models.test_offline_gui_apps import action, app, control, step
 
 KEYPAD = [
@@ -15,32 +16,40 @@ KEYPAD = [
     control(14, "push button", "8", (83, 288, 138, 328)),
     control(25, "push button", "3", (150, 384, 205, 424)),
 ]
-CLICKS = "click the 7 button, then click the 3 button"
+CLICKS = "click the 7 button, click the 3 button"
+SEVEN_THREE = (
+    Op("click", "click the 7 button", target="7"),
+    Op("click", "click the 3 button", target="3"),
+)
 
 
 def test_a_keypad_not_in_the_tree_yet_is_looked_at_again_then_pressed() -> None:
-    waiting = plan_app(app(CLICKS, [], title="Calculator"))
+    work = Handed(SEVEN_THREE)
+    waiting = work.next(app(CLICKS, [], title="Calculator"))
     assert action(waiting) == ("SCREENSHOT", None, {})
     history = [step(waiting)]
-    seven = plan_app(app(CLICKS, KEYPAD, history, title="Calculator"))
+    seven = work.next(app(CLICKS, KEYPAD, history, title="Calculator"))
     assert action(seven) == ("CONTINUE", ToolName.CLICK_CONTROL, {"id": 13, "name": "7"})
     history.append(step(seven, {"route": "action:click", "effect": "confirmed"}))
-    three = plan_app(app(CLICKS, KEYPAD, history, title="Calculator"))
+    three = work.next(app(CLICKS, KEYPAD, history, title="Calculator"))
     assert action(three) == ("CONTINUE", ToolName.CLICK_CONTROL, {"id": 25, "name": "3"})
     history.append(step(three))
-    done = plan_app(app(CLICKS, KEYPAD, history, title="Calculator"))
+    done = work.next(app(CLICKS, KEYPAD, history, title="Calculator"))
     assert action(done)[0] == "FINISH" and done["result"] == "clicked '7'; clicked '3'"
 
 
 def test_a_button_that_never_comes_fails_naming_the_buttons_there_are() -> None:
+    work = Handed((Op("click", "click the Print button", target="Print"),))
     history: list[PastStep] = []
     for _ in range(5):
-        answer = plan_app(app("click the Print button", KEYPAD, history, title="Calculator"))
+        answer = work.next(app("click the Print button", KEYPAD, history, title="Calculator"))
         history.append(step(answer))
     assert action(answer)[0] == "FAIL"
     assert "no control named 'Print'" in answer["result"] and "'7'" in answer["result"]
 
 
+CLOSE = Op("close", "close the window")
+RENAME = Op("rename", "rename readme.txt to notes.txt", "notes.txt", "readme.txt")
 SAVE_CHANGES = [
     control(4, "push button", "Cancel", (10, 100, 80, 130)),
     control(5, "push button", "Discard", (90, 100, 160, 130)),
@@ -49,24 +58,27 @@ SAVE_CHANGES = [
 
 
 def test_closing_asks_save_changes_and_the_next_operation_answers() -> None:
-    subtask = "close the window and click the Save button"
-    close = plan_app(app(subtask, [], title="notes.txt - Text Editor"))
+    subtask = "close the window, click the Save button"
+    work = Handed((CLOSE, Op("click", "click the Save button", target="Save")))
+    close = work.next(app(subtask, [], title="notes.txt - Text Editor"))
     assert action(close) == ("CONTINUE", ToolName.CLOSE_WINDOW, {})
     asked = app(subtask, SAVE_CHANGES, [step(close)], title="Save Changes?", in_dialog=True)
-    save = plan_app(asked)
+    save = work.next(asked)
     assert action(save) == ("CONTINUE", ToolName.CLICK_CONTROL, {"id": 6, "name": "Save"})
 
 
 def test_a_question_on_close_with_nothing_to_answer_it_fails_saying_what_it_asks() -> None:
-    close = plan_app(app("close the window", [], title="notes.txt - Text Editor"))
+    work = Handed((CLOSE,))
+    close = work.next(app("close the window", [], title="notes.txt - Text Editor"))
     asked = app("close the window", SAVE_CHANGES, [step(close)], "Save Changes?", in_dialog=True)
-    failed = plan_app(asked)
+    failed = work.next(asked)
     assert action(failed)[0] == "FAIL"
     assert "'Save Changes?'" in failed["result"] and "'Discard'" in failed["result"]
 
 
 def test_files_renames_in_a_popover_of_its_own_window() -> None:
     subtask = "rename readme.txt to notes.txt"
+    work = Handed((RENAME,))
     history: list[PastStep] = []
     field = control(3, "text", "", (10, 60, 300, 90))
     for controls, title, function in (
@@ -75,12 +87,12 @@ def test_files_renames_in_a_popover_of_its_own_window() -> None:
         ([field], "Select Items Matching", "press_keys"),  # Return
         ([], "project", "press_keys"),  # F2
     ):
-        answer = plan_app(app(subtask, controls, history, title, in_dialog=title != "project"))
+        answer = work.next(app(subtask, controls, history, title, in_dialog=title != "project"))
         assert action(answer)[1] == function, answer
         history.append(step(answer))
     popover = control(20, "text", "New Filename", (305, 148, 545, 182), text="readme.txt")
     popover = popover.model_copy(update={"states": ["focused", "editable"]})
-    named = plan_app(app(subtask, [popover], history, "project"))
+    named = work.next(app(subtask, [popover], history, "project"))
     assert action(named) == (
         "CONTINUE",
         ToolName.SET_TEXT,
@@ -91,7 +103,8 @@ def test_files_renames_in_a_popover_of_its_own_window() -> None:
 def test_an_operation_done_is_not_undone_by_the_dialog_the_next_one_opens() -> None:
     """A folder made, then a rename: the rename's Select Items Matching dialog is not the
     New Folder dialog the first operation waited to close."""
-    subtask = "create a folder named reports, then rename readme.txt to notes.txt"
+    subtask = "create a folder named reports, rename readme.txt to notes.txt"
+    work = Handed((Op("new_folder", "create a folder named reports", "reports"), RENAME))
     field = control(3, "text", "Folder name", (10, 60, 300, 90))
     history: list[PastStep] = []
     for controls, title in (
@@ -100,11 +113,12 @@ def test_an_operation_done_is_not_undone_by_the_dialog_the_next_one_opens() -> N
         ([field], "New Folder"),
         ([], "project"),
     ):
-        answer = plan_app(app(subtask, controls, history, title, in_dialog=title != "project"))
+        answer = work.next(app(subtask, controls, history, title, in_dialog=title != "project"))
         history.append(step(answer))
     assert history[-1].arguments == {"keys": "ctrl+s"}  # the rename began
+    assert work.served == [0, 0, 0, 1]
     pattern = control(3, "text", "", (10, 60, 300, 90))
-    answer = plan_app(app(subtask, [pattern], history, "Select Items Matching", in_dialog=True))
+    answer = work.next(app(subtask, [pattern], history, "Select Items Matching", in_dialog=True))
     assert action(answer) == (
         "CONTINUE",
         ToolName.SET_TEXT,

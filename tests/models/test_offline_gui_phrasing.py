@@ -131,14 +131,14 @@ def test_a_request_not_read_whole_fails_before_any_step_naming_the_part() -> Non
         ("open gedit and the calculator", "open gedit and the calculator"),
         ("type hello into gedit", "type hello into gedit"),
     ):
-        said = plan_host(HostObservation(request, (), ()))
+        said = plan_host(HostObservation(request, (), ())).answer
         assert said["action"] == {"function": None, "arguments": {}, "status": "FAIL"}
         assert said["observation"] == f"I do not understand {part!r}."
         assert said["result"].startswith(f"I do not understand {part!r}. The offline model")
 
 
 def test_a_shell_question_and_a_desktop_step_are_not_mixed() -> None:
-    said = plan_host(HostObservation("open gedit and tell me the hostname", (), ()))
+    said = plan_host(HostObservation("open gedit and tell me the hostname", (), ())).answer
     assert said["action"]["status"] == "FAIL" and said["action"]["function"] is None
     assert "'tell me the hostname' is a question for the shell" in said["observation"]
 

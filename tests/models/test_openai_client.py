@@ -15,6 +15,7 @@ import pytest
 from PIL import Image
 
 from roundhouse.config import OpenAISettings, Price
+from roundhouse.core.limits import LimitReached
 from roundhouse.core.messages import Message
 from roundhouse.core.usage import Usage
 from roundhouse.models.base import ModelError, ModelRequest
@@ -160,12 +161,17 @@ async def test_truncated_answer_still_returns_its_text_and_usage(
 async def test_slow_answer_past_the_timeout_is_retried_then_fails(
     fake: FakeOpenAI, make_model: MakeModel, sleeps: Sleeps
 ) -> None:
-    # The fake's wait is cut short when the server stops; the client's timeout is real.
+    # The fake holds both answers until it stops; the client's timeout is real. What the
+    # client did is asserted, never what the server saw by then: on a loaded machine the
+    # second request may still be on its way when the timeout ends the attempt (the client
+    # doing right), so a count taken at the server raced that timeout.
     fake.push(Reply.slow(30), Reply.slow(30))
 
-    with pytest.raises(ModelError, match=r"no answer within 0.2 s \(gave up after 2 attempts\)"):
+    with pytest.raises(
+        ModelError, match=r"no answer within 0.2 s \(gave up after 2 attempts\)"
+    ) as e:
         await make_model(timeout=0.2, max_retries=1).complete(ask())
-    assert len(fake.requests) == 2
+    assert e.value.usage == Usage(requests=2)  # each attempt counted as it was sent
     assert sleeps.calls == [1.0]
 
 
@@ -255,6 +261,30 @@ async def test_structured_output_refused_falls_back_to_text_and_remembers(
     assert first.usage == Usage(requests=2, input_tokens=10, output_tokens=1)
     assert first.extra["structured_output"] is False
     assert sleeps.calls == []  # a fallback is not a retry
+
+
+async def test_each_attempt_after_the_first_asks_the_limits_before_it_is_sent(
+    fake: FakeOpenAI, make_model: MakeModel, sleeps: Sleeps
+) -> None:
+    """A fallback and a retry are requests too: `before_retry` is asked before each, with
+    what the attempts spent, and its refusal ends the request before anything is sent."""
+    asked: list[Usage] = []
+
+    def before_retry(spent: Usage) -> None:
+        asked.append(spent)
+        if len(asked) == 2:
+            raise LimitReached("max_requests reached: 2 requests of 2", spent)
+
+    refusal = "Invalid parameter: 'response_format' of type 'json_schema' is not supported."
+    fake.push(Reply.error(400, refusal), Reply.error(500), Reply.completion("never sent"))
+    request = ask(response_schema=SCHEMA, before_retry=before_retry)
+
+    with pytest.raises(LimitReached, match="max_requests reached") as refused:
+        await make_model().complete(request)
+    assert asked == [Usage(requests=1), Usage(requests=2)]
+    assert refused.value.usage == Usage(requests=2)  # carried, so that the step counts them
+    assert (len(fake.requests), fake.remaining) == (2, 1)
+    assert sleeps.calls == []  # refused before waiting to retry
 
 
 async def test_structured_output_off_in_settings_sends_no_schema(
@@ -423,9 +453,9 @@ async def test_a_body_that_never_ends_is_cut_at_the_timeout(
     # timeout can end this.
     fake.push(Reply.never_ending(), Reply.never_ending())
 
-    with pytest.raises(ModelError, match=r"no answer within 1 s \(gave up after 2 attempts\)"):
+    with pytest.raises(ModelError, match=r"no answer within 1 s \(gave up after 2 attempts\)") as e:
         await make_model(timeout=1.0, max_retries=1).complete(ask())
-    assert len(fake.requests) == 2
+    assert e.value.usage == Usage(requests=2)  # as sent: the server's count races the timeout
 
 
 async def test_a_storm_of_429s_ends_when_the_retry_budget_is_spent(

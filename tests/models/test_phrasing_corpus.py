@@ -11,14 +11,11 @@ import pytest
 from roundhouse.bench.phrasing import (
     CORPUS,
     CorpusError,
-    Phrasing,
     judge,
     load_corpus,
     render,
     shares,
 )
-from roundhouse.models.offline.gui import group_by_application, parse_request
-from roundhouse.models.offline.intents import read_request
 
 PHRASINGS = load_corpus(CORPUS)
 
@@ -39,22 +36,6 @@ def test_nine_in_ten_are_understood_none_misread_and_every_outsider_fails() -> N
     )
     wrong = [v for v in verdicts if v.outcome in ("misread", "acted on")]
     assert not wrong, render(shares(verdicts), wrong, False)
-
-
-@pytest.mark.parametrize(
-    "phrasing", [p for p in PHRASINGS if p.plan is not None], ids=lambda p: p.say[:60]
-)
-def test_each_subtask_the_host_hands_on_reads_as_the_same_steps(phrasing: Phrasing) -> None:
-    """The app agent reads its subtask (the steps' own words, joined by commas) again: it
-    must find the very steps the host grouped for it."""
-    reading = read_request(phrasing.say)
-    if reading.plan() is None or reading.questions:
-        return
-    for group in group_by_application(reading.ops):
-        if group.ops:
-            ops, unknown = parse_request(group.subtask, in_window=True)
-            assert unknown == [], group.subtask
-            assert [op for op in ops if op.kind != "open"] == list(group.ops), group.subtask
 
 
 def test_a_corpus_that_is_not_one_is_refused_saying_where(tmp_path: Path) -> None:

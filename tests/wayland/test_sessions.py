@@ -1,6 +1,6 @@
 """A Wayland session as a person has one: started with `roundhouse desktop start --session
 KIND`, then used only through the lines it printed, as a terminal of that session would
-be (`--desktop current`, nothing else carried over). On each of sway, GNOME and KDE:
+be (`--desktop current`, nothing else carried over). On each of sway, labwc, GNOME and KDE:
 doctor says wayland and exits 0, a screenshot is a real picture of the screen, the offline
 agent opens gedit, types a line and saves it; stopping the session, or killing the process
 that owns one, leaves none of its processes running."""
@@ -21,9 +21,10 @@ import pytest
 from PIL import Image
 from tests.desktop.conftest import kill_session, wait_until
 from tests.helpers import tagged
-from tests.wayland.conftest import SESSIONS
+from tests.wayland.conftest import SESSIONS, skip_unless_this_release_has
 
-from roundhouse.devices.linux.doctor import NO_GPU_FIX, NO_RENDER_NODE
+from roundhouse.devices.linux.display.backends import named
+from roundhouse.devices.linux.display.kde.kwin import NO_GPU_FIX
 
 ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))
 COMMAND_TIMEOUT = 180  # seconds for one command of a test (the agent's run is the longest)
@@ -63,6 +64,7 @@ def session_env(printed: str) -> dict[str, str]:
 def started(request: pytest.FixtureRequest) -> Iterator[tuple[str, dict[str, str]]]:
     """A session started by `roundhouse desktop start --session KIND`: its name and the
     environment its lines give; stopped (by name) after the module's tests."""
+    skip_unless_this_release_has(request.param)
     done = roundhouse("desktop", "start", "--session", request.param)
     assert done.returncode == 0, done.stderr
     name = done.stderr.split(" desktop ", 1)[1].split()[0]
@@ -75,7 +77,7 @@ def started(request: pytest.FixtureRequest) -> Iterator[tuple[str, dict[str, str
 def test_the_printed_lines_are_a_wayland_terminals(started: tuple[str, dict[str, str]]) -> None:
     name, env = started
     assert env["XDG_SESSION_TYPE"] == "wayland"
-    assert env["XDG_CURRENT_DESKTOP"] in ("sway", "GNOME", "KDE")
+    assert env["XDG_CURRENT_DESKTOP"] == named(name.split("-")[0]).current_desktop
     assert (Path(env["XDG_RUNTIME_DIR"]) / env["WAYLAND_DISPLAY"]).is_socket()
     assert env["DBUS_SESSION_BUS_ADDRESS"].startswith("unix:path=")
     assert "DISPLAY" not in env
@@ -89,7 +91,7 @@ def screen_refused(env: dict[str, str]) -> str | None:
     without a GPU render node (Debian 13's KWin 6.3 here: no permission would help)."""
     report = json.loads(roundhouse("doctor", "--desktop", "current", "--json", env=env).stdout)
     (shots,) = [check for check in report["checks"] if check["name"] == "screenshots"]
-    if shots["ok"] or NO_RENDER_NODE not in shots["detail"]:
+    if shots["ok"] or shots["fix"] != NO_GPU_FIX:
         return None
     return str(shots["detail"])
 
@@ -174,11 +176,8 @@ def test_the_offline_agent_opens_gedit_types_a_line_and_saves_it(
         timeout=COMMAND_TIMEOUT,
         stdin=subprocess.DEVNULL,
     )
-    if screen_refused(env) is not None:
-        # Without screenshots the agent cannot look: the round fails at once, saying why.
-        assert done.returncode != 0 and "render node" in done.stdout, done.stdout
-        assert not target.exists()
-        return
+    # Where KWin 6 serves no screenshots (no GPU render node), the offline agent works
+    # from the tree and keys all the same: the settle then waits out its grace.
     assert done.returncode == 0, done.stdout + done.stderr
     assert target.read_text() == "Hello from roundhouse\n"  # gedit ends a file with \n
     closing = roundhouse("windows", "--desktop", "current", "--json", env=env)
@@ -189,6 +188,7 @@ def test_the_offline_agent_opens_gedit_types_a_line_and_saves_it(
 
 @pytest.mark.parametrize("kind", SESSIONS)
 def test_stopping_a_session_ends_its_processes_and_its_folder(kind: str) -> None:
+    skip_unless_this_release_has(kind)
     done = roundhouse("desktop", "start", "--session", kind, "--json")
     assert done.returncode == 0, done.stderr
     started = json.loads(done.stdout)
@@ -219,13 +219,14 @@ def test_stopping_a_session_ends_its_processes_and_its_folder(kind: str) -> None
 @pytest.mark.parametrize("kind", SESSIONS)
 def test_a_killed_owner_leaves_no_process_of_its_session(kind: str) -> None:
     """The janitor ends a Wayland desktop whose owner was SIGKILLed, as it does Xvfb's."""
+    skip_unless_this_release_has(kind)
     owner = subprocess.Popen(
         [
             sys.executable,
             "-c",
             "import sys, time\n"
             "from roundhouse.config import DesktopSettings\n"
-            "from roundhouse.devices.linux.desktops.desktop import VirtualDesktop\n"
+            "from roundhouse.devices.linux.desktops.virtual import VirtualDesktop\n"
             f"virtual = VirtualDesktop(DesktopSettings(session={kind!r}))\n"
             "virtual.start()\n"
             "print(virtual.state().tag, flush=True)\n"
@@ -263,7 +264,9 @@ def test_doctor_says_what_is_refused_and_the_fix_and_exits_1(
     """A session that names another family than its compositor's: the routes that family
     needs are refused, and doctor says so, with the fix, instead of reporting "ok"."""
     _, env = started
-    other = {"sway": "GNOME", "GNOME": "KDE", "KDE": "sway"}[env["XDG_CURRENT_DESKTOP"]]
+    other = {"sway": "GNOME", "GNOME": "KDE", "KDE": "sway", "labwc:wlroots": "KDE"}[
+        env["XDG_CURRENT_DESKTOP"]
+    ]
     done = roundhouse("doctor", "--desktop", "current", env={**env, "XDG_CURRENT_DESKTOP": other})
     assert done.returncode == 1, done.stdout + done.stderr
     assert "FAIL display server:" in done.stdout and "fix: " in done.stdout
@@ -271,3 +274,23 @@ def test_doctor_says_what_is_refused_and_the_fix_and_exits_1(
     nowhere = {**env, "WAYLAND_DISPLAY": "wayland-none"}
     done = roundhouse("doctor", "--desktop", "current", env=nowhere)
     assert done.returncode == 1 and "not usable" in done.stderr
+
+
+def test_the_suites_gedit_and_calculator_tasks_pass_on_labwc(tmp_path: Path) -> None:
+    """labwc, added as one folder and one record: the shipped suite's gedit save and
+    Calculator 739, replayed by `batch --session labwc`, pass as they do on X11."""
+    skip_unless_this_release_has("labwc")
+    suite = Path(__file__).parents[2] / "tasks" / "basic"
+    done = subprocess.run(
+        [ROUNDHOUSE, "batch", str(suite), "--session", "labwc", "--model", "replay"]
+        + ["--task", "gedit-type-save", "--task", "calculator-739", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=2 * COMMAND_TIMEOUT,
+        env={k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")},
+    )
+    rows = {row["task"]: row for row in json.loads((tmp_path / "results.json").read_text())}
+    assert {task: row["passed"] for task, row in rows.items()} == {
+        "gedit-type-save": True,
+        "calculator-739": True,
+    }, done.stdout + done.stderr

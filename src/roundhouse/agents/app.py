@@ -160,16 +160,20 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         if not listed.ok or not isinstance(listed.result, list):
             return None
         windows = [WindowInfo.model_validate(item) for item in listed.result]
-        mine = [
-            w
-            for w in windows
-            if w.xid == self.window.xid or (w.pid is not None and w.pid == self.window.pid)
-        ]
+        mine = [w for w in windows if w.xid == self.window.xid or self._same_application(w)]
         if not mine:
             return None
         return next((w for w in mine if w.active), None) or next(
             (w for w in mine if w.xid == self.window.xid), mine[0]
         )
+
+    def _same_application(self, window: WindowInfo) -> bool:
+        """Its process's, where the display server says whose a window is; else (labwc's
+        windows come without a pid) the same application id, which a toolkit gives every
+        window of its application, dialogs included."""
+        if window.pid is not None and self.window.pid is not None:
+            return window.pid == self.window.pid
+        return bool(window.application) and window.application == self.window.application
 
     async def _controls(self, window: WindowInfo) -> ControlList:
         listed = await self.collect(ToolName.GET_CONTROLS, window_id=window.xid)

@@ -11,6 +11,7 @@ from typing import Generic, Protocol, TypeVar, cast
 
 from roundhouse.agents.responses import InvalidAnswer
 from roundhouse.core.events import AnswerRejected, EventBus, PromptSent
+from roundhouse.core.limits import LimitReached
 from roundhouse.core.messages import Message
 from roundhouse.core.usage import Usage
 from roundhouse.models.base import REFUSAL, LanguageModel, ModelError, ModelRequest, NoValidAnswer
@@ -64,7 +65,7 @@ async def ask_model(
         events.emit(PromptSent(asker.round_id, asker.agent_name, attempt + 1, tuple(messages)))
         try:
             completion = await model.complete(replace(request, messages=tuple(messages)))
-        except ModelError as error:  # the failed attempts were requests all the same
+        except (ModelError, LimitReached) as error:  # attempts made were requests all the same
             asker.spend(error.usage)
             raise
         finally:

@@ -8,7 +8,7 @@ in an answer, how it acts, what its answer comes to); none has a copy of the ste
     asked  = await self.ask(step, prompt, parse)          # parse = the answer type + check()
     result = await self.act(context, seen, answer, ...)   # hook, or the user is asked (PENDING)
     end    = self.conclude(context, seen, answer, result) # hook: the status it comes to
-    return   the step, concluded
+    return   Concluded(step, the transition of that status)   # looked up once, here
 
 The step record is the one record of the step: the history the next prompts show
 (`history`), the round's posts and everything logged are derived from it.
@@ -29,7 +29,7 @@ from roundhouse.core.commands import Command, Result, ResultStatus
 from roundhouse.core.context import RoundContext
 from roundhouse.core.events import EventBus, StepAnswered
 from roundhouse.core.messages import Message
-from roundhouse.core.states import AgentKind, Status, transition
+from roundhouse.core.states import AgentKind, Status, Transition, transition
 from roundhouse.core.trajectory import ActionRecord, StepRecord
 from roundhouse.core.user import UserChannel, refusal
 from roundhouse.devices.base import Dispatcher
@@ -79,6 +79,15 @@ class Conclusion(Generic[A]):
     subtask: str | None = None
 
 
+@dataclass(frozen=True)
+class Concluded:
+    """A step as it ended: its record, status set, and where the transition table sends the
+    round from it. The table is asked once, here; the round carries the answer out."""
+
+    step: StepRecord
+    move: Transition
+
+
 @dataclass(kw_only=True)
 class AgentCore(Generic[Obs, A]):
     model: LanguageModel
@@ -92,7 +101,7 @@ class AgentCore(Generic[Obs, A]):
 
     # --- the step ------------------------------------------------------------------------
 
-    async def handle(self, context: RoundContext) -> StepRecord:
+    async def handle(self, context: RoundContext) -> Concluded:
         round_ = context.round
         step = StepRecord(
             session_step=context.session.session_step + 1,
@@ -153,12 +162,13 @@ class AgentCore(Generic[Obs, A]):
         seen: Seen[Any],
         answered: A,
         result: Result | None,
-    ) -> StepRecord:
+    ) -> Concluded:
         """The step as its answer came to (the conclude hook): its status, what it did and
-        said, and to whom its post goes."""
+        said, to whom its post goes, and where the round goes from it."""
         end = self.conclude(context, seen, answered, result)
+        move = transition(self.kind, end.status)
         answer = end.answer
-        if transition(self.kind, end.status).round_end:
+        if move.round_end:
             context.round.result = answer.result
         step.observation = answer.observation
         step.thought = answer.thought
@@ -172,7 +182,7 @@ class AgentCore(Generic[Obs, A]):
         step.send_to = end.send_to
         step.subtask = end.subtask
         step.status = end.status  # last: a step is concluded once it has a status
-        return step
+        return Concluded(step, move)
 
     def history(self, context: RoundContext) -> tuple[PastStep, ...]:
         """This agent's concluded steps since its assignment, as its next prompt shows them."""

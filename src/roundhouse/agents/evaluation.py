@@ -6,9 +6,10 @@ proof; the prompt says so.
 
 It asks as the agents do (agents/asking.py): an invalid answer goes back to the model with
 the error, up to `retries` times, its prompts go to request.log, and every call is counted,
-priced by the model pool. If the model still gives none (or cannot be reached), the verdict
-is "unsure" with the reason why: judging is advice about a round that has already ended,
-so it never fails the round, and "unsure" is never mistaken for success.
+priced by the model pool. If the model still gives none (or cannot be reached, or the
+session's limits allow it no request), the verdict is "unsure" with the reason why: judging
+is advice about a round that has already ended, so it never fails the round, and "unsure"
+is never mistaken for success.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from roundhouse.agents.prompting import template
 from roundhouse.agents.responses import InvalidAnswer
 from roundhouse.core.evaluation import Evaluation, SubScore, Verdict
 from roundhouse.core.events import EventBus
+from roundhouse.core.limits import LimitReached
 from roundhouse.core.messages import Message
 from roundhouse.core.record import RoundRecord
 from roundhouse.core.trajectory import StepRecord
@@ -245,7 +247,7 @@ class EvaluationAgent:
                 retries=self.retries,
                 events=self.events,
             )
-        except ModelError as error:
+        except (ModelError, LimitReached) as error:  # a spent limit too: the round has ended
             log.warning("the evaluation model could not be asked: %s", error)
             reason = f"evaluator could not be asked: {error}"
             return self._verdict(round_id, None, reason, asker.usage)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from roundhouse.agents.app import AppAgent
+from roundhouse.agents.base import Concluded
 from roundhouse.agents.host import HostAgent
 from roundhouse.core.context import RoundContext
 from roundhouse.core.states import AgentKind, Transition
@@ -23,7 +24,7 @@ class Agent(Protocol):
     kind: AgentKind
     name: str
 
-    async def handle(self, context: RoundContext) -> StepRecord: ...
+    async def handle(self, context: RoundContext) -> Concluded: ...
 
 
 class AgentPool(Protocol):

@@ -44,7 +44,8 @@ from roundhouse.bench.tree import QT_APP
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import Context, Control, WindowInfo
 from roundhouse.devices.linux.atspi.client import AtspiClient
-from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.models.observation import AppObservation
 
 GOAL_RATIO = 0.5

@@ -27,8 +27,8 @@ import typer
 
 from roundhouse.bench.app import bench_app
 from roundhouse.config import DesktopSettings, Settings
-from roundhouse.devices.linux.desktops.desktop import VirtualDesktop
-from roundhouse.devices.linux.desktops.session import SESSION_KINDS
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
+from roundhouse.devices.linux.display.backends import SESSION_KINDS
 from roundhouse.devices.linux.tools import DesktopTools
 
 DOCUMENT_LINES = 200
@@ -62,7 +62,7 @@ async def measure(kind: str, runs: int, folder: Path) -> SessionFigures:
     document = folder / f"{kind}.txt"
     document.write_text("".join(f"line {n} of the document\n" for n in range(DOCUMENT_LINES)))
     started = time.perf_counter()
-    virtual = VirtualDesktop(DesktopSettings(session=kind))  # type: ignore[arg-type]
+    virtual = VirtualDesktop(DesktopSettings(session=kind))
     desktop = await asyncio.to_thread(virtual.start)
     start_s = time.perf_counter() - started
     try:

@@ -44,8 +44,9 @@ from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import Control, ControlList, UiNode, WindowInfo
 from roundhouse.devices.linux.atspi.client import AtspiClient
 from roundhouse.devices.linux.atspi.tree import intersection, select_controls
-from roundhouse.devices.linux.desktops.desktop import Desktop, VirtualDesktop
-from roundhouse.devices.linux.display.choose import open_display
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
+from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.devices.linux.display.x11.input import XInput
 from roundhouse.devices.linux.display.x11.screen import Screen
 from roundhouse.devices.linux.screenshots import capture_desktop_png

@@ -15,6 +15,7 @@ COMMAND_ORDER = (
     "serve",
     "doctor",
     "desktop",
+    "setup",
     "resume",
     "batch",
     "report",

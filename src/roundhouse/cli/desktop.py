@@ -26,19 +26,11 @@ from roundhouse.cli.app import app
 from roundhouse.config import ConfigError, DesktopSettings, load_settings
 from roundhouse.devices.contract import UiNode, UiSnapshot, WindowInfo, readable
 from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError, TreeLimits, ui_tree_json
-from roundhouse.devices.linux.desktops.desktop import (
-    Desktop,
-    DesktopState,
-    DesktopUnavailable,
-    detached_states,
-    open_desktop,
-    start_detached,
-    state_alive,
-    stop_detached,
-)
-from roundhouse.devices.linux.desktops.session import SESSION_KINDS
+from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable
+from roundhouse.devices.linux.desktops.detached import DesktopState, detached_states, state_alive
+from roundhouse.devices.linux.desktops.opening import open_desktop, start_detached, stop_detached
+from roundhouse.devices.linux.display.backends import DEFAULT_KIND, SESSION_KINDS, open_display
 from roundhouse.devices.linux.display.base import DisplayUnavailable
-from roundhouse.devices.linux.display.choose import open_display
 
 desktop_app = typer.Typer(help="Virtual desktops: start one, see which run, stop them.")
 app.add_typer(desktop_app, name="desktop")
@@ -57,11 +49,21 @@ SessionOption = Annotated[
     str | None,
     typer.Option(
         "--session",
-        help="What a virtual desktop runs: x11 (Xvfb, the default), or a headless Wayland "
-        "compositor: sway, gnome or kde",
+        help=f"What a virtual desktop runs: {DEFAULT_KIND} (Xvfb and openbox, the default), or "
+        "a headless Wayland compositor: "
+        f"{', '.join(kind for kind in SESSION_KINDS if kind != DEFAULT_KIND)}",
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON")]
+ShippedOption = Annotated[
+    bool,
+    typer.Option(
+        "--shipped",
+        help="With the security its distribution ships, as a person's own session has it "
+        "(GNOME Shell without unsafe mode, KWin with its permission checks): for trying "
+        "`roundhouse setup` and what works without it",
+    ),
+]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -80,9 +82,16 @@ def with_session(settings: DesktopSettings, session: str | None) -> DesktopSetti
     """The settings with a virtual desktop's session kind from --session."""
     if session is None:
         return settings
+    return settings.model_copy(update={"session": session_kind(session)})
+
+
+def session_kind(session: str) -> str:
+    """--session's value, one of the kinds display/backends.py lists; a usage error else."""
     if session not in SESSION_KINDS:
-        raise _fail(f"--session {session!r}: expected one of {', '.join(SESSION_KINDS)}")
-    return settings.model_copy(update={"session": session})
+        raise typer.BadParameter(
+            f"{session!r}: expected one of {', '.join(SESSION_KINDS)}", param_hint="--session"
+        )
+    return session
 
 
 @contextlib.contextmanager
@@ -121,6 +130,7 @@ def start(
     width: Annotated[int | None, typer.Option(help="Screen width (default: 1280)")] = None,
     height: Annotated[int | None, typer.Option(help="Screen height (default: 800)")] = None,
     session: SessionOption = None,
+    shipped: ShippedOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Start a virtual desktop that keeps running; print how to use it.
@@ -129,7 +139,11 @@ def start(
     that session has the same variables, and `--desktop current` then drives it.
     """
     settings = with_session(_settings(), session)
-    updates = {key: value for key, value in (("width", width), ("height", height)) if value}
+    updates: dict[str, object] = {
+        key: value for key, value in (("width", width), ("height", height)) if value
+    }
+    if shipped:
+        updates["shipped"] = True
     try:
         desktop, path = start_detached(settings.model_copy(update=updates))
     except DesktopUnavailable as error:
@@ -139,7 +153,7 @@ def start(
             json.dumps(
                 {
                     "display": desktop.display,
-                    "session": settings.session,
+                    "session": desktop.kind,
                     "env": session_exports(desktop),
                     "state_file": str(path),
                 }
@@ -151,7 +165,7 @@ def start(
     for name, value in session_exports(desktop).items():
         typer.echo(f"export {name}={shlex.quote(value)}")
     typer.echo(
-        f"# virtual {settings.session} desktop {desktop.display} "
+        f"# virtual {desktop.kind} desktop {desktop.display} "
         f"({desktop.width}x{desktop.height}) started; "
         f"stop it with: roundhouse desktop stop {desktop.display}",
         err=True,
@@ -169,8 +183,8 @@ def session_exports(desktop: Desktop) -> dict[str, str]:
             "XDG_SESSION_TYPE",
             "XDG_CURRENT_DESKTOP",
             "DBUS_SESSION_BUS_ADDRESS",
-            "SWAYSOCK",
         )
+    names += desktop.backend.exports  # what its own session sets: sway's SWAYSOCK
     return {name: desktop.env[name] for name in names if desktop.env.get(name)}
 
 

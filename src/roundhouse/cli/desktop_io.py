@@ -15,8 +15,8 @@ from roundhouse.cli.desktop import DesktopOption, JsonOption, open_cli_desktop
 from roundhouse.cli.serve import exit_on_sigterm
 from roundhouse.config import ConfigError, Settings, load_settings
 from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.backends import list_windows
 from roundhouse.devices.linux.display.base import WindowError, find_window
-from roundhouse.devices.linux.display.choose import list_windows
 from roundhouse.devices.linux.tools import DesktopTools
 
 EXIT_FAILED = 1

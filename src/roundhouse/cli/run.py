@@ -15,13 +15,14 @@ import typer
 
 from roundhouse.agents.user import TerminalUser
 from roundhouse.cli.app import app
-from roundhouse.cli.desktop import DesktopOption, SessionOption, desktop_mode
+from roundhouse.cli.desktop import DesktopOption, SessionOption, desktop_mode, session_kind
 from roundhouse.cli.display import StepPrinter
 from roundhouse.config import ConfigError, Settings, ShellPolicy, load_settings
+from roundhouse.core.limits import LimitReached
 from roundhouse.core.record import RoundRecord
 from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.engine.compose import compose_session
-from roundhouse.engine.session import Session, SessionLimit, cost_line
+from roundhouse.engine.session import Session, cost_line
 from roundhouse.logs.resume import ResumePlan, mark_interrupted, plan_resume
 from roundhouse.logs.store import SESSION_FILE
 
@@ -53,6 +54,14 @@ MaxCostOption = Annotated[
     float | None,
     typer.Option(help="Dollars the session may spend on model calls (default: no cap)"),
 ]
+MaxRequestsOption = Annotated[
+    int | None,
+    typer.Option(help="Model requests the session may send, retries included (default: no cap)"),
+]
+MaxTokensOption = Annotated[
+    int | None,
+    typer.Option(help="Tokens, input and output, the session's models may use (default: no cap)"),
+]
 LogsOption = Annotated[Path | None, typer.Option(help="Folder for the log folders (default: logs)")]
 TaskOption = Annotated[str | None, typer.Option(help="Name of this session's log folder")]
 MaxStepOption = Annotated[int | None, typer.Option(help="Most steps a round may take")]
@@ -82,6 +91,8 @@ class SessionOptions:
     task: TaskOption = None
     max_step: MaxStepOption = None
     max_cost: MaxCostOption = None
+    max_requests: MaxRequestsOption = None
+    max_tokens: MaxTokensOption = None
     yes: YesOption = False
     shell_policy: PolicyOption = None
     record: RecordOption = None
@@ -97,6 +108,8 @@ class SessionOptions:
             task=self.task,
             max_step=self.max_step,
             max_cost=self.max_cost,
+            max_requests=self.max_requests,
+            max_tokens=self.max_tokens,
             assume_yes=self.yes or None,
             shell_policy=self.shell_policy,
             record_answers=self.record,
@@ -138,7 +151,7 @@ def desktop_settings(desktop: str | None, session: str | None) -> dict[str, str]
     """--desktop and --session as the settings' desktop section (None: neither given)."""
     section = {"mode": desktop_mode(desktop)} if desktop else {}
     if session:
-        section["session"] = session
+        section["session"] = session_kind(session)
     return section or None
 
 
@@ -242,7 +255,7 @@ async def _chat(session: Session, interactive: bool) -> None:
             continue
         try:
             outcome = await session.run_round(line.strip())
-        except SessionLimit as limit:
+        except LimitReached as limit:  # max_round
             typer.echo(f"roundhouse: {limit}; ending the session", err=True)
             break
         report(outcome, session)
@@ -254,6 +267,9 @@ def resume(
     model: ModelOption = None,
     desktop: DesktopOption = None,
     mcp: McpOption = None,
+    max_cost: MaxCostOption = None,
+    max_requests: MaxRequestsOption = None,
+    max_tokens: MaxTokensOption = None,
     yes: YesOption = False,
 ) -> None:
     """Carry on a session that was killed or cancelled, or whose desktop was lost: finished
@@ -271,6 +287,9 @@ def resume(
         desktop={"mode": desktop_mode(desktop)} if desktop else None,
         mcp=mcp,
         logs=log_dir.parent,
+        max_cost=max_cost,  # a limit given here replaces the session's own
+        max_requests=max_requests,
+        max_tokens=max_tokens,
         assume_yes=yes or None,
     )
     typer.echo(

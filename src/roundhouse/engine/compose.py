@@ -7,7 +7,7 @@ transport:
 It opens what the agents act through (the dispatcher: the shell here, a desktop here, or a
 desktop served over MCP, by HTTP or stdio), the log folder (a new one, or the resumed
 one), the event bus with the recorder subscribed first (the one writer of the folder),
-the models (priced, held to max_cost), the agents, the judge and the snapshots; and closes
+the models (priced, held to the limits), the agents, the judge and the snapshots; and closes
 them on the way out. run, chat, resume (and so every batch task, which is a `roundhouse
 run`) and the tests make their sessions here. A test swaps the device with `dispatcher=`
 (devices/base.py FunctionDispatcher is the fake that ships), and the models with `models=`.
@@ -28,11 +28,13 @@ from roundhouse.agents.pool import AgentPool, HostAppPool, SingleAgent
 from roundhouse.config import ConfigError, Settings
 from roundhouse.core.events import EventBus, Observer
 from roundhouse.core.judge import Evaluator, NotEvaluated
+from roundhouse.core.limits import Limits
 from roundhouse.core.record import SessionRecord
 from roundhouse.core.states import AgentKind
 from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.devices.base import Dispatcher, LocalDispatcher, ToolRegistry
 from roundhouse.devices.contract import WindowInfo
+from roundhouse.devices.linux.presence import has_display
 from roundhouse.devices.shell import ShellTools
 from roundhouse.engine.round import NoSnapshots, Snapshotter
 from roundhouse.engine.session import Session
@@ -70,7 +72,8 @@ async def compose_session(
         if dispatcher is None:
             device = open_dispatcher(settings, kind, user)
             dispatcher = await opened.enter_async_context(device)
-        pool = ModelPool(settings, models, spent=lambda: record.usage)
+        limits = Limits.of(settings)  # the one value: the pool's requests, the rounds' steps
+        pool = ModelPool(settings, models, limits=limits, spent=lambda: record.usage)
         opened.push_async_callback(pool.close)
         services = AgentServices(
             settings=settings,
@@ -89,6 +92,7 @@ async def compose_session(
             agents=agent_factory(kind, pool, services),
             services=services,
             models=pool,
+            limits=limits,
             evaluator=evaluator(settings, pool, events),
             snapshots=snapshots or NoSnapshots(),
             store=store,
@@ -102,8 +106,7 @@ def agent_kind(settings: Settings) -> AgentKind:
         return AgentKind.LINUX
     if settings.agent == "host" or settings.mcp is not None or settings.desktop.mode != "auto":
         return AgentKind.HOST
-    graphical = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    return AgentKind.HOST if graphical else AgentKind.LINUX
+    return AgentKind.HOST if has_display(os.environ) else AgentKind.LINUX
 
 
 @asynccontextmanager
@@ -124,7 +127,7 @@ async def open_dispatcher(
         async with MCPDispatcher.connect_to(settings.mcp) as remote:
             yield remote
         return
-    from roundhouse.devices.linux.desktops.desktop import open_desktop
+    from roundhouse.devices.linux.desktops.opening import open_desktop
     from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 
     with open_desktop(settings.desktop) as desktop:

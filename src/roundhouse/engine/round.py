@@ -1,13 +1,15 @@
 """The Round: one request, run to FINISH, FAIL or ERROR by the transition table.
 
 The loop keeps the shape of UFO's Round.run (docs/design.md). Where it goes next is the
-table's pure answer (core/states.py `transition`); the loop carries it out, and keeps what
+table's pure answer (core/states.py `transition`), asked once where the step concludes and
+carried on its conclusion (agents/base.py `Concluded`); the loop carries it out, and keeps what
 happened on the round's one record (core/record.py), which the recorder writes from the
 events. Errors split in two: the model's (no valid answer after retries, a model that cannot
 answer) and a lost device end the round in ERROR with the reason recorded; ours propagate
-after the round is written down. A spent budget (max_cost) ends it in FAIL, as the step
-limit does. Ctrl-C marks the round cancelled and writes it down before the cancellation
-goes on.
+after the round is written down. A limit reached (core/limits.py: max_step before a step;
+max_requests, max_tokens or max_cost before a model request) ends it in FAIL with the
+limit's reason. Ctrl-C marks the round cancelled and writes it down before the
+cancellation goes on.
 """
 
 from __future__ import annotations
@@ -21,14 +23,12 @@ from roundhouse.config import Settings
 from roundhouse.core.context import RoundContext
 from roundhouse.core.events import Evaluated, EventBus, RoundChanged, SnapshotTaken, StepTaken
 from roundhouse.core.judge import Evaluator
+from roundhouse.core.limits import LimitReached, Limits
 from roundhouse.core.record import RoundRecord, SessionRecord
-from roundhouse.core.states import RoundState, is_round_end, transition
+from roundhouse.core.states import RoundState, is_round_end
 from roundhouse.devices.base import DeviceLost
 from roundhouse.logs.store import LogWriteError
 from roundhouse.models.base import ModelError, NoValidAnswer
-from roundhouse.models.priced import CostLimitReached
-
-MAX_STEP_REACHED = "max_step reached"
 
 
 class Snapshotter(Protocol):
@@ -57,6 +57,7 @@ class Round:
         session: SessionRecord,
         agents: AgentPool,
         settings: Settings,
+        limits: Limits,
         log_folder: Path,
         events: EventBus,
         evaluator: Evaluator,
@@ -66,6 +67,7 @@ class Round:
         self.session = session
         self.context = RoundContext(record, session)
         self.settings = settings
+        self.limits = limits
         self.log_folder = log_folder
         self.events = events
         self.evaluator = evaluator
@@ -78,22 +80,18 @@ class Round:
         self.events.emit(RoundChanged(record))
         try:
             while not self.is_finished():
-                step = await self.agent.handle(self.context)
-                self.events.emit(StepTaken(record, step))
-                if step.status is None:  # only a step that raised is left unconcluded
-                    raise RuntimeError(
-                        f"step {step.round_step} of {self.agent.name} concluded nothing"
-                    )
-                move = transition(self.agent.kind, step.status)
-                record.state = move.next_state
-                self.agent = self.agents.switch(self.agent, move, step)
-                if move.subtask_end:
+                self.limits.check_step(record.round_step)
+                done = await self.agent.handle(self.context)
+                self.events.emit(StepTaken(record, done.step))
+                record.state = done.move.next_state
+                self.agent = self.agents.switch(self.agent, done.move, done.step)
+                if done.move.subtask_end:
                     await self.settle()
                     await self.capture_last_snapshot(sub_round_id=record.subtask_ends - 1)
         except (NoValidAnswer, ModelError, DeviceLost) as error:
             self._cut_short(RoundState.ERROR, str(error))
             record.device_lost = isinstance(error, DeviceLost)
-        except CostLimitReached as error:
+        except LimitReached as error:  # a step's, or a model request's
             self._cut_short(RoundState.FAIL, str(error))
             record.result = str(error)
         except LogWriteError as error:
@@ -113,10 +111,6 @@ class Round:
             self._cut_short(RoundState.ERROR, f"internal error: {type(error).__name__}: {error}")
             self._end()
             raise
-        if not is_round_end(record.state):
-            record.state = RoundState.FAIL
-            record.result = record.result or MAX_STEP_REACHED
-            record.error = MAX_STEP_REACHED
         if not record.device_lost:  # there is no device to take the last snapshot with
             await self.capture_last_snapshot()
         if self.should_evaluate:
@@ -124,10 +118,11 @@ class Round:
         return self._end()
 
     def is_finished(self) -> bool:
-        return is_round_end(self.record.state) or self.record.round_step >= self.settings.max_step
+        return is_round_end(self.record.state)
 
     async def settle(self) -> None:
-        """sleep_time is a floor; then wait until the UI is quiet, if there is one."""
+        """sleep_time, waited here and nowhere else; then until the UI is quiet, if there is
+        one (the device's settle waits for the screen alone)."""
         if self.settings.sleep_time:
             await asyncio.sleep(self.settings.sleep_time)
         await self.snapshots.settle()

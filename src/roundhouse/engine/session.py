@@ -1,7 +1,7 @@
 """The Session: rounds in sequence, sharing a blackboard, with steps and cost per round
-and per session, all kept on the session's one record (core/record.py). Every round
-starts with fresh agents (UFO's Linux session reuses its agent, so its second round starts
-FINISHED)."""
+and per session, all kept on the session's one record (core/record.py), and held to its
+limits (core/limits.py): max_round here, the others in each round. Every round starts with
+fresh agents (UFO's Linux session reuses its agent, so its second round starts FINISHED)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,12 @@ from roundhouse.config import Settings
 from roundhouse.core.evaluation import Evaluation
 from roundhouse.core.events import Evaluated, SessionChanged
 from roundhouse.core.judge import Evaluator
+from roundhouse.core.limits import LimitReached, Limits
 from roundhouse.core.record import RoundRecord, SessionRecord
 from roundhouse.core.usage import Usage
 from roundhouse.engine.round import Round, Snapshotter
 from roundhouse.logs.store import LogStore
 from roundhouse.models import ModelPool
-
-
-class SessionLimit(RuntimeError):
-    pass
 
 
 class Session:
@@ -35,6 +32,7 @@ class Session:
         agents: Callable[[], AgentPool],  # fresh agents for each round
         services: AgentServices,
         models: ModelPool,
+        limits: Limits,
         evaluator: Evaluator,
         snapshots: Snapshotter,
         store: LogStore,  # where the recorder writes; read here, never written
@@ -45,6 +43,7 @@ class Session:
         self.services = services
         self.events = services.events
         self.models = models
+        self.limits = limits
         self.evaluator = evaluator
         self.snapshots = snapshots
         self.store = store
@@ -56,8 +55,8 @@ class Session:
         return self.record.usage
 
     async def run_round(self, request: str) -> RoundRecord:
-        if len(self.outcomes) >= self.settings.max_round:
-            raise SessionLimit(f"max_round ({self.settings.max_round}) rounds already ran")
+        """The request as a round; LimitReached (max_round) when no more may run."""
+        self.limits.check_round(len(self.outcomes))
         record = RoundRecord(id=self.record.next_round_id, user_query=request)
         self.record.rounds.append(record)  # one per round, in order, re-runs included
         round_ = Round(
@@ -65,6 +64,7 @@ class Session:
             session=self.record,
             agents=self.new_agents(),
             settings=self.settings,
+            limits=self.limits,
             log_folder=self.store.folder,
             events=self.events,
             evaluator=self.evaluator,
@@ -76,9 +76,10 @@ class Session:
 
     async def run(self, requests: Iterable[str]) -> list[RoundRecord]:
         for request in requests:
-            if len(self.outcomes) >= self.settings.max_round:
+            try:
+                await self.run_round(request)
+            except LimitReached:  # max_round: a round ends its own limits inside it
                 break
-            await self.run_round(request)
         if self.settings.eva_session:
             await self.evaluate()
         return self.outcomes

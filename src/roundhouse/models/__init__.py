@@ -6,10 +6,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from roundhouse.config import ConfigError, Settings
+from roundhouse.core.limits import Limits
 from roundhouse.core.usage import NOTHING_SPENT, Usage
 from roundhouse.models.base import LanguageModel, ModelError
 from roundhouse.models.offline.model import OfflineModel
-from roundhouse.models.priced import Budget, PricedModel
+from roundhouse.models.priced import PricedModel
 from roundhouse.models.pricing import PriceTable
 from roundhouse.models.recording import RecordingModel
 from roundhouse.models.replay import ReplayModel
@@ -41,20 +42,24 @@ def make_model(spec: str, settings: Settings) -> LanguageModel:
 class ModelPool:
     """One model object per spec for a whole session, so that agents sharing a spec share
     it (a replay file is read in order across agents and rounds). Each comes priced, and
-    held to the session's max_cost (priced.py): the agents and the judge alike."""
+    held to the session's limits before each request (priced.py): the agents and the judge
+    alike."""
 
     def __init__(
         self,
         settings: Settings,
         preset: Mapping[str, LanguageModel] | None = None,
         *,
+        limits: Limits | None = None,
         spent: Callable[[], Usage] = lambda: NOTHING_SPENT,
     ) -> None:
-        """`preset`: spec → model, for fakes. `spent`: what the session has spent so far
-        (its records' sum), which max_cost is checked against."""
+        """`preset`: spec → model, for fakes. `limits`: the session's (default: the
+        settings'). `spent`: what the session has spent so far (its records' sum), which
+        the limits are checked against."""
         self.settings = settings
         self.prices = PriceTable(settings.prices)
-        self.budget = Budget(settings.max_cost, spent)
+        self.limits = limits if limits is not None else Limits.of(settings)
+        self.spent = spent
         self._preset = dict(preset or {})
         self._models: dict[str, PricedModel] = {}
 
@@ -63,7 +68,7 @@ class ModelPool:
             model = self._preset.get(spec) or make_model(spec, self.settings)
             if self.settings.record_answers is not None and spec not in self._preset:
                 model = RecordingModel(model, self.settings.record_answers)
-            self._models[spec] = PricedModel(model, self.prices, self.budget)
+            self._models[spec] = PricedModel(model, self.prices, self.limits, self.spent)
         return self._models[spec]
 
     async def close(self) -> None:

@@ -7,6 +7,7 @@ planner reads the typed observation; the replay model reads neither.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -52,6 +53,11 @@ class ModelRequest:
     # The tools the prompt lists, for a model that takes them as native tool calls
     # (openai.native_tools); the others read them in the prompt alone.
     tools: tuple[OfferedTool, ...] = ()
+    # Called by a model before it sends this request again by itself (a retry), with what
+    # its attempts spent so far; raises core/limits.py's LimitReached when the session's
+    # limits allow no more requests. Set by the model pool (models/priced.py), which checks
+    # the first attempt itself.
+    before_retry: Callable[[Usage], None] | None = None
 
 
 @dataclass(frozen=True)

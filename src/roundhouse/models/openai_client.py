@@ -2,7 +2,9 @@
 
 Through the official SDK, with the SDK's own retries off: we retry here (429, 5xx,
 connection errors, timeouts, malformed bodies; Retry-After honoured) so that every HTTP
-attempt is seen and its usage counted — UFO drops the cost of its retries, we don't.
+attempt is seen and its usage counted — UFO drops the cost of its retries, we don't. Each
+attempt is a request the session's limits may refuse: a retry asks them first
+(ModelRequest.before_retry), the first attempt was asked before the call (models/priced.py).
 """
 
 from __future__ import annotations
@@ -286,6 +288,7 @@ class OpenAIModel:
                         f"would pass the retry budget of {budget:g} s, openai.retry_budget)"
                     )
                     raise ModelError(message, attempts.usage) from None
+                _send_again(request, attempts)  # before the wait: a refusal need not wait
                 log.warning("%s: %s; retrying in %.1f s", self.name, problem, delay)
                 await self._sleep(delay)
                 # Counted as asked for, not as measured: a test's instant sleep spends it too.
@@ -356,10 +359,12 @@ class OpenAIModel:
                     "%s refuses response_format; asking in plain text from now on", self.name
                 )
                 self._structured = False
+                _send_again(request, attempts)
                 return await self._attempt(messages, request, attempts)
             if native and error.status_code in (400, 422) and mentions_tools(error):
                 log.warning("%s refuses native tools; asking in plain JSON from now on", self.name)
                 self._native_tools = False
+                _send_again(request, attempts)
                 return await self._attempt(messages, request, attempts)
             raise self._status_problem(error, attempts.usage) from None
         try:
@@ -420,6 +425,13 @@ class OpenAIModel:
                 "image_scales": [image.scale for image in images],
             },
         )
+
+
+def _send_again(request: ModelRequest, attempts: _Attempts) -> None:
+    """Another HTTP attempt of `request` is a request too: the session's limits may refuse
+    it (LimitReached, carrying what the attempts spent), as they refused none before it."""
+    if request.before_retry is not None:
+        request.before_retry(attempts.usage)
 
 
 def _detail(error: openai.APIStatusError) -> str:

@@ -1,11 +1,13 @@
-"""Every model call priced in one place, and the spending cap checked before each one.
+"""Every model call priced in one place, and held to the session's limits before each one.
 
 The model pool hands out each model wrapped in a PricedModel: its completions come back
 with their cost set (models/pricing.py), named one way (by the model the answer says it
 came from, else the spec it was asked by), and a failed call's tokens are priced too.
 What the session has spent is not kept here: it is the sum of the session's records
-(core/record.py), which `spent` reads; max_cost is checked against that value before a
-request goes out, as pydantic-ai checks its UsageLimits against its RunUsage.
+(core/record.py), which `spent` reads; the limits (core/limits.py: requests, tokens, cost)
+are checked against that value before a request goes out, as pydantic-ai checks its
+UsageLimits against its RunUsage. A model that sends a request again by itself (the OpenAI
+client's retries) asks `before_retry` first, so that no request past a limit leaves.
 """
 
 from __future__ import annotations
@@ -13,54 +15,41 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from roundhouse.core.limits import Limits
 from roundhouse.core.usage import Usage
 from roundhouse.models.base import Completion, LanguageModel, ModelError, ModelRequest
 from roundhouse.models.pricing import PriceTable
 
 
-class CostLimitReached(RuntimeError):
-    """max_cost is spent (or cannot be checked): no more model calls in this session."""
-
-
-class Budget:
-    """The session's spending cap, checked against what its records say was spent."""
-
-    def __init__(self, max_cost: float | None, spent: Callable[[], Usage]) -> None:
-        self.max_cost = max_cost
-        self.spent = spent
-
-    def check_before_request(self, model: str) -> None:
-        if self.max_cost is None:
-            return
-        spent = self.spent()
-        if spent.cost is None:
-            raise CostLimitReached(
-                f"max_cost is ${self.max_cost:g}, but what this session spent is unknown "
-                f"(no price is known for a model it used; {model} is asked next): give the "
-                "model's price under prices: in the settings"
-            )
-        if spent.cost >= self.max_cost:
-            raise CostLimitReached(
-                f"max_cost reached: {spent.cost_text} spent of ${self.max_cost:g}"
-            )
-
-
 class PricedModel:
-    """`inner`, with every completion priced and the budget checked before each call."""
+    """`inner`, with every completion priced and the limits checked before each request."""
 
-    def __init__(self, inner: LanguageModel, prices: PriceTable, budget: Budget) -> None:
+    def __init__(
+        self,
+        inner: LanguageModel,
+        prices: PriceTable,
+        limits: Limits,
+        spent: Callable[[], Usage],
+    ) -> None:
+        """`spent`: what the session has spent so far (its records' sum)."""
         self.inner = inner
         self.name = inner.name
         self.prices = prices
-        self.budget = budget
+        self.limits = limits
+        self.spent = spent
 
     async def complete(self, request: ModelRequest) -> Completion:
-        self.budget.check_before_request(self.name)
+        self.limits.check_request(self.spent(), self.name)
         try:
-            completion = await self.inner.complete(request)
+            completion = await self.inner.complete(replace(request, before_retry=self._retry))
         except ModelError as error:  # its failed attempts were requests all the same
             raise ModelError(str(error), usage=self.priced(self.name, error.usage)) from error
         return replace(completion, usage=self.priced(completion.model, completion.usage))
+
+    def _retry(self, attempts: Usage) -> None:
+        """Before the request is sent again, with what its attempts spent so far (on no
+        record yet): LimitReached, carrying that, when the limits allow no more."""
+        self.limits.check_request(self.spent(), self.name, self.priced(self.name, attempts))
 
     def priced(self, model: str, usage: Usage) -> Usage:
         return self.prices.priced(model, usage)

@@ -21,47 +21,13 @@ from typing import Any
 from roundhouse.devices.base import Tool, make_tool
 from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError
 from roundhouse.devices.linux.desktops.desktop import Desktop
-from roundhouse.devices.linux.desktops.session import family_of
-from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable
-from roundhouse.devices.linux.display.choose import open_display, wayland_family
+from roundhouse.devices.linux.display.backend import Backend, Capability
+from roundhouse.devices.linux.display.backends import open_display
+from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable, RouteRefused
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 
 COMMAND_TIMEOUT = 3.0  # seconds for gsettings and the like
-
-# What each display server's routes need from the session, as a person would set it up.
-PERMISSIONS = {
-    "x11": "none: any client of the X server may use XTest and read the screen",
-    "sway": "none: wlroots offers its virtual input and screencopy protocols to every client",
-    "gnome": (
-        "Mutter's RemoteDesktop (any session client; GNOME shows its screen-sharing icon), "
-        "and GNOME Shell in unsafe mode for Eval (window positions) and Screenshot"
-    ),
-    "kde": (
-        "KWin trusts a program with fake input and ScreenShot2 when its desktop file lists "
-        "them (X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input, "
-        "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2)"
-    ),
-}
-# KWin 6 serves screenshots (ScreenShot2, screen casts) only from its OpenGL compositor,
-# which needs a GPU's render node; without one (a headless machine, Debian 13's KWin 6.3
-# here) it composites with QPainter and serves none (display/kde/kwin.py says so).
-NO_RENDER_NODE = "render node"
-NO_GPU_FIX = (
-    "give KWin a GPU render node (/dev/dri/renderD*), or use a session that serves "
-    "screenshots without one: --session sway or --session gnome"
-)
-FIXES = {
-    "gnome": (
-        "run GNOME Shell with --unsafe-mode (a virtual desktop does: roundhouse desktop start "
-        "--session gnome), or use --desktop virtual --session gnome"
-    ),
-    "kde": (
-        "add ~/.local/share/applications/roundhouse.desktop with Exec=<this Python> and "
-        "X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input, then log in again"
-    ),
-    "wlroots": "use sway (or another wlroots compositor with virtual input and screencopy)",
-    "x11": "start a window manager (openbox) on the display, or use --desktop virtual",
-}
+MISSING_NAMES = {"windows": "window positions"}  # what doctor calls a missing capability
 
 
 @dataclass(frozen=True)
@@ -77,7 +43,7 @@ class Check:
 class Report:
     desktop: str
     session: str  # "x11" or "wayland"
-    compositor: str  # "x11", "sway", "gnome", "kde", or what XDG_CURRENT_DESKTOP says
+    compositor: str  # the display backend's kind, or what XDG_CURRENT_DESKTOP says
     checks: list[Check] = field(default_factory=list)
     routes: dict[str, str] = field(default_factory=dict)
 
@@ -103,69 +69,106 @@ class Report:
 async def diagnose(desktop: Desktop, display: DisplayServer | None = None) -> Report:
     """Check `desktop` (with `display` when one is open already, else it is opened and
     closed here)."""
-    session = "wayland" if desktop.wayland else "x11"
-    report = Report(desktop.display, session, _compositor(desktop))
+    backend = desktop.backend
+    report = Report(desktop.display, backend.session_type, _compositor(desktop))
     opened = display
     if opened is None:
         try:
             opened = await asyncio.to_thread(open_display, desktop)
         except (DisplayUnavailable, OSError, RuntimeError) as error:
-            family = _family_or_none(desktop)
             report.checks.append(
-                Check("display server", False, str(error), FIXES.get(family or "x11", ""))
+                Check("display server", False, str(error), _fix(error, backend, "windows"))
             )
     if opened is not None:
         try:
             report.compositor = opened.kind
             report.routes = dict(opened.routes)
-            report.checks += await _display_checks(opened)
+            report.checks += await _display_checks(opened, backend)
         finally:
             if display is None:
                 await asyncio.to_thread(opened.close)
     report.checks += await _accessibility_checks(desktop)
+    packages = await asyncio.to_thread(_packages_check, backend)
+    if packages is not None:
+        report.checks.append(packages)
     return report
+
+
+def _packages_check(backend: Backend) -> Check | None:
+    """The Debian packages the session's routes still need, with the one line that installs
+    them (advice); None where there is no dpkg to ask."""
+    installed = _installed_packages()
+    if installed is None:
+        return None
+    missing = [name for name in backend.person_packages if name not in installed]
+    if not missing:
+        return Check("packages", True, f"installed: {' '.join(backend.person_packages)}")
+    line = f"sudo apt-get install {' '.join(missing)}"
+    return Check("packages", False, f"not installed: {' '.join(missing)}", line, required=False)
+
+
+def _installed_packages() -> set[str] | None:
+    """Installed packages by their names and the names they provide (Debian 13 renamed
+    libraries for 64-bit time: libatk-adaptor's provider may carry another name)."""
+    if shutil.which("dpkg-query") is None:
+        return None
+    try:
+        done = subprocess.run(
+            ["dpkg-query", "-W", "-f", "${db:Status-Abbrev}|${Package}|${Provides}\n"],
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    names: set[str] = set()
+    for line in done.stdout.splitlines():
+        status, _, rest = line.partition("|")
+        if not status.startswith("ii"):
+            continue
+        package, _, provides = rest.partition("|")
+        names.add(package.split(":")[0])
+        names.update(item.split()[0] for item in provides.split(",") if item.strip())
+    return names
 
 
 def _compositor(desktop: Desktop) -> str:
     if not desktop.wayland:
-        return "x11"
+        return desktop.kind
     return desktop.env.get("XDG_CURRENT_DESKTOP") or "unknown (XDG_CURRENT_DESKTOP is not set)"
 
 
-def _family_or_none(desktop: Desktop) -> str | None:
-    if not desktop.wayland:
-        return "x11"
-    try:
-        return wayland_family(desktop.env)
-    except DisplayUnavailable:
-        return family_of(desktop.env)
+def _fix(error: BaseException, backend: Backend, capability: Capability) -> str:
+    """The fix the refusal names, else the one of the capability's route in the record."""
+    if isinstance(error, RouteRefused) and error.fix:
+        return error.fix
+    return backend.route(capability).fix
 
 
-async def _display_checks(display: DisplayServer) -> list[Check]:
-    checks = [
-        Check(
-            "input",
-            True,
-            f"{display.routes.get('input', display.kind)} (needs: "
-            f"{PERMISSIONS.get(display.kind, 'nothing known')})",
-        )
-    ]
+async def _display_checks(display: DisplayServer, backend: Backend) -> list[Check]:
+    needs = backend.route("input", display.routes.get("input")).needs
+    checks = [Check("input", True, f"{display.routes.get('input', display.kind)} (needs: {needs})")]
+    # What the session refuses that the display works without: a line each, with its fix
+    # (advice: the agent still observes, and acts through the accessibility interfaces).
+    for missing in display.missing:
+        name = MISSING_NAMES.get(missing.capability, missing.capability or "route")
+        note = Check(name, False, str(missing), missing.fix, required=False)
+        checks = [note if check.name == name else check for check in checks]
+        if note not in checks:
+            checks.append(note)
     try:
         image = await asyncio.to_thread(display.screen.desktop)
         width, height = image.size
         detail = f"{display.routes.get('screenshots', display.kind)}: {width}x{height}"
         checks.append(Check("screenshots", True, detail))
     except (OSError, RuntimeError, TimeoutError) as error:
-        fix = FIXES.get("gnome" if display.kind == "gnome" else display.kind, "")
-        if NO_RENDER_NODE in str(error):  # no permission would help: KWin lacks OpenGL
-            fix = NO_GPU_FIX
-        checks.append(Check("screenshots", False, str(error), fix))
+        checks.append(Check("screenshots", False, str(error), _fix(error, backend, "screenshots")))
     try:
         windows = await asyncio.to_thread(display.windows.list_windows)
         route = display.routes.get("windows", display.kind)
         checks.append(Check("windows", True, f"{route}: {len(windows)} open"))
     except (OSError, RuntimeError, TimeoutError) as error:
-        checks.append(Check("windows", False, str(error), FIXES.get(display.kind, "")))
+        checks.append(Check("windows", False, str(error), _fix(error, backend, "windows")))
     return checks
 
 
@@ -207,13 +210,12 @@ def _toolkits(desktop: Desktop) -> Check:
             "busctl --user set-property org.a11y.Bus /org/a11y/bus org.a11y.Status IsEnabled "
             "b true (or QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 for Qt apps)"
         )
-    gnome = "gnome" in desktop.env.get("XDG_CURRENT_DESKTOP", "").lower()
     # With in-memory settings (our virtual desktops) each process has its own: none to ask.
     memory = desktop.env.get("GSETTINGS_BACKEND") == "memory"
-    setting = _gsetting(desktop, "org.gnome.desktop.interface", "toolkit-accessibility")
-    if gnome and not memory and setting == "false":
-        notes.append("GNOME's toolkit-accessibility is off")
-        fixes.append("gsettings set org.gnome.desktop.interface toolkit-accessibility true")
+    for schema, key, wanted, wrong in () if memory else desktop.backend.settings:
+        if _gsetting(desktop, schema, key) not in (None, wanted):
+            notes.append(wrong)
+            fixes.append(f"gsettings set {schema} {key} {wanted}")
     if notes:
         return Check("toolkits", False, "; ".join(notes), "; ".join(fixes), required=False)
     return Check(

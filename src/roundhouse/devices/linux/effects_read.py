@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from roundhouse.devices.contract import WindowInfo
-from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError, TextRead, TreeLimits
-from roundhouse.devices.linux.display.base import Windows
+from roundhouse.devices.linux.atspi.bus import AtspiError
+from roundhouse.devices.linux.atspi.node import TreeLimits
+from roundhouse.devices.linux.atspi.seam import AccessibleTree, TextRead
 from roundhouse.devices.linux.effects import Look, NodeSeen, TextSeen
 
 log = logging.getLogger(__name__)
@@ -49,8 +51,8 @@ class TextOf:
 
 
 async def look(
-    windows: Windows,
-    tree: AtspiClient | None,
+    listed: Sequence[WindowInfo],
+    tree: AccessibleTree | None,
     window: WindowInfo | None,
     *,
     text_of: TextOf | None = None,
@@ -58,15 +60,14 @@ async def look(
     text_limit: int = TEXT_LIMIT,
     controls: bool = True,
 ) -> Look:
-    """The windows; the showing nodes of `window` (default: the active one), unless not
-    `controls`; and the text of `text_of`, or with `focused_text` of the focused control
-    when it is editable."""
-    listed = tuple(windows.list_windows())
+    """The windows `listed` (the caller lists them, once for all that needs them); the
+    showing nodes of `window` (default: the active one), unless not `controls`; and the
+    text of `text_of`, or with `focused_text` of the focused control when it is editable."""
     if window is None:
         window = next((w for w in listed if w.active), None)
     if window is None or tree is None or not controls:
-        return Look(listed, window.xid if window else None)
-    seen = Look(listed, window.xid, *await _nodes(tree, window))
+        return Look(tuple(listed), window.xid if window else None)
+    seen = Look(tuple(listed), window.xid, *await _nodes(tree, window))
     focused = seen.focused
     if text_of is None and focused_text and seen.nodes is not None and focused is not None:
         node = seen.nodes[focused]
@@ -77,7 +78,9 @@ async def look(
     return replace(seen, text=await _text(tree, text_of, text_limit))
 
 
-async def _nodes(tree: AtspiClient, window: WindowInfo) -> tuple[dict[str, NodeSeen] | None, bool]:
+async def _nodes(
+    tree: AccessibleTree, window: WindowInfo
+) -> tuple[dict[str, NodeSeen] | None, bool]:
     try:
         async with asyncio.timeout(LOOK_TIMEOUT):
             read = await tree.showing_nodes(window, LOOK_LIMITS)
@@ -96,7 +99,7 @@ async def _nodes(tree: AtspiClient, window: WindowInfo) -> tuple[dict[str, NodeS
     return seen, complete
 
 
-async def _text(tree: AtspiClient, text_of: TextOf, limit: int) -> TextSeen | None:
+async def _text(tree: AccessibleTree, text_of: TextOf, limit: int) -> TextSeen | None:
     try:
         async with asyncio.timeout(LOOK_TIMEOUT):
             read = await tree.read_text(text_of.node, limit)

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.display.base import Screen
+from roundhouse.devices.linux.display.base import RouteRefused, Screen
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,13 @@ class Settled:
 
 
 def frame(screen: Screen, region: Rect | None = None) -> bytes:
-    """The screen's (or a region's) pixels now, to compare with later ones."""
-    return screen.raw(region)
+    """The screen's (or a region's) pixels now, to compare with later ones; nothing where
+    the session refuses its screen (a person's KWin before `roundhouse setup kde`): the
+    settle then waits out its grace, and the action itself goes on."""
+    try:
+        return screen.raw(region)
+    except RouteRefused:
+        return b""
 
 
 async def wait_quiet(

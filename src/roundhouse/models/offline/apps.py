@@ -32,21 +32,6 @@ CELL_NAME = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,6})$")
 MAX_MOVES = 100  # arrow presses a cell may be away from A1
 CELL_ROLES = frozenset({"table cell", "cell", "column header", "row header", "table row"})
 
-# How a read value is said, in an AppAgent's result and so in the host's subtask results:
-# "cell B3 is 420", "the Price of Pears is 3.15". The host finds the value there again.
-_READ = re.compile(r"^(?:cell [A-Z]{1,3}[0-9]+|the .+ of .+) is (?P<value>.*)$")
-
-
-def read_value(results: list[str]) -> str | None:
-    """The value read last, from the results of the subtasks done ("; "-joined parts)."""
-    found = None
-    for result in results:
-        for part in result.split("; "):
-            match = _READ.match(part.strip())
-            if match:
-                found = match.group("value")
-    return found
-
 
 # --- the web browser -----------------------------------------------------------------------
 
@@ -79,7 +64,8 @@ def _type_here(text: str, seen: str) -> dict[str, Any]:
 def read(op: Op, obs: AppObservation) -> Decision:
     """A cell's value by its name (B3), or a table's value by row and column: the control
     in the row of the one that says `op.text` and the column of the one that says
-    `op.target`, read off their rectangles."""
+    `op.target`, read off their rectangles. The value is said in the summary, for people,
+    and kept as it is beside it, for a later subtask's "that value"."""
     if CELL_NAME.match(op.target.upper()):
         name = op.target.upper()
         cell = next((c for c in obs.controls if c.role in CELL_ROLES and c.name == name), None)
@@ -87,7 +73,7 @@ def read(op: Op, obs: AppObservation) -> Decision:
             shown = [c.name for c in obs.controls if c.role in CELL_ROLES][:20]
             return Failed(f"cell {name} is not in view; cells in view: {shown or 'none'}")
         value = (cell.text or "").strip()
-        return Done(f"cell {name} is {value}" if value else f"cell {name} is empty")
+        return Done(f"cell {name} is {value}" if value else f"cell {name} is empty", value)
     row, column = op.text, op.target
     keys_ = _saying(obs, row)
     headers = _saying(obs, column)
@@ -100,7 +86,7 @@ def read(op: Op, obs: AppObservation) -> Decision:
         for header in headers:
             found = _at(obs, row=key, column=header)
             if found is not None:
-                return Done(f"the {column} of {row} is {_label(found)}")
+                return Done(f"the {column} of {row} is {_label(found)}", _label(found))
     return Failed(f"no value stands in the row of {row!r} and the column of {column!r}")
 
 

@@ -4,12 +4,14 @@ A request is split into operations ("open the text editor", "type Hello", "save 
 /tmp/a.txt", "click the Save button", "press ctrl+s", "close the window", and in a
 browser, a spreadsheet or a file manager: "go to URL", "tell me the Price of Pears",
 "type 12 into cell A1", "create a folder named X", "rename A to B": offline_apps). The host
-groups them by application and ASSIGNs each group; the app agent carries out its group
-one operation at a time, choosing controls by role and name from the window's real
-controls — never by coordinates. Progress is read back from the agent's own history
-(each step's comment says which operation it served). A value read in one application
-("tell me the Price of Pears") is what "that price" means in the next one's subtask.
-Pure logic: no I/O.
+groups them by application and ASSIGNs each group, in the words of its operations (the
+subtask people read in the prompts and logs); the group itself, typed, is `Handed` to the
+application's planner, which carries it out one operation at a time, choosing controls by
+role and name from the window's real controls — never by coordinates — and never reads
+the words again. Its progress is typed too: the operation each of its answers served, by
+the step that answer became. A value read in one application ("tell me the Price of
+Pears") is what "that price" means in the next one's subtask. Pure logic: no I/O; what the
+planner handed out is kept by the model (model.py), in memory.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from roundhouse.devices.contract import Control, ToolName
@@ -33,7 +36,6 @@ from roundhouse.models.offline.apps import (
     keep_format,
     new_folder,
     read,
-    read_value,
     rename,
 )
 from roundhouse.models.offline.intents import read_request
@@ -73,10 +75,10 @@ REAL_MODEL_HINT = (
 SAVE_AS_KEYS = "ctrl+shift+s"
 
 
-def parse_request(request: str, in_window: bool = False) -> tuple[list[Op], list[str]]:
+def parse_request(request: str) -> tuple[list[Op], list[str]]:
     """The operations of a request, and the clauses that are not understood (a shell
     question among operations is one: the desktop's steps are all the host plans)."""
-    reading = read_request(request, in_window)
+    reading = read_request(request)
     unknown = [part.clause for part in reading.parts if not part.ops]
     return reading.ops, unknown
 
@@ -92,6 +94,8 @@ class Group:
 
     @property
     def subtask(self) -> str:
+        """The group in its operations' own words: what the host's ASSIGN says, for people
+        (and for a model that reads). The application's planner acts on `ops`."""
         return ", ".join(op.phrase for op in self.ops) or NOTHING_MORE
 
 
@@ -120,12 +124,12 @@ _THAT = re.compile(
 )
 
 
-def _carried(group: Group, results: list[str]) -> Group | Failed:
-    """The group with "that value" replaced by the value read in an earlier subtask."""
+def _carried(group: Group, values: Sequence[str | None]) -> Group | Failed:
+    """The group with "that value" replaced by the value read last in an earlier subtask."""
     refers = [op for op in group.ops if op.kind in ("type", "cell") and _THAT.match(op.text)]
     if not refers:
         return group
-    value = read_value(results)
+    value = next((value for value in reversed(values) if value is not None), None)
     if value is None:
         return Failed(f"{refers[0].phrase!r}: no value was read before it")
     ops = tuple(
@@ -135,7 +139,21 @@ def _carried(group: Group, results: list[str]) -> Group | Failed:
     return Group(group.application, ops)
 
 
-def plan_host(obs: HostObservation) -> dict[str, Any]:
+@dataclass(frozen=True)
+class HostPlan:
+    answer: dict[str, Any]
+    assigned: Group | None = None  # with an ASSIGN: the group handed to the application
+
+
+def plan_host(obs: HostObservation, values: Sequence[str | None] = ()) -> HostPlan:
+    """The host's next answer. `values`: for each subtask done (obs.subtasks), the value its
+    application's planner read, if any (`Handed.value`)."""
+    group = _next_group(obs, values)
+    return _assign(obs, group) if isinstance(group, Group) else HostPlan(group)
+
+
+def _next_group(obs: HostObservation, values: Sequence[str | None]) -> Group | dict[str, Any]:
+    """The group to hand out next, or the answer that ends or prepares the round instead."""
     reading = read_request(obs.request)
     problem = reading.problem()
     if problem is not None:
@@ -180,7 +198,7 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
         return answer(
             "FINISH", "Every subtask is done.", "The request is fulfilled.", result=summary
         )
-    group = _carried(groups[len(done)], [s.result for s in done])
+    group = _carried(groups[len(done)], values)
     if isinstance(group, Failed):
         return fail("The request refers to a value it did not read.", group.reason)
     folders = sorted(
@@ -196,6 +214,10 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
                 function=ToolName.RUN_SHELL,
                 arguments={"command": command},
             )
+    return group
+
+
+def _assign(obs: HostObservation, group: Group) -> HostPlan:
     arguments: dict[str, Any]
     if group.application is not None:
         thought = f"The request needs {group.application}."
@@ -204,12 +226,13 @@ def plan_host(obs: HostObservation) -> dict[str, Any]:
     else:
         active = next((w for w in obs.windows if w.active), None)
         if active is None:
-            return fail("No window is active.", "Say which application to open first.")
+            return HostPlan(fail("No window is active.", "Say which application to open first."))
         thought, plan = f"The active window is {active.title!r}.", "Act in it."
         tool, arguments = ToolName.SELECT_WINDOW, {"window_id": active.xid}
-    return answer(
+    said = answer(
         "ASSIGN", thought, plan, function=tool, arguments=arguments, current_subtask=group.subtask
     )
+    return HostPlan(said, group)
 
 
 def _shell_failed(step: PastStep) -> bool:
@@ -220,45 +243,63 @@ def _shell_failed(step: PastStep) -> bool:
 # --- the application ----------------------------------------------------------------------
 
 
-def plan_app(obs: AppObservation) -> dict[str, Any]:
-    nothing = obs.subtask == NOTHING_MORE
-    ops, unknown = ([], []) if nothing else parse_request(obs.subtask, in_window=True)
-    if unknown:
-        return fail(
-            f"I do not understand {unknown[0]!r}.",
-            f"The offline model understands: {GUI_UNDERSTOOD}.",
-        )
-    summaries = []
+@dataclass(frozen=True)
+class AppPlan:
+    answer: dict[str, Any]
+    serves: int | None = None  # the operation the answer's action serves; None: it ends
+    value: str | None = None  # with FINISH: the value read last, if an operation read one
+
+
+def plan_app(obs: AppObservation, ops: Sequence[Op], served: Sequence[int | None]) -> AppPlan:
+    """The next answer for the subtask `ops`, handed over typed. `served`: for each step of
+    the agent's history, the operation its answer served (None: none did)."""
+    summaries, value = [], None
     for index, op in enumerate(ops):
-        if op.kind == "open":
-            continue
-        mine = [step for step in obs.history if step.comment.startswith(f"op {index}:")]
+        mine = [step for step, at in zip(obs.history, served, strict=True) if at == index]
         # Typing on after an earlier text of this subtask (a second paragraph): where the
         # caret is, not into the field clicked again.
         typing_on = op.kind == "type" and any(o.kind == "type" for o in ops[:index])
         decision = _next(op, mine, obs, typing_on, last=index == len(ops) - 1)
-        if isinstance(decision, dict) and _later_started(obs.history, index):
+        if isinstance(decision, dict) and any(at is not None and at > index for at in served):
             # Done before the next operation began: what that one opened since (a dialog)
             # is not this one's to wait for.
             decision = Done(op.phrase)
         if isinstance(decision, Failed):
-            return fail(f"{op.phrase!r} did not work.", decision.reason)
+            return AppPlan(fail(f"{op.phrase!r} did not work.", decision.reason))
         if isinstance(decision, Done):
             summaries.append(decision.summary)
+            value = decision.value if decision.value is not None else value
             continue
-        decision["comment"] = f"op {index}: {op.phrase}"
-        return decision
+        decision["comment"] = f"doing: {op.phrase}"  # for people: the progress is `served`
+        return AppPlan(decision, index)
     result = "; ".join(summaries) or f"{obs.application} is open"
-    return answer(
+    finish = answer(
         "FINISH", "Every operation of the subtask is done.", "Hand back to the host.", result=result
     )
+    return AppPlan(finish, value=value)
 
 
-def _later_started(history: tuple[PastStep, ...], index: int) -> bool:
-    return any(
-        step.comment.startswith("op ") and int(step.comment[3:].split(":", 1)[0]) > index
-        for step in history
-    )
+@dataclass
+class Handed:
+    """A subtask the host planner handed an application, as the offline model keeps it:
+    its operations, typed; the operation each of the application's answers served, by the
+    step it became (the index of the agent's history: an answer refused and asked again
+    is replaced); and the value the subtask read, for a later "that value"."""
+
+    ops: tuple[Op, ...]
+    served: list[int | None] = field(default_factory=list)
+    value: str | None = None
+
+    def next(self, obs: AppObservation) -> dict[str, Any]:
+        steps = len(obs.history)
+        # A step it did not answer (none, as the agents are built) served no operation.
+        del self.served[steps:]
+        self.served += [None] * (steps - len(self.served))
+        plan = plan_app(obs, self.ops, self.served)
+        self.served.append(plan.serves)
+        if plan.value is not None:
+            self.value = plan.value
+        return plan.answer
 
 
 def _next(

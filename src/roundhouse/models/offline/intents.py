@@ -545,9 +545,8 @@ class Reading:
         return [describe(op) for op in self.ops] + [describe_call(c) for c in self.questions]
 
 
-def read_request(request: str, in_window: bool = False) -> Reading:
-    """What each clause of `request` means. `in_window`: the request is a subtask in a
-    window already open (a question about "the price of pears" is about it)."""
+def read_request(request: str) -> Reading:
+    """What each clause of `request` means."""
     masked = Masked.of(request)
     elliptical: dict[str, Part] = {}  # fragments read as the clause before them again
 
@@ -562,7 +561,7 @@ def read_request(request: str, in_window: bool = False) -> Reading:
         return _read(masked, text, in_window=True).understood
 
     parts: list[Part] = []
-    window = in_window  # a window is open: opened or gone to before in the request
+    window = False  # a window is open: opened or gone to before in the request
     for clause in clauses(masked, continues, reads):
         part = _read(masked, clause, window)
         if not part.understood and parts:
@@ -658,8 +657,8 @@ def _meant(entry: Line, clause: str, slots: dict[str, str]) -> Part:
         fields = {OP_FIELDS[name]: value for name, value in slots.items()}
         return Part(clause, (Op(kind, clause, **fields),), line=entry)
     # "open example.org", "create a folder named x in /tmp": open the application, go to
-    # the address in it, then do the rest there; each step in its own words, as the app
-    # agent reads them in its subtask.
+    # the address in it, then do the rest there; each step in its own words, as people read
+    # them in the subtask the host hands on.
     address = next(slots.pop(name) for name in ("place", "web", "url") if name in slots)
     opened = Op("open", clause, text=slots.pop("app", entry.opens))
     ops = [opened, Op("goto", f"go to {_quoted(address)}", address)]

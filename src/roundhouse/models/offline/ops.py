@@ -51,7 +51,8 @@ class Op:
 
 @dataclass(frozen=True)
 class Done:
-    summary: str
+    summary: str  # what was done, in words: the subtask's result is made of them
+    value: str | None = None  # a value read ("tell me the Price of Pears"), as it was read
 
 
 @dataclass(frozen=True)

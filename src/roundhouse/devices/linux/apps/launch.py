@@ -55,12 +55,15 @@ class Launcher(Closing):
         windows: Windows,
         env: Mapping[str, str],
         app_command: Callable[[list[str]], list[str]] | None = None,
+        startup: Callable[[], dict[str, str]] | None = None,
     ) -> None:
         """`env` and `app_command` (Desktop.env, Desktop.app_command) prepare launched apps:
-        the desktop's buses, and the switches that make toolkits expose their trees."""
+        the desktop's buses, and the switches that make toolkits expose their trees;
+        `startup` (DisplayServer.startup) what each gets to be given the focus."""
         self._windows = windows
         self._env = dict(env)
         self._app_command = app_command
+        self._startup = startup
         self._children: list[subprocess.Popen[bytes]] = []
 
     def close(self) -> None:
@@ -107,9 +110,10 @@ class Launcher(Closing):
         command = self._app_command(list(argv)) if self._app_command else list(argv)
         before = {w.xid for w in self._windows.list_windows()}
         try:
+            env = {**self._env, **(self._startup() if self._startup else {})}
             child = subprocess.Popen(
                 command,
-                env=self._env,
+                env=env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

@@ -17,7 +17,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from dbus_fast import Variant
@@ -59,7 +58,7 @@ from roundhouse.devices.linux.atspi.constants import (
 from roundhouse.devices.linux.atspi.frames import Frame, FrameFinder
 from roundhouse.devices.linux.atspi.names import name_the_nameless, tidy_gtk4_names
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
-from roundhouse.devices.linux.atspi.placement import Placement, place
+from roundhouse.devices.linux.atspi.placement import IDENTITY, Placement, place
 from roundhouse.devices.linux.atspi.props import extents
 from roundhouse.devices.linux.atspi.read import (
     Structure,
@@ -67,6 +66,7 @@ from roundhouse.devices.linux.atspi.read import (
     read_details,
     read_structure,
 )
+from roundhouse.devices.linux.atspi.seam import TextRead
 from roundhouse.devices.linux.atspi.tree import (
     build_tree,
     context_needs_text,
@@ -79,6 +79,7 @@ from roundhouse.devices.linux.atspi.tree import (
     walk,
 )
 from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.base import PositionsUnknown
 
 log = logging.getLogger(__name__)
 
@@ -102,16 +103,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class TextRead:
-    """A stretch of a node's text: `text` starts at `start` of `length` characters."""
-
-    text: str
-    start: int
-    length: int
-    caret: int
-
-
 def no_tree_note(window: WindowInfo, bus_restarted: bool = False) -> str:
     name = window.application or window.title or "this application"
     if bus_restarted:
@@ -133,9 +124,9 @@ def _window_rect(window: WindowInfo) -> Rect:
 
 
 class AtspiClient(Closing):
-    """Reads and acts on the accessible objects of a desktop's windows. `content` says where
-    a window's content is on screen (the display server's Windows.content); without it, a
-    window's whole rectangle stands for it (see atspi_placement)."""
+    """Reads and acts on the accessible objects of a desktop's windows (a seam.AccessibleTree).
+    `content` says where a window's content is on screen (the display server's
+    Windows.content); without it, a window's whole rectangle stands for it (placement.py)."""
 
     def __init__(
         self,
@@ -398,7 +389,11 @@ class AtspiClient(Closing):
         node = frame.node
         if node.rect is None and not node.rect_read:
             node.rect, node.rect_read = await extents(self.bus, node.ref), True
-        return place(node.rect, self.content(window), window.rect)
+        try:
+            content = self.content(window)
+        except PositionsUnknown:  # the rectangles stay the application's; pointer actions
+            return IDENTITY  # on them are refused (acting.py), marks are not drawn
+        return place(node.rect, content, window.rect)
 
     # ------------------------------------------------------------ acting
 

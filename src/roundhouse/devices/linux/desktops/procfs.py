@@ -8,6 +8,7 @@ for the one we saw.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,3 +129,12 @@ def snapshot(tag_name: str) -> dict[int, Proc]:
             pid=pid, ppid=stat.ppid, sid=stat.sid, start=stat.start, name=stat.name, tag=tag
         )
     return table
+
+
+def process_age(pid: int) -> float | None:
+    """Seconds since the process started; None when it is not running."""
+    start = start_time(pid)
+    if start is None:
+        return None
+    uptime = float((PROC / "uptime").read_text().split()[0])
+    return uptime - start / os.sysconf("SC_CLK_TCK")

@@ -1,60 +1,32 @@
-"""What kind of session a desktop is, read from its environment, and the environment
-applications get in a Wayland session.
-
-A session is X11 or Wayland (XDG_SESSION_TYPE, else which display variable is set), and
-on Wayland one of the compositor families roundhouse drives: "sway" (wlroots), "gnome"
-(Mutter) or "kde" (KWin), known by XDG_CURRENT_DESKTOP. A session that does not say is
-told apart later by what its compositor offers (display/choose.py).
-"""
+"""The environment of the processes on a desktop: its display and buses, accessibility
+switched on for every toolkit, and on a virtual desktop its own settings and renderer."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Literal
 
-SessionKind = Literal["x11", "sway", "gnome", "kde"]
-SESSION_KINDS: tuple[SessionKind, ...] = ("x11", "sway", "gnome", "kde")
-WaylandFamily = Literal["wlroots", "gnome", "kde"]
+from roundhouse.devices.linux.desktops.reaper import TAG_ENV
 
-# XDG_CURRENT_DESKTOP (colon-separated, case as desktops write it) -> the family.
-_DESKTOPS: dict[str, WaylandFamily] = {
-    "gnome": "gnome",
-    "gnome-classic": "gnome",
-    "ubuntu": "gnome",
-    "pop": "gnome",
-    "kde": "kde",
-    "plasma": "kde",
-    "sway": "wlroots",
-    "wlroots": "wlroots",
-    "hyprland": "wlroots",
-    "labwc": "wlroots",
-    "river": "wlroots",
-    "wayfire": "wlroots",
-    "niri": "wlroots",
-}
-# What a virtual session of each kind says it is, as its own desktop would.
-CURRENT_DESKTOP: dict[str, str] = {"sway": "sway", "gnome": "GNOME", "kde": "KDE"}
+# What a process we start carries of the session it was started in, and a new desktop's
+# own processes must not: its displays, buses and desktop tag.
+SESSION_VARIABLES = (
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DBUS_SYSTEM_BUS_ADDRESS",
+    "SWAYSOCK",
+    "XDG_SESSION_TYPE",
+    "XDG_CURRENT_DESKTOP",
+    "XDG_RUNTIME_DIR",
+    TAG_ENV,
+)
 
 
-def is_wayland(env: Mapping[str, str]) -> bool:
-    """Whether the session is Wayland: XDG_SESSION_TYPE says so, or it says nothing and
-    WAYLAND_DISPLAY is set."""
-    session_type = env.get("XDG_SESSION_TYPE", "").lower()
-    if session_type in ("x11", "tty"):
-        return False
-    return bool(env.get("WAYLAND_DISPLAY")) or session_type == "wayland"
-
-
-def family_of(env: Mapping[str, str]) -> WaylandFamily | None:
-    """The compositor family XDG_CURRENT_DESKTOP names (None: it names none we know)."""
-    for name in env.get("XDG_CURRENT_DESKTOP", "").split(":"):
-        family = _DESKTOPS.get(name.strip().lower())
-        if family is not None:
-            return family
-    if env.get("SWAYSOCK"):
-        return "wlroots"
-    return None
+def without_session(environ: Mapping[str, str]) -> dict[str, str]:
+    """Our environment without the session we run in: what a new desktop's own processes
+    start from."""
+    return {key: value for key, value in environ.items() if key not in SESSION_VARIABLES}
 
 
 def software_rendering(env: dict[str, str]) -> None:
@@ -65,6 +37,48 @@ def software_rendering(env: dict[str, str]) -> None:
     in 4 of 14 starts, its main thread inside swrast_dri each time; with GTK 4's cairo
     renderer, in 0 of 8."""
     env.setdefault("GSK_RENDERER", "cairo")
+
+
+def x11_env(
+    display: str,
+    bus_address: str | None,
+    base: Mapping[str, str] | None = None,
+    runtime_dir: str | None = None,
+    tag: str | None = None,
+) -> dict[str, str]:
+    """The environment for processes on an X11 desktop, accessibility switched on.
+
+    A virtual desktop (`runtime_dir` given) has its own XDG_RUNTIME_DIR: the AT-SPI bus
+    launcher puts its socket there, so desktops (and the user's session) never share or
+    delete each other's; in-memory settings (no dconf-service, no dconf warnings); and GTK 4
+    drawing on the CPU (software_rendering). On the user's own desktop, apps keep the
+    user's settings and renderer. A virtual desktop's `tag` marks every process started
+    with this environment as the desktop's, to end when it stops.
+    """
+    env = dict(os.environ if base is None else base)
+    env["DISPLAY"] = display
+    if bus_address is not None:
+        env["DBUS_SESSION_BUS_ADDRESS"] = bus_address
+    if runtime_dir is not None:
+        env["XDG_RUNTIME_DIR"] = runtime_dir
+        env["GSETTINGS_BACKEND"] = "memory"
+        software_rendering(env)
+        # Set or cleared: a process that started us with another desktop's tag (say, a
+        # terminal on that desktop) must not pass it on to the apps of this one.
+        env.pop(TAG_ENV, None)
+        if tag is not None:
+            env[TAG_ENV] = tag
+    # On the current display a tag stays: it came with DISPLAY from whoever started us on
+    # that virtual desktop (batch runs each task so), and what we launch there is its too.
+    # A Wayland session around us must not pull toolkits away from this X display.
+    for name in ("WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "NO_AT_BRIDGE", "GTK_A11Y", "AT_SPI_BUS"):
+        env.pop(name, None)
+    env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] = "1"  # Qt 6 ignores QT_ACCESSIBILITY alone
+    env["QT_ACCESSIBILITY"] = "1"
+    # Firefox builds its tree at start with this; without it the web content appears only
+    # after a screen reader has asked once, and the first look sees an empty page.
+    env["GNOME_ACCESSIBILITY"] = "1"
+    return env
 
 
 def wayland_env(
@@ -81,9 +95,8 @@ def wayland_env(
 
     On a virtual session (`virtual`) there is no X server (DISPLAY goes: a stray one would
     put applications on another desktop), settings are in memory, GTK 4 draws on the CPU
-    (software_rendering), and XDG_SESSION_TYPE
-    and XDG_CURRENT_DESKTOP say what the session is. On a person's own session these stay
-    as the session set them.
+    (software_rendering), and XDG_SESSION_TYPE and XDG_CURRENT_DESKTOP say what the
+    session is. On a person's own session these stay as the session set them.
     """
     env = dict(base)
     env["WAYLAND_DISPLAY"] = wayland_display
@@ -100,7 +113,7 @@ def wayland_env(
     for name in ("NO_AT_BRIDGE", "GTK_A11Y", "AT_SPI_BUS", "GDK_BACKEND"):
         env.pop(name, None)
     # Qt 6 would take XWayland where there is one; Chromium and Electron need a switch
-    # (Desktop.app_command adds it).
+    # (desktops/apps.py adds it).
     env["QT_QPA_PLATFORM"] = "wayland;xcb"
     env["QT_LINUX_ACCESSIBILITY_ALWAYS_ON"] = "1"
     env["QT_ACCESSIBILITY"] = "1"
@@ -112,3 +125,8 @@ def wayland_env(
 def runtime_dir_of(env: Mapping[str, str]) -> str:
     """The session's runtime folder (where its sockets are)."""
     return env.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
+
+
+def bus_path(runtime_dir: str) -> str:
+    """The address of a virtual desktop's session bus, in its runtime folder."""
+    return f"unix:path={os.path.join(runtime_dir, 'bus')}"

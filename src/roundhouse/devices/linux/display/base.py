@@ -25,19 +25,6 @@ from roundhouse.devices.contract import Rect, WindowInfo
 
 Button = Literal["left", "middle", "right"]
 
-# A toolkit starts a drag only once the pointer moves with the button held: a drag presses,
-# moves in steps a little apart in time, and releases.
-DRAG_STEPS = 12
-DRAG_PAUSE = 0.01  # seconds between two steps
-
-
-def drag_path(
-    start: tuple[int, int], end: tuple[int, int], steps: int = DRAG_STEPS
-) -> list[tuple[int, int]]:
-    """The points a drag pressed at `start` moves through, `end` last."""
-    (x0, y0), (x1, y1) = start, end
-    return [(x0 + (x1 - x0) * i // steps, y0 + (y1 - y0) * i // steps) for i in range(1, steps + 1)]
-
 
 class Closable(Protocol):
     def close(self) -> None: ...
@@ -59,7 +46,8 @@ class Closing(ABC):
 
 
 class Input(Protocol):
-    """Pointer and keyboard. Coordinates are screen pixels."""
+    """Pointer and keyboard. Coordinates are screen pixels. Every backend builds it from
+    pointer.Pointer and keyboard.Keyboard: a point off the screen is refused there."""
 
     def move(self, x: int, y: int) -> None: ...
 
@@ -98,6 +86,19 @@ class Screen(Protocol):
         when covered; "region": what the screen shows where it is)."""
 
     def close(self) -> None: ...
+
+
+class RegionScreen(ABC):
+    """What a display server's Screen derives alike: a window is the region of the screen it
+    covers. A compositor keeps each window's pixels to itself (screencopy, a screen cast and
+    GNOME Shell's screenshots copy outputs); a backend that can read a window's own pixels
+    (X11's XComposite, KWin) says so in its own window()."""
+
+    @abstractmethod
+    def region(self, rect: Rect) -> Image.Image: ...
+
+    def window(self, window: WindowInfo) -> tuple[Image.Image, str]:
+        return self.region(window.rect), "region"
 
 
 class WindowList:
@@ -177,6 +178,12 @@ class DisplayServer(Closing):
     shared: tuple[Closable, ...] = ()
     # How input and screenshots reach it, for `roundhouse doctor` ("XTest", ...).
     routes: dict[str, str] = field(default_factory=dict)
+    # What the session refuses that the display works without (a person's GNOME without
+    # roundhouse's extension: window positions), each with its fix, for doctor.
+    missing: tuple[RouteRefused, ...] = ()
+    # What an application launched now gets in its environment to be given the focus (an
+    # xdg-activation token), where the session needs it.
+    startup: Callable[[], dict[str, str]] | None = None
 
     def close(self) -> None:
         """Close every connection; one to a server that is gone cannot fail to close."""
@@ -188,6 +195,25 @@ class DisplayServer(Closing):
 
 class DisplayUnavailable(RuntimeError):
     """The desktop's display server cannot be driven: the message says why, and the fix."""
+
+
+class RouteRefused(DisplayUnavailable):
+    """A route the session refuses or lacks: the message says why, `fix` the one step that
+    grants it (the route's record says it where the part that refused does not know), and
+    `capability` which ("input", "screenshots", "windows") where it is one of them."""
+
+    def __init__(self, message: str, fix: str = "", capability: str = "") -> None:
+        super().__init__(message)
+        self.fix = fix
+        self.capability = capability
+
+
+class PositionsUnknown(RouteRefused):
+    """The session does not say where its windows are (a person's GNOME before `roundhouse
+    setup gnome`): what needs a position cannot be done, and `fix` says what adds it."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(message, fix, "windows")
 
 
 class WindowError(RuntimeError):
@@ -216,6 +242,13 @@ def clip(rect: Rect, size: tuple[int, int]) -> Rect:
     return clipped
 
 
+def box_rect(x: float, y: float, width: float, height: float) -> Rect:
+    """The rectangle of a box as the compositors give one, (x, y, width, height), in whole
+    pixels (KWin's are floats)."""
+    left, top = round(x), round(y)
+    return Rect(left=left, top=top, right=left + round(width), bottom=top + round(height))
+
+
 def find_window(windows: Sequence[WindowInfo], title: str) -> WindowInfo:
     """Exact title first, then a case-insensitive substring of the title or application."""
     for window in windows:
@@ -232,3 +265,36 @@ def describe(windows: Sequence[WindowInfo]) -> str:
     """The windows in one line, for an error message: "12 'Untitled' (gedit); ..."."""
     listed = [f"{w.xid} {w.title!r} ({w.application})" for w in windows]
     return "; ".join(listed) or "none"
+
+
+class RefusedInput(Closing):
+    """The input of a session that refuses it to this program (a person's KWin before
+    `roundhouse setup kde`): every call is refused at once, with why and the fix, while the
+    rest of the display (the windows, the tree) works."""
+
+    def __init__(self, refusal: RouteRefused) -> None:
+        self.refusal = refusal
+
+    def _refuse(self) -> None:
+        raise RouteRefused(str(self.refusal), self.refusal.fix, "input")
+
+    def move(self, x: int, y: int) -> None:
+        self._refuse()
+
+    def click(self, x: int, y: int, button: Button = "left", count: int = 1) -> None:
+        self._refuse()
+
+    def scroll(self, x: int, y: int, dx: int = 0, dy: int = 0) -> None:
+        self._refuse()
+
+    def drag(self, start: tuple[int, int], end: tuple[int, int], button: Button = "left") -> None:
+        self._refuse()
+
+    def type_text(self, text: str) -> None:
+        self._refuse()
+
+    def press_keys(self, keys: str) -> None:
+        self._refuse()
+
+    def close(self) -> None:
+        pass

@@ -18,18 +18,13 @@ from collections.abc import Callable, Mapping
 
 from dbus_fast import Variant
 
-from roundhouse.devices.linux.display.base import (
-    DRAG_PAUSE,
-    Button,
-    DisplayUnavailable,
-    drag_path,
-)
-from roundhouse.devices.linux.display.keys import InputError
+from roundhouse.devices.linux.display.base import Button, DisplayUnavailable
+from roundhouse.devices.linux.display.pointer import EVDEV_BUTTONS
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.globals import seat_keymap
-from roundhouse.devices.linux.display.wayland.keyboard import Chord, ChordKeyboard
+from roundhouse.devices.linux.display.wayland.keyboard import ChordKeyboard
 from roundhouse.devices.linux.display.wayland.keymap import Keymap
-from roundhouse.devices.linux.display.wayland.pointer import approach
+from roundhouse.devices.linux.display.wayland.pointer import ApproachingPointer
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError
 
 REMOTE = "org.gnome.Mutter.RemoteDesktop"
@@ -40,20 +35,17 @@ CAST_PATH = "/org/gnome/Mutter/ScreenCast"
 CAST_SESSION = "org.gnome.Mutter.ScreenCast.Session"
 CAST_STREAM = "org.gnome.Mutter.ScreenCast.Stream"
 START_TIMEOUT = 5.0  # seconds for the screen cast's PipeWire stream to appear
-BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}  # evdev BTN_*
-AXIS_VERTICAL, AXIS_HORIZONTAL = 0, 1
 # The first key after a session starts was lost (measured on Mutter 43; see _wake): a
 # Shift pressed and released, and a pause, go first.
 WARM_UP = 0.3
 KEY_LEFTSHIFT = 42  # evdev: the same key on every layout
 KEYMAP_TIMEOUT = 2.0
-KEY_DELAY = 0.002
 KEYBOARD_SETTLE = 0.05  # seconds for a window to be handed the keyboard (see _wake)
 POINTER_TIMEOUT = 1.0  # seconds for Mutter to have moved the pointer
 POINTER_SETTLE = 0.03  # seconds after each motion for the window under it to hear of it
 
 
-class MutterInput(ChordKeyboard):
+class MutterInput(ApproachingPointer, ChordKeyboard):
     """Pointer and keyboard through Mutter's remote desktop (a display.base.Input)."""
 
     def __init__(
@@ -128,12 +120,13 @@ class MutterInput(ChordKeyboard):
         active, and the first letter typed into it went missing (a window the application
         presents again, once its document has loaded, loses it again). So a Shift alone
         goes first, and after a pause a second one: a key sent at once after the first was
-        lost too, now and then (1 run in 6 of the display tests)."""
-        self._key(KEY_LEFTSHIFT, True)
-        self._key(KEY_LEFTSHIFT, False)
+        lost too, now and then (1 run in 6 of the display tests). Before every text or
+        combination too (the keyboard's hook)."""
+        self._evdev_key(KEY_LEFTSHIFT, True)
+        self._evdev_key(KEY_LEFTSHIFT, False)
         time.sleep(pause)
-        self._key(KEY_LEFTSHIFT, True)
-        self._key(KEY_LEFTSHIFT, False)
+        self._evdev_key(KEY_LEFTSHIFT, True)
+        self._evdev_key(KEY_LEFTSHIFT, False)
 
     def _call(self, member: str, signature: str = "", *args: object) -> None:
         self._bus.call(REMOTE, self._session, REMOTE_SESSION, member, signature, list(args))
@@ -150,62 +143,32 @@ class MutterInput(ChordKeyboard):
 
     # ------------------------------------------------------------ pointer
 
-    def move(self, x: int, y: int) -> None:
-        with self._lock:
-            self._motion(x, y)
-
-    def click(self, x: int, y: int, button: Button = "left", count: int = 1) -> None:
-        with self._lock:
-            self._motion(x, y)
-            for _ in range(count):
-                self._call("NotifyPointerButton", "ib", BUTTONS[button], True)
-                self._call("NotifyPointerButton", "ib", BUTTONS[button], False)
-
-    def scroll(self, x: int, y: int, dx: int = 0, dy: int = 0) -> None:
-        with self._lock:
-            self._motion(x, y)
-            for axis, steps in ((AXIS_VERTICAL, dy), (AXIS_HORIZONTAL, dx)):
-                if steps:
-                    self._call("NotifyPointerAxisDiscrete", "ui", axis, steps)
-
-    def drag(self, start: tuple[int, int], end: tuple[int, int], button: Button = "left") -> None:
-        with self._lock:
-            self._motion(*start)  # each step below is a motion too
-            self._call("NotifyPointerButton", "ib", BUTTONS[button], True)
-            for x, y in drag_path(start, end):
-                self._motion(x, y)
-                time.sleep(DRAG_PAUSE)
-            self._call("NotifyPointerButton", "ib", BUTTONS[button], False)
+    def _screen_size(self) -> tuple[int, int]:
+        return self.size
 
     def _motion(self, x: int, y: int) -> None:
         """Move the pointer and wait until it is there: a button pressed before Mutter has
         moved it (it does so on its input thread, after answering) went to whatever was
-        under the old position (1 click in 3 on this machine kind)."""
-        width, height = self.size
-        if not (0 <= x < width and 0 <= y < height):
-            raise InputError(f"({x}, {y}) is outside the {width}x{height} screen")
-        # The first motion may be what hands a window the pointer, as a key hands it the
-        # keyboard (_wake): the one after it waits a moment, then arrives as a motion.
-        for px, py in approach(x, y, width):
-            self._call("NotifyPointerMotionAbsolute", "sdd", self._stream, float(px), float(py))
-            if self._pointer is not None:
-                deadline = time.monotonic() + POINTER_TIMEOUT
-                while self._pointer() != (px, py) and time.monotonic() < deadline:
-                    time.sleep(0.002)
-            time.sleep(POINTER_SETTLE)
+        under the old position (1 click in 3 on this machine kind). The first motion may
+        be what hands a window the pointer, as a key hands it the keyboard (_wake): the
+        one after it (approach) waits a moment, then arrives as a motion."""
+        self._call("NotifyPointerMotionAbsolute", "sdd", self._stream, float(x), float(y))
+        if self._pointer is not None:
+            deadline = time.monotonic() + POINTER_TIMEOUT
+            while self._pointer() != (x, y) and time.monotonic() < deadline:
+                time.sleep(0.002)
+        time.sleep(POINTER_SETTLE)
+
+    def _button(self, button: Button, pressed: bool) -> None:
+        self._call("NotifyPointerButton", "ib", EVDEV_BUTTONS[button], pressed)
+
+    def _axis(self, axis: int, steps: int) -> None:
+        self._call("NotifyPointerAxisDiscrete", "ui", axis, steps)
 
     # ------------------------------------------------------------ keyboard
 
-    def _play(self, chords: list[Chord]) -> None:
-        self._wake()
-        for chord in chords:
-            for keycode in chord.held:
-                self._key(keycode - 8, True)
-            self._key(chord.key - 8, True)
-            self._key(chord.key - 8, False)
-            for keycode in reversed(chord.held):
-                self._key(keycode - 8, False)
-            time.sleep(KEY_DELAY)
+    def _key(self, keycode: int, pressed: bool) -> None:
+        self._evdev_key(keycode - 8, pressed)
 
-    def _key(self, evdev: int, pressed: bool) -> None:
+    def _evdev_key(self, evdev: int, pressed: bool) -> None:
         self._call("NotifyKeyboardKeycode", "ub", evdev, pressed)

@@ -1,14 +1,17 @@
-"""GNOME Shell's windows and screen, through org.gnome.Shell on the session bus.
+"""GNOME Shell's windows and screen, through what GNOME Shell tells other programs.
 
-Mutter gives clients no window positions. GNOME Shell knows them, and `Eval` runs a line
-of its JavaScript, but only in unsafe mode (`gnome-shell --unsafe-mode`, what our virtual
-GNOME desktops run; a person's GNOME 41+ refuses it). Each call here is one Eval that
-returns JSON: the windows with their frame and buffer rectangles, an activation, a
-close. Screenshots go through org.gnome.Shell.Screenshot into a file of ours.
+Mutter gives clients no window positions. GNOME Shell knows them, and tells another program
+in one of two ways, the same JavaScript behind both (extension/core.js): `Eval`, in unsafe
+mode only (`gnome-shell --unsafe-mode`, what roundhouse's virtual GNOME desktops run; a
+person's GNOME 41+ refuses it), or roundhouse's own extension, which `roundhouse setup
+gnome` installs in a person's session and which exports just these questions (no Eval) as
+dev.roundhouse.Shell on the session bus. Each call is one round trip that returns JSON: the
+windows with their frame and buffer rectangles, an activation, a close. Screenshots through
+org.gnome.Shell.Screenshot (unsafe mode) go into a file of ours.
 
 `raw()` (what settle compares) is not pixels: it is a count of the frames the stage has
 painted, kept by a handler installed once. Mutter paints only what changed, so the count
-stands still exactly when the screen does, and reading it costs an Eval (~1 ms) where a
+stands still exactly when the screen does, and reading it costs a call (~1 ms) where a
 screenshot costs ~100.
 """
 
@@ -22,77 +25,76 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
+from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowList, clip, wait_until
+from roundhouse.devices.linux.display.base import (
+    RegionScreen,
+    WindowList,
+    box_rect,
+    clip,
+    wait_until,
+)
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
 
 SHELL = ("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell")
 SCREENSHOT = ("org.gnome.Shell.Screenshot", "/org/gnome/Shell/Screenshot")
 SCREENSHOT_INTERFACE = "org.gnome.Shell.Screenshot"
+# roundhouse's extension (extension/core.js): its name, object and interface.
+EXTENSION = ("dev.roundhouse.Shell", "/dev/roundhouse/Shell", "dev.roundhouse.Shell1")
 
-# The windows a person switches between: normal ones and dialogs (Meta.WindowType).
-_WINDOWS_JS = """
-(() => {
-  const kinds = [0, 3, 4, 7];  // NORMAL, DIALOG, MODAL_DIALOG, UTILITY
-  const focus = global.display.focus_window;
-  return global.get_window_actors().map(a => a.meta_window)
-    .filter(w => kinds.includes(w.get_window_type()) && !w.is_override_redirect())
-    .sort((a, b) => a.get_stable_sequence() - b.get_stable_sequence())
-    .map(w => {
-      const f = w.get_frame_rect(), b = w.get_buffer_rect();
-      const actor = w.get_compositor_private();
-      return {id: String(w.get_id()), title: w.get_title() || '', wm_class: w.get_wm_class() || '',
-              pid: w.get_pid(), frame: [f.x, f.y, f.width, f.height],
-              buffer: [b.x, b.y, b.width, b.height], focus: w === focus,
-              shown: !!actor && actor.visible && !w.minimized && !w.is_hidden()};
-    });
-})()
-"""
-_FIND = "global.get_window_actors().map(a => a.meta_window).find(w => String(w.get_id()) === {id})"
-_ACTIVATE_JS = (
-    "(() => {{ const w = "
-    + _FIND
-    + "; if (!w) return false; "
-    + ("Main.activateWindow(w); return true; }})()")
-)
-_CLOSE_JS = (
-    "(() => {{ const w = "
-    + _FIND
-    + "; if (!w) return false; "
-    + ("w.delete(global.get_current_time()); return true; }})()")
-)
-_FRAMES_JS = """
-(() => {
-  if (global.__roundhouseFrames === undefined) {
-    global.__roundhouseFrames = 0;
-    global.stage.connect('after-paint', () => { global.__roundhouseFrames += 1; });
-  }
-  return global.__roundhouseFrames;
-})()
-"""
-_CLOSE_OVERVIEW_JS = "Main.overview.hide(); Main.overview.visible"
-# No notification banners: as root GNOME Shell says "Logged in as a privileged user" a
-# moment after it starts, over the top of the screen, and a banner is no part of a task.
-_NO_BANNERS_JS = "Main.messageTray.bannerBlocked = true"
+
+def core_js() -> str:
+    """The JavaScript the extension and Eval share (extension/core.js)."""
+    return (resources.files(__package__) / "extension" / "core.js").read_text(encoding="utf-8")
 
 
 class ShellRefused(RuntimeError):
-    """GNOME Shell refused Eval: it is not in unsafe mode (a person's own GNOME)."""
+    """GNOME Shell refused: it is not in unsafe mode, and roundhouse's extension is not there."""
 
 
-class Shell:
-    """Eval on GNOME Shell, over one session-bus connection."""
+class ShellAccess(Protocol):
+    """What roundhouse asks GNOME Shell (extension/core.js), by whichever way it answers."""
+
+    name: str  # the route, as doctor shows it
+
+    def windows(self) -> list[dict[str, Any]]: ...
+
+    def activate(self, window_id: str) -> bool: ...
+
+    def close(self, window_id: str) -> bool: ...
+
+    def pointer(self) -> tuple[int, int]: ...
+
+    def frames(self) -> int: ...
+
+    def prepare(self) -> bool:
+        """Close the Overview and hold banners back (a virtual desktop's Shell); whether the
+        Overview still shows."""
+        ...
+
+
+class EvalShell:
+    """core.js through Eval: GNOME Shell in unsafe mode."""
+
+    name = "GNOME Shell Eval (unsafe mode)"
 
     def __init__(self, bus: SyncBus) -> None:
         self.bus = bus
+        self._core = core_js()
 
-    def eval(self, script: str) -> Any:
+    def _call(self, call: str) -> Any:
+        # The object lives on between calls (global.__roundhouse): its frame counter does.
+        script = (
+            f"(() => {{ {self._core}\n"
+            "const rh = (global.__roundhouse = global.__roundhouse || roundhouseShell(Main));\n"
+            f"return rh.{call}; }})()"
+        )
         try:
             ok, result = self.bus.call(*SHELL, "Eval", "s", [script])
         except DBusCallError as error:
@@ -100,28 +102,77 @@ class Shell:
         if not ok:
             if not result:
                 raise ShellRefused(
-                    "GNOME Shell refuses Eval (it is not in unsafe mode), so window positions "
-                    "cannot be read on this session"
+                    "GNOME Shell refuses Eval (it is not in unsafe mode), and roundhouse's "
+                    "extension is not running, so window positions cannot be read here"
                 )
             raise RuntimeError(f"GNOME Shell's script failed: {result}")
         return json.loads(result) if result else None
 
+    def windows(self) -> list[dict[str, Any]]:
+        return list(self._call("windows()") or [])
 
-def pointer_position(shell: Shell) -> tuple[int, int]:
-    """Where GNOME Shell has the pointer."""
-    x, y = shell.eval("global.get_pointer().slice(0, 2)")
-    return int(x), int(y)
+    def activate(self, window_id: str) -> bool:
+        return bool(self._call(f"activate({json.dumps(window_id)})"))
+
+    def close(self, window_id: str) -> bool:
+        return bool(self._call(f"close({json.dumps(window_id)})"))
+
+    def pointer(self) -> tuple[int, int]:
+        x, y = self._call("pointer()")
+        return int(x), int(y)
+
+    def frames(self) -> int:
+        return int(self._call("frames()"))
+
+    def prepare(self) -> bool:
+        return bool(self._call("prepare()"))
 
 
-def _rect(box: list[int]) -> Rect:
-    x, y, width, height = box
-    return Rect(left=x, top=y, right=x + width, bottom=y + height)
+class ExtensionShell:
+    """core.js through roundhouse's extension (dev.roundhouse.Shell on the session bus)."""
+
+    name = "roundhouse's GNOME Shell extension (D-Bus)"
+
+    def __init__(self, bus: SyncBus) -> None:
+        self.bus = bus
+
+    def _call(self, member: str, signature: str = "", *args: object) -> list[Any]:
+        try:
+            return self.bus.call(*EXTENSION, member, signature, list(args))
+        except DBusCallError as error:
+            raise ShellRefused(f"roundhouse's GNOME Shell extension failed: {error}") from None
+
+    def windows(self) -> list[dict[str, Any]]:
+        (text,) = self._call("Windows")
+        return list(json.loads(text))
+
+    def activate(self, window_id: str) -> bool:
+        return bool(self._call("Activate", "s", window_id)[0])
+
+    def close(self, window_id: str) -> bool:
+        return bool(self._call("Close", "s", window_id)[0])
+
+    def pointer(self) -> tuple[int, int]:
+        x, y = self._call("Pointer")
+        return int(x), int(y)
+
+    def frames(self) -> int:
+        return int(self._call("Frames")[0])
+
+    def prepare(self) -> bool:
+        return bool(self._call("Prepare")[0])
+
+
+def shell_access(bus: SyncBus) -> ShellAccess:
+    """roundhouse's extension where it runs, else Eval (refused outside unsafe mode: the
+    first call says so)."""
+    return ExtensionShell(bus) if bus.has_name(EXTENSION[0]) else EvalShell(bus)
 
 
 class ShellWindows(WindowList):
     """The windows as GNOME Shell knows them (a display.base.Windows)."""
 
-    def __init__(self, shell: Shell, on_activated: Callable[[], None] | None = None) -> None:
+    def __init__(self, shell: ShellAccess, on_activated: Callable[[], None] | None = None) -> None:
         """`on_activated` runs once a window is active (the input hands it the keyboard)."""
         self._shell = shell
         self._lock = threading.Lock()
@@ -132,8 +183,7 @@ class ShellWindows(WindowList):
 
     def _rows(self) -> list[dict[str, Any]]:
         with self._lock:
-            rows = self._shell.eval(_WINDOWS_JS)
-        return list(rows or [])
+            return self._shell.windows()
 
     def list_windows(self) -> list[WindowInfo]:
         return [_info(row) for row in self._rows()]
@@ -145,7 +195,7 @@ class ShellWindows(WindowList):
         self.get(xid)
         await wait_until(lambda: self.viewable(xid), timeout)
         with self._lock:
-            self._shell.eval(_ACTIVATE_JS.format(id=json.dumps(str(xid))))
+            self._shell.activate(str(xid))
         window = await self._until_active(xid, timeout)
         if self.on_activated is not None:
             await asyncio.to_thread(self.on_activated)
@@ -154,7 +204,7 @@ class ShellWindows(WindowList):
     async def close_window(self, xid: int, timeout: float = 3.0) -> bool:
         self.get(xid)
         with self._lock:
-            self._shell.eval(_CLOSE_JS.format(id=json.dumps(str(xid))))
+            self._shell.close(str(xid))
         return await self._until_gone(xid, timeout)
 
     def content(self, window: WindowInfo) -> Rect:
@@ -163,7 +213,9 @@ class ShellWindows(WindowList):
         row = next((row for row in self._rows() if int(row["id"]) == window.xid), None)
         if row is None:
             return window.rect
-        return content_rect(row.get("pid"), frame=_rect(row["frame"]), buffer=_rect(row["buffer"]))
+        return content_rect(
+            row.get("pid"), frame=box_rect(*row["frame"]), buffer=box_rect(*row["buffer"])
+        )
 
 
 def _info(row: Mapping[str, Any]) -> WindowInfo:
@@ -172,16 +224,19 @@ def _info(row: Mapping[str, Any]) -> WindowInfo:
         title=row["title"],
         application=row["wm_class"],
         pid=row["pid"] if row.get("pid", -1) > 0 else None,
-        rect=_rect(row["frame"]),
+        rect=box_rect(*row["frame"]),
         active=bool(row["focus"]),
     )
 
 
-class ShellScreen:
+class ShellScreen(RegionScreen):
     """The screen through org.gnome.Shell.Screenshot (a display.base.Screen)."""
 
-    def __init__(self, shell: Shell, size: tuple[int, int], runtime_dir: str) -> None:
+    def __init__(
+        self, shell: ShellAccess, bus: SyncBus, size: tuple[int, int], runtime_dir: str
+    ) -> None:
         self._shell = shell
+        self._bus = bus
         self.size = size
         self._lock = threading.Lock()
         base = runtime_dir if os.path.isdir(runtime_dir) else None
@@ -202,16 +257,13 @@ class ShellScreen:
         """How many frames the stage has painted (see the module docstring): the same
         while nothing on screen changes. `rect` is not narrowed to: any paint counts."""
         with self._lock:
-            return str(self._shell.eval(_FRAMES_JS)).encode()
-
-    def window(self, window: WindowInfo) -> tuple[Image.Image, str]:
-        return self.region(window.rect), "region"
+            return str(self._shell.frames()).encode()
 
     def _shoot(self, member: str, signature: str, args: list[Any]) -> Image.Image:
         with self._lock:
             path = Path(self._folder) / "shot.png"
             try:
-                ok, _used = self._shell.bus.call(
+                ok, _used = self._bus.call(
                     *SCREENSHOT, SCREENSHOT_INTERFACE, member, signature, [*args, str(path)]
                 )
             except DBusCallError as error:
@@ -229,10 +281,9 @@ class ShellScreen:
         return image
 
 
-def prepare_shell(shell: Shell, timeout: float = 3.0) -> None:
+def prepare_shell(shell: ShellAccess, timeout: float = 3.0) -> None:
     """A virtual GNOME desktop's Shell: out of the Overview it starts in (windows take clicks
     and keys), and with notification banners held back."""
-    shell.eval(_NO_BANNERS_JS)
     deadline = time.monotonic() + timeout
-    while shell.eval(_CLOSE_OVERVIEW_JS) and time.monotonic() < deadline:
+    while shell.prepare() and time.monotonic() < deadline:
         time.sleep(0.05)

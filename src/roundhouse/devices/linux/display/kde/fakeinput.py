@@ -10,27 +10,14 @@ layout lacks is refused, naming set_text.
 
 from __future__ import annotations
 
-import time
-
-from roundhouse.devices.linux.display.base import (
-    DRAG_PAUSE,
-    Button,
-    DisplayUnavailable,
-    drag_path,
-)
-from roundhouse.devices.linux.display.keys import InputError
+from roundhouse.devices.linux.display.base import Button, DisplayUnavailable
+from roundhouse.devices.linux.display.pointer import EVDEV_BUTTONS, WHEEL_STEP
 from roundhouse.devices.linux.display.wayland.globals import Output, bind_output, seat_keymap
 from roundhouse.devices.linux.display.wayland.input import WaylandInput
-from roundhouse.devices.linux.display.wayland.keyboard import Chord
 from roundhouse.devices.linux.display.wayland.keymap import Keymap
-from roundhouse.devices.linux.display.wayland.pointer import approach
 
 INTERFACE = "org_kde_kwin_fake_input"
-BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}  # evdev BTN_*
 PRESSED, RELEASED = 1, 0
-AXIS_VERTICAL, AXIS_HORIZONTAL = 0, 1
-WHEEL_STEP = 15.0  # one notch, in wl_pointer axis units
-KEY_DELAY = 0.002
 KEYMAP_TIMEOUT = 2.0
 # Requests (org_kde_kwin_fake_input v4).
 AUTHENTICATE, BUTTON, AXIS, MOTION_ABSOLUTE, KEYBOARD_KEY = 0, 2, 3, 9, 10
@@ -56,60 +43,25 @@ class FakeInput(WaylandInput):
 
     # ------------------------------------------------------------ pointer
 
-    def move(self, x: int, y: int) -> None:
-        with self._lock:
-            self._motion(x, y)
-            self._wayland.roundtrip()
-
-    def click(self, x: int, y: int, button: Button = "left", count: int = 1) -> None:
-        with self._lock:
-            self._motion(x, y)
-            for _ in range(count):
-                self._wayland.request(self._fake, BUTTON, "uu", BUTTONS[button], PRESSED)
-                self._wayland.request(self._fake, BUTTON, "uu", BUTTONS[button], RELEASED)
-            self._wayland.roundtrip()
-
-    def scroll(self, x: int, y: int, dx: int = 0, dy: int = 0) -> None:
-        with self._lock:
-            self._motion(x, y)
-            for axis, steps in ((AXIS_VERTICAL, dy), (AXIS_HORIZONTAL, dx)):
-                for _ in range(abs(steps)):
-                    value = WHEEL_STEP if steps > 0 else -WHEEL_STEP
-                    self._wayland.request(self._fake, AXIS, "uf", axis, value)
-            self._wayland.roundtrip()
-
-    def drag(self, start: tuple[int, int], end: tuple[int, int], button: Button = "left") -> None:
-        with self._lock:
-            self._motion(*start)
-            self._wayland.request(self._fake, BUTTON, "uu", BUTTONS[button], PRESSED)
-            self._wayland.roundtrip()
-            for x, y in drag_path(start, end):
-                self._motion(x, y)
-                self._wayland.roundtrip()
-                time.sleep(DRAG_PAUSE)
-            self._wayland.request(self._fake, BUTTON, "uu", BUTTONS[button], RELEASED)
-            self._wayland.roundtrip()
+    def _screen_size(self) -> tuple[int, int]:
+        return self.output.logical_size
 
     def _motion(self, x: int, y: int) -> None:
-        width, height = self.output.logical_size
-        if not (0 <= x < width and 0 <= y < height):
-            raise InputError(f"({x}, {y}) is outside the {width}x{height} screen")
-        for px, py in approach(x, y, width):
-            self._wayland.request(self._fake, MOTION_ABSOLUTE, "ff", float(px), float(py))
-            self._wayland.roundtrip()
+        # Each motion in a roundtrip of its own: the pointer arrives by moving (approach).
+        self._wayland.request(self._fake, MOTION_ABSOLUTE, "ff", float(x), float(y))
+        self._wayland.roundtrip()
+
+    def _button(self, button: Button, pressed: bool) -> None:
+        state = PRESSED if pressed else RELEASED
+        self._wayland.request(self._fake, BUTTON, "uu", EVDEV_BUTTONS[button], state)
+
+    def _axis(self, axis: int, steps: int) -> None:
+        value = WHEEL_STEP if steps > 0 else -WHEEL_STEP
+        for _ in range(abs(steps)):
+            self._wayland.request(self._fake, AXIS, "uf", axis, value)
 
     # ------------------------------------------------------------ keyboard
 
-    def _play(self, chords: list[Chord]) -> None:
-        for chord in chords:
-            for keycode in chord.held:
-                self._key(keycode, PRESSED)
-            self._key(chord.key, PRESSED)
-            self._key(chord.key, RELEASED)
-            for keycode in reversed(chord.held):
-                self._key(keycode, RELEASED)
-            self._wayland.roundtrip()
-            time.sleep(KEY_DELAY)
-
-    def _key(self, keycode: int, state: int) -> None:
+    def _key(self, keycode: int, pressed: bool) -> None:
+        state = PRESSED if pressed else RELEASED
         self._wayland.request(self._fake, KEYBOARD_KEY, "uu", keycode - 8, state)

@@ -32,7 +32,13 @@ from dbus_fast.service import ServiceInterface, method
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import WindowList, clip, wait_until
+from roundhouse.devices.linux.display.base import (
+    RouteRefused,
+    WindowList,
+    box_rect,
+    clip,
+    wait_until,
+)
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
 
@@ -42,6 +48,15 @@ SCRIPT_INTERFACE = "org.kde.kwin.Script"
 SCREENSHOT = ("/org/kde/KWin/ScreenShot2", "org.kde.KWin.ScreenShot2")
 SINK_PATH = "/org/roundhouse/KWinSink"
 SINK_INTERFACE = "org.roundhouse.KWinSink"
+# KWin 6 serves screenshots (ScreenShot2, screen casts) only from its OpenGL compositor,
+# which needs a GPU's render node; without one (a headless machine, Debian 13's KWin 6.3
+# here) it composites with QPainter and serves none. No permission would help.
+NO_GPU_FIX = (
+    "give KWin a GPU render node (/dev/dri/renderD*), or use a session that serves "
+    "screenshots without one: --session sway or --session gnome"
+)
+# What a person runs once for KWin to trust roundhouse with fake input and ScreenShot2.
+SETUP_FIX = "roundhouse setup kde (once; no log-out)"
 # QImage formats KWin sends: RGB32, ARGB32 and its premultiplied form are 0xAARRGGBB words.
 RAW_MODES = {4: "BGRX", 5: "BGRX", 6: "BGRX"}  # alpha dropped: the screen is opaque
 
@@ -154,11 +169,6 @@ class KWinScripts:
             return json.loads(self._sink.answers.pop(token))
 
 
-def _rect(box: list[int]) -> Rect:
-    x, y, width, height = (round(value) for value in box)
-    return Rect(left=x, top=y, right=x + width, bottom=y + height)
-
-
 class KWinWindows(WindowList):
     """The windows as KWin knows them (a display.base.Windows). KWin names a window by a
     UUID; its `xid` here is the UUID's first 48 bits (a number JSON keeps exact)."""
@@ -203,7 +213,9 @@ class KWinWindows(WindowList):
         row = next((row for row in self._rows() if _number(row["id"]) == window.xid), None)
         if row is None:
             return window.rect
-        return content_rect(row.get("pid"), frame=_rect(row["frame"]), buffer=_rect(row["buffer"]))
+        return content_rect(
+            row.get("pid"), frame=box_rect(*row["frame"]), buffer=box_rect(*row["buffer"])
+        )
 
 
 def _number(window_id: str) -> int:
@@ -217,7 +229,7 @@ def _info(row: Mapping[str, Any]) -> WindowInfo:
         title=row["title"],
         application=row["cls"],
         pid=pid if isinstance(pid, int) and pid > 0 else None,
-        rect=_rect(row["frame"]),
+        rect=box_rect(*row["frame"]),
         active=bool(row["active"]),
     )
 
@@ -269,10 +281,17 @@ class KWinScreen:
                     )  # fmt: skip
                 except DBusCallError as error:
                     if "ServiceUnknown" in error.name or "UnknownObject" in error.name:
-                        raise KWinRefused(
+                        raise RouteRefused(
                             "KWin offers no ScreenShot2: it serves screenshots only with its "
                             "OpenGL compositor, and composites with QPainter here (KWin 6 "
-                            "needs a GPU render node, /dev/dri/renderD*, for OpenGL)"
+                            "needs a GPU render node, /dev/dri/renderD*, for OpenGL)",
+                            NO_GPU_FIX,
+                        ) from None
+                    if "NoAuthorized" in error.name:
+                        raise RouteRefused(
+                            "KWin refuses screenshots to a program no desktop file vouches "
+                            f"for ({error.text or error.name})",
+                            SETUP_FIX,
                         ) from None
                     raise KWinRefused(f"KWin refused the screenshot: {error}") from None
         finally:

@@ -21,7 +21,7 @@ from dbus_fast.errors import DBusFastError
 from dbus_fast.service import ServiceInterface
 
 from roundhouse.devices.linux.bus_daemon import BUS_DAEMON, BUS_DAEMON_PATH
-from roundhouse.devices.linux.display.base import DisplayUnavailable
+from roundhouse.devices.linux.display.base import DisplayUnavailable, RouteRefused
 
 DBUS = (BUS_DAEMON, BUS_DAEMON_PATH, BUS_DAEMON)
 # Seconds a compositor gets to answer. KWin and GNOME Shell do their D-Bus work on the
@@ -195,14 +195,16 @@ def session_bus_address(env: Mapping[str, str], desktop: str) -> str:
 
 
 @contextlib.contextmanager
-def opening_on_bus(bus: SyncBus, refused: type[Exception]) -> Iterator[contextlib.ExitStack]:
+def opening_on_bus(
+    bus: SyncBus, refused: type[Exception], fix: str = ""
+) -> Iterator[contextlib.ExitStack]:
     """Open a display server's parts on `bus`. Should one fail, the bus is closed, and so is
     what was put on the stack yielded; `refused` (the compositor saying no, with its reason)
-    becomes DisplayUnavailable saying the same."""
+    becomes RouteRefused saying the same, with `fix`."""
     with contextlib.ExitStack() as opened:
         opened.callback(bus.close)
         try:
             yield opened
         except refused as error:
-            raise DisplayUnavailable(str(error)) from None
+            raise RouteRefused(str(error), fix) from None
         opened.pop_all()

@@ -1,17 +1,15 @@
 """Keys as key strokes in a keymap: what the Wayland input backends share.
 
 A backend presses keycodes (and the modifier keys a level needs); this turns "ctrl+s",
-"é" or "Return" into those presses, given the keymap the keys will be read with, and
-ChordKeyboard gives each backend its type_text and press_keys from its way of playing them.
+"é" or "Return" into those presses, given the keymap the keys will be read with.
+ChordKeyboard is the shared keyboard (display/keyboard.py) finding its chords so.
 """
 
 from __future__ import annotations
 
-import threading
-from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from roundhouse.devices.linux.display.keyboard import Chord, Keyboard
 from roundhouse.devices.linux.display.keys import (
     InputError,
     LayoutError,
@@ -30,15 +28,6 @@ MODIFIER_NAMES = {
     "Super_L": "Mod4",
     "ISO_Level3_Shift": "Mod5",
 }
-
-
-@dataclass(frozen=True)
-class Chord:
-    """Keys held (in order) around one key."""
-
-    held: tuple[int, ...]  # keycodes
-    key: int
-    modifiers: tuple[str, ...] = ()  # the XKB modifiers the held keys set
 
 
 def chord_for(keymap: Keymap, keysym: int, extra_modifiers: tuple[str, ...] = ()) -> Chord | None:
@@ -97,27 +86,19 @@ def combo_chords(keys: str, keymap: Keymap) -> list[Chord]:
     return chords
 
 
-class ChordKeyboard(ABC):
-    """type_text and press_keys for a Wayland input backend: the text or keys become chords
-    of the backend's keymap, played by its _play under its lock. Only how a chord reaches
-    the compositor differs from one backend to another."""
+class ChordKeyboard(Keyboard):
+    """The keyboard of a Wayland input backend: its chords are keys of `_keymap`, which the
+    compositor reads them with. Key codes are XKB's (evdev's + 8)."""
 
-    _lock: threading.Lock
     _keymap: Keymap
 
-    def type_text(self, text: str) -> None:
-        with self._lock:
-            self._play(text_chords(text, self._keymap, self._add_keys))
+    def _text_chords(self, text: str) -> list[Chord]:
+        return text_chords(text, self._keymap, self._add_keys)
 
-    def press_keys(self, keys: str) -> None:
-        with self._lock:
-            self._play(combo_chords(keys, self._keymap))
+    def _combo_chords(self, keys: str) -> list[Chord]:
+        return combo_chords(keys, self._keymap)
 
     def _add_keys(self, keysyms: list[int]) -> Keymap:
         """A keymap with keys for `keysyms` too. A backend that types in the session's own
         keymap cannot add any: the keymap stays, and text_chords refuses the characters."""
         return self._keymap
-
-    @abstractmethod
-    def _play(self, chords: list[Chord]) -> None:
-        """Press each chord in turn: its held keys, its key, then the held keys released."""

@@ -1,6 +1,9 @@
-"""Where the pointer goes on its way to a point, for the Wayland input backends."""
+"""The pointer of the Wayland input backends: it arrives at a point by moving, as a real
+mouse does."""
 
 from __future__ import annotations
+
+from roundhouse.devices.linux.display.pointer import Pointer
 
 
 def approach(x: int, y: int, width: int) -> list[tuple[int, int]]:
@@ -11,3 +14,10 @@ def approach(x: int, y: int, width: int) -> list[tuple[int, int]]:
     A real mouse never arrives without moving."""
     beside = x - 1 if x > 0 else min(x + 1, width - 1)
     return [(beside, y), (x, y)]
+
+
+class ApproachingPointer(Pointer):
+    """The shared pointer (display/pointer.py), reaching each point through `approach`."""
+
+    def _points(self, x: int, y: int) -> list[tuple[int, int]]:
+        return approach(x, y, self._screen_size()[0])

@@ -13,8 +13,10 @@ from __future__ import annotations
 import os
 import time
 
-from roundhouse.devices.linux.display.base import DRAG_PAUSE, Button, drag_path
+from roundhouse.devices.linux.display.base import Button
+from roundhouse.devices.linux.display.keyboard import Chord
 from roundhouse.devices.linux.display.keys import InputError
+from roundhouse.devices.linux.display.pointer import EVDEV_BUTTONS, WHEEL_STEP
 from roundhouse.devices.linux.display.wayland.globals import (
     KEYMAP_XKB_V1,
     Output,
@@ -22,18 +24,15 @@ from roundhouse.devices.linux.display.wayland.globals import (
     memfd_with,
 )
 from roundhouse.devices.linux.display.wayland.input import WaylandInput
-from roundhouse.devices.linux.display.wayland.keyboard import Chord
 from roundhouse.devices.linux.display.wayland.keymap import Keymap, with_extra_keys
-from roundhouse.devices.linux.display.wayland.pointer import approach
 from roundhouse.devices.linux.display.wayland.wire import WaylandError
 
-BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}  # evdev BTN_*
 PRESSED, RELEASED = 1, 0
-AXIS_VERTICAL, AXIS_HORIZONTAL = 0, 1
 AXIS_SOURCE_WHEEL = 0
-WHEEL_STEP = 15.0  # a wheel notch, as libinput reports one
 KEYMAP_SETTLE = 0.05  # seconds between a new keymap and the first key read with it
-KEY_DELAY = 0.002
+# Requests of zwlr_virtual_pointer_v1 and zwp_virtual_keyboard_v1.
+MOTION_ABSOLUTE, BUTTON, FRAME, AXIS_SOURCE, AXIS_DISCRETE = 1, 2, 4, 5, 7
+KEYMAP, KEY, MODIFIERS = 0, 1, 2
 
 
 class WlrootsInput(WaylandInput):
@@ -68,94 +67,46 @@ class WlrootsInput(WaylandInput):
 
     # ------------------------------------------------------------ pointer
 
-    def move(self, x: int, y: int) -> None:
-        with self._lock:
-            self._motion(x, y)
-            self._frame()
-            self._wayland.roundtrip()
-
-    def click(self, x: int, y: int, button: Button = "left", count: int = 1) -> None:
-        code = BUTTONS[button]
-        with self._lock:
-            self._motion(x, y)
-            self._frame()
-            for _ in range(count):
-                self._button(code, PRESSED)
-                self._button(code, RELEASED)
-            self._wayland.roundtrip()
-
-    def scroll(self, x: int, y: int, dx: int = 0, dy: int = 0) -> None:
-        """dy > 0 scrolls down, dx > 0 right, one wheel notch per unit."""
-        with self._lock:
-            self._motion(x, y)
-            self._frame()
-            for axis, steps in ((AXIS_VERTICAL, dy), (AXIS_HORIZONTAL, dx)):
-                for _ in range(abs(steps)):
-                    sign = 1 if steps > 0 else -1
-                    self._wayland.request(self._pointer, 5, "u", AXIS_SOURCE_WHEEL)
-                    self._wayland.request(
-                        self._pointer, 7, "uufi", _now(), axis, sign * WHEEL_STEP, sign
-                    )
-                    self._frame()
-            self._wayland.roundtrip()
-
-    def drag(self, start: tuple[int, int], end: tuple[int, int], button: Button = "left") -> None:
-        code = BUTTONS[button]
-        with self._lock:
-            self._motion(*start)
-            self._frame()
-            self._button(code, PRESSED)
-            self._wayland.roundtrip()
-            for x, y in drag_path(start, end):
-                self._motion(x, y)
-                self._frame()
-                self._wayland.roundtrip()
-                time.sleep(DRAG_PAUSE)
-            self._button(code, RELEASED)
-            self._wayland.roundtrip()
+    def _screen_size(self) -> tuple[int, int]:
+        return self.output.width, self.output.height
 
     def _motion(self, x: int, y: int) -> None:
-        width, height = self.output.width, self.output.height
-        if not (0 <= x < width and 0 <= y < height):
-            raise InputError(f"({x}, {y}) is outside the {width}x{height} screen")
-        for px, py in approach(x, y, width):
-            # motion_absolute(time, x, y, x_extent, y_extent), each in its own frame
-            self._wayland.request(self._pointer, 1, "uuuuu", _now(), px, py, width, height)
-            self._frame()
-
-    def _button(self, code: int, state: int) -> None:
-        self._wayland.request(self._pointer, 2, "uuu", _now(), code, state)
+        # motion_absolute(time, x, y, x_extent, y_extent), in a frame of its own
+        width, height = self._screen_size()
+        self._wayland.request(self._pointer, MOTION_ABSOLUTE, "uuuuu", _now(), x, y, width, height)
         self._frame()
 
+    def _button(self, button: Button, pressed: bool) -> None:
+        state = PRESSED if pressed else RELEASED
+        self._wayland.request(self._pointer, BUTTON, "uuu", _now(), EVDEV_BUTTONS[button], state)
+        self._frame()
+
+    def _axis(self, axis: int, steps: int) -> None:
+        sign = 1 if steps > 0 else -1
+        for _ in range(abs(steps)):  # a notch: its source, the discrete step, a frame
+            self._wayland.request(self._pointer, AXIS_SOURCE, "u", AXIS_SOURCE_WHEEL)
+            self._wayland.request(
+                self._pointer, AXIS_DISCRETE, "uufi", _now(), axis, sign * WHEEL_STEP, sign
+            )
+            self._frame()
+
     def _frame(self) -> None:
-        self._wayland.request(self._pointer, 4)
+        self._wayland.request(self._pointer, FRAME)
 
     # ------------------------------------------------------------ keyboard
 
-    def _play(self, chords: list[Chord]) -> None:
-        """Each chord's keys, with its modifiers set around its key: wlroots does not
-        work a virtual keyboard's modifiers out from its keys, the client says them."""
-        for chord in chords:
-            mask = self._keymap.mask(chord.modifiers)
-            for keycode in chord.held:
-                self._key(keycode, PRESSED)
-            if mask:
-                self._modifiers(mask)
-            self._key(chord.key, PRESSED)
-            self._key(chord.key, RELEASED)
-            if mask:
-                self._modifiers(0)
-            for keycode in reversed(chord.held):
-                self._key(keycode, RELEASED)
-            self._wayland.roundtrip()
-            time.sleep(KEY_DELAY)
+    def _hold(self, chord: Chord, pressed: bool) -> None:
+        """The chord's modifiers, set around its key: wlroots does not work a virtual
+        keyboard's modifiers out from its keys, the client says them."""
+        mask = self._keymap.mask(chord.modifiers)
+        if mask:  # modifiers(depressed, latched, locked, group)
+            self._wayland.request(
+                self._keyboard, MODIFIERS, "uuuu", mask if pressed else 0, 0, 0, 0
+            )
 
-    def _modifiers(self, depressed: int) -> None:
-        # modifiers(depressed, latched, locked, group)
-        self._wayland.request(self._keyboard, 2, "uuuu", depressed, 0, 0, 0)
-
-    def _key(self, keycode: int, state: int) -> None:
-        self._wayland.request(self._keyboard, 1, "uuu", _now(), keycode - 8, state)
+    def _key(self, keycode: int, pressed: bool) -> None:
+        state = PRESSED if pressed else RELEASED
+        self._wayland.request(self._keyboard, KEY, "uuu", _now(), keycode - 8, state)
 
     def _add_keys(self, keysyms: list[int]) -> Keymap:
         """A keymap with keys for `keysyms` too, sent to the compositor."""
@@ -176,7 +127,7 @@ class WlrootsInput(WaylandInput):
         data = text.encode() + b"\0"
         fd = memfd_with(data, "roundhouse-keymap")
         try:
-            self._wayland.request(self._keyboard, 0, "uhu", KEYMAP_XKB_V1, fd, len(data))
+            self._wayland.request(self._keyboard, KEYMAP, "uhu", KEYMAP_XKB_V1, fd, len(data))
         finally:
             os.close(fd)
 

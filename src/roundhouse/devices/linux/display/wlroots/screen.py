@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import Closing, clip
+from roundhouse.devices.contract import Rect
+from roundhouse.devices.linux.display.base import Closing, RegionScreen, clip
 from roundhouse.devices.linux.display.wayland.globals import Output, bind_output
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection, WaylandError, decode
 
@@ -71,8 +71,8 @@ class _Buffer:
         os.close(self._fd)
 
 
-class Screencopy(Closing):
-    """The screen through wlr-screencopy (a display.base.Screen)."""
+class Screencopy(RegionScreen, Closing):
+    """The screen through wlr-screencopy (a display.base.Screen; a window is its region)."""
 
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
         self._wayland = Connection.open(env, timeout)
@@ -106,11 +106,6 @@ class Screencopy(Closing):
 
     def raw(self, rect: Rect | None = None) -> bytes:
         return self._capture(None if rect is None else clip(rect, self.size)).tobytes()
-
-    def window(self, window: WindowInfo) -> tuple[Image.Image, str]:
-        """What the screen shows where the window is (a compositor keeps each window's
-        pixels to itself: screencopy copies outputs)."""
-        return self.region(window.rect), "region"
 
     def _capture(self, rect: Rect | None) -> Image.Image:
         with self._lock:

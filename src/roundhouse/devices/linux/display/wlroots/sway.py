@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import Closing, WindowList
+from roundhouse.devices.linux.display.base import Closing, WindowList, box_rect
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT
 
 MAGIC = b"i3-ipc"
@@ -102,12 +102,6 @@ def views(tree: dict[str, Any]) -> Iterator[dict[str, Any]]:
             yield from views(child)
 
 
-def _rect(box: Mapping[str, int]) -> Rect:
-    return Rect(
-        left=box["x"], top=box["y"], right=box["x"] + box["width"], bottom=box["y"] + box["height"]
-    )
-
-
 def window_info(node: Mapping[str, Any]) -> WindowInfo:
     outer, inner = node["rect"], node["window_rect"]
     left, top = outer["x"] + inner["x"], outer["y"] + inner["y"]
@@ -117,7 +111,7 @@ def window_info(node: Mapping[str, Any]) -> WindowInfo:
         title=node.get("name") or "",
         application=node.get("app_id") or properties.get("class") or "",
         pid=node.get("pid"),
-        rect=Rect(left=left, top=top, right=left + inner["width"], bottom=top + inner["height"]),
+        rect=box_rect(left, top, inner["width"], inner["height"]),
         active=bool(node.get("focused")),
     )
 

@@ -2,10 +2,11 @@
 
 xdotool starts a process per action and adds ~100 ms to every click; here an action is a
 few requests on a connection we keep open (~1 ms). XTest sends keycodes, not characters,
-so we keep our own keysym -> keycode map. A character the keyboard map does not hold
-(é on a US map, €, 漢) is put on a spare keycode; those remaps stay in place while the
-connection lives, because reverting right after the key event races the application,
-which may read the keyboard map only when it handles the event (xdotool's lost-é bug).
+so we keep our own keysym -> keycode map, read from the server's. A character the map
+does not hold (é on a US map, €, 漢) is put on a spare keycode; those remaps stay in
+place while the connection lives, because reverting right after the key event races the
+application, which may read the keyboard map only when it handles the event (xdotool's
+lost-é bug). Pointer and keyboard are display/pointer.py's and display/keyboard.py's.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Literal
+from collections.abc import Iterable, Iterator
 
 from Xlib import XK, X  # type: ignore[import-untyped, unused-ignore]
 from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import xtest  # type: ignore[import-untyped, unused-ignore]
 
-from roundhouse.devices.linux.display.base import DRAG_PAUSE, Closing, drag_path
+from roundhouse.devices.linux.display.base import Button, Closing
+from roundhouse.devices.linux.display.keyboard import Chord, Keyboard
 from roundhouse.devices.linux.display.keys import (
     InputError,
     char_keysym,
@@ -27,16 +29,16 @@ from roundhouse.devices.linux.display.keys import (
     key_keysym,
     parse_combo,
 )
+from roundhouse.devices.linux.display.pointer import HORIZONTAL, Pointer
 
 __all__ = ["InputError", "XInput", "char_keysym", "key_keysym", "parse_combo"]
 
-Button = Literal["left", "middle", "right"]
+_BUTTONS: dict[Button, int] = {"left": 1, "middle": 2, "right": 3}
+# A wheel notch is a click of a button: (towards the start, towards the end) per axis.
+_WHEEL = {False: (4, 5), True: (6, 7)}  # vertical: up, down; horizontal: left, right
 
-_BUTTONS: dict[str, int] = {"left": 1, "middle": 2, "right": 3}
-_SCROLL_UP, _SCROLL_DOWN, _SCROLL_LEFT, _SCROLL_RIGHT = 4, 5, 6, 7
 
-
-class XInput(Closing):
+class XInput(Pointer, Keyboard, Closing):
     """XTest input on one display. Thread-safe: calls are serialised on one lock."""
 
     def __init__(self, display: str, key_delay: float = 0.002) -> None:
@@ -45,7 +47,9 @@ class XInput(Closing):
             self._display.close()
             raise RuntimeError(f"display {display} has no XTEST extension")
         self._lock = threading.Lock()
-        self._key_delay = key_delay  # lets a busy client keep up with a burst of keys
+        self.key_delay = key_delay
+        screen = self._display.screen()
+        self._size = (int(screen.width_in_pixels), int(screen.height_in_pixels))
         self._keymap: dict[int, tuple[int, bool]] = {}  # keysym -> (keycode, needs shift)
         self._spare: list[int] = []
         self._remapped: OrderedDict[int, int] = OrderedDict()  # keysym -> spare keycode
@@ -59,65 +63,43 @@ class XInput(Closing):
             self._remapped.clear()
             self._display.close()
 
-    # --- mouse ---
+    def _flush(self) -> None:
+        self._display.sync()
 
-    def move(self, x: int, y: int) -> None:
-        with self._lock:
-            xtest.fake_input(self._display, X.MotionNotify, x=x, y=y)
-            self._display.sync()
+    # --- pointer ---
 
-    def click(self, x: int, y: int, button: Button = "left", count: int = 1) -> None:
-        """Click `count` times (2 = double click) at screen coordinates."""
-        code = _BUTTONS[button]
-        with self._lock:
-            xtest.fake_input(self._display, X.MotionNotify, x=x, y=y)
-            for _ in range(count):
-                xtest.fake_input(self._display, X.ButtonPress, code)
-                xtest.fake_input(self._display, X.ButtonRelease, code)
-            self._display.sync()
+    def _screen_size(self) -> tuple[int, int]:
+        return self._size
 
-    def scroll(self, x: int, y: int, dx: int = 0, dy: int = 0) -> None:
-        """Scroll at (x, y): dy > 0 scrolls down, dx > 0 right, one wheel notch per unit."""
-        steps = [(_SCROLL_DOWN if dy > 0 else _SCROLL_UP, abs(dy))]
-        steps.append((_SCROLL_RIGHT if dx > 0 else _SCROLL_LEFT, abs(dx)))
-        with self._lock:
-            xtest.fake_input(self._display, X.MotionNotify, x=x, y=y)
-            for code, count in steps:
-                for _ in range(count):
-                    xtest.fake_input(self._display, X.ButtonPress, code)
-                    xtest.fake_input(self._display, X.ButtonRelease, code)
-            self._display.sync()
+    def _motion(self, x: int, y: int) -> None:
+        xtest.fake_input(self._display, X.MotionNotify, x=x, y=y)
 
-    def drag(self, start: tuple[int, int], end: tuple[int, int], button: Button = "left") -> None:
-        """Press at `start`, move in steps (toolkits need motion to start a drag), release."""
-        code = _BUTTONS[button]
-        with self._lock:
-            xtest.fake_input(self._display, X.MotionNotify, x=start[0], y=start[1])
-            xtest.fake_input(self._display, X.ButtonPress, code)
-            self._display.sync()
-            for x, y in drag_path(start, end):
-                xtest.fake_input(self._display, X.MotionNotify, x=x, y=y)
-                self._display.sync()
-                time.sleep(DRAG_PAUSE)
-            xtest.fake_input(self._display, X.ButtonRelease, code)
-            self._display.sync()
+    def _button(self, button: Button, pressed: bool) -> None:
+        self._press(_BUTTONS[button], pressed)
+
+    def _axis(self, axis: int, steps: int) -> None:
+        back, forth = _WHEEL[axis == HORIZONTAL]
+        for _ in range(abs(steps)):
+            self._press(forth if steps > 0 else back, True)
+            self._press(forth if steps > 0 else back, False)
+
+    def _press(self, code: int, pressed: bool) -> None:
+        xtest.fake_input(self._display, X.ButtonPress if pressed else X.ButtonRelease, code)
 
     # --- keyboard ---
 
-    def type_text(self, text: str) -> None:
-        """Type any Unicode text as key presses ('\\n' is Return, '\\t' is Tab)."""
-        keysyms = [char_keysym(char) for char in text]
-        with self._lock:
-            for keysym in keysyms:
-                keycode, shift = self._keycode(keysym)
-                self._tap(keycode, [self._shift] if shift else [])
-                time.sleep(self._key_delay)
+    def _key(self, keycode: int, pressed: bool) -> None:
+        xtest.fake_input(self._display, X.KeyPress if pressed else X.KeyRelease, keycode)
 
-    def press_keys(self, keys: str) -> None:
-        """Press key combinations: 'ctrl+s', 'alt+F4', 'ctrl+shift+t', 'Return'.
+    def _text_chords(self, text: str) -> Iterator[Chord]:
+        """Each character's key, found (or put on a spare keycode) just before it is
+        typed: a text with more new characters than spare keycodes reuses them in turn."""
+        keysyms = [char_keysym(char) for char in text]  # refused whole, before any key
+        for keysym in keysyms:
+            keycode, shift = self._keycode(keysym)
+            yield Chord((self._shift,) if shift else (), keycode)
 
-        Several combinations separated by spaces are pressed one after another.
-        """
+    def _combo_chords(self, keys: str) -> Iterable[Chord]:
         combos = [parse_combo(combo) for combo in keys.split()]
         if not combos:
             raise InputError("no keys given")
@@ -125,23 +107,14 @@ class XInput(Closing):
             ([self._modifier_keycode(name) for name in modifiers], key_keysym(key))
             for modifiers, key in combos
         ]
-        with self._lock:
-            for modifier_codes, keysym in resolved:
-                keycode, shift = self._keycode(keysym)
-                # Shifted symbols ("ctrl+?") need Shift; a letter with ctrl does not ("ctrl+S").
-                if shift and self._shift not in modifier_codes and not is_letter(keysym):
-                    modifier_codes = [*modifier_codes, self._shift]
-                self._tap(keycode, modifier_codes)
-                time.sleep(self._key_delay)
-
-    def _tap(self, keycode: int, modifiers: list[int]) -> None:
-        for modifier in modifiers:
-            xtest.fake_input(self._display, X.KeyPress, modifier)
-        xtest.fake_input(self._display, X.KeyPress, keycode)
-        xtest.fake_input(self._display, X.KeyRelease, keycode)
-        for modifier in reversed(modifiers):
-            xtest.fake_input(self._display, X.KeyRelease, modifier)
-        self._display.sync()
+        chords = []
+        for modifier_codes, keysym in resolved:
+            keycode, shift = self._keycode(keysym)
+            # Shifted symbols ("ctrl+?") need Shift; a letter with ctrl does not ("ctrl+S").
+            if shift and self._shift not in modifier_codes and not is_letter(keysym):
+                modifier_codes = [*modifier_codes, self._shift]
+            chords.append(Chord(tuple(modifier_codes), keycode))
+        return chords
 
     def _modifier_keycode(self, name: str) -> int:
         keycode = self._display.keysym_to_keycode(XK.string_to_keysym(name))

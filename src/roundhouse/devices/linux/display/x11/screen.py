@@ -16,10 +16,10 @@ from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import composite  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import Closing, clip
+from roundhouse.devices.linux.display.base import Closing, RegionScreen, clip
 
 
-class Screen(Closing):
+class Screen(RegionScreen, Closing):
     """Grabs pixels from one X display; keep one per display, it holds two connections."""
 
     def __init__(self, display: str) -> None:
@@ -60,7 +60,7 @@ class Screen(Closing):
             image = self._window_content(window.xid)
             if image is not None:
                 return image, "composite"
-        return self.region(window.rect), "region"
+        return super().window(window)
 
     def _window_content(self, xid: int) -> Image.Image | None:
         with self._lock:

@@ -1,0 +1,121 @@
+"""The display backends roundhouse drives, and which one a session is.
+
+Every backend is a record (display/backend.py) in a folder of its own; BACKENDS lists them,
+in the order a session's environment is matched against them. Nothing else names a kind.
+
+A session is X11 or Wayland (XDG_SESSION_TYPE, else which display variable is set). A
+Wayland session's backend is the one XDG_CURRENT_DESKTOP names, else the one whose variable
+its session sets (SWAYSOCK), else the one whose Wayland globals its compositor offers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Set
+from typing import Protocol
+
+from roundhouse.devices.contract import WindowInfo
+from roundhouse.devices.linux.display.backend import Backend
+from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable
+from roundhouse.devices.linux.display.gnome.backend import GNOME
+from roundhouse.devices.linux.display.kde.backend import KDE
+from roundhouse.devices.linux.display.labwc.backend import LABWC
+from roundhouse.devices.linux.display.wayland.dbus import DBusCallError
+from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError
+from roundhouse.devices.linux.display.wlroots.backend import SWAY
+from roundhouse.devices.linux.display.x11.backend import X11
+
+BACKENDS: tuple[Backend, ...] = (X11, SWAY, LABWC, GNOME, KDE)
+SESSION_KINDS: tuple[str, ...] = tuple(backend.kind for backend in BACKENDS)
+DEFAULT_KIND = X11.kind  # what a virtual desktop runs when nothing says
+
+
+class UnknownKind(ValueError):
+    """A session kind no backend has; the message names the kinds there are."""
+
+
+def named(kind: str | None) -> Backend:
+    """The backend of this kind ("sway"; None: DEFAULT_KIND); UnknownKind naming the kinds
+    otherwise."""
+    kind = kind or DEFAULT_KIND
+    for backend in BACKENDS:
+        if backend.kind == kind:
+            return backend
+    raise UnknownKind(f"no session kind {kind!r}: roundhouse drives {', '.join(SESSION_KINDS)}")
+
+
+def is_wayland(env: Mapping[str, str]) -> bool:
+    """Whether the session is Wayland: XDG_SESSION_TYPE says so, or it says nothing and
+    WAYLAND_DISPLAY is set."""
+    session_type = env.get("XDG_SESSION_TYPE", "").lower()
+    if session_type in ("x11", "tty"):
+        return False
+    return bool(env.get("WAYLAND_DISPLAY")) or session_type == "wayland"
+
+
+def named_in(env: Mapping[str, str]) -> Backend | None:
+    """The backend the session's environment names, without asking its compositor (pure):
+    X11; else an entry of XDG_CURRENT_DESKTOP; else a variable only one session sets."""
+    if not is_wayland(env):
+        return X11
+    wayland = [backend for backend in BACKENDS if backend.wayland]
+    for name in env.get("XDG_CURRENT_DESKTOP", "").split(":"):
+        for backend in wayland:
+            if name.strip().lower() in backend.desktop_names:
+                return backend
+    return next((b for b in wayland if any(env.get(mark) for mark in b.marks)), None)
+
+
+def detect(env: Mapping[str, str]) -> Backend:
+    """The backend of the session of `env` (named_in, else the compositor's globals);
+    DisplayUnavailable for a compositor roundhouse does not drive."""
+    backend = named_in(env)
+    if backend is not None:
+        return backend
+    try:
+        with Connection.open(env) as wayland:
+            offered = {found.interface for found in wayland.registry().values()}
+    except WaylandError as error:
+        raise DisplayUnavailable(f"the Wayland session is not usable: {error}") from None
+    return offering(offered, env)
+
+
+def offering(offered: Set[str], env: Mapping[str, str]) -> Backend:
+    """The first backend one of whose telling globals a compositor offers (pure)."""
+    for backend in BACKENDS:
+        if backend.offers & offered:
+            return backend
+    desktop = env.get("XDG_CURRENT_DESKTOP") or "not set"
+    drives = ", ".join(backend.kind for backend in BACKENDS if backend.wayland)
+    raise DisplayUnavailable(
+        f"this Wayland compositor is not one roundhouse drives (XDG_CURRENT_DESKTOP: "
+        f"{desktop}; it offers none of the interfaces roundhouse looks for): roundhouse "
+        f"drives {drives}. Set XDG_CURRENT_DESKTOP if yours is one of them, or run an X11 "
+        "session."
+    )
+
+
+class OnDisplay(Protocol):
+    """What a display is opened for: a desktop of a kind, with its environment."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def env(self) -> dict[str, str]: ...
+
+
+def open_display(desktop: OnDisplay) -> DisplayServer:
+    """The display server of `desktop`, connected through its backend's routes."""
+    backend = named(desktop.kind)
+    try:
+        return backend.open(desktop.env)
+    except DisplayUnavailable:
+        raise
+    except (WaylandError, DBusCallError, OSError, RuntimeError) as error:
+        raise DisplayUnavailable(f"cannot drive this {backend.kind} session: {error}") from None
+
+
+def list_windows(desktop: OnDisplay) -> list[WindowInfo]:
+    """One-off listing (connects and disconnects); keep a DisplayServer for more."""
+    with open_display(desktop) as display:
+        return display.windows.list_windows()

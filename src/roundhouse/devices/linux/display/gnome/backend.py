@@ -1,0 +1,254 @@
+"""GNOME: Mutter's remote desktop for input, its screen cast (or GNOME Shell's Screenshot)
+for the screen, and GNOME Shell's Eval for the windows, on one session-bus connection; a
+virtual desktop is GNOME Shell headless on a virtual monitor."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+from dbus_fast import Variant
+
+from roundhouse.devices.linux.display import compositor
+from roundhouse.devices.linux.display.a11y_windows import A11yWindows
+from roundhouse.devices.linux.display.backend import Backend, Route, taken
+from roundhouse.devices.linux.display.base import (
+    DisplayServer,
+    PositionsUnknown,
+    RouteRefused,
+)
+from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
+from roundhouse.devices.linux.display.gnome import cast, install
+from roundhouse.devices.linux.display.gnome.cast import CastScreen
+from roundhouse.devices.linux.display.gnome.remote import MutterInput
+from roundhouse.devices.linux.display.gnome.shell import (
+    EvalShell,
+    ExtensionShell,
+    ShellAccess,
+    ShellRefused,
+    ShellScreen,
+    ShellWindows,
+    prepare_shell,
+    shell_access,
+)
+from roundhouse.devices.linux.display.wayland.activation import startup_env
+from roundhouse.devices.linux.display.wayland.dbus import (
+    BusGone,
+    SyncBus,
+    opening_on_bus,
+    session_bus_address,
+)
+from roundhouse.devices.linux.display.wayland.globals import bind_output
+from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandGone
+
+SETUP_FIX = "roundhouse setup gnome (once; it says when a log-out is needed)"
+INPUT = Route(
+    "input",
+    "Mutter RemoteDesktop (D-Bus)",
+    "none: any client of the session bus (GNOME shows its screen-sharing icon)",
+    "start pipewire and wireplumber in the session (Mutter's remote desktop needs them)",
+)
+SCREEN_CAST = Route(
+    "screenshots",
+    "Mutter ScreenCast through PipeWire (GStreamer)",
+    "none: any client of the session bus",
+    f"sudo apt-get install {cast.PACKAGES}",
+)
+SHELL_SCREENSHOT = Route(
+    "screenshots",
+    f"GNOME Shell Screenshot (D-Bus; faster with {cast.PACKAGES})",
+    "GNOME Shell in unsafe mode",
+    f"sudo apt-get install {cast.PACKAGES}",
+)
+EXTENSION = Route(
+    "windows",
+    ExtensionShell.name,
+    "roundhouse's extension in GNOME Shell, installed once (a log-out after, on Wayland)",
+    SETUP_FIX,
+)
+SHELL_EVAL = Route("windows", EvalShell.name, "GNOME Shell in unsafe mode", SETUP_FIX)
+A11Y = Route(
+    "windows",
+    "the accessibility bus (titles and focus; no positions)",
+    "none: the applications say which windows they have, not where",
+    SETUP_FIX,
+)
+ROUTES = (INPUT, SCREEN_CAST, SHELL_SCREENSHOT, EXTENSION, SHELL_EVAL, A11Y)
+
+
+def open_gnome(env: Mapping[str, str]) -> DisplayServer:
+    """Each capability by the first route the session grants: the windows through
+    roundhouse's extension, else Eval, else (a person's GNOME before `roundhouse setup
+    gnome`) the accessibility bus, without positions; the screen through Mutter's screen
+    cast, else the Shell's Screenshot. Never refused whole for one missing route."""
+    address = session_bus_address(env, "GNOME")
+    with Connection.open(env) as wayland:
+        size = bind_output(wayland).logical_size
+    bus = SyncBus(address)
+    with opening_on_bus(bus, ShellRefused, SETUP_FIX) as opened:
+        shell: ShellAccess | None = shell_access(bus)
+        try:
+            assert shell is not None
+            shell.windows()  # refused outside unsafe mode without the extension
+        except ShellRefused:
+            shell = None
+        pointer = MutterInput(bus, env, size, shell.pointer if shell is not None else None)
+        opened.callback(pointer.close)
+        windows: ShellWindows | A11yWindows
+        missing: tuple[RouteRefused, ...] = ()
+        if shell is not None:
+            windows = ShellWindows(shell, on_activated=pointer.wake)
+            windows_route = EXTENSION if isinstance(shell, ExtensionShell) else SHELL_EVAL
+        else:
+            windows = A11yWindows(bus, size, pointer.press_keys, SETUP_FIX, shell="gnome-shell")
+            opened.callback(windows.close)
+            windows_route = A11Y
+            missing = (
+                PositionsUnknown(
+                    "GNOME Shell tells other programs where no window is (not in unsafe mode) "
+                    "and roundhouse's extension is not running: the tree, screenshots, keys "
+                    "and accessibility actions work, pointer actions on a control do not",
+                    SETUP_FIX,
+                ),
+            )
+        screen: CastScreen | ShellScreen
+        if cast.available():
+            screen, shots = CastScreen(pointer.node, env, size), SCREEN_CAST
+        elif isinstance(shell, EvalShell):  # ~100 ms a PNG, where GStreamer's source is not
+            screen = ShellScreen(shell, bus, size, env.get("XDG_RUNTIME_DIR", ""))
+            shots = SHELL_SCREENSHOT
+        else:
+            raise RouteRefused(
+                "no route to GNOME's screen: GStreamer's PipeWire source (for Mutter's screen "
+                "cast) is not installed, and GNOME Shell's Screenshot serves no other program",
+                SCREEN_CAST.fix,
+            )
+    return DisplayServer(
+        "gnome",
+        pointer,
+        screen,
+        windows,
+        lost=(BusGone, WaylandGone),
+        shared=(bus,),
+        routes=taken(INPUT, shots, windows_route),
+        missing=missing,
+        # Mutter focuses a window another program launched only with a token.
+        startup=lambda: startup_env(env),
+    )
+
+
+class GnomeShell(Compositor):
+    """GNOME Shell 43+ headless on a virtual monitor, in unsafe mode (its Eval gives the
+    windows' positions, its Screenshot serves other programs), or as shipped (then the
+    windows come from roundhouse's extension, or without positions). It needs a system bus
+    (without one it exits at start: a private bus stands in for it), and Mutter's remote
+    desktop needs PipeWire (and WirePlumber) for its screen cast."""
+
+    def programs(self) -> list[str]:
+        return ["gnome-shell", "pipewire", "wireplumber"]
+
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        width, height = at.size
+        system_bus = spawner.spawn_reading(
+            "dbus-daemon",
+            [
+                "dbus-daemon",
+                "--session",
+                "--nofork",
+                f"--address=unix:path={at.runtime_dir}/system_bus",
+            ],
+            "--print-address=",
+            compositor.compositor_env(at.base),
+        )
+        env = compositor.compositor_env(at.base, DBUS_SYSTEM_BUS_ADDRESS=system_bus)
+        spawner.spawn("pipewire", ["pipewire"], env)
+        spawner.spawn("wireplumber", ["wireplumber"], env)
+        shell = [
+            *("gnome-shell", "--headless", *(() if at.shipped else ("--unsafe-mode",))),
+            *("--virtual-monitor", f"{width}x{height}", "--wayland", "--no-x11"),
+            *("--wayland-display", "wayland-0"),
+        ]
+        shell_env = {
+            **env,
+            "LIBGL_ALWAYS_SOFTWARE": "1",
+            "XDG_SESSION_TYPE": "wayland",
+            "XDG_CURRENT_DESKTOP": "GNOME",
+        }
+        if not at.shipped:  # as at.shipped, its settings are dconf's, in the session's HOME
+            shell_env["GSETTINGS_BACKEND"] = "memory"
+        spawner.spawn("gnome-shell", shell, shell_env)
+        socket = compositor.wait_for_socket(at.runtime_dir, READY_WAIT)
+        return Started(socket, {"DBUS_SYSTEM_BUS_ADDRESS": system_bus})
+
+    def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
+        """Once the Shell's D-Bus services are up: prepared (display.gnome.shell)."""
+        bus = SyncBus(env["DBUS_SESSION_BUS_ADDRESS"], timeout)
+        try:
+            deadline = time.monotonic() + timeout
+            wanted = ("org.gnome.Shell.Screenshot", "org.gnome.Mutter.RemoteDesktop")
+            compositor.until(
+                lambda: all(bus.has_name(name) for name in wanted),
+                timeout,
+                "GNOME Shell's D-Bus services did not appear",
+                pause=0.05,
+            )
+            try:
+                prepare_shell(shell_access(bus), timeout)
+            except ShellRefused:  # as shipped: out of the Overview as a person gets out
+                _close_overview(bus, deadline)
+        finally:
+            bus.close()
+        return {}
+
+
+READY_WAIT = 15.0  # seconds for GNOME Shell's Wayland socket
+
+
+def _close_overview(bus: SyncBus, deadline: float) -> None:
+    """Leave the Overview GNOME Shell starts in, through its OverviewActive property: any
+    client of the session may set it, unsafe mode or not. GNOME Shell 48 opens it again at
+    the end of its start-up animation, a moment after it answers: it is closed until it
+    has stayed closed for OVERVIEW_CALM seconds (a window opened in the Overview is not
+    given the focus)."""
+    shell = ("org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties")
+    closed_since: float | None = None
+    while time.monotonic() < deadline:
+        (active,) = bus.call(*shell, "Get", "ss", ["org.gnome.Shell", "OverviewActive"])
+        if active.value:
+            bus.call(
+                *shell, "Set", "ssv", ["org.gnome.Shell", "OverviewActive", Variant("b", False)]
+            )
+            closed_since = None
+        elif closed_since is None:
+            closed_since = time.monotonic()
+        elif time.monotonic() - closed_since >= OVERVIEW_CALM:
+            return
+        time.sleep(0.05)
+
+
+OVERVIEW_CALM = 1.5  # seconds the Overview stays closed before a shipped GNOME is ready
+
+
+GNOME = Backend(
+    kind="gnome",
+    family="gnome",
+    wayland=True,
+    desktop_names=("gnome", "gnome-classic", "ubuntu", "pop"),
+    marks=(),
+    offers=frozenset({"gtk_shell1"}),
+    routes=ROUTES,
+    open=open_gnome,
+    compositor=GnomeShell(packages="gnome-shell pipewire wireplumber", server="gnome-shell"),
+    current_desktop="GNOME",
+    person_packages=("at-spi2-core", "libatk-adaptor", *cast.PACKAGES.split()),
+    setup=install.install,
+    undo=install.uninstall,
+    settings=(
+        (
+            "org.gnome.desktop.interface",
+            "toolkit-accessibility",
+            "true",
+            "GNOME's toolkit-accessibility is off",
+        ),
+    ),
+)

@@ -1,0 +1,178 @@
+"""KDE: KWin's fake input on a Wayland connection, its ScreenShot2 and its scripts (the
+windows) on one session-bus connection; a virtual desktop is KWin on a virtual output."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+
+from roundhouse.devices.linux.display import compositor
+from roundhouse.devices.linux.display.backend import Backend, Route, taken
+from roundhouse.devices.linux.display.base import (
+    DisplayServer,
+    DisplayUnavailable,
+    RefusedInput,
+    RouteRefused,
+)
+from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
+from roundhouse.devices.linux.display.kde import vouch
+from roundhouse.devices.linux.display.kde.fakeinput import FakeInput
+from roundhouse.devices.linux.display.kde.kwin import (
+    SETUP_FIX,
+    KWinRefused,
+    KWinScreen,
+    KWinScripts,
+    KWinWindows,
+)
+from roundhouse.devices.linux.display.wayland.dbus import (
+    BusGone,
+    DBusCallError,
+    SyncBus,
+    opening_on_bus,
+    session_bus_address,
+)
+from roundhouse.devices.linux.display.wayland.globals import bind_output
+from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandGone
+
+TRUSTED = (
+    "KWin trusts a program with it when its desktop file lists it "
+    "(X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input, "
+    "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2)"
+)
+INPUT = Route("input", "org_kde_kwin_fake_input (Wayland)", TRUSTED, SETUP_FIX)
+SCREENSHOT = Route("screenshots", "KWin ScreenShot2 (D-Bus)", TRUSTED, SETUP_FIX)
+SCRIPTING = Route(
+    "windows",
+    "KWin scripting (D-Bus)",
+    "none: KWin's scripting is open to the session's clients",
+    "run KWin 5.27 or later with its scripting (org.kde.kwin.Scripting)",
+)
+ROUTES = (INPUT, SCREENSHOT, SCRIPTING)
+
+
+def open_kde(env: Mapping[str, str]) -> DisplayServer:
+    bus = SyncBus(session_bus_address(env, "KWin"), unix_fds=True)
+    with opening_on_bus(bus, KWinRefused, SCRIPTING.fix):
+        if not bus.has_name("org.kde.KWin"):
+            raise RouteRefused("no KWin on this session's bus (org.kde.KWin)", SCRIPTING.fix)
+        windows = KWinWindows(KWinScripts(bus))
+        windows.list_windows()  # scripting refused or broken: say so now
+        pointer: FakeInput | RefusedInput
+        missing: tuple[RouteRefused, ...] = ()
+        try:
+            pointer = FakeInput(env)
+            size = pointer.output.logical_size
+        except DisplayUnavailable as error:  # KWin hides it from a program it does not trust
+            refusal = RouteRefused(str(error), INPUT.fix, "input")
+            pointer, missing = RefusedInput(refusal), (refusal,)
+            with Connection.open(env) as wayland:
+                size = bind_output(wayland).logical_size
+        screen = KWinScreen(bus, windows, size)
+    return DisplayServer(
+        "kde",
+        pointer,
+        screen,
+        windows,
+        lost=(BusGone, WaylandGone),
+        shared=(bus,),
+        routes=taken(*ROUTES),
+        missing=missing,
+    )
+
+
+class KWin(Compositor):
+    """KWin 5.27+ on a virtual output, trusting its clients (fake input, screenshots and
+    window management are otherwise for programs a desktop file vouches for)."""
+
+    def programs(self) -> list[str]:
+        return ["kwin_wayland"]
+
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        width, height = at.size
+        argv = [
+            compositor.runnable(
+                shutil.which("kwin_wayland") or "kwin_wayland", compositor.copies_folder()
+            ),
+            *("--virtual", "--width", str(width), "--height", str(height)),
+            *("--socket", "wayland-0"),
+            *("--no-lockscreen", "--no-global-shortcuts", "--no-kactivities"),
+        ]
+        # Not KWIN_COMPOSE=Q: KWin's screenshots come from its OpenGL compositor (Mesa's
+        # software renderer here), and with QPainter it offers none.
+        # The applications menu a Plasma session has (plasma-applications.menu): KWin 6
+        # finds the desktop files that vouch for programs only through it, and without one
+        # trusted none (KWin 5 read the folders themselves).
+        menus = at.runtime_dir / "xdg" / "menus"
+        menus.mkdir(parents=True)
+        (menus / "applications.menu").write_text(APPLICATIONS_MENU)
+        config_dirs = f"{at.runtime_dir / 'xdg'}:{at.base.get('XDG_CONFIG_DIRS') or '/etc/xdg'}"
+        env = compositor.compositor_env(
+            at.base,
+            XDG_SESSION_TYPE="wayland",
+            XDG_CURRENT_DESKTOP="KDE",
+            XDG_CONFIG_DIRS=config_dirs,
+        )
+        if not at.shipped:  # as at.shipped, a program a desktop file does not vouch for is refused
+            env.update(
+                KWIN_WAYLAND_NO_PERMISSION_CHECKS="1", KWIN_SCREENSHOT_NO_PERMISSION_CHECKS="1"
+            )
+        spawner.spawn("kwin_wayland", argv, env)
+        # The session's programs see the menu too, as in Plasma: `roundhouse setup kde`
+        # rebuilds KWin's service cache (kbuildsycoca6) with the session's environment.
+        return Started(
+            compositor.wait_for_socket(at.runtime_dir, READY_WAIT), {"XDG_CONFIG_DIRS": config_dirs}
+        )
+
+    def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
+        bus = SyncBus(env["DBUS_SESSION_BUS_ADDRESS"], timeout)
+        try:
+            # Not ScreenShot2: KWin offers it only with its OpenGL compositor, which KWin 6
+            # runs only on a GPU's render node (Debian 13's KWin composites with QPainter
+            # here); the screen then fails with that reason, the rest works.
+            # KWin owns its name before it serves its scripting: wait for what we call.
+            compositor.until(
+                lambda: _kwin_scripting(bus),
+                timeout,
+                "KWin's scripting did not appear on D-Bus",
+                pause=0.05,
+            )
+        finally:
+            bus.close()
+        return {}
+
+
+READY_WAIT = 15.0  # seconds for KWin's Wayland socket
+APPLICATIONS_MENU = (
+    '<!DOCTYPE Menu PUBLIC "-//freedesktop//DTD Menu 1.0//EN" '
+    '"http://www.freedesktop.org/standards/menu-spec/menu-1.0.dtd">\n'
+    "<Menu><Name>Applications</Name><DefaultAppDirs/><DefaultDirectoryDirs/>"
+    "<Include><All/></Include></Menu>\n"
+)
+
+
+def _kwin_scripting(bus: SyncBus) -> bool:
+    try:
+        bus.call(
+            "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "isScriptLoaded", "s", ["-"]
+        )
+    except DBusCallError:  # no such name or object yet
+        return False
+    return True
+
+
+KDE = Backend(
+    kind="kde",
+    family="kde",
+    wayland=True,
+    desktop_names=("kde", "plasma"),
+    marks=(),
+    offers=frozenset({"org_kde_kwin_fake_input", "org_kde_plasma_shell"}),
+    routes=ROUTES,
+    open=open_kde,
+    compositor=KWin(packages="kwin-wayland", server="kwin_wayland"),
+    current_desktop="KDE",
+    exports=("XDG_CONFIG_DIRS",),
+    setup=vouch.install,
+    undo=vouch.uninstall,
+    relaunch=vouch.relaunch_interpreter,
+)

@@ -1,0 +1,1 @@
+"""labwc: wlroots input and screencopy, and the windows through wlr-foreign-toplevel."""

@@ -1,0 +1,139 @@
+"""sway: wlroots' virtual pointer and keyboard, its screencopy, and sway's IPC for the
+windows; a virtual desktop is sway headless."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from roundhouse.devices.linux.display import compositor
+from roundhouse.devices.linux.display.backend import Backend, Route, taken
+from roundhouse.devices.linux.display.base import DisplayServer, Windows
+from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
+from roundhouse.devices.linux.display.wayland.wire import WaylandGone
+from roundhouse.devices.linux.display.wlroots.input import WlrootsInput
+from roundhouse.devices.linux.display.wlroots.screen import Screencopy
+from roundhouse.devices.linux.display.wlroots.sway import SwayGone, SwayWindows
+
+OPEN_TO_EVERY_CLIENT = "none: wlroots offers it to every client of the compositor"
+# The routes every wlroots compositor offers (labwc's backend takes them too).
+INPUT = Route(
+    "input",
+    "zwlr_virtual_pointer_v1 + zwp_virtual_keyboard_v1 (Wayland)",
+    OPEN_TO_EVERY_CLIENT,
+    "use a wlroots compositor that offers virtual input (sway, labwc, Hyprland, river)",
+)
+SCREENCOPY = Route(
+    "screenshots",
+    "zwlr_screencopy_manager_v1 (Wayland)",
+    OPEN_TO_EVERY_CLIENT,
+    "use a wlroots compositor that offers screencopy (sway, labwc, Hyprland, river)",
+)
+ROUTES = (
+    INPUT,
+    SCREENCOPY,
+    Route("windows", "sway IPC", "none: sway's IPC socket is the session user's", "run sway"),
+)
+
+
+def open_sway(env: Mapping[str, str]) -> DisplayServer:
+    """Connect to the compositor of `env` (three connections; all closed if one fails)."""
+    return open_wlroots(env, "sway", SwayWindows, ROUTES, lost=(SwayGone,))
+
+
+def open_wlroots(
+    env: Mapping[str, str],
+    kind: str,
+    windows_of: Callable[[Mapping[str, str]], Windows],
+    routes: tuple[Route, ...],
+    lost: tuple[type[BaseException], ...] = (),
+) -> DisplayServer:
+    """A wlroots compositor's display server: its windows as `windows_of` lists them, the
+    virtual pointer and keyboard, screencopy (three connections; all closed if one fails)."""
+    with contextlib.ExitStack() as opened:
+        windows = windows_of(env)
+        opened.callback(windows.close)
+        screen = opened.enter_context(Screencopy(env))
+        pointer = opened.enter_context(WlrootsInput(env))
+        opened.pop_all()
+    return DisplayServer(
+        kind, pointer, screen, windows, lost=(WaylandGone, *lost), routes=taken(*routes)
+    )
+
+
+class Sway(Compositor):
+    """sway 1.7+: the headless wlroots backend with the pixman renderer. sway will not run
+    as root, so as root it runs as nobody, in a runtime folder given to nobody (root's
+    clients may still connect: root passes any permission)."""
+
+    def programs(self) -> list[str]:
+        return ["sway"] + (["setpriv"] if os.geteuid() == 0 else [])
+
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        width, height = at.size
+        config = at.runtime_dir / "sway.conf"
+        red, green, blue = compositor.BACKGROUND
+        # No XWayland: X11-only programs then fail to start, rather than land on a server
+        # nothing here can see.
+        config.write_text(
+            f"output HEADLESS-1 resolution {width}x{height}\n"
+            f"output * bg #{red:02x}{green:02x}{blue:02x} solid_color\n"  # swaybg paints it
+            "xwayland disable\n"
+        )
+        argv = ["sway", "-c", str(config)]
+        if os.geteuid() == 0:
+            os.chown(at.runtime_dir, compositor.NOBODY, compositor.NOBODY)
+            os.chown(config, compositor.NOBODY, compositor.NOBODY)
+            argv = as_nobody(argv)
+        env = compositor.compositor_env(at.base, HOME=str(at.runtime_dir), **HEADLESS_WLROOTS)
+        spawner.spawn("sway", argv, env)
+        return Started(compositor.wait_for_socket(at.runtime_dir, READY_WAIT))
+
+    def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
+        runtime = Path(env["XDG_RUNTIME_DIR"])
+
+        def listening() -> str | None:
+            found = (p for p in runtime.glob("sway-ipc.*.sock") if compositor.answers(p))
+            return next((str(path) for path in found), None)
+
+        return {
+            "SWAYSOCK": compositor.until(listening, timeout, "sway's IPC socket did not appear")
+        }
+
+
+READY_WAIT = 15.0  # seconds for a headless wlroots compositor's socket
+# A wlroots compositor drawing into memory: no GPU, no input devices, one output.
+HEADLESS_WLROOTS = {
+    "WLR_BACKENDS": "headless",
+    "WLR_LIBINPUT_NO_DEVICES": "1",
+    "WLR_RENDERER": "pixman",
+    "WLR_HEADLESS_OUTPUTS": "1",
+}
+
+
+def as_nobody(argv: list[str]) -> list[str]:
+    """The command run as nobody (wlroots compositors refuse to run as root)."""
+    return [
+        "setpriv",
+        f"--reuid={compositor.NOBODY}",
+        f"--regid={compositor.NOBODY}",
+        "--clear-groups",
+        *argv,
+    ]
+
+
+SWAY = Backend(
+    kind="sway",
+    family="wlroots",
+    wayland=True,
+    desktop_names=("sway",),
+    marks=("SWAYSOCK",),
+    offers=frozenset(),
+    routes=ROUTES,
+    open=open_sway,
+    compositor=Sway(packages="sway", server="sway"),
+    current_desktop="sway",
+    exports=("SWAYSOCK",),
+)

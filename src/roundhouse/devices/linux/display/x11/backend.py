@@ -1,0 +1,131 @@
+"""X11: XTest input, the screen through mss and XComposite, the windows through EWMH, each
+on its own connection to the display; a virtual desktop is Xvfb with openbox."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+
+from Xlib import X  # type: ignore[import-untyped, unused-ignore]
+from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
+from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
+
+from roundhouse.devices.linux.display import compositor
+from roundhouse.devices.linux.display.backend import Backend, Route, taken
+from roundhouse.devices.linux.display.base import DisplayServer, RouteRefused
+from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
+from roundhouse.devices.linux.display.x11.input import XInput
+from roundhouse.devices.linux.display.x11.screen import Screen
+from roundhouse.devices.linux.display.x11.windows import WindowManager
+
+# A display that died closed its connections: calls raise these.
+LOST = (xerror.ConnectionClosedError, xerror.DisplayConnectionError)
+NO_WINDOW_MANAGER = "start a window manager (openbox) on the display, or use --desktop virtual"
+ROUTES = (
+    Route("input", "XTest", "none: any client of the X server may use XTest"),
+    Route("screenshots", "MIT-SHM (mss) and XComposite", "none: any X client may read it"),
+    Route("windows", "EWMH", "a window manager that keeps _NET_CLIENT_LIST", NO_WINDOW_MANAGER),
+)
+
+
+def open_x11(env: Mapping[str, str]) -> DisplayServer:
+    """Connect to the X display of `env` (three connections; all closed if one fails)."""
+    display = env.get("DISPLAY", "")
+    try:
+        with contextlib.ExitStack() as opened:
+            screen = opened.enter_context(Screen(display))
+            xinput = opened.enter_context(XInput(display))
+            windows = opened.enter_context(WindowManager(display))
+            opened.pop_all()
+    except (xerror.DisplayError, *LOST) as error:
+        raise RouteRefused(f"cannot open display {display!r}: {error}") from None
+    routes = taken(*ROUTES)
+    return DisplayServer("x11", xinput, screen, windows, lost=LOST, routes=routes)
+
+
+class Xvfb(Compositor):
+    """Xvfb (it picks a free display number itself through -displayfd, so several run side
+    by side) and openbox, without which windows can be neither listed nor focused."""
+
+    def programs(self) -> list[str]:
+        return ["Xvfb", "openbox"]
+
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        width, height = at.size
+        argv = ["Xvfb", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"]
+        number = spawner.spawn_reading("Xvfb", argv, "-displayfd", at.base)
+        display = f":{number}"
+        spawner.spawn("openbox", ["openbox", "--sm-disable"], {**at.base, "DISPLAY": display})
+        return Started(display)
+
+    def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
+        display = env["DISPLAY"]
+        _wait_for_window_manager(display, timeout)
+        _paint_background(display)
+        return {}
+
+
+def _wait_for_window_manager(display: str, timeout: float) -> None:
+    """openbox is ready once it has set _NET_SUPPORTING_WM_CHECK and _NET_CLIENT_LIST on the
+    root window (under load the second comes a moment after the first, and window listing
+    needs it)."""
+    connection = xdisplay.Display(display)
+    try:
+        root = connection.screen().root
+        atoms = [
+            connection.intern_atom(name)
+            for name in ("_NET_SUPPORTING_WM_CHECK", "_NET_CLIENT_LIST")
+        ]
+        compositor.until(
+            lambda: all(root.get_full_property(atom, X.AnyPropertyType) for atom in atoms),
+            timeout,
+            "the window manager did not start",
+            pause=0.01,
+        )
+    finally:
+        connection.close()
+
+
+def _paint_background(display: str) -> None:
+    """Give the root window the plain BACKGROUND (Xvfb's is black, openbox paints none)."""
+    connection = xdisplay.Display(display)
+    try:
+        screen = connection.screen()
+        red, green, blue = (value * 257 for value in compositor.BACKGROUND)  # X colours are 16-bit
+        pixel = screen.default_colormap.alloc_color(red, green, blue).pixel
+        screen.root.change_attributes(background_pixel=pixel)
+        screen.root.clear_area(0, 0, 0, 0)  # 0 x 0: all of it
+        connection.sync()
+    finally:
+        connection.close()
+
+
+def screen_size(display: str) -> tuple[int, int]:
+    """The size of the X display's screen; RouteRefused when it cannot be opened."""
+    try:
+        connection = xdisplay.Display(display)
+    except (xerror.DisplayError, OSError) as error:
+        raise RouteRefused(f"cannot open display {display}: {error}") from None
+    try:
+        screen = connection.screen()
+        return int(screen.width_in_pixels), int(screen.height_in_pixels)
+    finally:
+        connection.close()
+
+
+X11 = Backend(
+    kind="x11",
+    family="x11",
+    wayland=False,
+    desktop_names=(),
+    marks=("DISPLAY",),
+    offers=frozenset(),
+    routes=ROUTES,
+    open=open_x11,
+    compositor=Xvfb(
+        packages="xvfb xauth x11-utils dbus dbus-x11 at-spi2-core libatk-adaptor "
+        "libatk-bridge2.0-0 openbox",
+        server="Xvfb",
+    ),
+    runs_x11_programs=True,
+)

@@ -1,0 +1,393 @@
+"""What the desktop tools see: the data-collection tools, and the look around every action.
+
+Each tool call sees the desktop through one Sight: the windows are listed once before an
+action, and everything in the call that needs them (the window it names, its control, the
+look before) is handed that list; once the action has settled they are listed once more
+for the look after it, and once at the end of the late-change watch, only when that look
+saw nothing. On KDE each listing runs a KWin script; a call used to list them up to 18
+times.
+
+What an action did is judged from those looks (effects.py, effects_read.py): "confirmed"
+or "not seen", and a line saying what.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from roundhouse.config import Settings
+from roundhouse.devices.base import Closing
+from roundhouse.devices.contract import Control, ControlList, UiNode, WindowInfo
+from roundhouse.devices.linux.apps.launch import Launcher
+from roundhouse.devices.linux.apps.launcher import Applications, application_list
+from roundhouse.devices.linux.atspi.bus import AtspiError, AtspiTimeout
+from roundhouse.devices.linux.atspi.node import TreeLimits
+from roundhouse.devices.linux.atspi.seam import AccessibleTree
+from roundhouse.devices.linux.atspi.tree import keep_numbers, ui_tree_json
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.base import (
+    DisplayServer,
+    PositionsUnknown,
+    WindowError,
+    Windows,
+    describe,
+)
+from roundhouse.devices.linux.effects import Look, effect_of
+from roundhouse.devices.linux.effects_read import TEXT_LIMIT, TextOf, look
+from roundhouse.devices.linux.screenshots import (
+    Screenshot,
+    capture_desktop_png,
+    capture_window_png,
+)
+from roundhouse.devices.linux.settle import Settled, frame, wait_quiet
+
+log = logging.getLogger(__name__)
+
+_MAX_LISTED = 60  # controls named in an error message
+
+
+class ToolError(RuntimeError):
+    """A bad request from the model; the message says what exists instead."""
+
+
+class Sight:
+    """The windows as one tool call sees them: listed once before it acts (`listed`), and
+    once more after (`relist`), whatever in the call asks."""
+
+    def __init__(self, windows: Windows) -> None:
+        self._windows = windows
+        self._listed: list[WindowInfo] | None = None
+
+    def listed(self) -> list[WindowInfo]:
+        if self._listed is None:
+            self._listed = self._windows.list_windows()
+        return self._listed
+
+    def relist(self) -> list[WindowInfo]:
+        """The windows now, after the call acted; what follows in the call sees these."""
+        self._listed = None
+        return self.listed()
+
+    def window(self, window_id: int | None) -> WindowInfo:
+        """The window named, else the active one; WindowError naming the windows there are."""
+        listed = self.listed()
+        if window_id is not None:
+            found = next((window for window in listed if window.xid == window_id), None)
+            # Not in this list: the server says (X11 looks again, past openbox's empty
+            # instant) or names the windows there are.
+            return found if found is not None else self._windows.get(window_id)
+        active = next((window for window in listed if window.active), None)
+        if active is None:
+            raise WindowError(f"no window is active; give window_id (windows: {describe(listed)})")
+        return active
+
+
+class Observing(Closing):
+    """The tools' connections, the data-collection tools, and the look around an action."""
+
+    def __init__(
+        self,
+        desktop: Desktop,
+        settings: Settings,
+        *,
+        display: DisplayServer,
+        tree: AccessibleTree | None,
+    ) -> None:
+        self.desktop = desktop
+        self.settings = settings
+        self.display = display
+        self.screen = display.screen
+        self.input = display.input
+        self.windows = display.windows
+        self.launcher = Launcher(
+            display.windows, desktop.env, desktop.app_command, startup=display.startup
+        )
+        self.tree = tree  # None: no AT-SPI bus; screenshots and coordinates still work
+        self._controls: dict[int, ControlList] = {}  # the latest get_controls per window
+
+    def _sight(self) -> Sight:
+        return Sight(self.windows)
+
+    # ------------------------------------------------------------ data collection
+
+    async def capture_desktop_screenshot(
+        self, path: str | None = None, annotate: bool = False
+    ) -> dict[str, Any]:
+        """Take a PNG screenshot of the whole desktop.
+
+        annotate: draw a numbered box on each control of the active window (the labels
+        of get_controls, which this reads afresh).
+        path: file to write the PNG to; without it the PNG is returned as base64.
+        """
+        controls: list[Control] = []
+        if annotate and self._marks_placed():
+            controls = (await self._read_controls(self._sight().window(None))).controls
+        result = _shot_result(capture_desktop_png(self.screen, controls), path)
+        if annotate:
+            result["annotated_controls"] = len(controls)
+        return result
+
+    def _marks_placed(self) -> bool:
+        """Whether controls can be marked where they are: not where the session does not
+        say where its windows are (their rectangles are then the applications' own)."""
+        return not any(isinstance(missing, PositionsUnknown) for missing in self.display.missing)
+
+    async def capture_window_screenshot(
+        self,
+        window_id: int | None = None,
+        path: str | None = None,
+        annotate: bool = False,
+        as_listed: bool = False,
+    ) -> dict[str, Any]:
+        """Take a PNG screenshot of one window (default: the active window).
+
+        annotate: draw a numbered box on each control; the numbers are the labels of
+        get_controls, which this reads afresh for the window, or with as_listed those of
+        the last get_controls of the window (the list a model was given).
+        path: file to write the PNG to; without it the PNG is returned as base64.
+        """
+        window = self._sight().window(window_id)
+        controls: list[Control] = []
+        if annotate and self._marks_placed():
+            # A window still filling its toolbar (Writer at start) renumbers between two
+            # reads: the boxes must carry the numbers of the list the model reads.
+            listed = self._controls.get(window.xid) if as_listed else None
+            controls = (listed or await self._read_controls(window)).controls
+        shot = capture_window_png(self.screen, window, controls)
+        result = _shot_result(shot, path)
+        result["window_id"] = window.xid
+        if annotate:
+            result["annotated_controls"] = len(controls)
+        return result
+
+    async def get_ui_tree(self, window_id: int | None = None, max_nodes: int = 5000) -> Any:
+        """Read the accessibility tree of a window (default: the active one) as JSON.
+
+        Its shape: {"root": {control_type, name, automation_id, bounding_box, children, ...}}.
+        """
+        window = self._sight().window(window_id)
+        if self.tree is None:
+            raise ToolError("no accessibility bus on this desktop; use screenshots")
+        snapshot = await self.tree.ui_tree(window, TreeLimits(max_nodes=max_nodes))
+        return ui_tree_json(snapshot)
+
+    async def list_applications(self) -> list[str]:
+        """List the applications launch_application can start, as people know them, with
+        what each is for: "gedit — Text Editor".
+
+        Launch one by its name (before the dash) or by what it is ("text editor").
+        """
+        apps = await asyncio.to_thread(Applications.load, self.desktop.env)
+        return application_list(apps)
+
+    async def list_windows(self) -> list[dict[str, Any]]:
+        """List the top-level windows with their id, title, application, pid, rectangle and
+        whether each is active."""
+        return [window.model_dump(mode="json") for window in self.windows.list_windows()]
+
+    async def get_controls(self, window_id: int | None = None) -> dict[str, Any]:
+        """List the interactive controls a person sees in a window (default: the active one),
+        numbered by `label` in reading order, with role, name, rectangle and actions."""
+        window = self._sight().window(window_id)
+        return (await self._read_controls(window)).model_dump(mode="json")
+
+    # ------------------------------------------------------------ controls
+
+    async def _read_controls(self, window: WindowInfo) -> ControlList:
+        if self.tree is None:
+            note = "no accessibility bus on this desktop; use screenshots and coordinates"
+            listed = ControlList(window=window, controls=[], tree_available=False, note=note)
+        else:
+            try:
+                listed = keep_numbers(
+                    self._controls.get(window.xid), await self.tree.controls(window)
+                )
+            except AtspiTimeout as error:
+                # A hung application: say so, as what was seen, rather than fail the look.
+                name = window.application or window.title or "the application"
+                reason = f"not responding: {name} did not answer ({error})"
+                listed = ControlList(
+                    window=window,
+                    controls=[],
+                    truncated=True,
+                    truncated_reason=reason,
+                    responding=False,
+                )
+        self._controls[window.xid] = listed
+        return listed
+
+    async def _control(
+        self, label: int | None, control_id: str | None, window: WindowInfo
+    ) -> Control:
+        """The control of `window` named by its label in the last get_controls (read now if
+        there was none) or by its node id."""
+        if (label is None) == (control_id is None):
+            raise ToolError("give exactly one of label (from get_controls) or control_id")
+        listed = self._controls.get(window.xid) or await self._read_controls(window)
+        for control in listed.controls:
+            if control.label == label or control.id == control_id:
+                return control
+        if control_id is not None and self.tree is not None:
+            # A node id from get_ui_tree need not be among the numbered controls.
+            try:
+                node = await self.tree.describe(control_id, window)
+            except AtspiError as error:  # gone, or not an id at all: list what exists
+                log.info("control %s: %s", control_id, error)
+            else:
+                return _placed(node, window)
+        wanted = f"label {label}" if label is not None else f"id {control_id!r}"
+        raise ToolError(
+            f"no control with {wanted} in window {window.xid} {window.title!r}; "
+            f"controls: {_list_controls(listed)}"
+        )
+
+    # ------------------------------------------------------------ the look around an action
+
+    async def _observed(
+        self,
+        sight: Sight,
+        act: Callable[[], Awaitable[object]],
+        window: WindowInfo | None,
+        *,
+        target: Control | None = None,
+        typed: str | None = None,
+        focused_text: bool = False,
+        settle_from_start: bool = True,
+        controls: bool = True,
+    ) -> dict[str, Any]:
+        """Run `act` in `window` (default: the active one), wait for the screen to settle,
+        and say what came of it, read from the window list and the accessibility tree
+        (effects.py): the result's "effect" is "confirmed" or "not seen", "seen" says what.
+
+        With `typed`, the text was meant for `target` (else for the focused control);
+        `focused_text` also compares the focused control's text (keys may edit it).
+        Without `controls`, only the window list is compared, and at once.
+        """
+        text_of = None
+        if target is not None and typed is not None:
+            text_of = TextOf.of(target.id, target.role, target.name)
+        wants_text = focused_text or (typed is not None and text_of is None)
+        before = await look(
+            sight.listed(),
+            self.tree,
+            window,
+            text_of=text_of,
+            focused_text=wants_text,
+            controls=controls,
+        )
+        pixels = frame(self.screen) if settle_from_start else None
+        await act()
+        settled = await self._settle(pixels)
+        if before.text is not None:
+            text_of = TextOf.seen(before.text)  # the same control after, even if focus moved
+
+        async def look_after() -> Look:
+            listed = sight.relist()
+            return await look(
+                listed,
+                self.tree,
+                window_after(before, listed),
+                text_of=text_of,
+                focused_text=wants_text,
+                text_limit=max(TEXT_LIMIT, len(typed or "") + 200),
+                controls=controls,
+            )
+
+        target_id = target.id if target else None
+        after = await look_after()
+        effect = effect_of(before, after, typed=typed, target=target_id)
+        if not effect.seen and controls:
+            started = time.monotonic()
+            if await self._changes_late(sight, after.windows):
+                later = await self._settle(None)
+                waited = (time.monotonic() - started) * 1000
+                settled = Settled(settled.elapsed_ms + waited, True, later.timed_out)
+                effect = effect_of(before, await look_after(), typed=typed, target=target_id)
+        return {**effect.as_result(), **_settled(settled)}
+
+    async def _changes_late(self, sight: Sight, seen: Sequence[WindowInfo]) -> bool:
+        """Whether the screen changes within desktop.effect_grace seconds, or the windows
+        differ at its end from `seen` (the look after's): the screen is watched, and the
+        windows listed once, at the end (a window that opens or closes changes the screen)."""
+        pixels = frame(self.screen)
+        deadline = time.monotonic() + self.settings.desktop.effect_grace
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            if frame(self.screen) != pixels:
+                return True
+        return _window_states(sight.relist()) != _window_states(seen)
+
+    def _settle(self, before: bytes | None) -> Awaitable[Settled]:
+        return wait_quiet(
+            self.screen,
+            before=before,
+            timeout=self.settings.desktop.settle_timeout,
+        )
+
+
+def window_after(before: Look, listed: Sequence[WindowInfo]) -> WindowInfo | None:
+    """The window to read after an action: the one read before, unless the action made
+    another active (a dialog that opened, a window that closed)."""
+    active = next((window for window in listed if window.active), None)
+    was_active = next((window.xid for window in before.windows if window.active), None)
+    if before.window is None or (active is not None and active.xid != was_active):
+        return active
+    return next((window for window in listed if window.xid == before.window), active)
+
+
+def _placed(node: UiNode, window: WindowInfo) -> Control:
+    if node.rect is None:
+        raise ToolError(f"control {node.id} ({node.role}) is not on screen in {window.title!r}")
+    return Control(
+        label=0,
+        id=node.id,
+        role=node.role,
+        name=node.name,
+        rect=node.rect,
+        actions=node.actions,
+        text=node.text,
+    )
+
+
+def brief(control: Control) -> str:
+    return f"{control.label} {control.name!r} ({control.role})"
+
+
+def _list_controls(listed: ControlList) -> str:
+    if not listed.controls:
+        return listed.note or "none"
+    shown = [brief(control) for control in listed.controls[:_MAX_LISTED]]
+    more = len(listed.controls) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
+def _window_states(windows: Iterable[WindowInfo]) -> set[tuple[int, str, bool]]:
+    return {(window.xid, window.title, window.active) for window in windows}
+
+
+def _settled(settled: Settled) -> dict[str, Any]:
+    return {
+        "settle_ms": round(settled.elapsed_ms, 1),
+        "screen_changed": settled.changed,
+        "still_changing": settled.timed_out,
+    }
+
+
+def _shot_result(shot: Screenshot, path: str | None) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "width": shot.width,
+        "height": shot.height,
+        "rect": shot.rect.as_list(),
+        "method": shot.method,
+    }
+    if path is not None:
+        result["path"] = str(shot.save(Path(path)))
+    else:
+        result["png_base64"] = base64.b64encode(shot.png).decode("ascii")
+    return result

@@ -1,0 +1,134 @@
+"""The display backends are declared once: a record per backend, in a folder of its own, read
+by everything else; and nothing outside display/ and desktops/ names a session kind."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from roundhouse.config import DesktopSettings
+from roundhouse.devices.linux import doctor
+from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
+from roundhouse.devices.linux.display import backends
+from roundhouse.devices.linux.display.backend import CAPABILITIES, SetupFailed
+from roundhouse.devices.linux.display.gnome import install
+from roundhouse.devices.linux.display.kde import vouch
+from roundhouse.devices.linux.doctor import diagnose
+
+SRC = Path(__file__).parents[1] / "src" / "roundhouse"
+DISPLAY = SRC / "devices" / "linux" / "display"
+
+
+@pytest.mark.parametrize("backend", backends.BACKENDS, ids=lambda b: b.kind)
+def test_each_backend_is_one_folder_and_one_record(backend: backends.Backend) -> None:
+    module = backend.open.__module__
+    folder = module.split(".")[-2]
+    assert module == f"roundhouse.devices.linux.display.{folder}.backend", module
+    assert type(backend.compositor).__module__ == module  # its compositor lives there too
+    assert {route.capability for route in backend.routes} == set(CAPABILITIES)
+    for route in backend.routes:
+        assert route.name and route.needs, route
+    assert backend.compositor.packages and backend.compositor.server
+    assert all(name == name.lower() for name in backend.desktop_names)
+    if backend.wayland:
+        assert backend.current_desktop, "its virtual session says what it is"
+
+
+def test_kinds_are_unique_and_named_by_their_records() -> None:
+    assert len(set(backends.SESSION_KINDS)) == len(backends.BACKENDS)
+    for backend in backends.BACKENDS:
+        assert backends.named(backend.kind) is backend
+    assert backends.named(None).kind == backends.DEFAULT_KIND
+    with pytest.raises(backends.UnknownKind, match="no session kind 'weston'.*sway"):
+        backends.named("weston")
+
+
+def test_nothing_outside_display_and_desktops_names_a_session_kind() -> None:
+    """A new backend is one folder and one record: no table elsewhere lists the kinds."""
+    kinds = set(backends.SESSION_KINDS) | {backend.family for backend in backends.BACKENDS}
+    allowed = (DISPLAY, SRC / "devices" / "linux" / "desktops")
+    named = []
+    for path in sorted(SRC.rglob("*.py")):
+        if any(path.is_relative_to(folder) for folder in allowed):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and node.value in kinds:
+                named.append(f"{path.relative_to(SRC)}:{node.lineno} {node.value!r}")
+    assert not named, named
+
+
+def test_an_unknown_session_kind_is_refused_naming_the_kinds() -> None:
+    with pytest.raises(DesktopUnavailable, match="no session kind 'mir'.*x11.*labwc"):
+        VirtualDesktop(DesktopSettings(session="mir")).start()
+
+
+@pytest.mark.parametrize("kind", [b.kind for b in backends.BACKENDS if b.wayland])
+async def test_doctor_names_the_records_fix_when_a_session_cannot_be_opened(
+    kind: str, tmp_path: Path
+) -> None:
+    """The fix comes from the backend's record, whatever its kind (doctor once looked a
+    sway session's fix up by family, and showed none)."""
+    env = {
+        "WAYLAND_DISPLAY": "wayland-9",
+        "XDG_RUNTIME_DIR": str(tmp_path),  # no compositor listens there
+        "XDG_SESSION_TYPE": "wayland",
+        "DBUS_SESSION_BUS_ADDRESS": f"unix:path={tmp_path / 'bus'}",
+    }
+    report = await diagnose(Desktop("wayland-9", env, 1280, 800, virtual=False, kind=kind))
+    (failed,) = [check for check in report.checks if check.name == "display server"]
+    assert not failed.ok and failed.fix, failed
+    assert not report.ok
+
+
+def test_doctor_names_the_packages_a_session_still_needs_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(doctor, "_installed_packages", lambda: {"at-spi2-core", "libatk-adaptor"})
+    check = doctor._packages_check(backends.named("gnome"))
+    assert check is not None and not check.ok and not check.required
+    assert check.fix == (
+        "sudo apt-get install gstreamer1.0-pipewire gstreamer1.0-tools gstreamer1.0-plugins-base"
+    )
+    installed = doctor._packages_check(backends.named("sway"))
+    assert installed is not None and installed.ok
+
+
+@pytest.mark.parametrize(
+    ("version", "form", "declared"),
+    [
+        ("43.9", "init()", ["43", "44"]),
+        ("44.2", "init()", ["43", "44"]),
+        ("46.0", "export default", ["45", "46", "47", "48"]),
+        ("48.4", "export default", ["45", "46", "47", "48"]),
+        ("49.1", "export default", ["45", "46", "47", "48", "49"]),
+    ],
+)
+def test_the_gnome_extension_fits_the_running_shell(
+    version: str, form: str, declared: list[str]
+) -> None:
+    """GNOME 43 and 44 load an extension as a script, 45 and later as a module: the form that
+    fits is installed, declaring the versions it works with, with the one shared core."""
+    files = install.extension_files(version)
+    metadata = json.loads(files["metadata.json"])
+    assert metadata["uuid"] == install.UUID and metadata["shell-version"] == declared
+    script = files["extension.js"]
+    assert form in script and "function roundhouseShell(Main)" in script
+    assert "/*CORE*/" not in script and 'name="Eval"' not in script  # it exports no Eval
+    with pytest.raises(SetupFailed, match="older than 43"):
+        install.extension_files("42.5")
+
+
+def test_kde_relaunches_only_under_a_vouched_interpreter_it_is_not_yet(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path)}
+    assert vouch.relaunch_interpreter(env) is None  # no setup: nothing to start again as
+    interpreter = vouch.interpreter(env)
+    interpreter.parent.mkdir(parents=True)
+    interpreter.write_text("")
+    assert vouch.relaunch_interpreter(env) is None  # no desktop file vouches for it
+    vouch.desktop_file(env).parent.mkdir(parents=True)
+    vouch.desktop_file(env).write_text("[Desktop Entry]\n")
+    assert vouch.relaunch_interpreter(env) == str(interpreter)

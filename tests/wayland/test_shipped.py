@@ -1,0 +1,218 @@
+"""GNOME and KDE as distributions ship them, as a person has them: started with `roundhouse
+desktop start --session KIND --shipped` (GNOME Shell without unsafe mode, KWin with its
+permission checks on), then used only through the lines it printed, in a HOME of the test's
+own, as a terminal of that session would be.
+
+Before `roundhouse setup KIND`: the tree, screenshots (GNOME) and clicks through a
+control's accessibility action work, and doctor names the setup. After it (and, on GNOME's
+Wayland, a log-out and in: the session is started again with the same HOME): doctor exits
+0, the offline agent saves a line typed into gedit, Calculator shows 739, and a screenshot
+is a real picture."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+from PIL import Image
+from tests.desktop.conftest import wait_until
+from tests.wayland.conftest import skip_unless_this_release_has
+from tests.wayland.test_sessions import COMMAND_TIMEOUT, ROUNDHOUSE, screen_refused, session_env
+
+from roundhouse.devices.linux.display.backends import named
+
+
+class Session:
+    """A shipped session of one kind in a HOME of its own, started and stopped as a person
+    logs in and out."""
+
+    def __init__(self, kind: str, home: Path) -> None:
+        self.kind, self.home = kind, home
+        self.name = ""
+        self.env: dict[str, str] = {}
+
+    def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [ROUNDHOUSE, *args],
+            env=self.env or {**self._login(), "PATH": os.environ["PATH"]},
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
+
+    def _login(self) -> dict[str, str]:
+        return {"HOME": str(self.home), "LANG": "C.UTF-8", "RH_LOOPBACK_ONLY": "1"}
+
+    def log_in(self) -> None:
+        done = self.run("desktop", "start", "--session", self.kind, "--shipped")
+        assert done.returncode == 0, done.stderr
+        self.name = done.stderr.split(" desktop ", 1)[1].split()[0]
+        self.env = {**session_env(done.stdout), **self._login()}
+
+    def log_out(self) -> None:
+        env, self.env = self.env, {}
+        if self.name:
+            self.run("desktop", "stop", self.name)
+        self.env, self.name = {}, ""
+        del env
+
+    def quit_apps(self) -> None:
+        listed = self.run("windows", "--desktop", "current", "--json")
+        for window in json.loads(listed.stdout or "[]"):
+            if window["pid"]:
+                os.kill(window["pid"], signal.SIGTERM)
+
+
+@pytest.fixture(scope="module", params=["gnome", "kde"])
+def shipped(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Session]:
+    skip_unless_this_release_has(request.param)
+    session = Session(request.param, tmp_path_factory.mktemp(f"home-{request.param}"))
+    session.log_in()
+    try:
+        yield session
+    finally:
+        session.log_out()
+
+
+def test_before_setup_doctor_names_the_setup_and_what_needs_no_setup_works(
+    shipped: Session, tmp_path: Path
+) -> None:
+    doctor = shipped.run("doctor", "--desktop", "current")
+    assert f"roundhouse setup {shipped.kind}" in doctor.stdout, doctor.stdout
+    tree = shipped.run("tree", "--desktop", "current")
+    if shipped.kind == "gnome":
+        # Nothing refused whole: one note for the missing window positions, exit 0.
+        assert doctor.returncode == 0, doctor.stdout
+        assert "note window positions:" in doctor.stdout
+        shot = tmp_path / "before.png"
+        done = shipped.run("screenshot", "--desktop", "current", "--output", str(shot))
+        assert done.returncode == 0, done.stderr
+        with Image.open(shot) as picture:
+            assert picture.size == (1280, 800)
+    else:
+        # KWin refuses screenshots and input to a program nothing vouches for.
+        assert doctor.returncode == 1 and "FAIL screenshots:" in doctor.stdout, doctor.stdout
+        assert "note input:" in doctor.stdout
+    assert tree.returncode in (0, 1), tree.stderr  # no window yet is "no such window"
+    # A click through the buttons' accessibility action needs no position, nor input.
+    done = shipped.run(
+        "run",
+        "open the calculator, then click the 7 button, then click the 3 button, then click "
+        "the 9 button",
+        *("--model", "offline", "--desktop", "current", "--yes", "--logs", str(tmp_path)),
+        cwd=tmp_path,
+    )
+    try:
+        if shipped.kind == "kde" and screen_refused(shipped.env) is None:
+            assert done.returncode == 0, done.stdout + done.stderr
+        elif shipped.kind == "gnome":
+            assert done.returncode == 0, done.stdout + done.stderr
+            controls = shipped.run("tree", "--desktop", "current", "--controls")
+            assert "'739'" in controls.stdout, controls.stdout
+    finally:
+        shipped.quit_apps()
+
+
+def test_after_setup_the_agent_works_as_on_its_own_desktops(
+    shipped: Session, tmp_path: Path
+) -> None:
+    done = shipped.run("setup", shipped.kind)
+    assert done.returncode == 0, done.stdout + done.stderr
+    if shipped.kind == "gnome":
+        assert "log out and in once" in done.stdout, done.stdout
+    shipped.log_out()  # GNOME on Wayland loads the extension at its next start
+    shipped.log_in()
+    doctor = shipped.run("doctor", "--desktop", "current")
+    routes = named(shipped.kind).routes
+    if screen_refused(shipped.env) is None:
+        assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    # Where KWin 6 has no GPU render node, its screenshots stay refused (no setup helps).
+    failing = "FAIL" if screen_refused(shipped.env) is None else "FAIL windows"
+    for missing in ("note window positions", "note input", failing):
+        assert missing not in doctor.stdout, doctor.stdout
+    assert routes[0].name in doctor.stdout  # its preferred input route
+    target = tmp_path / "saved" / "hello.txt"
+    done = shipped.run(
+        "run",
+        f"open gedit, type Hello from roundhouse and save it as {target}",
+        *("--model", "offline", "--desktop", "current", "--yes", "--logs", str(tmp_path)),
+        cwd=tmp_path,
+    )
+    try:
+        # Where KWin 6 serves no screenshots, the agent still works from the tree and keys.
+        assert done.returncode == 0, done.stdout + done.stderr
+        wait_until(lambda: target.exists(), 10, "the saved file")
+        assert target.read_text() == "Hello from roundhouse\n"
+        if screen_refused(shipped.env) is not None:
+            return
+        shot = tmp_path / "after.png"
+        assert (
+            shipped.run("screenshot", "--desktop", "current", "--output", str(shot)).returncode == 0
+        )
+        with Image.open(shot) as picture:
+            colours = picture.convert("RGB").getcolors(1 << 16) or []
+            assert len(colours) > 50  # gedit's window and text: a real picture
+    finally:
+        shipped.quit_apps()
+    undone = shipped.run("setup", "--undo", shipped.kind)
+    assert undone.returncode == 0 and "removed" in undone.stdout, undone.stdout
+
+
+INSPECTOR = Path(__file__).parents[2] / ".mcp-inspector" / "node_modules" / ".bin" / "mcp-inspector"
+
+
+async def test_an_mcp_host_on_the_session_serves_it_over_stdio(shipped: Session) -> None:
+    """`serve --stdio --desktop current`, started as an MCP host on the person's desktop
+    starts it (with the session's environment only), answers the official client and the
+    JS MCP Inspector: its windows, and the doctor's report."""
+    server = StdioServerParameters(
+        command=ROUNDHOUSE, args=["serve", "--stdio", "--desktop", "current"], env=shipped.env
+    )
+    async with Client(server, read_timeout_seconds=60) as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        assert {"get_controls", "list_windows", "doctor"} <= names
+        listed = await client.call_tool("list_windows", {})
+        assert not listed.is_error, listed
+        doctor = await client.call_tool("doctor", {})
+        assert not doctor.is_error and doctor.structured_content is not None
+        report = doctor.structured_content.get("result", doctor.structured_content)
+        assert report["session"] == "wayland", report
+    assert INSPECTOR.exists(), "make test installs the MCP Inspector (make mcp-inspector)"
+    env_args = [arg for name, value in shipped.env.items() for arg in ("-e", f"{name}={value}")]
+    done = subprocess.run(
+        [str(INSPECTOR), "--cli", *env_args, ROUNDHOUSE, "serve", "--stdio", "--desktop"]
+        + ["current", "--method", "tools/call", "--tool-name", "list_windows"],
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["isError"] is False
+
+
+def test_batch_runs_on_gnome_as_shipped(tmp_path: Path) -> None:
+    """`batch --session gnome --shipped`: a suite task on GNOME as distributions ship it,
+    without roundhouse's extension (Calculator's buttons through their actions)."""
+    skip_unless_this_release_has("gnome")
+    suite = Path(__file__).parents[2] / "tasks" / "basic"
+    done = subprocess.run(
+        [ROUNDHOUSE, "batch", str(suite), "--session", "gnome", "--shipped"]
+        + ["--model", "replay", "--task", "calculator-739", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=2 * COMMAND_TIMEOUT,
+        env={k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")},
+    )
+    (row,) = json.loads((tmp_path / "results.json").read_text())
+    assert row["passed"], done.stdout + done.stderr
