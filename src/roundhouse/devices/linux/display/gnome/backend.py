@@ -20,6 +20,7 @@ from roundhouse.devices.linux.display.base import (
 from roundhouse.devices.linux.display.compositor import (
     Compositor,
     CompositorUnavailable,
+    Shape,
     Spawner,
     Started,
     compositor_env,
@@ -159,10 +160,11 @@ class GnomeShell(Compositor):
         spawner: Spawner,
         base: Mapping[str, str],
         runtime_dir: Path,
-        size: tuple[int, int],
+        shape: Shape,
         shipped: bool = False,
     ) -> Started:
-        width, height = size
+        shape.refuse("gnome")
+        width, height = shape.size
         system_bus = spawner.spawn_reading(
             "dbus-daemon",
             [

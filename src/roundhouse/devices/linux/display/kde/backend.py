@@ -18,6 +18,7 @@ from roundhouse.devices.linux.display.base import (
 from roundhouse.devices.linux.display.compositor import (
     Compositor,
     CompositorUnavailable,
+    Shape,
     Spawner,
     Started,
     compositor_env,
@@ -102,10 +103,11 @@ class KWin(Compositor):
         spawner: Spawner,
         base: Mapping[str, str],
         runtime_dir: Path,
-        size: tuple[int, int],
+        shape: Shape,
         shipped: bool = False,
     ) -> Started:
-        width, height = size
+        shape.refuse("kde")
+        width, height = shape.size
         argv = [
             runnable(shutil.which("kwin_wayland") or "kwin_wayland", copies_folder()),
             *("--virtual", "--width", str(width), "--height", str(height)),

@@ -19,6 +19,7 @@ from roundhouse.devices.linux.display.compositor import (
     NOBODY,
     Compositor,
     CompositorUnavailable,
+    Shape,
     Spawner,
     Started,
     compositor_env,
@@ -82,9 +83,10 @@ class Labwc(Compositor):
         spawner: Spawner,
         base: Mapping[str, str],
         runtime_dir: Path,
-        size: tuple[int, int],
+        shape: Shape,
         shipped: bool = False,
     ) -> Started:
+        shape.refuse("labwc", layouts=True)  # its keys are our virtual keyboard's
         config = runtime_dir / "labwc"
         config.mkdir()
         (config / "rc.xml").write_text(RC_XML)
@@ -99,7 +101,7 @@ class Labwc(Compositor):
         env = compositor_env(base, HOME=str(runtime_dir), **HEADLESS_WLROOTS)
         spawner.spawn("labwc", argv, env)
         display = wait_for_socket(runtime_dir, READY_WAIT)
-        _set_size({**env, "WAYLAND_DISPLAY": display}, size)
+        _set_size({**env, "WAYLAND_DISPLAY": display}, shape.size)
         return Started(display)
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:

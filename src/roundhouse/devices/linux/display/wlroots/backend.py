@@ -14,8 +14,11 @@ from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.display.compositor import (
     BACKGROUND,
     NOBODY,
+    SECOND_MONITOR,
+    SECOND_SCALE,
     Compositor,
     CompositorUnavailable,
+    Shape,
     Spawner,
     Started,
     answers,
@@ -74,27 +77,20 @@ class Sway(Compositor):
         spawner: Spawner,
         base: Mapping[str, str],
         runtime_dir: Path,
-        size: tuple[int, int],
+        shape: Shape,
         shipped: bool = False,
     ) -> Started:
-        width, height = size
         config = runtime_dir / "sway.conf"
-        red, green, blue = BACKGROUND
-        # No XWayland: X11-only programs then fail to start, rather than land on a server
-        # nothing here can see.
-        config.write_text(
-            f"output HEADLESS-1 resolution {width}x{height}\n"
-            f"output * bg #{red:02x}{green:02x}{blue:02x} solid_color\n"  # swaybg paints it
-            "xwayland disable\n"
-        )
+        config.write_text(sway_config(shape))
         argv = ["sway", "-c", str(config)]
         if os.geteuid() == 0:
             os.chown(runtime_dir, NOBODY, NOBODY)
             os.chown(config, NOBODY, NOBODY)
             argv = as_nobody(argv)
-        env = compositor_env(base, HOME=str(runtime_dir), **HEADLESS_WLROOTS)
+        outputs = {"WLR_HEADLESS_OUTPUTS": str(shape.monitors)}
+        env = compositor_env(base, HOME=str(runtime_dir), **{**HEADLESS_WLROOTS, **outputs})
         spawner.spawn("sway", argv, env)
-        return Started(wait_for_socket(runtime_dir, READY_WAIT))
+        return Started(wait_for_socket(runtime_dir, READY_WAIT), size=desktop_size(shape))
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         runtime = Path(env["XDG_RUNTIME_DIR"])
@@ -105,6 +101,40 @@ class Sway(Compositor):
                     return {"SWAYSOCK": str(path)}
             time.sleep(0.02)
         raise CompositorUnavailable(f"sway's IPC socket did not appear within {timeout:g} s")
+
+
+def sway_config(shape: Shape) -> str:
+    """sway's settings for a virtual desktop: its outputs (a second one to the right of the
+    first, at scale 1.5), their background, and the layout of its keyboards. No XWayland:
+    X11-only programs then fail to start, rather than land on a server nothing here can
+    see."""
+    width, height = shape.size
+    red, green, blue = BACKGROUND
+    lines = [f"output HEADLESS-1 resolution {width}x{height} position 0 0 scale 1"]
+    if shape.monitors > 1:
+        second_width, second_height = SECOND_MONITOR
+        lines.append(
+            f"output HEADLESS-2 resolution {second_width}x{second_height} "
+            f"position {width} 0 scale {SECOND_SCALE:g}"
+        )
+    lines.append(f"output * bg #{red:02x}{green:02x}{blue:02x} solid_color")  # swaybg paints it
+    if shape.layout:
+        layout, variant = shape.xkb
+        lines.append(f"input type:keyboard xkb_layout {layout}")
+        if variant:
+            lines.append(f"input type:keyboard xkb_variant {variant}")
+    lines.append("xwayland disable")
+    return "\n".join(lines) + "\n"
+
+
+def desktop_size(shape: Shape) -> tuple[int, int]:
+    """The desktop's size in logical pixels: the second monitor's 1920x1200 at 1.5 is
+    1280x800 of them."""
+    width, height = shape.size
+    if shape.monitors == 1:
+        return width, height
+    second_width, second_height = (round(side / SECOND_SCALE) for side in SECOND_MONITOR)
+    return width + second_width, max(height, second_height)
 
 
 READY_WAIT = 15.0  # seconds for a headless wlroots compositor's socket

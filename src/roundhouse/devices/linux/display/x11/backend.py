@@ -4,6 +4,7 @@ on its own connection to the display; a virtual desktop is Xvfb with openbox."""
 from __future__ import annotations
 
 import contextlib
+import subprocess
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,16 +13,20 @@ from Xlib import X  # type: ignore[import-untyped, unused-ignore]
 from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 
+from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import DisplayServer, RouteRefused
 from roundhouse.devices.linux.display.compositor import (
     BACKGROUND,
+    SECOND_MONITOR,
     Compositor,
     CompositorUnavailable,
+    Shape,
     Spawner,
     Started,
 )
 from roundhouse.devices.linux.display.x11.input import XInput
+from roundhouse.devices.linux.display.x11.monitors import set_monitors
 from roundhouse.devices.linux.display.x11.screen import Screen
 from roundhouse.devices.linux.display.x11.windows import WindowManager
 
@@ -62,21 +67,60 @@ class Xvfb(Compositor):
         spawner: Spawner,
         base: Mapping[str, str],
         runtime_dir: Path,
-        size: tuple[int, int],
+        shape: Shape,
         shipped: bool = False,
     ) -> Started:
-        width, height = size
+        monitors = monitor_rects(shape)
+        width = max(rect.right for rect in monitors)
+        height = max(rect.bottom for rect in monitors)
         argv = ["Xvfb", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"]
         number = spawner.spawn_reading("Xvfb", argv, "-displayfd", base)
         display = f":{number}"
+        # Before the window manager starts: it reads the monitors and the keymap once.
+        if len(monitors) > 1:
+            set_monitors(display, monitors)
+        if shape.layout:
+            set_layout(display, shape, base)
         spawner.spawn("openbox", ["openbox", "--sm-disable"], {**base, "DISPLAY": display})
-        return Started(display)
+        return Started(display, size=(width, height))
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         display = env["DISPLAY"]
         _wait_for_window_manager(display, timeout)
         _paint_background(display)
         return {}
+
+
+def monitor_rects(shape: Shape) -> list[Rect]:
+    """Where a virtual X desktop's monitors are: the first at the top left, the second (X11
+    scales no monitor of its own) at its full size to its right."""
+    width, height = shape.size
+    rects = [Rect(0, 0, width, height)]
+    if shape.monitors > 1:
+        second_width, second_height = SECOND_MONITOR
+        rects.append(Rect(width, 0, width + second_width, second_height))
+    return rects
+
+
+def set_layout(display: str, shape: Shape, env: Mapping[str, str]) -> None:
+    """Give the X server the keyboard layout (setxkbmap compiles it with xkbcomp)."""
+    layout, variant = shape.xkb
+    argv = ["setxkbmap", "-display", display, "-layout", layout, "-variant", variant]
+    try:
+        done = subprocess.run(
+            argv, env=dict(env), capture_output=True, text=True, timeout=LAYOUT_TIMEOUT
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise CompositorUnavailable(
+            f"setxkbmap could not set the layout {shape.layout!r}: {error} (it is in x11-xkb-utils)"
+        ) from None
+    if done.returncode != 0:
+        raise CompositorUnavailable(
+            f"setxkbmap refused the layout {shape.layout!r}: {done.stderr.strip()}"
+        )
+
+
+LAYOUT_TIMEOUT = 10.0  # seconds for setxkbmap
 
 
 def _wait_for_window_manager(display: str, timeout: float) -> None:
@@ -138,8 +182,8 @@ X11 = Backend(
     routes=ROUTES,
     open=open_x11,
     compositor=Xvfb(
-        packages="xvfb xauth x11-utils dbus dbus-x11 at-spi2-core libatk-adaptor "
-        "libatk-bridge2.0-0 openbox",
+        packages="xvfb xauth x11-utils x11-xkb-utils dbus dbus-x11 at-spi2-core "
+        "libatk-adaptor libatk-bridge2.0-0 openbox",
         server="Xvfb",
     ),
     runs_x11_programs=True,
