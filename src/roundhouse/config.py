@@ -87,6 +87,10 @@ class DesktopSettings(_Section):
     # dialog opens ~0.3 s after the click, the screen still meanwhile) before its result
     # says "no visible effect". Bounded: an endless one would hold every such action.
     effect_grace: float = Field(default=0.6, ge=0, le=10)
+    # When input that roundhouse did not send arrives (the person took over), actions wait
+    # for the person to hand the desktop back; with this, also until they have left it alone
+    # this many seconds (the next action then goes on by itself). None: only a hand-back.
+    hand_back_after: float | None = Field(default=None, gt=0)
 
 
 class Settings(_Section):

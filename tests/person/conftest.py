@@ -122,3 +122,33 @@ def _x11_move(display: str, xid: int, x: int, y: int) -> None:
         connection.sync()
     finally:
         connection.close()
+
+
+def person_moves(desktop: Desktop, to: tuple[int, int] = (600, 400)) -> None:
+    """ "The person": a second input client, not roundhouse's, moves the pointer."""
+    if desktop.kind == "sway":
+        _virtual_mouse_moves(desktop, to)
+    else:
+        from roundhouse.devices.linux.display.x11.input import XInput
+
+        with XInput(desktop.display) as mine:
+            mine.move(*to)
+
+
+def _virtual_mouse_moves(desktop: Desktop, to: tuple[int, int]) -> None:
+    """A mouse of its own (a wlroots virtual pointer, no keyboard: a person's mouse is one
+    device) moves to `to` on a desktop of `desktop.width` x `desktop.height`."""
+    from roundhouse.devices.linux.display.wayland.wire import Connection
+
+    with Connection.open(desktop.env) as wayland:
+        seat = wayland.bind("wl_seat", 1)
+        manager = wayland.bind("zwlr_virtual_pointer_manager_v1", 1)
+        pointer = wayland.new_id()
+        wayland.request(manager, 0, "on", seat, pointer)  # create_virtual_pointer
+        for x, y in ((to[0] - 1, to[1]), to):
+            # motion_absolute(time, x, y, x_extent, y_extent), then frame
+            wayland.request(pointer, 1, "uuuuu", 0, x, y, desktop.width, desktop.height)
+            wayland.request(pointer, 4)
+        wayland.roundtrip()
+        wayland.request(pointer, 8)  # destroy
+        wayland.roundtrip()

@@ -230,6 +230,43 @@ class Windows(Protocol):
     def close(self) -> None: ...
 
 
+class PersonWatch(Protocol):
+    """The person at the desktop, as the display server lets a program see them: input that
+    roundhouse did not send, and a screen that takes no input from us (locked). Each
+    backend says how (`route`); one that cannot tell answers None."""
+
+    route: str  # how, for doctor: "XInput2 raw events", "none"
+
+    def ours(self) -> None:
+        """Our input has all been sent: whatever arrives from now on is someone else's."""
+
+    def foreign(self) -> str | None:
+        """What input not ours arrived since `ours` ("the pointer moved"), or None."""
+
+    def blocked(self) -> str | None:
+        """Why nothing may be typed now ("the screen is locked"), or None."""
+
+    def close(self) -> None: ...
+
+
+class NoWatch:
+    """A session that shows no other input, nor a lock, to a program (a PersonWatch)."""
+
+    route = "none: this session shows a program no input but its own"
+
+    def ours(self) -> None:
+        pass
+
+    def foreign(self) -> str | None:
+        return None
+
+    def blocked(self) -> str | None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
 @dataclass
 class DisplayServer(Closing):
     """One desktop's display server: what the tools act and look through."""
@@ -251,10 +288,12 @@ class DisplayServer(Closing):
     # What an application launched now gets in its environment to be given the focus (an
     # xdg-activation token), where the session needs it.
     startup: Callable[[], dict[str, str]] | None = None
+    # Input that is not ours, and a locked screen, where the session shows them.
+    watch: PersonWatch = field(default_factory=NoWatch)
 
     def close(self) -> None:
         """Close every connection; one to a server that is gone cannot fail to close."""
-        parts: list[Closable] = [self.input, self.screen, self.windows, *self.shared]
+        parts: list[Closable] = [self.input, self.screen, self.windows, self.watch, *self.shared]
         for part in parts:
             with contextlib.suppress(OSError, *self.lost):
                 part.close()

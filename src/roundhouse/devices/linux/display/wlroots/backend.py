@@ -27,6 +27,7 @@ from roundhouse.devices.linux.display.compositor import (
 )
 from roundhouse.devices.linux.display.wayland.wire import WaylandGone
 from roundhouse.devices.linux.display.wlroots.input import WlrootsInput
+from roundhouse.devices.linux.display.wlroots.person import idle_watch
 from roundhouse.devices.linux.display.wlroots.screen import Screencopy
 from roundhouse.devices.linux.display.wlroots.sway import SwayGone, SwayWindows
 
@@ -57,11 +58,14 @@ def open_sway(env: Mapping[str, str]) -> DisplayServer:
         windows = opened.enter_context(SwayWindows(env))
         screen = opened.enter_context(Screencopy(env))
         pointer = opened.enter_context(WlrootsInput(env))
+        watch = idle_watch(env, lambda: windows.active_window() is not None)
         opened.pop_all()
     routes = taken(*ROUTES)
-    return DisplayServer(
-        "sway", pointer, screen, windows, lost=(WaylandGone, SwayGone), routes=routes
-    )
+    lost = (WaylandGone, SwayGone)
+    server = DisplayServer("sway", pointer, screen, windows, lost=lost, routes=routes)
+    if watch is not None:
+        server.watch = watch
+    return server
 
 
 class Sway(Compositor):

@@ -27,6 +27,7 @@ from roundhouse.devices.linux.display.compositor import (
 )
 from roundhouse.devices.linux.display.x11.input import XInput
 from roundhouse.devices.linux.display.x11.monitors import set_monitors
+from roundhouse.devices.linux.display.x11.person import XPersonWatch
 from roundhouse.devices.linux.display.x11.screen import Screen
 from roundhouse.devices.linux.display.x11.windows import WindowManager
 
@@ -48,11 +49,12 @@ def open_x11(env: Mapping[str, str]) -> DisplayServer:
             screen = opened.enter_context(Screen(display))
             xinput = opened.enter_context(XInput(display))
             windows = opened.enter_context(WindowManager(display))
+            watch = opened.enter_context(XPersonWatch(display))
             opened.pop_all()
     except (xerror.DisplayError, *LOST) as error:
         raise RouteRefused(f"cannot open display {display!r}: {error}") from None
     routes = taken(*ROUTES)
-    return DisplayServer("x11", xinput, screen, windows, lost=LOST, routes=routes)
+    return DisplayServer("x11", xinput, screen, windows, lost=LOST, routes=routes, watch=watch)
 
 
 class Xvfb(Compositor):
