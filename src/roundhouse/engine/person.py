@@ -105,6 +105,25 @@ class AtTheDesk:
         return self.session.rounds[-1] if self.session.rounds else None
 
 
+def paused_run(session: SessionRecord) -> Pause | None:
+    """The pause a live run of this session waits in (its process still runs), if any."""
+    for round_ in reversed(session.rounds):
+        for pause in reversed(round_.pauses):
+            if pause.handed_back is None and _alive(pause.pid):
+                return pause
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class PersonHandBack:
     """The CLI's hand-back: `roundhouse resume` (it sends HAND_BACK_SIGNAL to the waiting
     process), or, where the person has a terminal, Enter there."""
