@@ -23,6 +23,7 @@ from roundhouse.devices.linux.tools import DesktopTools, desktop_registry, perso
 from roundhouse.devices.mcp import _mcp_result
 from roundhouse.devices.shell import ShellTools
 from roundhouse.engine.compose import compose_session
+from roundhouse.logs.report.render import write_report
 
 
 @pytest.fixture(scope="module", params=KINDS)
@@ -108,6 +109,9 @@ async def test_a_pointer_move_pauses_the_run_until_the_hand_back(
     logged = [json.loads(line)["pauses"] for line in lines]
     assert any(p and p[0]["handed_back"] is None for p in logged)  # paused, then
     assert logged[-1][0]["how"] == "the test"
+    # The report: the round says the person took over, and how they handed back.
+    report = write_report(session.store.folder).read_text()
+    assert "the person took over" in report and "handed back (the test)" in report
 
 
 async def test_over_mcp_the_tool_result_says_the_person_took_over(
