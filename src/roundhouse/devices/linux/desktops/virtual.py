@@ -45,7 +45,7 @@ from roundhouse.devices.linux.display.backend import Backend
 from roundhouse.devices.linux.display.compositor import (
     READY_TIMEOUT,
     CompositorUnavailable,
-    Shape,
+    Headless,
 )
 
 log = logging.getLogger(__name__)
@@ -97,17 +97,14 @@ class VirtualDesktop:
         """The session bus first (GNOME Shell needs it at start), then the display server;
         once it is up the bus's services get the desktop's environment, and the AT-SPI bus
         starts with it."""
-        shape = Shape(
-            (self.settings.width, self.settings.height),
-            self.settings.monitors,
-            self.settings.layout,
-        )
+        size = (self.settings.width, self.settings.height)
         tag = self._begin()
         runtime = self._runtime_dir
         assert runtime is not None
         base = {**without_session(os.environ), TAG_ENV: tag, "XDG_RUNTIME_DIR": runtime}
         # What wlroots compositors, and our virtual keyboard there, read the layout from.
-        layout = dict(zip(LAYOUT_VARIABLES, shape.xkb, strict=True)) if shape.layout else {}
+        xkb = Headless(base, Path(runtime), size, layout=self.settings.layout).xkb
+        layout = dict(zip(LAYOUT_VARIABLES, xkb, strict=True)) if self.settings.layout else {}
         base.update(layout)
         self._bus_address = self._spawn_session_bus(
             runtime, {**base, "GSETTINGS_BACKEND": "memory"}
@@ -115,13 +112,19 @@ class VirtualDesktop:
         base["DBUS_SESSION_BUS_ADDRESS"] = self._bus_address
         self._backend = backend
         try:
-            started = backend.compositor.start(
-                self, base, Path(runtime), shape, shipped=self.settings.shipped
+            headless = Headless(
+                base,
+                Path(runtime),
+                size,
+                shipped=self.settings.shipped,
+                monitors=self.settings.monitors,
+                layout=self.settings.layout,
             )
+            started = backend.compositor.start(self, headless)
         except CompositorUnavailable as error:
             raise DesktopUnavailable(f"{backend.kind} did not start: {error}") from None
         self._display = started.display
-        self._size = started.size or shape.size
+        self._size = started.size or size
         base.update(started.env)
         env = self._session_env(backend, base, started.display)
         try:

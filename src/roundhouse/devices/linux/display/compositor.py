@@ -14,10 +14,10 @@ import os
 import shutil
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 # What a bare virtual desktop shows, X11 or sway: a plain colour, so that a screenshot of it
 # (the report's first) reads as a desktop, not as a black box that could be a failed capture.
@@ -50,41 +50,6 @@ SECOND_SCALE = 1.5
 
 
 @dataclass(frozen=True)
-class Shape:
-    """What a virtual desktop's session is made with: its first monitor's size, how many
-    monitors, and the keyboard layout its keys are read with (XKB's name; "": US)."""
-
-    size: tuple[int, int] = (1280, 800)
-    monitors: int = 1
-    layout: str = ""
-
-    @property
-    def xkb(self) -> tuple[str, str]:
-        """The layout and its variant as XKB takes them: "us(dvorak)" is ("us", "dvorak")."""
-        name, _, variant = (self.layout or "us").partition("(")
-        return name, variant.rstrip(")")
-
-    def refuse(self, kind: str, layouts: bool = False) -> None:
-        """For a compositor whose virtual desktops have one monitor (and, unless `layouts`,
-        the US layout): refuse more, at once."""
-        self.refuse_monitors(kind)
-        if self.layout and not layouts:
-            raise CompositorUnavailable(
-                f"a virtual {kind} desktop reads keys in the US layout here; --layout runs "
-                "on x11, sway and labwc"
-            )
-
-    def refuse_monitors(self, kind: str) -> None:
-        """For a compositor whose virtual desktops have one monitor: refuse more, at once."""
-        if self.monitors > 1:
-            raise CompositorUnavailable(
-                f"a virtual {kind} desktop has one monitor here; two monitors run on x11 "
-                "(two RandR monitors on one Xvfb screen) and sway (two outputs, the second "
-                "at scale 1.5)"
-            )
-
-
-@dataclass(frozen=True)
 class Started:
     """A compositor that is up: its display (":3", or its Wayland socket's name) and what
     the session's environment gains (SWAYSOCK, a private system bus's address)."""
@@ -97,6 +62,43 @@ class Started:
 
 
 @dataclass(frozen=True)
+class Headless:
+    """Where and how a virtual desktop's display server runs."""
+
+    base: Mapping[str, str]  # the desktop's environment: its runtime folder, bus and tag
+    runtime_dir: Path
+    size: tuple[int, int]
+    # With the security its distributions ship (GNOME Shell without unsafe mode, KWin with
+    # its permission checks), as a person's session has it, not opened up for the agent.
+    shipped: bool = False
+    # How many monitors (the first of `size`), and the keyboard layout its keys are read
+    # with (XKB's name; "": US). A compositor that cannot make them refuses at once.
+    monitors: int = 1
+    layout: str = ""
+
+    @property
+    def xkb(self) -> tuple[str, str]:
+        """The layout and its variant as XKB takes them: "us(dvorak)" is ("us", "dvorak")."""
+        name, _, variant = (self.layout or "us").partition("(")
+        return name, variant.rstrip(")")
+
+    def refuse(self, kind: str, layouts: bool = False) -> None:
+        """For a compositor whose virtual desktops have one monitor (and, unless `layouts`,
+        the US layout): refuse more, at once."""
+        if self.monitors > 1:
+            raise CompositorUnavailable(
+                f"a virtual {kind} desktop has one monitor here; two monitors run on x11 "
+                "(two RandR monitors on one Xvfb screen) and sway (two outputs, the second "
+                "at scale 1.5)"
+            )
+        if self.layout and not layouts:
+            raise CompositorUnavailable(
+                f"a virtual {kind} desktop reads keys in the US layout here; --layout runs "
+                "on x11, sway and labwc"
+            )
+
+
+@dataclass(frozen=True)
 class Compositor:
     """How a backend's display server runs headless for a virtual desktop."""
 
@@ -106,20 +108,9 @@ class Compositor:
     def programs(self) -> list[str]:
         raise NotImplementedError
 
-    def start(
-        self,
-        spawner: Spawner,
-        base: Mapping[str, str],
-        runtime_dir: Path,
-        shape: Shape,
-        shipped: bool = False,
-    ) -> Started:
-        """Write what it needs into the runtime folder and start its processes, with
-        `base` (the desktop's environment: its runtime folder, session bus and tag), once
-        the desktop's session bus runs, made as `shape` says (a compositor that cannot
-        refuses at once). `shipped`: with the security its distributions
-        ship (GNOME Shell without unsafe mode, KWin with its permission checks), as a
-        person's session has it, rather than opened up for the agent."""
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        """Write what it needs into the runtime folder and start its processes, once the
+        desktop's session bus runs (`at` says with what)."""
         raise NotImplementedError
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
@@ -170,17 +161,32 @@ def _bounding_set() -> int:
     return ~0
 
 
+T = TypeVar("T")
+
+
+def until(found: Callable[[], T | None], timeout: float, what: str, pause: float = 0.02) -> T:
+    """What `found` returns once it returns something (it is asked again every `pause`
+    seconds); CompositorUnavailable saying `what` did not happen within `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = found()
+        if value is not None and value is not False:
+            return value
+        if time.monotonic() > deadline:
+            raise CompositorUnavailable(f"{what} within {timeout:g} s")
+        time.sleep(pause)
+
+
 def wait_for_socket(runtime_dir: Path, timeout: float, pattern: str = "wayland-*") -> str:
     """The name of the first Wayland socket in the runtime folder that takes a connection."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def listening() -> str | None:
         for path in sorted(runtime_dir.glob(pattern)):
-            if path.suffix == ".lock" or not path.is_socket():
-                continue
-            if answers(path):
+            if path.suffix != ".lock" and path.is_socket() and answers(path):
                 return path.name
-        time.sleep(0.02)
-    raise CompositorUnavailable(f"no Wayland socket appeared in {runtime_dir} within {timeout:g} s")
+        return None
+
+    return until(listening, timeout, f"no Wayland socket appeared in {runtime_dir}")
 
 
 def answers(path: Path) -> bool:

@@ -5,26 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
-from roundhouse.devices.linux.display.base import DisplayServer
-from roundhouse.devices.linux.display.compositor import (
-    BACKGROUND,
-    NOBODY,
-    SECOND_MONITOR,
-    SECOND_SCALE,
-    Compositor,
-    CompositorUnavailable,
-    Shape,
-    Spawner,
-    Started,
-    answers,
-    compositor_env,
-    wait_for_socket,
-)
+from roundhouse.devices.linux.display.base import DisplayServer, Windows
+from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
 from roundhouse.devices.linux.display.wayland.wire import WaylandGone
 from roundhouse.devices.linux.display.wlroots.input import WlrootsInput
 from roundhouse.devices.linux.display.wlroots.person import idle_watch
@@ -54,15 +41,28 @@ ROUTES = (
 
 def open_sway(env: Mapping[str, str]) -> DisplayServer:
     """Connect to the compositor of `env` (three connections; all closed if one fails)."""
+    return open_wlroots(env, "sway", SwayWindows, ROUTES, lost=(SwayGone,))
+
+
+def open_wlroots(
+    env: Mapping[str, str],
+    kind: str,
+    windows_of: Callable[[Mapping[str, str]], Windows],
+    routes: tuple[Route, ...],
+    lost: tuple[type[BaseException], ...] = (),
+) -> DisplayServer:
+    """A wlroots compositor's display server: its windows as `windows_of` lists them, the
+    virtual pointer and keyboard, screencopy (three connections; all closed if one fails)."""
     with contextlib.ExitStack() as opened:
-        windows = opened.enter_context(SwayWindows(env))
+        windows = windows_of(env)
+        opened.callback(windows.close)
         screen = opened.enter_context(Screencopy(env))
         pointer = opened.enter_context(WlrootsInput(env))
         watch = idle_watch(env, lambda: windows.active_window() is not None)
         opened.pop_all()
-    routes = taken(*ROUTES)
-    lost = (WaylandGone, SwayGone)
-    server = DisplayServer("sway", pointer, screen, windows, lost=lost, routes=routes)
+    server = DisplayServer(
+        kind, pointer, screen, windows, lost=(WaylandGone, *lost), routes=taken(*routes)
+    )
     if watch is not None:
         server.watch = watch
     return server
@@ -76,54 +76,52 @@ class Sway(Compositor):
     def programs(self) -> list[str]:
         return ["sway"] + (["setpriv"] if os.geteuid() == 0 else [])
 
-    def start(
-        self,
-        spawner: Spawner,
-        base: Mapping[str, str],
-        runtime_dir: Path,
-        shape: Shape,
-        shipped: bool = False,
-    ) -> Started:
-        config = runtime_dir / "sway.conf"
-        config.write_text(sway_config(shape))
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        config = at.runtime_dir / "sway.conf"
+        config.write_text(sway_config(at))
         argv = ["sway", "-c", str(config)]
         if os.geteuid() == 0:
-            os.chown(runtime_dir, NOBODY, NOBODY)
-            os.chown(config, NOBODY, NOBODY)
+            os.chown(at.runtime_dir, compositor.NOBODY, compositor.NOBODY)
+            os.chown(config, compositor.NOBODY, compositor.NOBODY)
             argv = as_nobody(argv)
-        outputs = {"WLR_HEADLESS_OUTPUTS": str(shape.monitors)}
-        env = compositor_env(base, HOME=str(runtime_dir), **{**HEADLESS_WLROOTS, **outputs})
+        outputs = {"WLR_HEADLESS_OUTPUTS": str(at.monitors)}
+        env = compositor.compositor_env(
+            at.base, HOME=str(at.runtime_dir), **{**HEADLESS_WLROOTS, **outputs}
+        )
         spawner.spawn("sway", argv, env)
-        return Started(wait_for_socket(runtime_dir, READY_WAIT), size=desktop_size(shape))
+        return Started(
+            compositor.wait_for_socket(at.runtime_dir, READY_WAIT), size=desktop_size(at)
+        )
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         runtime = Path(env["XDG_RUNTIME_DIR"])
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for path in runtime.glob("sway-ipc.*.sock"):
-                if answers(path):
-                    return {"SWAYSOCK": str(path)}
-            time.sleep(0.02)
-        raise CompositorUnavailable(f"sway's IPC socket did not appear within {timeout:g} s")
+
+        def listening() -> str | None:
+            found = (p for p in runtime.glob("sway-ipc.*.sock") if compositor.answers(p))
+            return next((str(path) for path in found), None)
+
+        return {
+            "SWAYSOCK": compositor.until(listening, timeout, "sway's IPC socket did not appear")
+        }
 
 
-def sway_config(shape: Shape) -> str:
+def sway_config(at: Headless) -> str:
     """sway's settings for a virtual desktop: its outputs (a second one to the right of the
     first, at scale 1.5), their background, and the layout of its keyboards. No XWayland:
     X11-only programs then fail to start, rather than land on a server nothing here can
     see."""
-    width, height = shape.size
-    red, green, blue = BACKGROUND
+    width, height = at.size
+    red, green, blue = compositor.BACKGROUND
     lines = [f"output HEADLESS-1 resolution {width}x{height} position 0 0 scale 1"]
-    if shape.monitors > 1:
-        second_width, second_height = SECOND_MONITOR
+    if at.monitors > 1:
+        second_width, second_height = compositor.SECOND_MONITOR
         lines.append(
             f"output HEADLESS-2 resolution {second_width}x{second_height} "
-            f"position {width} 0 scale {SECOND_SCALE:g}"
+            f"position {width} 0 scale {compositor.SECOND_SCALE:g}"
         )
     lines.append(f"output * bg #{red:02x}{green:02x}{blue:02x} solid_color")  # swaybg paints it
-    if shape.layout:
-        layout, variant = shape.xkb
+    if at.layout:
+        layout, variant = at.xkb
         lines.append(f"input type:keyboard xkb_layout {layout}")
         if variant:
             lines.append(f"input type:keyboard xkb_variant {variant}")
@@ -131,13 +129,14 @@ def sway_config(shape: Shape) -> str:
     return "\n".join(lines) + "\n"
 
 
-def desktop_size(shape: Shape) -> tuple[int, int]:
+def desktop_size(at: Headless) -> tuple[int, int]:
     """The desktop's size in logical pixels: the second monitor's 1920x1200 at 1.5 is
     1280x800 of them."""
-    width, height = shape.size
-    if shape.monitors == 1:
+    width, height = at.size
+    if at.monitors == 1:
         return width, height
-    second_width, second_height = (round(side / SECOND_SCALE) for side in SECOND_MONITOR)
+    scale = compositor.SECOND_SCALE
+    second_width, second_height = (round(side / scale) for side in compositor.SECOND_MONITOR)
     return width + second_width, max(height, second_height)
 
 
@@ -153,7 +152,13 @@ HEADLESS_WLROOTS = {
 
 def as_nobody(argv: list[str]) -> list[str]:
     """The command run as nobody (wlroots compositors refuse to run as root)."""
-    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
+    return [
+        "setpriv",
+        f"--reuid={compositor.NOBODY}",
+        f"--regid={compositor.NOBODY}",
+        "--clear-groups",
+        *argv,
+    ]
 
 
 SWAY = Backend(

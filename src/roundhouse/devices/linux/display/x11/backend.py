@@ -5,23 +5,21 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import time
 from collections.abc import Mapping
-from pathlib import Path
 
 from Xlib import X  # type: ignore[import-untyped, unused-ignore]
 from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Rect
+from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import DisplayServer, RouteRefused
 from roundhouse.devices.linux.display.compositor import (
-    BACKGROUND,
     SECOND_MONITOR,
     Compositor,
     CompositorUnavailable,
-    Shape,
+    Headless,
     Spawner,
     Started,
 )
@@ -64,26 +62,19 @@ class Xvfb(Compositor):
     def programs(self) -> list[str]:
         return ["Xvfb", "openbox"]
 
-    def start(
-        self,
-        spawner: Spawner,
-        base: Mapping[str, str],
-        runtime_dir: Path,
-        shape: Shape,
-        shipped: bool = False,
-    ) -> Started:
-        monitors = monitor_rects(shape)
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        monitors = monitor_rects(at)
         width = max(rect.right for rect in monitors)
         height = max(rect.bottom for rect in monitors)
         argv = ["Xvfb", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"]
-        number = spawner.spawn_reading("Xvfb", argv, "-displayfd", base)
+        number = spawner.spawn_reading("Xvfb", argv, "-displayfd", at.base)
         display = f":{number}"
         # Before the window manager starts: it reads the monitors and the keymap once.
         if len(monitors) > 1:
             set_monitors(display, monitors)
-        if shape.layout:
-            set_layout(display, shape, base)
-        spawner.spawn("openbox", ["openbox", "--sm-disable"], {**base, "DISPLAY": display})
+        if at.layout:
+            set_layout(display, at, at.base)
+        spawner.spawn("openbox", ["openbox", "--sm-disable"], {**at.base, "DISPLAY": display})
         return Started(display, size=(width, height))
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
@@ -93,20 +84,20 @@ class Xvfb(Compositor):
         return {}
 
 
-def monitor_rects(shape: Shape) -> list[Rect]:
+def monitor_rects(at: Headless) -> list[Rect]:
     """Where a virtual X desktop's monitors are: the first at the top left, the second (X11
     scales no monitor of its own) at its full size to its right."""
-    width, height = shape.size
+    width, height = at.size
     rects = [Rect(0, 0, width, height)]
-    if shape.monitors > 1:
+    if at.monitors > 1:
         second_width, second_height = SECOND_MONITOR
         rects.append(Rect(width, 0, width + second_width, second_height))
     return rects
 
 
-def set_layout(display: str, shape: Shape, env: Mapping[str, str]) -> None:
+def set_layout(display: str, at: Headless, env: Mapping[str, str]) -> None:
     """Give the X server the keyboard layout (setxkbmap compiles it with xkbcomp)."""
-    layout, variant = shape.xkb
+    layout, variant = at.xkb
     argv = ["setxkbmap", "-display", display, "-layout", layout, "-variant", variant]
     try:
         done = subprocess.run(
@@ -114,11 +105,11 @@ def set_layout(display: str, shape: Shape, env: Mapping[str, str]) -> None:
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         raise CompositorUnavailable(
-            f"setxkbmap could not set the layout {shape.layout!r}: {error} (it is in x11-xkb-utils)"
+            f"setxkbmap could not set the layout {at.layout!r}: {error} (it is in x11-xkb-utils)"
         ) from None
     if done.returncode != 0:
         raise CompositorUnavailable(
-            f"setxkbmap refused the layout {shape.layout!r}: {done.stderr.strip()}"
+            f"setxkbmap refused the layout {at.layout!r}: {done.stderr.strip()}"
         )
 
 
@@ -136,23 +127,22 @@ def _wait_for_window_manager(display: str, timeout: float) -> None:
             connection.intern_atom(name)
             for name in ("_NET_SUPPORTING_WM_CHECK", "_NET_CLIENT_LIST")
         ]
-        deadline = time.monotonic() + timeout
-        while any(root.get_full_property(atom, X.AnyPropertyType) is None for atom in atoms):
-            if time.monotonic() > deadline:
-                raise CompositorUnavailable(
-                    f"the window manager did not start within {timeout:g} s"
-                )
-            time.sleep(0.01)
+        compositor.until(
+            lambda: all(root.get_full_property(atom, X.AnyPropertyType) for atom in atoms),
+            timeout,
+            "the window manager did not start",
+            pause=0.01,
+        )
     finally:
         connection.close()
 
 
 def _paint_background(display: str) -> None:
-    """Give the root window BACKGROUND (Xvfb's is black, and openbox paints none)."""
+    """Give the root window the plain BACKGROUND (Xvfb's is black, openbox paints none)."""
     connection = xdisplay.Display(display)
     try:
         screen = connection.screen()
-        red, green, blue = (value * 257 for value in BACKGROUND)  # X colours are 16-bit
+        red, green, blue = (value * 257 for value in compositor.BACKGROUND)  # X colours are 16-bit
         pixel = screen.default_colormap.alloc_color(red, green, blue).pixel
         screen.root.change_attributes(background_pixel=pixel)
         screen.root.clear_area(0, 0, 0, 0)  # 0 x 0: all of it
