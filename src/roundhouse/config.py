@@ -73,6 +73,12 @@ class DesktopSettings(_Section):
     shipped: bool = False
     width: int = Field(default=1280, ge=320)
     height: int = Field(default=800, ge=240)
+    # A virtual desktop's monitors: 2 adds a second one to the right of the first, 1920x1200
+    # pixels at scale 1.5 where the compositor scales (sway), else at scale 1 (X11).
+    monitors: int = Field(default=1, ge=1, le=2)
+    # A virtual desktop's keyboard layout, as XKB names it ("de", "fr", "us(dvorak)"); ""
+    # is US. What a person's own session reads keys with is its own.
+    layout: str = Field(default="", pattern=r"^([a-z]{2,12}(\([a-z0-9_]+\))?)?$")
     settle_timeout: float = Field(default=2.0, ge=0)
     # Seconds an AppAgent waits for an application that stopped answering before its
     # subtask fails with that reason (the host then decides).
@@ -81,6 +87,10 @@ class DesktopSettings(_Section):
     # dialog opens ~0.3 s after the click, the screen still meanwhile) before its result
     # says "no visible effect". Bounded: an endless one would hold every such action.
     effect_grace: float = Field(default=0.6, ge=0, le=10)
+    # When input that roundhouse did not send arrives (the person took over), actions wait
+    # for the person to hand the desktop back; with this, also until they have left it alone
+    # this many seconds (the next action then goes on by itself). None: only a hand-back.
+    hand_back_after: float | None = Field(default=None, gt=0)
 
 
 class Settings(_Section):

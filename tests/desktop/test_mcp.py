@@ -35,7 +35,7 @@ from roundhouse.core.commands import Command
 from roundhouse.core.record import RoundRecord
 from roundhouse.devices.base import DeviceLost, ToolRegistry
 from roundhouse.devices.linux.desktops.desktop import Desktop
-from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
+from roundhouse.devices.linux.tools import DesktopTools, desktop_registry, person_tools
 from roundhouse.devices.mcp import (
     TOKEN_ENV,
     MCPConfigError,
@@ -50,7 +50,8 @@ ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))
 def served_registry(tools: DesktopTools) -> ToolRegistry:
     """What `roundhouse serve` serves: the desktop's tools, the shell's, the application list,
     doctor."""
-    return desktop_registry(tools, extra=engine_tools(Settings(), desktop=tools.desktop))
+    served = [*person_tools(tools), *engine_tools(Settings(), desktop=tools.desktop)]
+    return desktop_registry(tools, extra=served)
 
 
 def _free_port() -> int:

@@ -131,6 +131,19 @@ def start(
     height: Annotated[int | None, typer.Option(help="Screen height (default: 800)")] = None,
     session: SessionOption = None,
     shipped: ShippedOption = False,
+    monitors: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            max=2,
+            help="2: a second monitor to the right of the first, 1920x1200 at scale 1.5 "
+            "where the compositor scales (sway), else at scale 1 (x11)",
+        ),
+    ] = None,
+    layout: Annotated[
+        str | None,
+        typer.Option(help='The keyboard layout keys are read with, as XKB names it: "de", "fr"'),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Start a virtual desktop that keeps running; print how to use it.
@@ -139,13 +152,16 @@ def start(
     that session has the same variables, and `--desktop current` then drives it.
     """
     settings = with_session(_settings(), session)
-    updates: dict[str, object] = {
-        key: value for key, value in (("width", width), ("height", height)) if value
-    }
+    given = (("width", width), ("height", height), ("monitors", monitors), ("layout", layout))
+    updates: dict[str, object] = {key: value for key, value in given if value}
     if shipped:
         updates["shipped"] = True
     try:
-        desktop, path = start_detached(settings.model_copy(update=updates))
+        chosen = DesktopSettings.model_validate({**settings.model_dump(), **updates})
+    except ValidationError as error:
+        raise _fail(f"bad desktop option: {error.errors()[0]['msg']}") from None
+    try:
+        desktop, path = start_detached(chosen)
     except DesktopUnavailable as error:
         raise _fail(str(error)) from None
     if as_json:

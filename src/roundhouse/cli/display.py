@@ -5,7 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from roundhouse.core.events import AnswerRejected, Event, RoundChanged, SnapshotTaken, StepTaken
+from roundhouse.core.events import (
+    AnswerRejected,
+    Event,
+    HandedBack,
+    PersonTookOver,
+    RoundChanged,
+    SnapshotTaken,
+    StepTaken,
+)
 from roundhouse.core.states import RoundState
 
 WIDTH = 100
@@ -41,6 +49,13 @@ class StepPrinter:
             self._write(
                 f"  invalid answer from {event.agent} (try {event.attempt}): {_short(event.reason)}"
             )
+        elif isinstance(event, PersonTookOver):
+            self._write(
+                f"  paused before {event.pause.tool}: {event.pause.reason}. Press Enter here, "
+                f"or run `roundhouse resume` on this session's log folder, to hand back"
+            )
+        elif isinstance(event, HandedBack):
+            self._write(f"  handed back ({event.pause.how}): going on")
         elif isinstance(event, SnapshotTaken) and event.sub_round_id is not None and event.files:
             self._write(f"  subtask {event.sub_round_id} ended; saved {', '.join(event.files)}")
 

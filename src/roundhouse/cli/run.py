@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import os
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, fields
@@ -22,6 +23,7 @@ from roundhouse.core.limits import LimitReached
 from roundhouse.core.record import RoundRecord
 from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.engine.compose import compose_session
+from roundhouse.engine.person import HAND_BACK_SIGNAL, paused_run
 from roundhouse.engine.session import Session, cost_line
 from roundhouse.logs.resume import ResumePlan, mark_interrupted, plan_resume
 from roundhouse.logs.store import SESSION_FILE
@@ -280,6 +282,11 @@ def resume(
     except ConfigError as error:
         typer.echo(f"roundhouse: {error}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
+    waiting = paused_run(plan.record)
+    if waiting is not None:  # the run is alive and waits for the person: hand back to it
+        os.kill(waiting.pid, HAND_BACK_SIGNAL)
+        typer.echo(f"roundhouse: handed the desktop back to the run (pid {waiting.pid})", err=True)
+        raise typer.Exit(0)
     settings = build_settings(
         restored=(str(log_dir / SESSION_FILE), plan.record.settings),  # the session's, whole
         model=model,

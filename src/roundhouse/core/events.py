@@ -14,7 +14,7 @@ from typing import Any
 
 from roundhouse.core.evaluation import Evaluation
 from roundhouse.core.messages import Message
-from roundhouse.core.record import RoundRecord, SessionRecord
+from roundhouse.core.record import Pause, RoundRecord, SessionRecord
 from roundhouse.core.trajectory import StepRecord
 
 
@@ -81,6 +81,23 @@ class SnapshotTaken:
 
 
 @dataclass(frozen=True)
+class PersonTookOver:
+    """Input that was not ours came: the round waits, before an action, for the person to
+    hand the desktop back (the pause is on the round's record)."""
+
+    round: RoundRecord
+    pause: Pause
+
+
+@dataclass(frozen=True)
+class HandedBack:
+    """The person handed the desktop back: the round goes on."""
+
+    round: RoundRecord
+    pause: Pause
+
+
+@dataclass(frozen=True)
 class Evaluated:
     """A judge's verdict on a round (round_id set) or on the session."""
 
@@ -95,6 +112,8 @@ Event = (
     | PromptSent
     | AnswerRejected
     | SnapshotTaken
+    | PersonTookOver
+    | HandedBack
     | Evaluated
 )
 Observer = Callable[[Event], None]

@@ -68,6 +68,19 @@ class SubtaskResult(BaseModel):
     result: str
 
 
+class Pause(BaseModel):
+    """The person took the desktop over during the round: the action that waited for their
+    hand-back, what was seen of them, and when and how they handed it back."""
+
+    step: int  # the round step whose action waited
+    tool: str
+    reason: str
+    pid: int  # the process that waits: `roundhouse resume` hands back to it
+    since: float  # time.time()
+    handed_back: float | None = None
+    how: str | None = None  # "a key", "roundhouse resume", "left alone 30 s"
+
+
 class RoundRecord(BaseModel):
     """One round: its request, its state, its steps as they run, its board, and how it
     ended. `state` is the round's one state; TaskWeaver's (`record_state`) is derived."""
@@ -86,6 +99,7 @@ class RoundRecord(BaseModel):
     final_screenshots: list[str] = Field(default_factory=list)
     evaluation: Evaluation | None = None
     steps: list[StepRecord] = Field(default_factory=list)
+    pauses: list[Pause] = Field(default_factory=list)  # the person took over, then handed back
 
     @property
     def request(self) -> str:

@@ -32,6 +32,12 @@ class NotRun(RuntimeError):
 
 
 NOT_RUN = "not run: "  # how a SKIPPED result's reason starts, over MCP too
+# How a SKIPPED result starts when the person at the desktop took it over (their input came
+# since our last action): the action waits for their hand-back (engine/person.py). And when
+# the desktop takes no input from us (a locked screen): the round FAILs, naming it.
+TAKEN_OVER = NOT_RUN + "the person took over"
+BLOCKED = NOT_RUN + "blocked: "
+HAND_BACK = "hand_back"  # the tool the person hands the desktop back with
 
 
 class DeviceLost(RuntimeError):

@@ -29,6 +29,7 @@ from roundhouse.config import ConfigError, Settings
 from roundhouse.core.events import EventBus, Observer
 from roundhouse.core.judge import Evaluator, NotEvaluated
 from roundhouse.core.limits import Limits
+from roundhouse.core.person import HandBack
 from roundhouse.core.record import SessionRecord
 from roundhouse.core.states import AgentKind
 from roundhouse.core.user import NonInteractiveUser, UserChannel
@@ -36,6 +37,7 @@ from roundhouse.devices.base import Dispatcher, LocalDispatcher, ToolRegistry
 from roundhouse.devices.contract import WindowInfo
 from roundhouse.devices.linux.presence import has_display
 from roundhouse.devices.shell import ShellTools
+from roundhouse.engine.person import AtTheDesk, PersonHandBack
 from roundhouse.engine.round import NoSnapshots, Snapshotter
 from roundhouse.engine.session import Session
 from roundhouse.logs.recorder import Recorder
@@ -55,6 +57,7 @@ async def compose_session(
     dispatcher: Dispatcher | None = None,
     models: Mapping[str, LanguageModel] | None = None,
     snapshots: Snapshotter | None = None,
+    hand_back: HandBack | None = None,
 ) -> AsyncIterator[Session]:
     """A session from `settings`, or carrying on `resume`'s. `user` answers questions and
     confirmations (default: nobody, so --yes decides); `observers` see every event after
@@ -72,6 +75,11 @@ async def compose_session(
         if dispatcher is None:
             device = open_dispatcher(settings, kind, user)
             dispatcher = await opened.enter_async_context(device)
+        if kind is AgentKind.HOST:  # a desktop: a person may take it over (engine/person.py)
+            idle = settings.desktop.hand_back_after is not None
+            dispatcher = AtTheDesk(
+                dispatcher, events, record, hand_back or PersonHandBack(), idle=idle
+            )
         limits = Limits.of(settings)  # the one value: the pool's requests, the rounds' steps
         pool = ModelPool(settings, models, limits=limits, spent=lambda: record.usage)
         opened.push_async_callback(pool.close)
@@ -128,11 +136,11 @@ async def open_dispatcher(
             yield remote
         return
     from roundhouse.devices.linux.desktops.opening import open_desktop
-    from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
+    from roundhouse.devices.linux.tools import DesktopTools, desktop_registry, person_tools
 
     with open_desktop(settings.desktop) as desktop:
         async with await DesktopTools.open(desktop, settings) as tools:
-            yield LocalDispatcher(desktop_registry(tools, extra=shell))
+            yield LocalDispatcher(desktop_registry(tools, extra=[*person_tools(tools), *shell]))
 
 
 def agent_factory(

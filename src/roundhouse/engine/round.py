@@ -8,8 +8,8 @@ events. Errors split in two: the model's (no valid answer after retries, a model
 answer) and a lost device end the round in ERROR with the reason recorded; ours propagate
 after the round is written down. A limit reached (core/limits.py: max_step before a step;
 max_requests, max_tokens or max_cost before a model request) ends it in FAIL with the
-limit's reason. Ctrl-C marks the round cancelled and writes it down before the
-cancellation goes on.
+limit's reason, and so does a desktop that takes no input from us (a locked screen).
+Ctrl-C marks the round cancelled and writes it down before the cancellation goes on.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from roundhouse.core.context import RoundContext
 from roundhouse.core.events import Evaluated, EventBus, RoundChanged, SnapshotTaken, StepTaken
 from roundhouse.core.judge import Evaluator
 from roundhouse.core.limits import LimitReached, Limits
+from roundhouse.core.person import DesktopBlocked
 from roundhouse.core.record import RoundRecord, SessionRecord
 from roundhouse.core.states import RoundState, is_round_end
 from roundhouse.devices.base import DeviceLost
@@ -91,7 +92,7 @@ class Round:
         except (NoValidAnswer, ModelError, DeviceLost) as error:
             self._cut_short(RoundState.ERROR, str(error))
             record.device_lost = isinstance(error, DeviceLost)
-        except LimitReached as error:  # a step's, or a model request's
+        except (LimitReached, DesktopBlocked) as error:  # a limit, or a locked screen
             self._cut_short(RoundState.FAIL, str(error))
             record.result = str(error)
         except LogWriteError as error:

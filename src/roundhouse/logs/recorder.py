@@ -3,6 +3,7 @@ docs/design.md lays out. The loop, the agents and resume emit; nothing else writ
 
     SessionChanged  -> session.json                    (the checkpoint, replaced whole)
     RoundChanged    -> rounds.jsonl, session.json      (appended: a round's last line is its state)
+    PersonTookOver, HandedBack -> rounds.jsonl, session.json  (the round, with its pauses)
     StepTaken       -> response.log, session.json, blackboard.json
     PromptSent      -> request.log                     (appended)
     Evaluated       -> evaluation.log, session.json
@@ -19,6 +20,8 @@ import logging
 from roundhouse.core.events import (
     Evaluated,
     Event,
+    HandedBack,
+    PersonTookOver,
     PromptSent,
     RoundChanged,
     SessionChanged,
@@ -59,8 +62,8 @@ class Recorder:
         match event:
             case SessionChanged() | StepAnswered():
                 pass
-            case RoundChanged(round_):
-                self.store.write_round(round_)
+            case RoundChanged(round_) | PersonTookOver(round_) | HandedBack(round_):
+                self.store.write_round(round_)  # its line shows the pause
             case StepTaken(_, step):
                 self.store.write_step(step)
                 self.store.write_blackboard(self.session.blackboard)

@@ -43,6 +43,7 @@ from roundhouse.devices.linux.effects_read import TEXT_LIMIT, TextOf, look
 from roundhouse.devices.linux.screenshots import (
     Screenshot,
     capture_desktop_png,
+    capture_monitor_png,
     capture_window_png,
 )
 from roundhouse.devices.linux.settle import Settled, frame, wait_quiet
@@ -117,18 +118,26 @@ class Observing(Closing):
     # ------------------------------------------------------------ data collection
 
     async def capture_desktop_screenshot(
-        self, path: str | None = None, annotate: bool = False
+        self, path: str | None = None, annotate: bool = False, monitor: int | None = None
     ) -> dict[str, Any]:
-        """Take a PNG screenshot of the whole desktop.
+        """Take a PNG screenshot of the whole desktop, or of one monitor.
 
         annotate: draw a numbered box on each control of the active window (the labels
         of get_controls, which this reads afresh).
         path: file to write the PNG to; without it the PNG is returned as base64.
+        monitor: a monitor's number (1, 2, ... left to right), for its own pixels; the
+        result lists the monitors, where each is on the desktop and its scale.
         """
         controls: list[Control] = []
         if annotate and self._marks_placed():
             controls = (await self._read_controls(self._sight().window(None))).controls
-        result = _shot_result(capture_desktop_png(self.screen, controls), path)
+        # A monitor's own pixels, or the whole desktop's (in the pixels windows speak).
+        if monitor is None:
+            result = _shot_result(capture_desktop_png(self.screen, controls), path)
+        else:
+            shot, shown = capture_monitor_png(self.screen, monitor, controls)
+            result = {**_shot_result(shot, path), "scale": shown.scale}
+        result["monitors"] = [one.as_json() for one in self.screen.monitors()]
         if annotate:
             result["annotated_controls"] = len(controls)
         return result

@@ -17,7 +17,7 @@ import mss.tools
 from PIL import Image, ImageDraw, ImageFont
 
 from roundhouse.devices.contract import Control, Rect, WindowInfo
-from roundhouse.devices.linux.display.base import Screen, clip
+from roundhouse.devices.linux.display.base import Monitor, Screen, clip
 from roundhouse.devices.linux.marks import place_labels
 
 PNG_LEVEL = 1
@@ -33,7 +33,9 @@ class Screenshot:
     width: int
     height: int
     rect: Rect  # where the picture is on the screen
-    method: str  # "screen", "composite" or "region" (the window may be covered)
+    # "screen", "monitor" (its own pixels), "composite" or "region" (the window may be
+    # covered)
+    method: str
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -74,6 +76,19 @@ def capture_window_png(
     return Screenshot(encode_png(image), width, height, rect, method)
 
 
+def capture_monitor_png(
+    screen: Screen, number: int, controls: Sequence[Control] = ()
+) -> tuple[Screenshot, Monitor]:
+    """One monitor, in its own pixels (1920x1200 for a 1280x800 place at scale 1.5); with
+    `controls`, numbered boxes are drawn on them, scaled as the monitor is."""
+    image, monitor = screen.monitor(number)
+    if controls:
+        origin = (monitor.rect.left, monitor.rect.top)
+        image = annotate(image, controls, origin=origin, scale=monitor.scale)
+    width, height = image.size
+    return Screenshot(encode_png(image), width, height, monitor.rect, "monitor"), monitor
+
+
 @dataclass(frozen=True)
 class Mark:
     """One numbered control as drawn: its box and its label, in image pixels."""
@@ -85,15 +100,19 @@ class Mark:
 
 
 def layout_marks(
-    controls: Sequence[Control], size: tuple[int, int], origin: tuple[int, int] = (0, 0)
+    controls: Sequence[Control],
+    size: tuple[int, int],
+    origin: tuple[int, int] = (0, 0),
+    scale: float = 1.0,
 ) -> list[Mark]:
     """Where the boxes and labels of `controls` go on an image of `size` whose top-left
-    corner is at `origin` on the screen. Only numbered controls in the image get a mark."""
+    corner is at `origin` on the screen, `scale` image pixels to a screen pixel (a monitor
+    scaled by 1.5). Only numbered controls in the image get a mark."""
     shown = [
         (control, box)
         for control in controls
         if control.label > 0  # what the model cannot name by a number gets no box
-        and (box := _in_image(control.rect, origin, size)) is not None
+        and (box := _in_image(control.rect, origin, size, scale)) is not None
     ]
     texts = [str(control.label) for control, _ in shown]
     sizes = [_tag_size(text) for text in texts]
@@ -105,7 +124,10 @@ def layout_marks(
 
 
 def annotate(
-    image: Image.Image, controls: Sequence[Control], origin: tuple[int, int] = (0, 0)
+    image: Image.Image,
+    controls: Sequence[Control],
+    origin: tuple[int, int] = (0, 0),
+    scale: float = 1.0,
 ) -> Image.Image:
     """A copy of `image` with each numbered control boxed and labelled with its number.
 
@@ -115,7 +137,7 @@ def annotate(
     marked = image.copy()
     draw = ImageDraw.Draw(marked)
     font = _font(_FONT_SIZE)
-    marks = layout_marks(controls, marked.size, origin)
+    marks = layout_marks(controls, marked.size, origin, scale)
     for mark in marks:
         box = mark.box
         outline = colour_of(mark.control)
@@ -141,14 +163,16 @@ def _tag_size(text: str) -> tuple[int, int]:
     return int(right - left) + 4, int(bottom - top) + 4
 
 
-def _in_image(rect: Rect, origin: tuple[int, int], size: tuple[int, int]) -> Rect | None:
+def _in_image(
+    rect: Rect, origin: tuple[int, int], size: tuple[int, int], scale: float = 1.0
+) -> Rect | None:
     """The rectangle in image pixels, clipped to the image; None when none of it is there."""
     ox, oy = origin
     box = Rect(
-        max(rect.left - ox, 0),
-        max(rect.top - oy, 0),
-        min(rect.right - ox, size[0]),
-        min(rect.bottom - oy, size[1]),
+        max(round((rect.left - ox) * scale), 0),
+        max(round((rect.top - oy) * scale), 0),
+        min(round((rect.right - ox) * scale), size[0]),
+        min(round((rect.bottom - oy) * scale), size[1]),
     )
     return box if box.width > 0 and box.height > 0 else None
 

@@ -24,6 +24,7 @@ DesktopTools runs as well on the fake display (display/fake.py, devices/linux/fa
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import logging
@@ -39,9 +40,18 @@ from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError
 from roundhouse.devices.linux.atspi.seam import AccessibleTree
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.backends import open_display
+from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.observing import ToolError
+from roundhouse.devices.linux.person import Desk, hand_back_tool
 
-__all__ = ["DesktopTools", "ToolError", "desktop_registry", "desktop_tools", "open_registry"]
+__all__ = [
+    "DesktopTools",
+    "ToolError",
+    "desktop_registry",
+    "desktop_tools",
+    "open_registry",
+    "person_tools",
+]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +59,18 @@ log = logging.getLogger(__name__)
 class DesktopTools(Acting):
     """The tools on one desktop. Build with `await DesktopTools.open(desktop, settings)`, or
     directly on any display server and tree (the fake display's, in tests)."""
+
+    def __init__(
+        self,
+        desktop: Desktop,
+        settings: Settings,
+        *,
+        display: DisplayServer,
+        tree: AccessibleTree | None,
+    ) -> None:
+        super().__init__(desktop, settings, display=display, tree=tree)
+        # Whose the desktop is: asked before every action (desktop_tools).
+        self.desk = Desk(display.watch, settings.desktop.hand_back_after)
 
     @classmethod
     async def open(cls, desktop: Desktop, settings: Settings) -> DesktopTools:
@@ -98,7 +120,10 @@ def desktop_tools(tools: DesktopTools) -> list[Tool]:
     display, lost = tools.desktop.display, tools.display.lost
 
     def tool(name: ToolName, kind: ToolType) -> Tool:
-        return make_tool(_display_guarded(served[name], display, lost), kind, name=name)
+        function = _display_guarded(served[name], display, lost)
+        if kind == "action" and name is not ToolName.WAIT:  # wait sends no input
+            function = _the_persons_first(function, tools.desk)
+        return make_tool(function, kind, name=name)
 
     data = [tool(name, "data_collection") for name in DESKTOP_DATA_COLLECTION]
     return data + [tool(name, "action") for name in DESKTOP_ACTIONS]
@@ -121,6 +146,29 @@ def _display_guarded(
     return guarded
 
 
+def _the_persons_first(
+    tool: Callable[..., Awaitable[Any]], desk: Desk
+) -> Callable[..., Awaitable[Any]]:
+    """The action, run only while the desktop is ours: refused (not run: the person took
+    over, or the screen is locked) before it sends anything otherwise; and what arrived
+    while it ran is taken for its own."""
+
+    @functools.wraps(tool)
+    async def guarded(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.to_thread(desk.before_action)
+        try:
+            return await tool(*args, **kwargs)
+        finally:
+            await asyncio.to_thread(desk.after_action)
+
+    return guarded
+
+
+def person_tools(tools: DesktopTools) -> list[Tool]:
+    """What the person at the desktop calls (not an agent's model): `hand_back`."""
+    return [hand_back_tool(tools.desk)]
+
+
 def desktop_registry(tools: DesktopTools, extra: Iterable[Tool] = ()) -> ToolRegistry:
     """A registry with every desktop tool, plus `extra` (the engine's run_shell and
     get_system_info from devices/shell.py) so that one dispatcher serves them all."""
@@ -134,4 +182,4 @@ async def open_registry(
     """`async with open_registry(desktop, settings, shell_tools) as registry:` the tools of
     one desktop (connections opened and closed around the block) plus `extra`."""
     async with await DesktopTools.open(desktop, settings) as tools:
-        yield desktop_registry(tools, extra)
+        yield desktop_registry(tools, [*person_tools(tools), *extra])

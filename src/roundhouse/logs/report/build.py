@@ -15,7 +15,7 @@ from pathlib import Path
 from roundhouse.core.blackboard import QuestionAnswer
 from roundhouse.core.commands import Result
 from roundhouse.core.evaluation import Evaluation
-from roundhouse.core.record import Post, RecordState, RoundRecord
+from roundhouse.core.record import Pause, Post, RecordState, RoundRecord
 from roundhouse.core.states import InvalidTransition, Status, transition
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.core.usage import NOTHING_SPENT, Usage
@@ -99,6 +99,8 @@ class RoundView:
     final: Snapshot | None
     evaluation: Evaluation | None
     usage: Usage
+    # The person took the desktop over: before which step's action, why, how handed back.
+    pauses: tuple[Pause, ...] = ()
 
     @property
     def label(self) -> str:
@@ -269,6 +271,7 @@ def build_round(
         final=final,
         evaluation=evaluation,
         usage=usage,
+        pauses=tuple(record.pauses) if record else (),
     )
 
 

@@ -20,7 +20,7 @@ from roundhouse.devices.linux.desktops.session import runtime_dir_of, wayland_en
 from roundhouse.devices.linux.display import backends
 from roundhouse.devices.linux.display.backend import Backend
 from roundhouse.devices.linux.display.base import DisplayUnavailable
-from roundhouse.devices.linux.display.wayland.globals import bind_output
+from roundhouse.devices.linux.display.wayland.globals import bind_outputs, desktop_box
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError
 from roundhouse.devices.linux.display.x11.backend import X11, screen_size
 
@@ -96,7 +96,8 @@ def _current_wayland(env: Mapping[str, str]) -> Desktop:
     try:
         backend = backends.detect(located)
         with Connection.open(located, DBUS_TIMEOUT) as wayland:
-            width, height = bind_output(wayland).logical_size
+            box = desktop_box(bind_outputs(wayland))  # every monitor's, in logical pixels
+            width, height = box.right, box.bottom
     except WaylandError as error:
         raise DesktopUnavailable(f"the Wayland session is not usable: {error}") from None
     except DisplayUnavailable as error:

@@ -50,6 +50,7 @@ from roundhouse.devices.linux.display.compositor import (
 
 log = logging.getLogger(__name__)
 
+LAYOUT_VARIABLES = ("XKB_DEFAULT_LAYOUT", "XKB_DEFAULT_VARIANT")
 START_TIMEOUT = 10.0  # seconds for a line from a starting program; a cold Xvfb takes ~1 s
 REAP_WAIT = 2.0  # seconds for an ended child of ours to be reapable
 EXEC_ATTEMPTS = 5
@@ -71,6 +72,7 @@ class VirtualDesktop:
         self._backend: Backend | None = None
         self._wayland_display: str | None = None
         self._extra_env: dict[str, str] = {}
+        self._size = (self.settings.width, self.settings.height)  # every monitor's
         self.desktop: Desktop | None = None
 
     def __enter__(self) -> Desktop:
@@ -100,17 +102,29 @@ class VirtualDesktop:
         runtime = self._runtime_dir
         assert runtime is not None
         base = {**without_session(os.environ), TAG_ENV: tag, "XDG_RUNTIME_DIR": runtime}
+        # What wlroots compositors, and our virtual keyboard there, read the layout from.
+        xkb = Headless(base, Path(runtime), size, layout=self.settings.layout).xkb
+        layout = dict(zip(LAYOUT_VARIABLES, xkb, strict=True)) if self.settings.layout else {}
+        base.update(layout)
         self._bus_address = self._spawn_session_bus(
             runtime, {**base, "GSETTINGS_BACKEND": "memory"}
         )
         base["DBUS_SESSION_BUS_ADDRESS"] = self._bus_address
         self._backend = backend
         try:
-            headless = Headless(base, Path(runtime), size, shipped=self.settings.shipped)
+            headless = Headless(
+                base,
+                Path(runtime),
+                size,
+                shipped=self.settings.shipped,
+                monitors=self.settings.monitors,
+                layout=self.settings.layout,
+            )
             started = backend.compositor.start(self, headless)
         except CompositorUnavailable as error:
             raise DesktopUnavailable(f"{backend.kind} did not start: {error}") from None
         self._display = started.display
+        self._size = started.size or size
         base.update(started.env)
         env = self._session_env(backend, base, started.display)
         try:
@@ -124,12 +138,12 @@ class VirtualDesktop:
         except CompositorUnavailable as error:
             raise DesktopUnavailable(f"{backend.kind} did not start: {error}") from None
         env.update(ready)
-        self._extra_env = {**started.env, **ready}
+        self._extra_env = {**started.env, **ready, **layout}
         if backend.wayland:
             self._wayland_display = started.display
             self._display = unused_name(backend.kind)
-        self.desktop = Desktop(self._display, env, *size, virtual=True, kind=backend.kind)
-        log.info("virtual %s desktop %s up (%dx%d)", backend.kind, self._display, *size)
+        self.desktop = Desktop(self._display, env, *self._size, virtual=True, kind=backend.kind)
+        log.info("virtual %s desktop %s up (%dx%d)", backend.kind, self._display, *self._size)
         return self.desktop
 
     def _session_env(
@@ -242,8 +256,8 @@ class VirtualDesktop:
         backend = self._backend or backends.named(self.settings.session)
         return DesktopState(
             display=display,
-            width=self.settings.width,
-            height=self.settings.height,
+            width=self._size[0],
+            height=self._size[1],
             bus_address=self._bus_address,
             a11y_address=self._a11y_address,
             runtime_dir=self._runtime_dir,

@@ -68,11 +68,55 @@ class Input(Protocol):
     def close(self) -> None: ...
 
 
+@dataclass(frozen=True)
+class Monitor:
+    """One monitor: where it is on the desktop, in the desktop's pixels (what the windows,
+    the pointer and the accessibility tree speak: a compositor's logical pixels), and how
+    many of its own pixels make one of those (1.5 on a monitor scaled by 150%)."""
+
+    number: int  # 1, 2, ...: left to right, as a person counts them
+    name: str  # as the display server names it: "HEADLESS-2", "RH-2"
+    rect: Rect
+    scale: float = 1.0
+
+    @property
+    def pixels(self) -> tuple[int, int]:
+        """Its own size in pixels: what a screenshot of it holds."""
+        return round(self.rect.width * self.scale), round(self.rect.height * self.scale)
+
+    def as_json(self) -> dict[str, object]:
+        width, height = self.pixels
+        return {
+            "number": self.number,
+            "name": self.name,
+            "rect": self.rect.as_list(),
+            "scale": self.scale,
+            "width": width,
+            "height": height,
+        }
+
+
+def numbered(found: Sequence[tuple[str, Rect, float]]) -> list[Monitor]:
+    """Monitors numbered left to right, then top to bottom, from (name, rect, scale)."""
+    ordered = sorted(found, key=lambda item: (item[1].left, item[1].top))
+    return [Monitor(n, name, rect, scale) for n, (name, rect, scale) in enumerate(ordered, 1)]
+
+
+class MonitorError(ValueError):
+    """A monitor number the desktop does not have; the message names those it has."""
+
+
 class Screen(Protocol):
-    """The screen's pixels."""
+    """The screen's pixels: the whole desktop's, in its own (logical) pixels, and each
+    monitor's in the monitor's own."""
 
     @property
     def size(self) -> tuple[int, int]: ...
+
+    def monitors(self) -> list[Monitor]: ...
+
+    def monitor(self, number: int) -> tuple[Image.Image, Monitor]:
+        """The monitor's own pixels (MonitorError for a number it does not have)."""
 
     def desktop(self) -> Image.Image: ...
 
@@ -92,10 +136,33 @@ class RegionScreen(ABC):
     """What a display server's Screen derives alike: a window is the region of the screen it
     covers. A compositor keeps each window's pixels to itself (screencopy, a screen cast and
     GNOME Shell's screenshots copy outputs); a backend that can read a window's own pixels
-    (X11's XComposite, KWin) says so in its own window()."""
+    (X11's XComposite, KWin) says so in its own window(). One monitor covers the screen,
+    where a backend does not list its monitors (X11's RandR, wlroots' outputs)."""
+
+    size: tuple[int, int]
 
     @abstractmethod
     def region(self, rect: Rect) -> Image.Image: ...
+
+    def monitors(self) -> list[Monitor]:
+        width, height = self.size
+        return [Monitor(1, "screen", Rect(0, 0, width, height))]
+
+    def monitor(self, number: int) -> tuple[Image.Image, Monitor]:
+        """The monitor's region, in its own pixels where it is scaled."""
+        found = self._monitor(number)
+        image = self.region(found.rect)
+        if image.size != found.pixels:
+            image = image.resize(found.pixels, Image.Resampling.LANCZOS)
+        return image, found
+
+    def _monitor(self, number: int) -> Monitor:
+        monitors = self.monitors()
+        for monitor in monitors:
+            if monitor.number == number:
+                return monitor
+        listed = ", ".join(f"{m.number} ({m.name})" for m in monitors)
+        raise MonitorError(f"no monitor {number}: this desktop has {listed}")
 
     def window(self, window: WindowInfo) -> tuple[Image.Image, str]:
         return self.region(window.rect), "region"
@@ -163,6 +230,43 @@ class Windows(Protocol):
     def close(self) -> None: ...
 
 
+class PersonWatch(Protocol):
+    """The person at the desktop, as the display server lets a program see them: input that
+    roundhouse did not send, and a screen that takes no input from us (locked). Each
+    backend says how (`route`); one that cannot tell answers None."""
+
+    route: str  # how, for doctor: "XInput2 raw events", "none"
+
+    def ours(self) -> None:
+        """Our input has all been sent: whatever arrives from now on is someone else's."""
+
+    def foreign(self) -> str | None:
+        """What input not ours arrived since `ours` ("the pointer moved"), or None."""
+
+    def blocked(self) -> str | None:
+        """Why nothing may be typed now ("the screen is locked"), or None."""
+
+    def close(self) -> None: ...
+
+
+class NoWatch:
+    """A session that shows no other input, nor a lock, to a program (a PersonWatch)."""
+
+    route = "none: this session shows a program no input but its own"
+
+    def ours(self) -> None:
+        pass
+
+    def foreign(self) -> str | None:
+        return None
+
+    def blocked(self) -> str | None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
 @dataclass
 class DisplayServer(Closing):
     """One desktop's display server: what the tools act and look through."""
@@ -184,10 +288,12 @@ class DisplayServer(Closing):
     # What an application launched now gets in its environment to be given the focus (an
     # xdg-activation token), where the session needs it.
     startup: Callable[[], dict[str, str]] | None = None
+    # Input that is not ours, and a locked screen, where the session shows them.
+    watch: PersonWatch = field(default_factory=NoWatch)
 
     def close(self) -> None:
         """Close every connection; one to a server that is gone cannot fail to close."""
-        parts: list[Closable] = [self.input, self.screen, self.windows, *self.shared]
+        parts: list[Closable] = [self.input, self.screen, self.windows, self.watch, *self.shared]
         for part in parts:
             with contextlib.suppress(OSError, *self.lost):
                 part.close()

@@ -43,6 +43,12 @@ class Spawner(Protocol):
         ...
 
 
+# The second monitor of a two-monitor virtual desktop: its pixels, and its scale where the
+# compositor scales outputs by fractions (sway; on X11 a monitor has no scale of its own).
+SECOND_MONITOR = (1920, 1200)
+SECOND_SCALE = 1.5
+
+
 @dataclass(frozen=True)
 class Started:
     """A compositor that is up: its display (":3", or its Wayland socket's name) and what
@@ -50,6 +56,9 @@ class Started:
 
     display: str
     env: dict[str, str] = field(default_factory=dict)
+    # The whole desktop's size in its own pixels (every monitor), where it is not the first
+    # monitor's alone.
+    size: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,31 @@ class Headless:
     # With the security its distributions ship (GNOME Shell without unsafe mode, KWin with
     # its permission checks), as a person's session has it, not opened up for the agent.
     shipped: bool = False
+    # How many monitors (the first of `size`), and the keyboard layout its keys are read
+    # with (XKB's name; "": US). A compositor that cannot make them refuses at once.
+    monitors: int = 1
+    layout: str = ""
+
+    @property
+    def xkb(self) -> tuple[str, str]:
+        """The layout and its variant as XKB takes them: "us(dvorak)" is ("us", "dvorak")."""
+        name, _, variant = (self.layout or "us").partition("(")
+        return name, variant.rstrip(")")
+
+    def refuse(self, kind: str, layouts: bool = False) -> None:
+        """For a compositor whose virtual desktops have one monitor (and, unless `layouts`,
+        the US layout): refuse more, at once."""
+        if self.monitors > 1:
+            raise CompositorUnavailable(
+                f"a virtual {kind} desktop has one monitor here; two monitors run on x11 "
+                "(two RandR monitors on one Xvfb screen) and sway (two outputs, the second "
+                "at scale 1.5)"
+            )
+        if self.layout and not layouts:
+            raise CompositorUnavailable(
+                f"a virtual {kind} desktop reads keys in the US layout here; --layout runs "
+                "on x11, sway and labwc"
+            )
 
 
 @dataclass(frozen=True)

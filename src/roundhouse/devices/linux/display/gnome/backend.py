@@ -148,6 +148,7 @@ class GnomeShell(Compositor):
         return ["gnome-shell", "pipewire", "wireplumber"]
 
     def start(self, spawner: Spawner, at: Headless) -> Started:
+        at.refuse("gnome")
         width, height = at.size
         system_bus = spawner.spawn_reading(
             "dbus-daemon",

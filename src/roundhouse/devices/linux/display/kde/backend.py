@@ -88,6 +88,7 @@ class KWin(Compositor):
         return ["kwin_wayland"]
 
     def start(self, spawner: Spawner, at: Headless) -> Started:
+        at.refuse("kde")
         width, height = at.size
         argv = [
             compositor.runnable(

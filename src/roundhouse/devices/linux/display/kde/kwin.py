@@ -33,6 +33,7 @@ from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.display.base import (
+    RegionScreen,
     RouteRefused,
     WindowList,
     box_rect,
@@ -234,7 +235,7 @@ def _info(row: Mapping[str, Any]) -> WindowInfo:
     )
 
 
-class KWinScreen:
+class KWinScreen(RegionScreen):
     """The screen through KWin's ScreenShot2 (a display.base.Screen)."""
 
     def __init__(self, bus: SyncBus, windows: KWinWindows, size: tuple[int, int]) -> None:

@@ -60,6 +60,7 @@ class Labwc(Compositor):
         return ["labwc", "wlr-randr"] + (["setpriv"] if os.geteuid() == 0 else [])
 
     def start(self, spawner: Spawner, at: Headless) -> Started:
+        at.refuse("labwc", layouts=True)  # its keys are our virtual keyboard's
         config = at.runtime_dir / "labwc"
         config.mkdir()
         (config / "rc.xml").write_text(RC_XML)

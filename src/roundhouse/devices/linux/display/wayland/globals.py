@@ -7,7 +7,8 @@ import os
 from collections import deque
 from dataclasses import dataclass
 
-from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError, decode
+from roundhouse.devices.contract import Rect
+from roundhouse.devices.linux.display.wayland.wire import Connection, Global, WaylandError, decode
 
 MODE_CURRENT = 0x1
 KEYMAP_XKB_V1 = 1
@@ -25,14 +26,73 @@ class Output:
     scale: int = 1
     name: str = ""
     done: bool = False
+    # Where it is and how big, in the compositor's logical pixels, as xdg-output says (a
+    # fractional scale is not in wl_output's whole-number one); None: not said.
+    logical: Rect | None = None
 
     @property
     def logical_size(self) -> tuple[int, int]:
+        if self.logical is not None:
+            return self.logical.width, self.logical.height
         return self.width // self.scale, self.height // self.scale
+
+    @property
+    def rect(self) -> Rect:
+        """Where the output is on the desktop, in logical pixels."""
+        if self.logical is not None:
+            return self.logical
+        width, height = self.logical_size
+        return Rect(self.x, self.y, self.x + width, self.y + height)
 
 
 def bind_output(connection: Connection) -> Output:
     """The first output, once the compositor has described it."""
+    return _bind_output(connection, None)
+
+
+def bind_outputs(connection: Connection) -> list[Output]:
+    """Every output, described, with its place and size in logical pixels where the
+    compositor offers xdg-output (wlroots and KWin do); left to right."""
+    found = [g for g in connection.registry().values() if g.interface == "wl_output"]
+    outputs = [_bind_output(connection, one) for one in found]
+    if connection.find(XDG_OUTPUT_MANAGER) is not None:
+        manager = connection.bind(XDG_OUTPUT_MANAGER, 2)
+        for output in outputs:
+            _describe_logically(connection, manager, output)
+        connection.roundtrip()
+    return sorted(outputs, key=lambda output: (output.rect.left, output.rect.top))
+
+
+def desktop_box(outputs: list[Output]) -> Rect:
+    """The rectangle every output lies in: the desktop, in logical pixels."""
+    rects = [output.rect for output in outputs]
+    return Rect(
+        min(rect.left for rect in rects),
+        min(rect.top for rect in rects),
+        max(rect.right for rect in rects),
+        max(rect.bottom for rect in rects),
+    )
+
+
+XDG_OUTPUT_MANAGER = "zxdg_output_manager_v1"
+
+
+def _describe_logically(connection: Connection, manager: int, output: Output) -> None:
+    place: list[int] = [0, 0, 0, 0]
+
+    def on_event(opcode: int, payload: bytes, fds: deque[int]) -> None:
+        if opcode == 0:  # logical_position(x, y)
+            place[0], place[1] = decode("ii", payload, fds)
+        elif opcode == 1:  # logical_size(width, height)
+            place[2], place[3] = decode("ii", payload, fds)
+            x, y, width, height = place
+            output.logical = Rect(x, y, x + width, y + height)
+
+    xdg_output = connection.new_id(on_event)
+    connection.request(manager, 1, "no", xdg_output, output.object_id)  # get_xdg_output
+
+
+def _bind_output(connection: Connection, found: Global | None) -> Output:
     output = Output(0)
     version = min(connection.version("wl_output"), 4)
 
@@ -50,7 +110,7 @@ def bind_output(connection: Connection) -> Output:
         elif opcode == 4:  # name
             (output.name,) = decode("s", payload, fds)
 
-    output.object_id = connection.bind("wl_output", version, on_event)
+    output.object_id = connection.bind("wl_output", version, on_event, found)
     if version >= 2:
         connection.wait(lambda: output.done, None, "describe its output")
     else:

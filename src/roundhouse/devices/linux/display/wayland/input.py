@@ -19,6 +19,7 @@ class WaylandInput(ApproachingPointer, ChordKeyboard, Closing):
     `_setup` binds what the backend needs; should it fail, the connection is closed."""
 
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
+        self._env = dict(env)
         self._wayland = Connection.open(env, timeout)
         self._lock = threading.Lock()
         try:

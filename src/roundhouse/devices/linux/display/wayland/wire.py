@@ -242,10 +242,16 @@ class Connection(Closing):
     def find(self, interface: str) -> Global | None:
         return next((g for g in self.registry().values() if g.interface == interface), None)
 
-    def bind(self, interface: str, version: int, handler: Handler | None = None) -> int:
-        """Bind the global `interface` at min(version, offered); WaylandError when the
-        compositor offers none."""
-        found = self.find(interface)
+    def bind(
+        self,
+        interface: str,
+        version: int,
+        handler: Handler | None = None,
+        found: Global | None = None,
+    ) -> int:
+        """Bind the global `interface` (its first, or `found`: one of several outputs) at
+        min(version, offered); WaylandError when the compositor offers none."""
+        found = found or self.find(interface)
         if found is None:
             raise WaylandError(f"the compositor offers no {interface}")
         object_id = self.new_id(handler)

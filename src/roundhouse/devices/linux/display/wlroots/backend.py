@@ -14,6 +14,7 @@ from roundhouse.devices.linux.display.base import DisplayServer, Windows
 from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
 from roundhouse.devices.linux.display.wayland.wire import WaylandGone
 from roundhouse.devices.linux.display.wlroots.input import WlrootsInput
+from roundhouse.devices.linux.display.wlroots.person import idle_watch
 from roundhouse.devices.linux.display.wlroots.screen import Screencopy
 from roundhouse.devices.linux.display.wlroots.sway import SwayGone, SwayWindows
 
@@ -57,10 +58,14 @@ def open_wlroots(
         opened.callback(windows.close)
         screen = opened.enter_context(Screencopy(env))
         pointer = opened.enter_context(WlrootsInput(env))
+        watch = idle_watch(env, lambda: windows.active_window() is not None)
         opened.pop_all()
-    return DisplayServer(
+    server = DisplayServer(
         kind, pointer, screen, windows, lost=(WaylandGone, *lost), routes=taken(*routes)
     )
+    if watch is not None:
+        server.watch = watch
+    return server
 
 
 class Sway(Compositor):
@@ -72,24 +77,21 @@ class Sway(Compositor):
         return ["sway"] + (["setpriv"] if os.geteuid() == 0 else [])
 
     def start(self, spawner: Spawner, at: Headless) -> Started:
-        width, height = at.size
         config = at.runtime_dir / "sway.conf"
-        red, green, blue = compositor.BACKGROUND
-        # No XWayland: X11-only programs then fail to start, rather than land on a server
-        # nothing here can see.
-        config.write_text(
-            f"output HEADLESS-1 resolution {width}x{height}\n"
-            f"output * bg #{red:02x}{green:02x}{blue:02x} solid_color\n"  # swaybg paints it
-            "xwayland disable\n"
-        )
+        config.write_text(sway_config(at))
         argv = ["sway", "-c", str(config)]
         if os.geteuid() == 0:
             os.chown(at.runtime_dir, compositor.NOBODY, compositor.NOBODY)
             os.chown(config, compositor.NOBODY, compositor.NOBODY)
             argv = as_nobody(argv)
-        env = compositor.compositor_env(at.base, HOME=str(at.runtime_dir), **HEADLESS_WLROOTS)
+        outputs = {"WLR_HEADLESS_OUTPUTS": str(at.monitors)}
+        env = compositor.compositor_env(
+            at.base, HOME=str(at.runtime_dir), **{**HEADLESS_WLROOTS, **outputs}
+        )
         spawner.spawn("sway", argv, env)
-        return Started(compositor.wait_for_socket(at.runtime_dir, READY_WAIT))
+        return Started(
+            compositor.wait_for_socket(at.runtime_dir, READY_WAIT), size=desktop_size(at)
+        )
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         runtime = Path(env["XDG_RUNTIME_DIR"])
@@ -101,6 +103,41 @@ class Sway(Compositor):
         return {
             "SWAYSOCK": compositor.until(listening, timeout, "sway's IPC socket did not appear")
         }
+
+
+def sway_config(at: Headless) -> str:
+    """sway's settings for a virtual desktop: its outputs (a second one to the right of the
+    first, at scale 1.5), their background, and the layout of its keyboards. No XWayland:
+    X11-only programs then fail to start, rather than land on a server nothing here can
+    see."""
+    width, height = at.size
+    red, green, blue = compositor.BACKGROUND
+    lines = [f"output HEADLESS-1 resolution {width}x{height} position 0 0 scale 1"]
+    if at.monitors > 1:
+        second_width, second_height = compositor.SECOND_MONITOR
+        lines.append(
+            f"output HEADLESS-2 resolution {second_width}x{second_height} "
+            f"position {width} 0 scale {compositor.SECOND_SCALE:g}"
+        )
+    lines.append(f"output * bg #{red:02x}{green:02x}{blue:02x} solid_color")  # swaybg paints it
+    if at.layout:
+        layout, variant = at.xkb
+        lines.append(f"input type:keyboard xkb_layout {layout}")
+        if variant:
+            lines.append(f"input type:keyboard xkb_variant {variant}")
+    lines.append("xwayland disable")
+    return "\n".join(lines) + "\n"
+
+
+def desktop_size(at: Headless) -> tuple[int, int]:
+    """The desktop's size in logical pixels: the second monitor's 1920x1200 at 1.5 is
+    1280x800 of them."""
+    width, height = at.size
+    if at.monitors == 1:
+        return width, height
+    scale = compositor.SECOND_SCALE
+    second_width, second_height = (round(side / scale) for side in compositor.SECOND_MONITOR)
+    return width + second_width, max(height, second_height)
 
 
 READY_WAIT = 15.0  # seconds for a headless wlroots compositor's socket

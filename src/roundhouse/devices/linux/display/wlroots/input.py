@@ -1,9 +1,12 @@
 """wlroots input: a virtual pointer (zwlr_virtual_pointer_v1) and a virtual keyboard
 (zwp_virtual_keyboard_v1), on one Wayland connection kept open.
 
-The keyboard carries a keymap of ours: the US layout, so key codes mean what
-applications expect of them, plus a key for each character the layout lacks, added
-(and the keymap sent again) when one is first typed. A virtual keyboard's keymap reaches
+The keyboard carries a keymap of ours: the session's layout (as the compositor itself
+reads it for keyboards without settings of their own: XKB_DEFAULT_LAYOUT, else US), so key
+codes mean what applications expect of them, plus a key for each character the layout
+lacks, added (and the keymap sent again) when one is first typed. A wlroots compositor
+hands the focused application the keymap of the keyboard that sent a key: what we type
+arrives as typed, whatever layout the person's own keyboard has. A virtual keyboard's keymap reaches
 the focused application with its first key; the first key after a keymap is sent waits a
 moment, or it may be read with the old map (wtype's lost first key).
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 
 from roundhouse.devices.linux.display.base import Button
 from roundhouse.devices.linux.display.keyboard import Chord
@@ -19,8 +23,8 @@ from roundhouse.devices.linux.display.keys import InputError
 from roundhouse.devices.linux.display.pointer import EVDEV_BUTTONS, WHEEL_STEP
 from roundhouse.devices.linux.display.wayland.globals import (
     KEYMAP_XKB_V1,
-    Output,
-    bind_output,
+    bind_outputs,
+    desktop_box,
     memfd_with,
 )
 from roundhouse.devices.linux.display.wayland.input import WaylandInput
@@ -51,7 +55,8 @@ class WlrootsInput(WaylandInput):
                 f"this compositor offers no {' or '.join(missing)}: wlroots input needs sway, "
                 "Hyprland, labwc, river or another wlroots compositor"
             )
-        self.output: Output = bind_output(wayland)
+        # The pointer's absolute motion spans every output: the desktop's box.
+        self._box = desktop_box(bind_outputs(wayland))
         seat = wayland.bind("wl_seat", 1)
         pointers = wayland.bind("zwlr_virtual_pointer_manager_v1", 1)
         keyboards = wayland.bind("zwp_virtual_keyboard_manager_v1", 1)
@@ -59,7 +64,7 @@ class WlrootsInput(WaylandInput):
         wayland.request(pointers, 0, "on", seat, self._pointer)  # create_virtual_pointer
         self._keyboard = wayland.new_id()
         wayland.request(keyboards, 0, "on", seat, self._keyboard)  # create_virtual_keyboard
-        self._base = Keymap.from_names("us")
+        self._base = Keymap.from_names(*session_layout(self._env))
         self._extra: dict[int, int] = {}  # keycode -> keysym, beyond the layout
         self._keymap = self._base
         self._send_keymap(self._base.text)
@@ -68,12 +73,16 @@ class WlrootsInput(WaylandInput):
     # ------------------------------------------------------------ pointer
 
     def _screen_size(self) -> tuple[int, int]:
-        return self.output.width, self.output.height
+        return self._box.right, self._box.bottom
 
     def _motion(self, x: int, y: int) -> None:
-        # motion_absolute(time, x, y, x_extent, y_extent), in a frame of its own
-        width, height = self._screen_size()
-        self._wayland.request(self._pointer, MOTION_ABSOLUTE, "uuuuu", _now(), x, y, width, height)
+        # motion_absolute(time, x, y, x_extent, y_extent), in a frame of its own: a point
+        # of the box every output lies in (logical pixels, whatever an output's scale)
+        box = self._box
+        self._wayland.request(
+            self._pointer, MOTION_ABSOLUTE, "uuuuu",
+            _now(), x - box.left, y - box.top, box.width, box.height,
+        )  # fmt: skip
         self._frame()
 
     def _button(self, button: Button, pressed: bool) -> None:
@@ -130,6 +139,14 @@ class WlrootsInput(WaylandInput):
             self._wayland.request(self._keyboard, KEYMAP, "uhu", KEYMAP_XKB_V1, fd, len(data))
         finally:
             os.close(fd)
+
+
+def session_layout(env: Mapping[str, str]) -> tuple[str, str]:
+    """The layout and variant a wlroots session reads keys in where nothing else is set:
+    XKB_DEFAULT_LAYOUT and XKB_DEFAULT_VARIANT (a list's first), else US."""
+    layout = env.get("XKB_DEFAULT_LAYOUT", "").split(",")[0].strip() or "us"
+    variant = env.get("XKB_DEFAULT_VARIANT", "").split(",")[0].strip()
+    return layout, variant
 
 
 def _now() -> int:

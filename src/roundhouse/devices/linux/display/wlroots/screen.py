@@ -2,7 +2,7 @@
 
 The compositor says what buffer it wants (format, size, stride), we hand it one in a
 memfd, it copies the output (or a region of it) into that and says "ready". The buffer
-is kept for the next shot of the same size.
+is kept for the next shot of the same size (one per output, a few in all).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from PIL import Image
 
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.display.base import Closing, RegionScreen, clip
-from roundhouse.devices.linux.display.wayland.globals import Output, bind_output
+from roundhouse.devices.linux.display.base import Closing, Monitor, RegionScreen, clip, numbered
+from roundhouse.devices.linux.display.wayland.globals import Output, bind_outputs, desktop_box
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection, WaylandError, decode
 
 # wl_shm formats (little-endian words): ARGB8888/XRGB8888 are B, G, R, A/X in memory.
@@ -72,51 +72,101 @@ class _Buffer:
 
 
 class Screencopy(RegionScreen, Closing):
-    """The screen through wlr-screencopy (a display.base.Screen; a window is its region)."""
+    """The screen through wlr-screencopy (a display.base.Screen; a window is its region).
+
+    Every output is copied on its own, in its own pixels; the desktop and its regions are in
+    logical pixels (those of the windows, the pointer and the tree), so an output scaled by
+    1.5 is copied at its own size and shrunk to its place. A monitor's own screenshot is
+    its copy, unshrunk."""
 
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
         self._wayland = Connection.open(env, timeout)
         self._lock = threading.Lock()
-        self._buffer: _Buffer | None = None
+        self._buffers: dict[tuple[int, int, int, int], _Buffer] = {}  # one per output size
         try:
             if self._wayland.find("zwlr_screencopy_manager_v1") is None:
                 raise WaylandError(
                     "this compositor offers no zwlr_screencopy_manager_v1: wlroots "
                     "screenshots need sway, Hyprland, labwc, river or another wlroots compositor"
                 )
-            self._output: Output = bind_output(self._wayland)
+            self._outputs: list[Output] = bind_outputs(self._wayland)
+            if not self._outputs:
+                raise WaylandError("the compositor has no output")
             self._shm = self._wayland.bind("wl_shm", 1)
             self._manager = self._wayland.bind("zwlr_screencopy_manager_v1", 3)
         except BaseException:
             self._wayland.close()
             raise
-        self.size = (self._output.width, self._output.height)
+        box = desktop_box(self._outputs)
+        self.size = (box.right, box.bottom)
 
     def close(self) -> None:
         with self._lock:
-            if self._buffer is not None:
-                self._buffer.memory.close()
+            for buffer in self._buffers.values():
+                buffer.memory.close()
             self._wayland.close()
 
+    def monitors(self) -> list[Monitor]:
+        return numbered([(out.name, out.rect, _scale(out)) for out in self._outputs])
+
+    def monitor(self, number: int) -> tuple[Image.Image, Monitor]:
+        """The output's own pixels, copied whole."""
+        found = self._monitor(number)
+        return self._capture(self._outputs[found.number - 1], None), found
+
     def desktop(self) -> Image.Image:
-        return self._capture(None)
+        width, height = self.size
+        return self.region(Rect(0, 0, width, height))
 
     def region(self, rect: Rect) -> Image.Image:
-        return self._capture(clip(rect, self.size))
+        rect = clip(rect, self.size)
+        parts = list(self._parts(rect))
+        if len(parts) == 1 and parts[0][1] == rect:
+            return parts[0][2]
+        image = Image.new("RGB", (rect.width, rect.height))
+        for _output, part, copied in parts:
+            image.paste(copied, (part.left - rect.left, part.top - rect.top))
+        return image
 
     def raw(self, rect: Rect | None = None) -> bytes:
-        return self._capture(None if rect is None else clip(rect, self.size)).tobytes()
+        """Each output's copy of the region as it comes (unshrunk: only compared)."""
+        width, height = self.size
+        area = clip(rect or Rect(0, 0, width, height), self.size)
+        return b"".join(
+            self._capture(output, _local(part, output)).tobytes()
+            for output, part in self._overlapping(area)
+        )
 
-    def _capture(self, rect: Rect | None) -> Image.Image:
+    def _overlapping(self, rect: Rect) -> list[tuple[Output, Rect]]:
+        """The outputs `rect` lies on, each with the part of `rect` on it."""
+        found = []
+        for output in self._outputs:
+            part = _intersection(rect, output.rect)
+            if part is not None:
+                found.append((output, part))
+        return found
+
+    def _parts(self, rect: Rect) -> list[tuple[Output, Rect, Image.Image]]:
+        """Each output's part of `rect`, copied and brought to logical pixels."""
+        parts = []
+        for output, part in self._overlapping(rect):
+            copied = self._capture(output, _local(part, output))
+            if copied.size != (part.width, part.height):
+                copied = copied.resize((part.width, part.height), Image.Resampling.LANCZOS)
+            parts.append((output, part, copied))
+        return parts
+
+    def _capture(self, output: Output, rect: Rect | None) -> Image.Image:
+        """The output (or `rect` of it, in its own logical pixels), in its own pixels."""
         with self._lock:
             frame = _Frame()
             frame_id = self._wayland.new_id(lambda op, data, fds: _on_frame(frame, op, data, fds))
-            output = self._output.object_id
+            target = output.object_id
             if rect is None:
-                self._wayland.request(self._manager, 0, "nio", frame_id, 0, output)
+                self._wayland.request(self._manager, 0, "nio", frame_id, 0, target)
             else:
                 self._wayland.request(
-                    self._manager, 1, "nioiiii", frame_id, 0, output,
+                    self._manager, 1, "nioiiii", frame_id, 0, target,
                     rect.left, rect.top, rect.width, rect.height,
                 )  # fmt: skip
             version = self._wayland.version("zwlr_screencopy_manager_v1")
@@ -152,13 +202,46 @@ class Screencopy(RegionScreen, Closing):
         return image
 
     def _buffer_for(self, frame: _Frame) -> _Buffer:
+        """The buffer kept for this size and format (each output's), made the first time."""
         key = (frame.shm_format, frame.width, frame.height, frame.stride)
-        if self._buffer is not None and self._buffer.key != key:
-            self._buffer.destroy()
-            self._buffer = None
-        if self._buffer is None:
-            self._buffer = _Buffer(self._wayland, self._shm, frame)
-        return self._buffer
+        if key not in self._buffers:
+            if len(self._buffers) >= MAX_BUFFERS:  # regions of many sizes: start again
+                for buffer in self._buffers.values():
+                    buffer.destroy()
+                self._buffers.clear()
+            self._buffers[key] = _Buffer(self._wayland, self._shm, frame)
+        return self._buffers[key]
+
+
+MAX_BUFFERS = 4
+
+
+def _scale(output: Output) -> float:
+    """How many of the output's pixels make a logical one (1.5 for an output at 150%)."""
+    return round(output.width / output.rect.width, 3) if output.rect.width else 1.0
+
+
+def _local(part: Rect, output: Output) -> Rect | None:
+    """`part` in the output's own logical coordinates; None when it is the whole output."""
+    if part == output.rect:
+        return None
+    origin = output.rect
+    return Rect(
+        part.left - origin.left,
+        part.top - origin.top,
+        part.right - origin.left,
+        part.bottom - origin.top,
+    )
+
+
+def _intersection(one: Rect, other: Rect) -> Rect | None:
+    found = Rect(
+        max(one.left, other.left),
+        max(one.top, other.top),
+        min(one.right, other.right),
+        min(one.bottom, other.bottom),
+    )
+    return found if found.width > 0 and found.height > 0 else None
 
 
 def _on_frame(frame: _Frame, opcode: int, payload: bytes, fds: deque[int]) -> None:

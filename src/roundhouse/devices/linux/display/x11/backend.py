@@ -4,17 +4,28 @@ on its own connection to the display; a virtual desktop is Xvfb with openbox."""
 from __future__ import annotations
 
 import contextlib
+import subprocess
 from collections.abc import Mapping
 
 from Xlib import X  # type: ignore[import-untyped, unused-ignore]
 from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 
+from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import DisplayServer, RouteRefused
-from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
+from roundhouse.devices.linux.display.compositor import (
+    SECOND_MONITOR,
+    Compositor,
+    CompositorUnavailable,
+    Headless,
+    Spawner,
+    Started,
+)
 from roundhouse.devices.linux.display.x11.input import XInput
+from roundhouse.devices.linux.display.x11.monitors import set_monitors
+from roundhouse.devices.linux.display.x11.person import XPersonWatch
 from roundhouse.devices.linux.display.x11.screen import Screen
 from roundhouse.devices.linux.display.x11.windows import WindowManager
 
@@ -36,11 +47,12 @@ def open_x11(env: Mapping[str, str]) -> DisplayServer:
             screen = opened.enter_context(Screen(display))
             xinput = opened.enter_context(XInput(display))
             windows = opened.enter_context(WindowManager(display))
+            watch = opened.enter_context(XPersonWatch(display))
             opened.pop_all()
     except (xerror.DisplayError, *LOST) as error:
         raise RouteRefused(f"cannot open display {display!r}: {error}") from None
     routes = taken(*ROUTES)
-    return DisplayServer("x11", xinput, screen, windows, lost=LOST, routes=routes)
+    return DisplayServer("x11", xinput, screen, windows, lost=LOST, routes=routes, watch=watch)
 
 
 class Xvfb(Compositor):
@@ -51,18 +63,57 @@ class Xvfb(Compositor):
         return ["Xvfb", "openbox"]
 
     def start(self, spawner: Spawner, at: Headless) -> Started:
-        width, height = at.size
+        monitors = monitor_rects(at)
+        width = max(rect.right for rect in monitors)
+        height = max(rect.bottom for rect in monitors)
         argv = ["Xvfb", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"]
         number = spawner.spawn_reading("Xvfb", argv, "-displayfd", at.base)
         display = f":{number}"
+        # Before the window manager starts: it reads the monitors and the keymap once.
+        if len(monitors) > 1:
+            set_monitors(display, monitors)
+        if at.layout:
+            set_layout(display, at, at.base)
         spawner.spawn("openbox", ["openbox", "--sm-disable"], {**at.base, "DISPLAY": display})
-        return Started(display)
+        return Started(display, size=(width, height))
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         display = env["DISPLAY"]
         _wait_for_window_manager(display, timeout)
         _paint_background(display)
         return {}
+
+
+def monitor_rects(at: Headless) -> list[Rect]:
+    """Where a virtual X desktop's monitors are: the first at the top left, the second (X11
+    scales no monitor of its own) at its full size to its right."""
+    width, height = at.size
+    rects = [Rect(0, 0, width, height)]
+    if at.monitors > 1:
+        second_width, second_height = SECOND_MONITOR
+        rects.append(Rect(width, 0, width + second_width, second_height))
+    return rects
+
+
+def set_layout(display: str, at: Headless, env: Mapping[str, str]) -> None:
+    """Give the X server the keyboard layout (setxkbmap compiles it with xkbcomp)."""
+    layout, variant = at.xkb
+    argv = ["setxkbmap", "-display", display, "-layout", layout, "-variant", variant]
+    try:
+        done = subprocess.run(
+            argv, env=dict(env), capture_output=True, text=True, timeout=LAYOUT_TIMEOUT
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise CompositorUnavailable(
+            f"setxkbmap could not set the layout {at.layout!r}: {error} (it is in x11-xkb-utils)"
+        ) from None
+    if done.returncode != 0:
+        raise CompositorUnavailable(
+            f"setxkbmap refused the layout {at.layout!r}: {done.stderr.strip()}"
+        )
+
+
+LAYOUT_TIMEOUT = 10.0  # seconds for setxkbmap
 
 
 def _wait_for_window_manager(display: str, timeout: float) -> None:
@@ -123,8 +174,8 @@ X11 = Backend(
     routes=ROUTES,
     open=open_x11,
     compositor=Xvfb(
-        packages="xvfb xauth x11-utils dbus dbus-x11 at-spi2-core libatk-adaptor "
-        "libatk-bridge2.0-0 openbox",
+        packages="xvfb xauth x11-utils x11-xkb-utils dbus dbus-x11 at-spi2-core "
+        "libatk-adaptor libatk-bridge2.0-0 openbox",
         server="Xvfb",
     ),
     runs_x11_programs=True,

@@ -16,7 +16,8 @@ from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import composite  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import Closing, RegionScreen, clip
+from roundhouse.devices.linux.display.base import Closing, Monitor, RegionScreen, clip
+from roundhouse.devices.linux.display.x11.monitors import read_monitors
 
 
 class Screen(RegionScreen, Closing):
@@ -37,6 +38,11 @@ class Screen(RegionScreen, Closing):
     def close(self) -> None:
         self._mss.close()
         self._x.close()
+
+    def monitors(self) -> list[Monitor]:
+        """RandR's monitors (asked each time: a person may plug one in)."""
+        with self._lock:
+            return read_monitors(self._x, self.size)
 
     def desktop(self) -> Image.Image:
         width, height = self.size

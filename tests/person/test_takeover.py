@@ -1,0 +1,135 @@
+"""The person takes over: a pointer move by another input client during a run pauses it
+before its next action; nothing is typed until the person hands back; then the run
+finishes. The pause and the hand-back are on the round's record and in the log; over MCP,
+the tool result says the person took over. On X11 and sway."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from tests.person.conftest import KINDS, person_moves, settings_for
+
+from roundhouse.config import Settings
+from roundhouse.core.commands import Command, ResultStatus
+from roundhouse.core.events import Event, HandedBack, PersonTookOver, StepTaken
+from roundhouse.core.user import NonInteractiveUser
+from roundhouse.devices.base import TAKEN_OVER, LocalDispatcher
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
+from roundhouse.devices.linux.tools import DesktopTools, desktop_registry, person_tools
+from roundhouse.devices.mcp import _mcp_result
+from roundhouse.devices.shell import ShellTools
+from roundhouse.engine.compose import compose_session
+from roundhouse.logs.report.render import write_report
+
+
+@pytest.fixture(scope="module", params=KINDS)
+def desk(request: pytest.FixtureRequest) -> Iterator[Desktop]:
+    with VirtualDesktop(settings_for(request.param).desktop) as started:
+        yield started
+
+
+@pytest.fixture
+async def tools(desk: Desktop) -> AsyncIterator[DesktopTools]:
+    async with await DesktopTools.open(desk, settings_for(desk.kind)) as opened:
+        yield opened
+
+
+class Waiting:
+    """The person's hand-back, for a test: it looks at the document while the run waits
+    (nothing may have been typed), then hands back."""
+
+    def __init__(self, tools: DesktopTools) -> None:
+        self.tools = tools
+        self.seen: list[str] = []  # the document's text at each wait
+
+    async def wait(self, reason: str, timeout: float | None) -> str | None:
+        gedit = next(w for w in await self.tools.list_windows() if "gedit" in w["title"])
+        listed = await self.tools.get_controls(gedit["xid"])
+        texts = [c["text"] or "" for c in listed["controls"] if c["role"] == "text"]
+        self.seen.append(texts[0] if texts else "<no document>")
+        return "the test"
+
+
+async def test_a_pointer_move_pauses_the_run_until_the_hand_back(
+    desk: Desktop, tools: DesktopTools, tmp_path: Path
+) -> None:
+    target = tmp_path / "note.txt"
+    config = Settings.model_validate(
+        {
+            "logs": tmp_path / "logs",
+            "workdir": tmp_path,
+            "task": "takeover",
+            "agent": "host",
+            "desktop": {"session": desk.kind},
+        }
+    )
+    events: list[Event] = []
+    moved: list[int] = []
+
+    def observe(event: Event) -> None:
+        events.append(event)
+        # Once gedit is up (the host's launch), the person moves the pointer: once.
+        launched = (
+            isinstance(event, StepTaken) and event.step.action.function == "launch_application"
+        )
+        if launched and not moved:
+            person_moves(desk)
+            moved.append(1)
+
+    waiting = Waiting(tools)
+    registry = desktop_registry(tools, extra=[*person_tools(tools), *ShellTools(config).tools()])
+    async with compose_session(
+        config,
+        user=NonInteractiveUser(assume_yes=True),
+        observers=[observe],
+        dispatcher=LocalDispatcher(registry),
+        hand_back=waiting,
+    ) as session:
+        outcome = await session.run_round(
+            f"open gedit, type Hello from roundhouse and save it as {target}"
+        )
+
+    assert outcome.finished, (outcome.error, outcome.result)
+    assert len(outcome.steps) >= 5
+    assert target.read_text().strip() == "Hello from roundhouse"
+    # One pause, before the first action after the move; nothing typed meanwhile.
+    assert len(outcome.pauses) == 1
+    pause = outcome.pauses[0]
+    assert pause.tool == "type_text" and pause.how == "the test" and pause.handed_back is not None
+    assert ("pointer moved" if desk.kind == "x11" else "input came") in pause.reason
+    assert waiting.seen == [""]
+    kinds = [type(event) for event in events if isinstance(event, PersonTookOver | HandedBack)]
+    assert kinds == [PersonTookOver, HandedBack]
+    # The log: the round's lines in rounds.jsonl carry the pause.
+    lines = (session.store.folder / "rounds.jsonl").read_text().splitlines()
+    logged = [json.loads(line)["pauses"] for line in lines]
+    assert any(p and p[0]["handed_back"] is None for p in logged)  # paused, then
+    assert logged[-1][0]["how"] == "the test"
+    # The report: the round says the person took over, and how they handed back.
+    report = write_report(session.store.folder).read_text()
+    assert "the person took over" in report and "handed back (the test)" in report
+
+
+async def test_over_mcp_the_tool_result_says_the_person_took_over(
+    desk: Desktop, tools: DesktopTools
+) -> None:
+    registry = desktop_registry(tools, extra=person_tools(tools))
+    await registry.call(Command(tool_name="select_window"), 10)  # ours: then the person's
+    person_moves(desk, (500, 300))
+    pressed = Command(tool_name="press_keys", parameters={"keys": "Shift_L"})
+    refused = await registry.call(pressed, 10)
+    assert refused.status is ResultStatus.SKIPPED
+    sent = _mcp_result(refused)  # as `roundhouse serve` answers the MCP client
+    assert sent.is_error and sent.content[0].text.startswith(TAKEN_OVER)  # type: ignore[union-attr]
+    assert "hand_back" in sent.content[0].text  # type: ignore[union-attr]
+    # Until the person hands back, every action is refused; then they run.
+    again = await registry.call(pressed, 10)
+    assert again.status is ResultStatus.SKIPPED
+    handed = await registry.call(Command(tool_name="hand_back"), 10)
+    assert handed.ok and handed.result["handed_back"] is True
+    done = await registry.call(pressed, 10)
+    assert done.ok, done.error
