@@ -21,9 +21,10 @@ def test_the_summary_compares_the_modes_per_task_and_on_average() -> None:
     one = Mode("one", 1, [run("a", 4), run("b", 2), run("c", 3, passed=False)])
     several = Mode("several", 8, [run("a", 2), run("b", 2), run("c", 3)])
     report = summary(one, several)
-    assert report["per_task_mean"]["calls"] == {"one": 3.0, "several": 2.33, "fewer": 0.223}
+    assert report["per_task_mean"]["calls"] == {"one": 3.0, "several": 2.33, "fewer": 0.222}
     assert report["passed"] == {"one": 2, "several": 3}
     assert not report["same_tasks_pass"] and report["pass_only_with_several"] == ["c"]
+    assert report["acting_tasks"] == 3 and report["acting_calls_mean"]["fewer"] == 0.222
     shown = render(report)
     assert "model calls 3 -> 2.33 (22% fewer)" in shown
     assert "NOT the same tasks" in shown and "pass only with several: c" in shown

@@ -63,7 +63,7 @@ class Mode:
 
     def mean(self, field: str) -> float:
         values = [float(getattr(run, field)) for run in self.counted]
-        return round(statistics.fmean(values), 2) if values else 0.0
+        return statistics.fmean(values) if values else 0.0
 
     @property
     def passed(self) -> list[str]:
@@ -91,21 +91,29 @@ def fewer(one: float, several: float) -> float | None:
     return round(1 - several / one, 3) if one else None
 
 
+def compared(one: float, several: float) -> dict[str, float | None]:
+    return {"one": round(one, 2), "several": round(several, 2), "fewer": fewer(one, several)}
+
+
 def summary(one: Mode, several: Mode) -> dict[str, Any]:
     """Pure: the figures of both modes, per task and on average, and whether the same
     tasks passed."""
     means = {
-        field: {
-            "one": one.mean(field),
-            "several": several.mean(field),
-            "fewer": fewer(one.mean(field), several.mean(field)),
-        }
+        field: compared(one.mean(field), several.mean(field))
         for field in ("calls", "steps", "actions", "seconds")
     }
+    # Where there is something to put together: the tasks that take more than one action.
+    acting = {run.task for run in one.counted if run.actions > 1}
+    of_acting = [
+        statistics.fmean(run.calls for run in mode.counted if run.task in acting) if acting else 0.0
+        for mode in (one, several)
+    ]
     return {
         "max_actions": {"one": one.max_actions, "several": several.max_actions},
         "tasks": len(one.counted),
         "per_task_mean": means,
+        "acting_tasks": len(acting),
+        "acting_calls_mean": compared(*of_acting),
         "passed": {"one": len(one.passed), "several": len(several.passed)},
         "same_tasks_pass": one.passed == several.passed,
         "pass_only_with_one": sorted(set(one.passed) - set(several.passed)),
@@ -221,6 +229,11 @@ def render(report: dict[str, Any]) -> str:
                 ("wall s", means["seconds"]),
             )
         )
+    )
+    acting = report["acting_calls_mean"]
+    lines.append(
+        f"the {report['acting_tasks']} tasks of more than one action: model calls "
+        f"{acting['one']:g} -> {acting['several']:g} ({_share(acting['fewer'])} fewer)"
     )
     passed = report["passed"]
     same = "the same tasks" if report["same_tasks_pass"] else "NOT the same tasks"
