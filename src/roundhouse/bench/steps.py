@@ -221,7 +221,7 @@ def render(report: dict[str, Any]) -> str:
     lines.append(
         "mean per task: "
         + ", ".join(
-            f"{name} {m['one']:g} -> {m['several']:g} ({_share(m['fewer'])} fewer)"
+            f"{name} {m['one']:g} -> {m['several']:g} ({_share(m['fewer'])})"
             for name, m in (
                 ("model calls", means["calls"]),
                 ("steps", means["steps"]),
@@ -233,7 +233,7 @@ def render(report: dict[str, Any]) -> str:
     acting = report["acting_calls_mean"]
     lines.append(
         f"the {report['acting_tasks']} tasks of more than one action: model calls "
-        f"{acting['one']:g} -> {acting['several']:g} ({_share(acting['fewer'])} fewer)"
+        f"{acting['one']:g} -> {acting['several']:g} ({_share(acting['fewer'])})"
     )
     passed = report["passed"]
     same = "the same tasks" if report["same_tasks_pass"] else "NOT the same tasks"
@@ -249,4 +249,7 @@ def render(report: dict[str, Any]) -> str:
 
 
 def _share(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0%}"
+    """A share fewer, said as fewer or more."""
+    if value is None:
+        return "-"
+    return f"{value:.0%} fewer" if value >= 0 else f"{-value:.0%} more"
