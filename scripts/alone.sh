@@ -10,6 +10,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "roundhouse: $0 needs root (unshare, mount)" >&2; exit 1; }
+case "$(pwd -P)/" in
+  /tmp/*) echo "roundhouse: $0 hides /tmp, and this checkout is in it: run it from another" >&2; exit 2 ;;
+esac
 out="${ALONE_OUT:-.alone}"
 seed="${SEED:-$RANDOM}"
 mkdir -p "$out"

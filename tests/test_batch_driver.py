@@ -1,6 +1,7 @@
 """What the batch driver does the same on every executor (shown on the local one): resume,
-retries of a task whose runner died, results written whole after every task; and the
-bundles that carry suites and logs between machines."""
+retries of a task whose runner died, results written whole after every task, whatever the
+task's family (each item runs itself); the families, and what their items read; and the
+bundles that carry files and logs between machines."""
 
 from __future__ import annotations
 
@@ -10,15 +11,18 @@ import os
 import subprocess
 import sys
 import tarfile
-from dataclasses import asdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pytest
 
+from roundhouse.osworld.family import OSWORLD
 from roundhouse.suite import bundle
-from roundhouse.suite.batch import BatchOptions, run_batch
+from roundhouse.suite.attempt import AttemptOptions
+from roundhouse.suite.batch import BatchOptions, Family, run_batch
+from roundhouse.suite.family import SUITE
 from roundhouse.suite.results import TaskResult, read_results
-from roundhouse.suite.tasks import load_suite
 from tests.helpers import shell_answer, write_replay
 
 
@@ -43,7 +47,7 @@ async def test_resume_skips_tasks_with_a_row_and_keeps_them(tmp_path: Path) -> N
     (out / "results.json").write_text(json.dumps([asdict(kept)]))
     seen: list[str] = []
     options = BatchOptions(out=out, model="replay", resume=True)
-    results = await run_batch(load_suite(suite), options, lambda r, d, t: seen.append(r.task))
+    results = await run_batch(SUITE.load(suite), options, lambda r, d, t: seen.append(r.task))
     assert sorted(seen) == ["a", "c"]  # b was not run again
     assert [r.task for r in results] == ["a", "b", "c"]  # in the suite's order
     assert read_results(out)[1] == kept
@@ -64,7 +68,7 @@ async def test_a_run_killed_by_a_signal_is_retried_and_says_why(tmp_path: Path) 
     )
     _task(suite, "doomed", [shell_answer("CONTINUE", "kill -9 $PPID; sleep 5")])
     options = BatchOptions(out=tmp_path / "R", model="replay", retries=1)
-    results = {r.task: r for r in await run_batch(load_suite(suite), options)}
+    results = {r.task: r for r in await run_batch(SUITE.load(suite), options)}
     flaky = results["flaky"]
     assert (flaky.passed, flaky.attempts) == (True, 2)
     assert "attempt 1 on " in flaky.retried and "killed by SIGKILL" in flaky.retried
@@ -83,7 +87,7 @@ async def test_results_are_written_whole_after_every_task(tmp_path: Path) -> Non
         written.append([row["task"] for row in json.loads((out / "results.json").read_text())])
         assert f"{result.task}," in (out / "results.csv").read_text()
 
-    await run_batch(load_suite(suite), BatchOptions(out=out, model="replay"), progress)
+    await run_batch(SUITE.load(suite), BatchOptions(out=out, model="replay"), progress)
     assert [len(rows) for rows in written] == [1, 2]
     assert not list(out.glob(".*.part"))
 
@@ -139,10 +143,70 @@ async def test_the_batch_bench_suite_passes_and_is_summarised(tmp_path: Path) ->
 
     gui = write_suite(tmp_path / "suite", shell=2, gui=0)
     rows = await run_batch(
-        load_suite(tmp_path / "suite"), BatchOptions(out=tmp_path / "R", model="replay")
+        SUITE.load(tmp_path / "suite"), BatchOptions(out=tmp_path / "R", model="replay")
     )
     assert gui == set() and [r.passed for r in rows] == [True, True], rows
     run = summarise("local", rows, gui, wall=30.0, start=0.0)
     assert (run.tasks, run.passed, run.tasks_per_minute) == (2, 2, 4.0)
     assert run.shell_overhead_median is not None and run.shell_overhead_median >= 0
     assert run.gui_seconds_median is None and run.failed == []
+
+
+@dataclass(frozen=True)
+class _Named:
+    id: str
+
+
+@dataclass(frozen=True)
+class _Counting:
+    """A batch item of a family the driver has never heard of: it runs itself."""
+
+    task: _Named
+    runs: list[str]
+    on_desktop: bool = False
+
+    def reads(self, options: AttemptOptions) -> list[Path]:
+        return []
+
+    def moved(self, place: Callable[[Path], Path]) -> _Counting:
+        return self
+
+    async def attempt(self, options: AttemptOptions) -> TaskResult:
+        self.runs.append(self.task.id)
+        return _row(self.task.id, f"ran with model {options.model}")
+
+
+async def test_the_driver_runs_any_item_that_runs_itself(tmp_path: Path) -> None:
+    runs: list[str] = []
+    items = [_Counting(_Named(name), runs) for name in ("x", "y")]
+    rows = await run_batch(items, BatchOptions(out=tmp_path / "R", model="m"))
+    assert sorted(runs) == ["x", "y"]
+    assert [(r.task, r.reason) for r in rows] == [(n, "ran with model m") for n in ("x", "y")]
+
+
+def test_each_family_recognises_its_task_files_and_says_what_they_read(tmp_path: Path) -> None:
+    from roundhouse.cli.batch import FAMILIES
+    from tests.osworld.conftest import EXAMPLES
+
+    def family(path: Path) -> Family:
+        return next(f for f in FAMILIES if f.recognises(path))
+
+    basic = Path(__file__).parents[1] / "tasks" / "basic"
+    assert family(EXAMPLES) is OSWORLD and family(EXAMPLES / "test_all.json") is OSWORLD
+    assert family(basic) is SUITE and family(basic / "shell-os.yaml") is SUITE
+    options = AttemptOptions(out=tmp_path, model="replay", files=EXAMPLES / "files",
+                             answers=EXAMPLES / "answers")  # fmt: skip
+    items = {item.task.id: item for item in OSWORLD.load(EXAMPLES)}
+    compare = items["rh-os-compare"]
+    assert compare.on_desktop and items["rh-os-bluetooth"].on_desktop
+    read = compare.reads(options)  # its file, its answers, the dataset's file it downloads
+    assert compare.found.path.resolve() in read
+    assert EXAMPLES / "answers" / "rh-os-compare.answers.json" in read
+    assert any(path.name == "original.txt" for path in read)
+    moved = compare.moved(lambda path: tmp_path / path.name)
+    assert moved.found.path == tmp_path / "rh-os-compare.json" and moved.task == compare.task
+    [shell] = SUITE.load(basic / "shell-os.yaml")  # alone: its file and its answers only
+    assert not shell.on_desktop
+    assert [p.name for p in shell.reads(options)] == ["shell-os.yaml", "shell-os.answers.json"]
+    whole = {item.task.id: item for item in SUITE.load(basic)}["gedit-type-save"]
+    assert whole.on_desktop and len(whole.reads(options)) == len(bundle.folder_files(basic))

@@ -21,6 +21,7 @@ pytest.importorskip("ray", reason="the Ray tests need the ray extra: pip install
 pytestmark = pytest.mark.ray
 
 BASIC = REPO / "tasks" / "basic"
+OSWORLD_EXAMPLES = REPO / "tests" / "osworld" / "examples"
 SAME = ("passed", "status", "checks_passed", "checks_total", "steps")
 
 
@@ -109,7 +110,7 @@ def test_a_task_whose_worker_is_killed_is_retried_and_nothing_is_left(tmp_path: 
     assert "attempt 2" in err
     assert rows(tmp_path / "R")["quick"]["attempts"] == 1
     # The node's folders went with the attempts, the dead one's too (its janitor's work).
-    assert [p.name for p in (node_dir / "roundhouse-batch").iterdir()] in ([], ["suites"])
+    assert [p.name for p in (node_dir / "roundhouse-batch").iterdir()] in ([], ["shipped"])
 
 
 def test_ctrl_c_cancels_running_tasks_stops_their_desktops_and_keeps_rows(
@@ -228,13 +229,81 @@ def test_two_nodes_share_a_batch_and_send_the_logs_home(tmp_path: Path) -> None:
     for task, row in final.items():
         assert Path(row["log_dir"]) == (out / "logs" / task).resolve()
         assert (Path(row["log_dir"]) / "response.log").is_file()
-    # The worker node got the suite as bytes (one copy, kept for the next batch); the head
-    # node used the driver's folder in place. The attempts' folders are gone.
-    [copy] = (node_dir / "roundhouse-batch" / "suites").iterdir()
-    assert sorted(p.name for p in (copy / "suite").iterdir()) == sorted(
-        p.name for p in suite.iterdir()
-    )
-    assert [p.name for p in (node_dir / "roundhouse-batch").iterdir()] == ["suites"]
+    # The worker node got the suite as bytes (one copy at the driver's paths, kept for the
+    # next batch); the head node used the driver's folder in place. The attempts' folders
+    # are gone.
+    [copy] = (node_dir / "roundhouse-batch" / "shipped").iterdir()
+    shipped = copy.joinpath(*suite.resolve().parts[1:])
+    assert sorted(p.name for p in shipped.iterdir()) == sorted(p.name for p in suite.iterdir())
+    assert [p.name for p in (node_dir / "roundhouse-batch").iterdir()] == ["shipped"]
+
+
+def test_osworld_tasks_run_on_ray_on_the_session_asked_for(tmp_path: Path) -> None:
+    """OSWorld's tasks through Ray: a head node without desktops, and a worker node that
+    offers one and cannot see the driver's folders. Each task's file, its answers and the
+    dataset's files it downloads go to that node as bytes; it runs them on sway, as the
+    batch asks; they score as under the local executor (tests/osworld/test_batch.py), and
+    what cannot run here says so."""
+    driver_side = tmp_path / "driver"
+    examples = driver_side / "examples"
+    shutil.copytree(OSWORLD_EXAMPLES, examples)
+    scores = {"rh-os-compare": 1.0, "rh-os-terminal": 1.0, "rh-os-bluetooth": 1.0}
+    chosen = [*scores, "rh-gui-tidy"]
+    out = driver_side / "R"
+    with lab() as here:
+        head, other = here.namespace(), here.namespace()
+        here.link(head, other, ("10.200.0.1/24", "10.200.0.2/24"))
+        ray = str(BIN / "ray")
+        common = ("--num-cpus", "1", "--disable-usage-stats")
+        started = run(
+            here.inside(
+                head,
+                *(ray, "start", "--head", "--node-ip-address", "10.200.0.1", "--port", "6379"),
+                *("--include-dashboard", "false", "--temp-dir", str(here.ray_tmp / "a"), *common),
+            ),
+            here.env(),
+        )
+        assert started.returncode == 0, started.stderr[-2000:]
+        joined = run(
+            here.inside(
+                other,
+                *(ray, "start", "--address", "10.200.0.1:6379", "--node-ip-address", "10.200.0.2"),
+                *("--temp-dir", str(here.ray_tmp / "b"), *common),
+                *("--resources", '{"desktop": 1}'),
+                hide=(driver_side,),
+            ),
+            here.env(RH_NODE_WORKDIR=str(tmp_path / "node")),
+        )
+        assert joined.returncode == 0, joined.stderr[-2000:]
+        batch = subprocess.Popen(
+            here.inside(
+                head,
+                *roundhouse("batch", str(examples), "--executor", "ray", "--session", "sway"),
+                *("--ray-address", "10.200.0.1:6379", "--out", str(out)),
+                *("--answers", str(examples / "answers"), "--files", str(examples / "files")),
+                *(arg for task in chosen for arg in ("--task", task)),
+            ),
+            env=here.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        sway = _wait_for(here, "sway -c", batch, timeout=240)  # the desktops are sway's
+        assert "Xvfb" not in cmdline(sway)
+        _, err = batch.communicate(timeout=600)
+        assert batch.returncode == 1, err[-3000:]  # one task is not runnable here
+        assert "Ray: 2 nodes, 2 CPUs, 1 desktops" in err
+        # Ray's nodes run on; every attempt's desktop and run ended with it.
+        left = [line for line in here.marked().values() if "sway" in line or " run " in line]
+        assert left == [], left
+    final = rows(out)
+    assert sorted(final) == sorted(chosen)
+    for task, score in scores.items():
+        assert (final[task]["score"], final[task]["passed"]) == (score, True), final[task]
+        assert final[task]["node"] == "10.200.0.2"  # the one node with a desktop
+        assert (Path(final[task]["log_dir"]) / "response.log").is_file()
+    tidy = final["rh-gui-tidy"]
+    assert tidy["status"] == "NOT RUNNABLE" and "tidy_desktop" in tidy["reason"]
 
 
 def _wait_for(here: Lab, text: str, batch: subprocess.Popen[str], timeout: float = 120) -> int:

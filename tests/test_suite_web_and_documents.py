@@ -13,8 +13,9 @@ import pytest
 
 from roundhouse.suite.batch import BatchOptions, run_batch
 from roundhouse.suite.checks import CheckContext, evaluate
+from roundhouse.suite.family import SUITE
 from roundhouse.suite.server import TaskServer, form_fields, read_posted
-from roundhouse.suite.tasks import Check, Task, load_suite
+from roundhouse.suite.tasks import Check, Task
 from tests.helpers import shell_answer, write_replay
 
 
@@ -200,14 +201,14 @@ async def test_a_served_task_posts_to_its_own_server_and_records_it_held(tmp_pat
     )
     out = tmp_path / "out"
     options = BatchOptions(out=out, model="replay", workers=1, record=True)
-    [row] = await run_batch(load_suite(suite), options)
+    [row] = await run_batch(SUITE.load(suite), options)
     assert (row.passed, row.checks_passed) == (True, 1), row.reason
     assert read_posted(out / "work" / "t" / "posted.jsonl")[0]["fields"] == {"name": "Ada"}
     held = (suite / "t.answers.json").read_text()
     assert "curl -s -d name=Ada {server}/submit" in held and "127.0.0.1" not in held
     # Replayed again, on another free port: the held address is this run's.
     [again] = await run_batch(
-        load_suite(suite), BatchOptions(out=tmp_path / "again", model="replay")
+        SUITE.load(suite), BatchOptions(out=tmp_path / "again", model="replay")
     )
     assert again.passed, again.reason
 
@@ -223,11 +224,11 @@ async def test_a_task_that_approves_runs_what_would_be_asked_about(tmp_path: Pat
     ]
     asked = _one_task(tmp_path / "asked", spec, answers)
     [declined] = await run_batch(
-        load_suite(asked), BatchOptions(out=tmp_path / "o1", model="replay", workers=1)
+        SUITE.load(asked), BatchOptions(out=tmp_path / "o1", model="replay", workers=1)
     )
     assert not declined.passed
     approving = _one_task(tmp_path / "approving", spec + "approve: true\n", answers)
     [done] = await run_batch(
-        load_suite(approving), BatchOptions(out=tmp_path / "o2", model="replay", workers=1)
+        SUITE.load(approving), BatchOptions(out=tmp_path / "o2", model="replay", workers=1)
     )
     assert done.passed, done.reason

@@ -17,6 +17,7 @@ import pytest
 from roundhouse.config import ConfigError
 from roundhouse.suite.batch import BatchOptions, run_batch
 from roundhouse.suite.checks import CheckContext, evaluate
+from roundhouse.suite.family import SUITE
 from roundhouse.suite.tasks import Check, Task, load_suite
 from tests.helpers import UNREADABLE_YAML, shell_answer, write_replay
 
@@ -187,7 +188,7 @@ async def test_scoring_rewards_only_what_the_system_shows(tmp_path: Path) -> Non
         },
     )
     results = await run_batch(
-        load_suite(suite), BatchOptions(out=tmp_path / "out", model="replay", workers=2)
+        SUITE.load(suite), BatchOptions(out=tmp_path / "out", model="replay", workers=2)
     )
     passed = {r.task: r.passed for r in results}
     assert passed == {
@@ -247,7 +248,7 @@ async def test_batch_record_refuses_answers_quoting_the_users_home(tmp_path: Pat
     )
     before = (suite / "leak.answers.json").read_text()
     options = BatchOptions(out=tmp_path / "out", model="replay", workers=1, record=True)
-    [row] = await run_batch(load_suite(suite), options)
+    [row] = await run_batch(SUITE.load(suite), options)
     assert (row.passed, row.status) == (False, "ERROR")
     assert "quote the home folder" in row.reason and "was not written" in row.reason
     assert (suite / "leak.answers.json").read_text() == before

@@ -1,6 +1,7 @@
 """`roundhouse batch` over task files in OSWorld's format (ours, tests/osworld/examples): each
 task on a fresh desktop and home, scored by its evaluator; 1.0 with the answers we wrote,
-0.0 when the agent does nothing; what cannot run here is a row that says why."""
+on X11 and on sway alike (their pyautogui commands and Ctrl+Alt+T included), 0.0 when the
+agent does nothing; what cannot run here is a row that says why."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.osworld.conftest import EXAMPLES
 
@@ -35,8 +38,9 @@ def batch(out: Path, answers: Path, *extra: str) -> tuple[subprocess.CompletedPr
     return done, {row["task"]: row for row in rows}
 
 
-def test_each_task_scores_one_with_its_answers(tmp_path: Path) -> None:
-    done, rows = batch(tmp_path / "out", EXAMPLES / "answers")
+@pytest.mark.parametrize("session", ["x11", "sway"])
+def test_each_task_scores_one_with_its_answers(tmp_path: Path, session: str) -> None:
+    done, rows = batch(tmp_path / "out", EXAMPLES / "answers", "--session", session)
     assert set(rows) == FEASIBLE | set(NOT_RUNNABLE) | {"rh-os-bluetooth"}
     for task in FEASIBLE:
         assert rows[task]["score"] == 1.0, rows[task]

@@ -199,3 +199,20 @@ async def test_an_mcp_host_on_the_session_serves_it_over_stdio(shipped: Session)
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["isError"] is False
+
+
+def test_batch_runs_on_gnome_as_shipped(tmp_path: Path) -> None:
+    """`batch --session gnome --shipped`: a suite task on GNOME as distributions ship it,
+    without roundhouse's extension (Calculator's buttons through their actions)."""
+    skip_unless_this_release_has("gnome")
+    suite = Path(__file__).parents[2] / "tasks" / "basic"
+    done = subprocess.run(
+        [ROUNDHOUSE, "batch", str(suite), "--session", "gnome", "--shipped"]
+        + ["--model", "replay", "--task", "calculator-739", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=2 * COMMAND_TIMEOUT,
+        env={k: v for k, v in os.environ.items() if not k.startswith("ROUNDHOUSE_")},
+    )
+    (row,) = json.loads((tmp_path / "results.json").read_text())
+    assert row["passed"], done.stdout + done.stderr

@@ -29,8 +29,9 @@ import yaml
 from roundhouse.bench.app import bench_app
 from roundhouse.bench.tree import SOURCE_TREE
 from roundhouse.suite.batch import BatchOptions, Executor, run_batch
+from roundhouse.suite.family import SuiteItem
+from roundhouse.suite.family import load as load_suite
 from roundhouse.suite.results import TaskResult
-from roundhouse.suite.tasks import SuiteTask, load_suite
 
 GUI_TEMPLATE = "gedit-type-save"  # a GUI task of tasks/basic, with its recorded answers
 ROUND = 20  # tasks each executor runs before the other takes its turn
@@ -165,12 +166,12 @@ def batch(
 
 
 def _measure_both(
-    suite: list[SuiteTask], root: Path, cpus: int, gui_ids: set[str]
+    suite: list[SuiteItem], root: Path, cpus: int, gui_ids: set[str]
 ) -> tuple[ExecutorRun, ExecutorRun]:
     from roundhouse.suite.ray_executor import RayExecutor, RaySettings  # ray only here
 
     options = BatchOptions(out=root / "ray", model="replay", workers=cpus)
-    ray = RayExecutor(options, RaySettings(cpus=cpus), suite, root / "suite")
+    ray = RayExecutor(options, RaySettings(cpus=cpus), suite)
     began = time.monotonic()
     offered = ray.start()
     start = time.monotonic() - began
@@ -182,7 +183,7 @@ def _measure_both(
 
 
 async def _interleaved(
-    suite: list[SuiteTask],
+    suite: list[SuiteItem],
     root: Path,
     cpus: int,
     ray: Executor,

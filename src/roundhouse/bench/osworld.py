@@ -4,11 +4,10 @@
 What OSWorld does (desktop_env/server/main.py builds an XML tree with pyatspi; mm_agents'
 heuristic_retrieve.py filters it; agent.py turns it into a table), in our words:
 
-- Every node becomes an element named by its role name, spaces turned into "-"
-  ("push-button"). It carries the node's name, its states, and, only for a node that is
-  visible and showing and has a Component, its top-left screen position and size. Its text is
-  the node's whole Text, with U+FFFC and U+FFFD removed. A node has at most 1,024 children
-  read, and the tree at most 50 levels.
+- Every node becomes an element named, and read, by OSWorld's tree rules (osworld/
+  tree_rules.py: the tag, the text, whether it is placed on screen, how deep and wide the
+  walk goes, the same for `serve --osworld`'s /accessibility). It carries the node's name,
+  its states, and, for a node placed on screen, its top-left screen position and size.
 - A node is kept when its tag starts with "document", or ends with "item", "button",
   "heading", "label", "scrollbar", "searchbox", "textbox", "link", "tabelement", "textfield",
   "textarea" or "menu", or is one of alert, canvas, check-box, combo-box, entry, icon, image,
@@ -46,9 +45,8 @@ from roundhouse.devices.linux.atspi.constants import (
 )
 from roundhouse.devices.linux.atspi.node import is_managed
 from roundhouse.devices.linux.atspi.props import read_text
+from roundhouse.osworld.tree_rules import MAX_DEPTH, MAX_WIDTH, placed, shown_text, tag
 
-MAX_DEPTH = 50
-MAX_WIDTH = 1024
 HEADER = "tag\tname\ttext\tclass\tdescription\tposition (top-left x&y)\tsize (w&h)"
 KEPT_SUFFIXES = (
     "item", "button", "heading", "label", "scrollbar", "searchbox", "textbox", "link",
@@ -129,7 +127,7 @@ async def _read(bus: AtspiBus, ref: Ref, depth: int, found: list[A11yNode]) -> N
     role = await bus.call_or_none(ref, GET_ROLE_NAME)
     if role is None:
         return  # gone while we read
-    tag = (str(role[0]).strip() or "unknown").replace(" ", "-")
+    element = tag(str(role[0]))
     # A node can go at any moment (gedit drops one while it holds still): what went while
     # we read it is left out, as a walker that catches each node's errors leaves it.
     name, bits = await asyncio.gather(
@@ -140,16 +138,15 @@ async def _read(bus: AtspiBus, ref: Ref, depth: int, found: list[A11yNode]) -> N
         return
     states = frozenset(state_names(bits[0]))
     position = size = None
-    if "visible" in states and "showing" in states:
+    if placed(states):
         extents = await bus.call_or_none(ref, GET_EXTENTS, [COORD_SCREEN])
         if extents is not None:
             x, y, width, height = extents[0]
             position, size = (int(x), int(y)), (int(width), int(height))
     text = ""
-    if may_keep(tag, states):
-        whole = await read_text(bus, ref, 10**7)
-        text = (whole or "").replace("\ufffc", "").replace("\ufffd", "")
-    found.append(A11yNode(tag, str(name[0].value), text, states, position, size))
+    if may_keep(element, states):
+        text = shown_text(await read_text(bus, ref, 10**7) or "")
+    found.append(A11yNode(element, str(name[0].value), text, states, position, size))
     if depth == MAX_DEPTH:
         return
     for child in await _children(bus, ref, states):
@@ -157,7 +154,7 @@ async def _read(bus: AtspiBus, ref: Ref, depth: int, found: list[A11yNode]) -> N
 
 
 async def _children(bus: AtspiBus, ref: Ref, states: frozenset[str]) -> list[Ref]:
-    """The first 1,024 children. pyatspi iterates a node child by child; for a container
+    """The first MAX_WIDTH children. pyatspi iterates a node child by child; for a container
     that would build all its children at once (atspi_node.is_managed), so do we."""
     counted = await bus.call_or_none(ref, GET_PROPERTY, [ACCESSIBLE, "ChildCount"])
     count = int(counted[0].value) if counted else 0

@@ -11,25 +11,21 @@ from typing import Annotated, Literal, TextIO
 import typer
 
 from roundhouse.cli.app import app
-from roundhouse.cli.desktop import SessionOption, session_kind
+from roundhouse.cli.desktop import SessionOption, ShippedOption, session_kind
 from roundhouse.config import ConfigError
-from roundhouse.osworld.tasks import is_osworld, load_examples
-from roundhouse.suite.batch import (
-    BatchItem,
-    BatchOptions,
-    Executor,
-    LocalExecutor,
-    pending,
-    run_batch,
-)
+from roundhouse.osworld.family import OSWORLD
+from roundhouse.suite.batch import BatchItem, BatchOptions, Executor, Family, pending, run_batch
+from roundhouse.suite.family import SUITE
 from roundhouse.suite.results import TaskResult, read_results, results_table
-from roundhouse.suite.tasks import SuiteTask, load_suite
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_CANCELLED = 130
 BAR_WIDTH = 30
 DEFAULT_OUT = Path("batch-results")
+# The task families a batch runs, in the order a path is matched against them (the last
+# takes whatever is left).
+FAMILIES: tuple[Family, ...] = (OSWORLD, SUITE)
 
 
 class ProgressBar:
@@ -139,20 +135,19 @@ def batch(
         ),
     ] = None,
     session: SessionOption = None,
+    shipped: ShippedOption = False,
 ) -> None:
     """Run every task of a suite, each GUI task on its own virtual desktop, and check the
     results against the real system. Writes OUT/results.json and OUT/results.csv after
     every finished task."""
-    osworld = is_osworld(suite)
+    family = next(family for family in FAMILIES if family.recognises(suite))
     try:
-        loaded: list[BatchItem] = [*load_examples(suite)] if osworld else [*load_suite(suite)]
-        tasks = _select(loaded, task or [])
+        tasks = _select([*family.load(suite)], task or [])
     except ConfigError as error:
         raise _fail(str(error)) from None
-    if not osworld and (files is not None or answers is not None):
-        raise _fail("--files and --answers are for OSWorld's task files")
-    if osworld and executor == "ray":
-        raise _fail("OSWorld's tasks run with --executor local (Ray: not yet)")
+    if not family.dataset and (files is not None or answers is not None):
+        readers = " and ".join(f"{f.name}'s" for f in FAMILIES if f.dataset)
+        raise _fail(f"--files and --answers are for {readers} task files")
     if files is not None and not files.is_dir():
         raise _fail(f"--files {files} is no folder")
     if resume is not None and out is not None and out.resolve() != resume.resolve():
@@ -175,6 +170,7 @@ def batch(
         files=files.resolve() if files is not None else None,
         answers=answers.resolve() if answers is not None else None,
         session=session_kind(session) if session is not None else None,
+        shipped=shipped,
     )
     if resume is not None:
         try:
@@ -187,28 +183,20 @@ def batch(
             err=True,
         )
     if executor == "ray":
-        results = _run_on_ray(tasks, options, suite, ray_address, workers, desktops)
+        results = _run_on_ray(tasks, options, ray_address, workers, desktops)
     else:
         typer.echo(
             f"roundhouse: {len(tasks)} tasks, {options.workers} at once, model {model}", err=True
         )
-        results = _run(tasks, options, _osworld_executor(options) if osworld else None)
+        results = _run(tasks, options, None)
     typer.echo("\n" + results_table(results))
     typer.echo(f"Results: {folder / 'results.json'} and {folder / 'results.csv'}")
     raise typer.Exit(0 if all(r.passed for r in results) else EXIT_FAILED)
 
 
-def _osworld_executor(options: BatchOptions) -> Executor:
-    # Imported here: a batch of roundhouse's own tasks never loads OSWorld's harness.
-    from roundhouse.osworld.attempt import run_osworld_task
-
-    return LocalExecutor(options, run_osworld_task)
-
-
 def _run_on_ray(
     tasks: list[BatchItem],
     options: BatchOptions,
-    suite: Path,
     address: str | None,
     cpus: int | None,
     desktops: int | None,
@@ -218,8 +206,7 @@ def _run_on_ray(
         from roundhouse.suite.ray_executor import ClusterError, RayExecutor, RaySettings
     except ImportError as error:
         raise _fail(f"--executor ray needs Ray: pip install 'roundhouse[ray]' ({error})") from None
-    ours = [item for item in tasks if isinstance(item, SuiteTask)]  # (OSWorld's: refused)
-    runner = RayExecutor(options, RaySettings(address, cpus, desktops), ours, suite)
+    runner = RayExecutor(options, RaySettings(address, cpus, desktops), tasks)
     try:
         try:
             offered = runner.start()

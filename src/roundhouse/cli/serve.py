@@ -25,7 +25,7 @@ from roundhouse.devices.linux.doctor import doctor_tool
 from roundhouse.devices.linux.tools import open_registry
 from roundhouse.devices.shell import ShellTools
 from roundhouse.endpoints import MCP_TOKEN_ENV as TOKEN_ENV
-from roundhouse.endpoints import is_loopback_host as is_loopback
+from roundhouse.endpoints import token_problem
 
 EXIT_FAILED = 1
 
@@ -110,11 +110,9 @@ def serve(
     except (ConfigError, ValueError) as error:
         raise _fail(str(error)) from None
     token = os.environ.get(TOKEN_ENV) or None
-    if address is not None and not is_loopback(address[0]) and token is None:
-        raise _fail(
-            f"refusing to serve on {address[0]} without a bearer token: set {TOKEN_ENV}, "
-            "or bind 127.0.0.1"
-        )
+    problem = token_problem(address[0], token) if address is not None else None
+    if problem is not None:
+        raise _fail(problem)
     # stdout is the MCP channel under --stdio: everything else goes to stderr.
     logging.basicConfig(level=logging.WARNING, format="roundhouse: %(message)s")
     # A server is stopped with SIGTERM: unwind, so a virtual desktop started for it stops too.
@@ -135,10 +133,9 @@ def _serve_osworld(host: str, port: int, files: Path | None) -> None:
     if files is not None and not files.is_dir():
         raise _fail(f"--files {files} is no folder")
     token = os.environ.get(TOKEN_ENV) or None
-    if not is_loopback(host) and token is None:
-        raise _fail(
-            f"refusing to serve on {host} without a token: set {TOKEN_ENV}, or bind 127.0.0.1"
-        )
+    problem = token_problem(host, token)
+    if problem is not None:
+        raise _fail(problem)
     logging.basicConfig(level=logging.WARNING, format="roundhouse: %(message)s")
     signal.signal(signal.SIGTERM, exit_on_sigterm)
 

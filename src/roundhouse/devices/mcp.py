@@ -13,18 +13,17 @@ it would get locally. A tool failure
 is an MCP tool error (isError) carrying the registry's message; the dispatcher turns it
 back into a failure Result. HTTP listens on loopback by default; bound to any other
 address it requires a bearer token from the RH_MCP_TOKEN environment variable (never a
-tool argument: models see tool arguments).
+tool argument: models see tool arguments), checked by endpoints.TokenAuth.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import os
 import shlex
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from typing import Any, TypeVar
 
@@ -37,12 +36,11 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from starlette.responses import PlainTextResponse
 
 from roundhouse.core.commands import Command, Result, ResultStatus, ToolType
 from roundhouse.devices.base import NOT_RUN, Closing, DeviceLost, ToolRegistry
 from roundhouse.devices.describing import ToolSpec, purpose
-from roundhouse.endpoints import MCP_TOKEN_ENV, is_loopback_host
+from roundhouse.endpoints import MCP_TOKEN_ENV, ASGIApp, TokenAuth, is_loopback_host, token_problem
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +51,6 @@ _TOOL_TYPE_KEY = "roundhouse/tool_type"
 _DESKTOP_ENV = ("DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR")
 
 T = TypeVar("T")
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class MCPConfigError(ValueError):
@@ -147,36 +141,12 @@ def http_app(
 
     Off loopback a token is required: without one this raises MCPConfigError.
     """
-    if not is_loopback(host) and not token:
-        raise MCPConfigError(
-            f"refusing to serve MCP on {host} without a bearer token: set {TOKEN_ENV} "
-            "(clients then send 'Authorization: Bearer <token>'), or bind 127.0.0.1"
-        )
+    problem = token_problem(host, token)
+    if problem is not None:
+        raise MCPConfigError(problem)
     server = build_server(registry, default_timeout)
     app: ASGIApp = server.streamable_http_app(host=host)
-    return BearerAuth(app, token) if token else app
-
-
-class BearerAuth:
-    """ASGI middleware: HTTP requests must carry `Authorization: Bearer <token>`."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self._expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            headers = dict(scope.get("headers") or [])
-            given = headers.get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
-                response = PlainTextResponse(
-                    "missing or wrong bearer token",
-                    status_code=401,
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+    return TokenAuth(app, token) if token else app
 
 
 async def serve_http(

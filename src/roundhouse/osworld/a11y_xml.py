@@ -2,16 +2,15 @@
 read with roundhouse's bulk reader.
 
 OSWorld's format, in our words: a root element `desktop-frame` holding one element per
-application; every accessible object is an element named by its role name with spaces made
-"-" ("push-button"; "unknown" when it has none). It carries:
-- `name`; each state as st:NAME="true" (pyatspi's state names: "multi_line", not our
-  "multi-line"); each object attribute as attr:KEY;
-- for an object that is visible and showing and has a Component, cp:screencoord "(x, y)" and
+application; every accessible object is an element named, and read, by OSWorld's tree rules
+(tree_rules.py: its tag, states, text, where it is placed, how deep and wide the walk goes).
+It carries:
+- `name`; each state as st:NAME="true"; each object attribute as attr:KEY;
+- for an object placed on screen that has a Component, cp:screencoord "(x, y)" and
   cp:size "(w, h)";
 - image="true" / selection="true" for those interfaces; a Value's val:value, val:min,
   val:max, val:step; an Action's act:NAME_desc and act:NAME_kb per action;
-- its whole Text as the element's text, without U+FFFC and U+FFFD.
-At most 50 levels and 1,024 children a node, as OSWorld's walk. Where OSWorld walks one call
+- its text as the element's text. Where OSWorld walks one call
 at a time (with pyatspi), here the structure comes from each application's cache and the
 details are asked pipelined; a container that manages its descendants (a Calc sheet) is
 read where it is in view, as OSWorld reads only a sheet's showing cells.
@@ -48,13 +47,12 @@ from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.props import read_text
 from roundhouse.devices.linux.atspi.read import fetch_node, load_cache, read_structure
 from roundhouse.osworld.namespaces import NS
+from roundhouse.osworld.tree_rules import MAX_DEPTH, MAX_WIDTH, placed, shown_text, state_name, tag
 
 IMAGE = "org.a11y.atspi.Image"
-LIMITS = TreeLimits(max_depth=50, max_nodes=50_000, time_limit=20.0, text_limit=10**7)
-MAX_WIDTH = 1024
+LIMITS = TreeLimits(max_depth=MAX_DEPTH, max_nodes=50_000, time_limit=20.0, text_limit=10**7)
 # Characters XML 1.0 cannot hold (OSWorld's lxml refuses them): dropped.
 NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-TEXT_DROPPED = re.compile("[\ufffc\ufffd]")
 
 for _prefix, _uri in NS.items():
     ET.register_namespace(_prefix, _uri)
@@ -113,7 +111,7 @@ def _element(
     node, about = nodes[ref], details[ref]
     attrib = {"name": _xml(node.name)}
     for state in node.states:
-        attrib[f"{{{NS['st']}}}{state.replace('-', '_')}"] = "true"
+        attrib[f"{{{NS['st']}}}{state_name(state)}"] = "true"
     for key, value in about.attributes.items():
         if key and _is_name(key):
             attrib[f"{{{NS['attr']}}}{key}"] = _xml(value)
@@ -132,7 +130,7 @@ def _element(
         if _is_name(action + "_desc"):
             attrib[f"{{{NS['act']}}}{action}_desc"] = _xml(description)
             attrib[f"{{{NS['act']}}}{action}_kb"] = _xml(binding)
-    element = ET.Element((node.role.strip() or "unknown").replace(" ", "-"), attrib)
+    element = ET.Element(tag(node.role), attrib)
     if about.text:
         element.text = _xml(about.text)
     if depth < LIMITS.max_depth:
@@ -145,7 +143,7 @@ def _element(
 async def _details(bus: AtspiBus, node: RawNode) -> Details:
     interfaces = node.interfaces or await bus.interfaces(node.ref) or frozenset()
     node.interfaces = interfaces
-    shown = "visible" in node.states and "showing" in node.states
+    shown = placed(node.states)
     attributes, extents, text, values, actions = await asyncio.gather(
         bus.ask(node.ref, GET_ATTRIBUTES, (), _first_dict),
         bus.ask(node.ref, GET_EXTENTS, [COORD_SCREEN], _tuple)
@@ -160,7 +158,7 @@ async def _details(bus: AtspiBus, node: RawNode) -> Details:
     return Details(
         attributes=attributes or {},
         extents=extents,
-        text=TEXT_DROPPED.sub("", text or ""),
+        text=shown_text(text or ""),
         values=values or {},
         actions=actions or [],
     )

@@ -1,9 +1,9 @@
 """One OSWorld task in `roundhouse batch`, start to score.
 
-1. Whether it can run here (check.py): a task that cannot gets a row NOT RUNNABLE that says
-   why, and no desktop is started for it.
-2. A fresh OSWorld environment (env.py) in the task's work folder: a virtual desktop and a
-   home of its own.
+1. Whether it can run here (check.py), and on the session kind asked for (sessions.py): a
+   task that cannot gets a row NOT RUNNABLE that says why, and no desktop is started for it.
+2. A fresh OSWorld environment (env.py) in the task's work folder: a virtual desktop of that
+   kind and a home of its own.
 3. Its config steps; then one `roundhouse run` of its instruction by the host agent on that
    desktop (confirmations approved: OSWorld's harness asks none), its log under OUT/logs.
 4. Its postconfig steps, then its evaluator: the score (evaluate.py). The agent's FAIL is
@@ -20,13 +20,17 @@ import time
 from pathlib import Path
 
 from roundhouse.core.trajectory import StepRecord
+from roundhouse.devices.linux.desktops.desktop import DesktopUnavailable
+from roundhouse.devices.linux.display import backends
+from roundhouse.devices.linux.display.base import DisplayUnavailable
 from roundhouse.logs.store import LogStore
 from roundhouse.osworld.check import CLASSES, Machine, classify
 from roundhouse.osworld.env import OsworldDesktop, OsworldEnv
 from roundhouse.osworld.evaluate import evaluate
 from roundhouse.osworld.files import FileCache
+from roundhouse.osworld.sessions import x11_only
 from roundhouse.osworld.steps import NotRunnable, StepError, run_steps
-from roundhouse.osworld.tasks import OsworldItem
+from roundhouse.osworld.tasks import OsworldItem, answers_path
 from roundhouse.suite.attempt import (
     AgentRun,
     AttemptOptions,
@@ -35,16 +39,8 @@ from roundhouse.suite.attempt import (
     task_row,
 )
 from roundhouse.suite.results import NOT_RUNNABLE, TaskResult
-from roundhouse.suite.tasks import ANSWERS_SUFFIX
 
 HOME_PLACE = "{home}"
-
-
-def answers_path(item: OsworldItem, options: AttemptOptions) -> Path:
-    """Where the task's recorded answers are: --answers DIR/<id>.answers.json, or beside
-    the task's file."""
-    folder = options.answers if options.answers is not None else item.path.parent
-    return folder / f"{item.task.id}{ANSWERS_SUFFIX}"
 
 
 async def run_osworld_task(item: OsworldItem, options: AttemptOptions) -> TaskResult:
@@ -58,12 +54,18 @@ async def run_osworld_task(item: OsworldItem, options: AttemptOptions) -> TaskRe
     verdict = classify(item, Machine.here(), files)
     if verdict.klass != "runnable":
         return row(NOT_RUNNABLE, f"not runnable here: {CLASSES[verdict.klass]}: {verdict.reason}")
+    backend = backends.named(options.session)
+    needs = x11_only(task, backend)
+    if needs:
+        return row(NOT_RUNNABLE, f"not runnable on {backend.kind}: X11 only ({needs})")
     work = (options.out / "work" / task.id).resolve()
     shutil.rmtree(work, ignore_errors=True)
     try:
-        async with OsworldDesktop(work, files=files) as env:
+        async with OsworldDesktop(
+            work, files=files, session=options.session, shipped=options.shipped
+        ) as env:
             return await _attempt(item, env, options, started)
-    except OSError as error:
+    except (OSError, DesktopUnavailable, DisplayUnavailable) as error:
         return row("ERROR", f"{type(error).__name__}: {error}")
 
 
@@ -90,7 +92,7 @@ async def _attempt(
         task_id=task.id,
         request=task.instruction,
         agent="host",
-        answers=answers_path(item, options),
+        answers=answers_path(item, options.answers),
         places={HOME_PLACE: str(env.home)},
         approve=True,
     )

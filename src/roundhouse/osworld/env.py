@@ -4,16 +4,19 @@ task, without the VM.
     async with OsworldDesktop(work, files=cache) as env:
         await env.run(["python", "-c", "import pyautogui; pyautogui.click(960, 540)"])
 
-Each environment is a fresh virtual desktop (1920x1080, OSWorld's screen) with:
-- a fresh home folder (Desktop, Documents, Downloads... as Ubuntu makes them), read for
+Each environment is a batch task's desktop and home (suite/environment.py: a fresh virtual
+desktop of the session kind asked for, X11 by default, at OSWorld's 1920x1080) with:
+- the home laid out as Ubuntu makes it (Desktop, Documents, Downloads...), read for
   OSWorld's /home/user (places.py), given to every process of the desktop, the services its
   session bus starts included (dconf, the terminal server): settings written with gsettings
   live in that home and die with it;
 - the commands OSWorld's steps call: `python` and `python3` with pyautogui importable (a
-  folder of shims ahead of PATH); `sudo` runs as the VM's does for a user who knows the
-  password;
-- Ubuntu's Ctrl+Alt+T, which opens a terminal (GNOME Terminal) in the home folder;
-- Chromium for `google-chrome`, with DevTools on a port of this environment's own.
+  folder of shims ahead of PATH; on a Wayland session, our pyautogui: sessions.py);
+  `sudo` runs as the VM's does for a user who knows the password;
+- Ubuntu's Ctrl+Alt+T, which opens a terminal (GNOME Terminal) in the home folder, where
+  the display server lets it be bound (shortcuts.py);
+- Chromium for `google-chrome`, with DevTools on a port of this environment's own;
+- windows at their own size, as the VM's GNOME places them (stack_windows).
 
 Every process started here carries the desktop's tag, so stopping the desktop ends them all.
 """
@@ -22,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import os
 import shlex
@@ -32,26 +34,22 @@ import socket
 import struct
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from dbus_fast import MessageType
-from dbus_fast.aio import MessageBus
-from dbus_fast.errors import DBusFastError
 
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi.client import AtspiClient
-from roundhouse.devices.linux.bus_daemon import bus_daemon_message
 from roundhouse.devices.linux.desktops.desktop import Desktop
-from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.devices.linux.display.base import DisplayServer
+from roundhouse.devices.linux.display.wlroots.sway import SwayIpc, sway_socket
 from roundhouse.osworld.a11y_xml import desktop_xml
 from roundhouse.osworld.files import FileCache
 from roundhouse.osworld.places import Places
-from roundhouse.osworld.shortcuts import Shortcut, ShortcutListener
+from roundhouse.osworld.shortcuts import SWAY_IPC, Listener, Shortcut, listener
+from roundhouse.suite.environment import TaskDesktop
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +61,8 @@ CHROME_NAMES = frozenset({"google-chrome", "google-chrome-stable", "chrome", "ch
                           "chromium-browser"})  # fmt: skip
 CHROME_PROFILE = ".config/google-chrome"  # where OSWorld's getters read Chrome's files
 TERMINAL = ("gnome-terminal",)
-BUS_TIMEOUT = 5.0
 FAMILY_LOCAL = 256  # an X authority entry for a display of this host
+STANDIN = Path(__file__).resolve().parent / "standin"  # modules for a Wayland session
 
 
 @dataclass(frozen=True)
@@ -202,7 +200,8 @@ class OsworldEnv:
 
 class OsworldDesktop:
     """`async with OsworldDesktop(work) as env:` a fresh environment in `work` (its home,
-    cache and shims live there), stopped and ended on exit."""
+    cache and shims live there), stopped and ended on exit. The desktop and its home are a
+    batch task's like any other (suite/environment.py), of the session kind asked for."""
 
     def __init__(
         self,
@@ -211,39 +210,40 @@ class OsworldDesktop:
         files: FileCache | None = None,
         size: tuple[int, int] = OSWORLD_SCREEN,
         password: str = "password",
+        session: str | None = None,
+        shipped: bool = False,
     ) -> None:
         self.work = work
         self.files = files
         self.size = size
         self.password = password
-        self._virtual = VirtualDesktop(DesktopSettings(width=size[0], height=size[1]))
+        settings = DesktopSettings(session=session, shipped=shipped, width=size[0], height=size[1])
+        self._task = TaskDesktop(settings, work / "home", more=self._variables)
         self._display: DisplayServer | None = None
-        self._shortcuts: ShortcutListener | None = None
+        self._shortcuts: Listener | None = None
         self.env: OsworldEnv | None = None
 
     async def __aenter__(self) -> OsworldEnv:
-        starting = asyncio.ensure_future(asyncio.to_thread(self._virtual.start))
         try:
-            started = await asyncio.shield(starting)
-            return await self._prepare(started)
+            return await self._prepare(await self._task.start())
         except BaseException:
-            await asyncio.wait([starting])  # a thread cannot be cancelled: let it end
             await self.stop()
             raise
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
-    async def _prepare(self, started: Desktop) -> OsworldEnv:
-        home, cache, shims = self.work / "home", self.work / "cache", self.work / "bin"
-        for folder in (home, cache, shims):
+    def _variables(self, desktop: Desktop) -> dict[str, str]:
+        return environment(desktop, self.work / "bin")
+
+    async def _prepare(self, desktop: Desktop) -> OsworldEnv:
+        home, cache, shims = self._task.home, self.work / "cache", self.work / "bin"
+        for folder in (cache, shims):
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
-        prepare_home(home, started.display)
-        write_shims(shims)
-        env = environment(started.env, home, shims)
-        await set_activation_environment(started.bus_address, env)
-        desktop = dataclasses.replace(started, env=env)
+        prepare_home(home, desktop)
+        write_shims(shims, STANDIN if desktop.wayland else None)
+        stack_windows(desktop)
         self._display = open_display(desktop)
         self.env = OsworldEnv(
             desktop=desktop,
@@ -252,7 +252,7 @@ class OsworldDesktop:
                 desktop.width,
                 desktop.height,
                 self.password,
-                runtime=env.get("XDG_RUNTIME_DIR"),
+                runtime=desktop.env.get("XDG_RUNTIME_DIR"),
             ),  # fmt: skip
             home=home,
             cache=cache,
@@ -260,10 +260,9 @@ class OsworldDesktop:
             devtools_port=free_port(),
             display=self._display,
         )
-        self._shortcuts = ShortcutListener(
-            desktop.display, [Shortcut("ctrl+alt+t", self.env.open_terminal)]
-        )
-        self._shortcuts.start()
+        self._shortcuts = listener(desktop, [Shortcut("ctrl+alt+t", self.env.open_terminal)])
+        if self._shortcuts is not None:
+            self._shortcuts.start()
         return self.env
 
     async def stop(self) -> None:
@@ -276,7 +275,7 @@ class OsworldDesktop:
             self._display.close()
             self._display = None
         launched = self.env.launched if self.env is not None else []
-        await asyncio.to_thread(self._virtual.stop)
+        await self._task.stop()
         for process in launched:  # ended with the desktop: collected, not left as zombies
             try:
                 process.wait(timeout=1)
@@ -286,10 +285,24 @@ class OsworldDesktop:
         self.env = None
 
 
-def prepare_home(home: Path, display: str) -> None:
-    """An Ubuntu user's fresh home: the user folders, and a ~/.Xauthority for the display
-    (python-xlib, under pyautogui, refuses to connect without one, and prints a warning on
-    stdout, into the command's output, when it holds no entry)."""
+def stack_windows(desktop: Desktop) -> None:
+    """Windows open at their own size, as on OSWorld's VM (GNOME places them so, as openbox
+    does): a session offering sway's IPC, which tiles them, is told to float every window.
+    (A terminal tiled over the screen answers `stty size` with the screen's size, not the
+    profile's.)"""
+    if not desktop.env.get(SWAY_IPC):
+        return
+    ipc = SwayIpc(sway_socket(desktop.env))
+    try:
+        ipc.command('for_window [app_id=".*"] floating enable')
+    finally:
+        ipc.close()
+
+
+def prepare_home(home: Path, desktop: Desktop) -> None:
+    """An Ubuntu user's fresh home: the user folders, and on X11 a ~/.Xauthority for the
+    display (python-xlib, under pyautogui, refuses to connect without one, and prints a
+    warning on stdout, into the command's output, when it holds no entry)."""
     for name in USER_DIRS:
         (home / name).mkdir(parents=True, exist_ok=True)
     lines = [f'XDG_{name.upper()}_DIR="$HOME/{name}"' for name in USER_DIRS if name != "Public"]
@@ -297,7 +310,8 @@ def prepare_home(home: Path, display: str) -> None:
     lines = [line.replace("XDG_DOWNLOADS_DIR", "XDG_DOWNLOAD_DIR") for line in lines]
     (home / ".config").mkdir(exist_ok=True)
     (home / ".config" / "user-dirs.dirs").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    write_xauthority(home / ".Xauthority", display)
+    if not desktop.wayland:
+        write_xauthority(home / ".Xauthority", desktop.display)
 
 
 def write_xauthority(path: Path, display: str) -> None:
@@ -311,45 +325,30 @@ def write_xauthority(path: Path, display: str) -> None:
     path.write_bytes(entry)
 
 
-def write_shims(folder: Path) -> None:
+def write_shims(folder: Path, standin: Path | None = None) -> None:
     """`python` and `python3` that can import pyautogui (this Python, whose environment has
-    it), ahead of the system's on PATH."""
+    it), ahead of the system's on PATH; with `standin`, its modules first (a Wayland
+    session's pyautogui: standin/pyautogui.py)."""
+    path = f'export PYTHONPATH="{standin}${{PYTHONPATH:+:$PYTHONPATH}}"\n' if standin else ""
     for name in ("python", "python3"):
         shim = folder / name
-        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+        shim.write_text(f'#!/bin/sh\n{path}exec "{sys.executable}" "$@"\n', encoding="utf-8")
         shim.chmod(0o755)
 
 
-def environment(base: Mapping[str, str], home: Path, shims: Path) -> dict[str, str]:
-    """The desktop's environment for OSWorld: its home, the shims first on PATH, and
-    settings kept by dconf in that home (the virtual desktop keeps them in memory, which
-    forgets them between two gsettings commands)."""
-    env = {k: v for k, v in base.items() if not k.startswith("XDG_") or k == "XDG_RUNTIME_DIR"}
-    env["HOME"] = str(home)
-    env["PATH"] = f"{shims}{os.pathsep}{base.get('PATH', os.defpath)}"
-    env["GSETTINGS_BACKEND"] = "dconf"
-    env["XAUTHORITY"] = str(home / ".Xauthority")
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
-
-
-async def set_activation_environment(bus_address: str | None, env: Mapping[str, str]) -> None:
-    """Services the session bus starts (dconf, GNOME Terminal's server) get the task's
-    home and PATH, not those of whoever started the bus."""
-    if bus_address is None:
-        return
-    wanted = {k: env[k] for k in ("HOME", "PATH", "GSETTINGS_BACKEND", "XAUTHORITY") if k in env}
-    bus = await asyncio.wait_for(MessageBus(bus_address=bus_address).connect(), BUS_TIMEOUT)
-    try:
-        reply = await asyncio.wait_for(
-            bus.call(bus_daemon_message("UpdateActivationEnvironment", "a{ss}", [wanted])),
-            BUS_TIMEOUT,
-        )
-        if reply is None or reply.message_type == MessageType.ERROR:
-            body = reply.body if reply is not None else "no answer"
-            raise DBusFastError(f"UpdateActivationEnvironment failed: {body}")
-    finally:
-        bus.disconnect()
+def environment(desktop: Desktop, shims: Path) -> dict[str, str]:
+    """What OSWorld's tasks add to a task desktop's environment: the shims first on PATH,
+    settings kept by dconf in the home (the virtual desktop keeps them in memory, which
+    forgets them between two gsettings commands), and on X11 the home's X authority."""
+    home = Path(desktop.env["HOME"])
+    added = {
+        "PATH": f"{shims}{os.pathsep}{desktop.env.get('PATH', os.defpath)}",
+        "GSETTINGS_BACKEND": "dconf",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    if not desktop.wayland:
+        added["XAUTHORITY"] = str(home / ".Xauthority")
+    return added
 
 
 def free_port() -> int:

@@ -20,18 +20,15 @@ And one of ours: POST /roundhouse/reset replaces the desktop with a fresh one (a
 too): what a VM's snapshot revert gives OSWorld, in about a second.
 
 Paths and commands speak of /home/user as OSWorld's VM does; each is read for the desktop's
-own home (places.py). Off loopback every request needs the token: `Authorization: Bearer
-TOKEN`, or HTTP Basic auth with TOKEN as the password, which `requests` sends from ~/.netrc
-(OSWorld's controllers set no header of their own).
+own home (places.py). Off loopback every request needs the token (endpoints.TokenAuth, as
+`serve --http`): `Authorization: Bearer TOKEN`, or HTTP Basic auth with TOKEN as the
+password, which `requests` sends from ~/.netrc (OSWorld's controllers set no header of their
+own).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
-import contextlib
-import hmac
 import io
 import logging
 import os
@@ -49,9 +46,10 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 
+from roundhouse.endpoints import TokenAuth
 from roundhouse.osworld.a11y_xml import terminal_text
 from roundhouse.osworld.env import CommandOutput, OsworldDesktop, OsworldEnv
 from roundhouse.osworld.files import FileCache
@@ -535,39 +533,6 @@ def _resetter(state: ServerState) -> Handler:
         return JSONResponse({"status": "success", **_described(state, fresh), "seconds": seconds})
 
     return reset
-
-
-# ---------------------------------------------------------------- the token
-
-
-class TokenAuth:
-    """ASGI middleware: a request must carry the token, as `Authorization: Bearer TOKEN` or
-    as the password of HTTP Basic auth (what `requests` sends from ~/.netrc)."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self._token = token.encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._allowed(dict(scope.get("headers") or [])):
-            response = PlainTextResponse(
-                "missing or wrong token", status_code=401,
-                headers={"WWW-Authenticate": 'Basic realm="roundhouse"'},
-            )  # fmt: skip
-            await response(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
-
-    def _allowed(self, headers: dict[bytes, bytes]) -> bool:
-        given = headers.get(b"authorization", b"")
-        scheme, _, value = given.partition(b" ")
-        if scheme.lower() == b"bearer":
-            return hmac.compare_digest(value.strip(), self._token)
-        if scheme.lower() == b"basic":
-            with contextlib.suppress(binascii.Error, ValueError):
-                _user, _, password = base64.b64decode(value.strip()).partition(b":")
-                return hmac.compare_digest(password, self._token)
-        return False
 
 
 async def serve(

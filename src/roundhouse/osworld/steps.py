@@ -216,7 +216,9 @@ async def pkill(env: OsworldEnv, args: list[str]) -> None:
 
 def _end_matching(env: OsworldEnv, pattern: re.Pattern[str], full: bool, chrome: bool) -> None:
     table = procfs.snapshot(TAG_ENV)
-    marks = Marks(tag=env.desktop.env.get(TAG_ENV), x_clients=x_client_pids(env.desktop.display))
+    # A Wayland session has no X server to name its clients: its processes carry the tag.
+    clients = frozenset() if env.desktop.wayland else x_client_pids(env.desktop.display)
+    marks = Marks(tag=env.desktop.env.get(TAG_ENV), x_clients=clients)
     ours = belonging(table, marks, protected(table, os.getpid()))
     victims = []
     for pid in ours:

@@ -31,6 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from roundhouse.config import ConfigError
+from roundhouse.suite.tasks import ANSWERS_SUFFIX
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 INFEASIBLE = "infeasible"
@@ -169,6 +170,12 @@ class OsworldItem:
     task: OsworldTask
     path: Path
     domain: str
+
+
+def answers_path(item: OsworldItem, folder: Path | None) -> Path:
+    """Where the task's recorded answers are: FOLDER/<id>.answers.json (--answers), else
+    beside the task's file."""
+    return (folder if folder is not None else item.path.parent) / f"{item.task.id}{ANSWERS_SUFFIX}"
 
 
 def is_osworld(path: Path) -> bool:

@@ -27,7 +27,6 @@ from roundhouse.core.states import Status
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.linux.apps.launch import Launcher
 from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable
-from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display import backends
 from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable, WindowError
@@ -35,6 +34,7 @@ from roundhouse.devices.shell import run_command
 from roundhouse.logs.store import ROUNDS_LOG, LogStore
 from roundhouse.models.machine_facts import quoted_facts, this_machine
 from roundhouse.suite.checks import SETTLE, CheckContext, evaluate
+from roundhouse.suite.environment import TaskDesktop
 from roundhouse.suite.results import NOT_RUNNABLE, TaskResult
 from roundhouse.suite.server import TaskServer
 from roundhouse.suite.tasks import SERVER, SuiteTask, Task
@@ -55,6 +55,7 @@ class AttemptOptions:
     files: Path | None = None
     answers: Path | None = None
     session: str | None = None  # what each GUI task's virtual desktop runs (None: the default)
+    shipped: bool = False  # that session as its distribution ships it (DesktopSettings.shipped)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,8 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
     server = TaskServer.bind() if item.task.serve is not None else None
     url = server.url if server is not None else None
     task = item.task.resolved(workdir, item.path.parent.resolve(), url)
-    async with _desktop_for(task, workdir, options.session) as desktop:
+    settings = DesktopSettings(session=options.session, shipped=options.shipped)
+    async with _desktop_for(task, workdir, settings) as desktop:
         display: DisplayServer | None = open_display(desktop) if desktop else None
         launcher = Launcher(display.windows, desktop.env) if desktop and display else None
         try:
@@ -118,47 +120,18 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
                 await asyncio.to_thread(server.stop)
 
 
-# The session's own XDG variables (its runtime folder, its type and desktop) and the
-# machine's search paths; the user's folders (XDG_CONFIG_HOME, …) go with the old HOME.
-MACHINE_XDG = frozenset(
-    {
-        "XDG_RUNTIME_DIR",
-        "XDG_SESSION_TYPE",
-        "XDG_CURRENT_DESKTOP",
-        "XDG_DATA_DIRS",
-        "XDG_CONFIG_DIRS",
-    }
-)
-
-
 @contextlib.asynccontextmanager
 async def _desktop_for(
-    task: Task, workdir: Path, session: str | None = None
+    task: Task, workdir: Path, settings: DesktopSettings
 ) -> AsyncIterator[Desktop | None]:
-    """A fresh virtual desktop for a GUI task, whose applications get a fresh HOME too:
-    what a file dialog shows (recent files, bookmarks) must not depend on earlier runs."""
+    """A GUI task's environment (environment.py: a fresh desktop of the session kind, and a
+    fresh home beside the work folder); none for a shell task."""
     if task.agent != "host":
         yield None
         return
-    virtual = VirtualDesktop(DesktopSettings(session=session))
-    starting = asyncio.ensure_future(asyncio.to_thread(virtual.start))
-    try:
-        started = await asyncio.shield(starting)
-    except asyncio.CancelledError:
-        # A thread cannot be cancelled: let the start end, then stop what it started.
-        await asyncio.wait([starting])
-        await asyncio.to_thread(virtual.stop)
-        raise
     home = workdir.parent / f"{task.id}.home"
-    shutil.rmtree(home, ignore_errors=True)
-    home.mkdir()
-    # The user's own folders go with the old HOME; the machine's search paths stay (its
-    # applications are found through XDG_DATA_DIRS: Flatpak's, or scripts/with-apps.sh's).
-    env = {k: v for k, v in started.env.items() if not k.startswith("XDG_") or k in MACHINE_XDG}
-    try:
-        yield dataclasses.replace(started, env={**env, "HOME": str(home)})
-    finally:
-        await asyncio.to_thread(virtual.stop)
+    async with TaskDesktop(settings, home) as desktop:
+        yield desktop
 
 
 async def _set_up(

@@ -1,6 +1,7 @@
-"""Run a suite of tasks, several at once, on an executor: this machine's processes (local)
-or a Ray cluster (ray_executor.py). Either way each task is one attempt.py run, judged on
-the machine it ran on, and gives one TaskResult row.
+"""Run a batch of tasks, several at once, on an executor: this machine's processes (local)
+or a Ray cluster (ray_executor.py). Either way each task is one attempt, which the task
+itself makes (BatchItem.attempt: its family's, judged on the machine it ran on), and gives
+one TaskResult row. The driver and the executors know no family.
 
 The driver here owns what is the same on both: skipping tasks that already have a row
 (--resume), running an attempt again when what ran it died (--retries), the progress
@@ -12,11 +13,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import socket
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Protocol
 
-from roundhouse.suite.attempt import AttemptOptions, run_task
+from roundhouse.suite.attempt import AttemptOptions
 from roundhouse.suite.results import LOST_STATUSES, ResultBoard, TaskResult, read_results
 
 
@@ -39,18 +41,36 @@ class TaskId(Protocol):
 
 
 class BatchItem(Protocol):
-    """A task of a batch: one of roundhouse's own suite (SuiteTask), or one of OSWorld's
-    (osworld/tasks.OsworldItem: the same batch, each row with its score and domain). The
-    driver needs only its id; the attempt given to the executor knows its kind."""
+    """A task of a batch, which runs itself: one of roundhouse's own task files
+    (suite/family.py) or of OSWorld's (osworld/family.py), each family's attempt its own.
+    What the driver and the executors know of it is this."""
 
     @property
     def task(self) -> TaskId: ...
 
+    @property
+    def on_desktop(self) -> bool:
+        """Whether its attempt starts a desktop (Ray gives it a `desktop` unit)."""
 
-# One attempt at a task of the kind a batch holds, start to row: attempt.run_task for
-# roundhouse's own; osworld/attempt.run_osworld_task for OSWorld's (passed in from above:
-# the suite knows no OSWorld).
-Attempt = Callable[[Any, AttemptOptions], Awaitable[TaskResult]]
+    def reads(self, options: AttemptOptions) -> list[Path]:
+        """The files of this machine its attempt reads (Ray ships them to the node)."""
+
+    def moved(self, place: Callable[[Path], Path]) -> BatchItem:
+        """The same task, its files where `place` puts them (a node's copy)."""
+
+    async def attempt(self, options: AttemptOptions) -> TaskResult:
+        """One attempt, start to row; whatever goes wrong ends this task, not the batch."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """A kind of task file `roundhouse batch` runs: declared once, in its own module with its
+    items (suite/family.py, osworld/family.py); cli/batch.py lists them."""
+
+    name: str  # as messages say it: "OSWorld"
+    recognises: Callable[[Path], bool]  # a batch's path: is it this family's?
+    load: Callable[[Path], Sequence[BatchItem]]  # its items (ConfigError: why not)
+    dataset: bool = False  # reads a dataset's files and answers (--files, --answers)
 
 
 class Executor(Protocol):
@@ -63,15 +83,14 @@ class Executor(Protocol):
 class LocalExecutor:
     """Attempts as processes of this machine, `workers` at once."""
 
-    def __init__(self, options: BatchOptions, attempt: Attempt = run_task) -> None:
+    def __init__(self, options: BatchOptions) -> None:
         self._options: AttemptOptions = options
-        self._attempt = attempt
         self._slots = asyncio.Semaphore(options.workers)
         self._node = socket.gethostname()
 
     async def attempt(self, item: BatchItem) -> TaskResult:
         async with self._slots:
-            result = await self._attempt(item, self._options)
+            result = await item.attempt(self._options)
         return dataclasses.replace(result, node=self._node)
 
 

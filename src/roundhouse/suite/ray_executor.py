@@ -1,14 +1,18 @@
 """The Ray executor: each attempt is a Ray task on whichever node has room for it — 1 CPU, and
-1 `desktop` unit for a GUI task — running the same attempt.py code as the local executor,
-in the Ray worker, in a folder of its own on that node, watched by a janitor process that
-ends the attempt's desktop and processes should the worker die under it (janitor.py).
+1 `desktop` unit for a task that starts a desktop — in which the batch item runs itself
+(BatchItem.attempt: the same code as under the local executor, whatever its family), in
+the Ray worker, in a folder of its own on that node, watched by a janitor process that ends
+the attempt's desktop and processes should the worker die under it (janitor.py).
 
-Nodes share no file system with the driver. The suite goes out as bytes (one object in
-Ray's store, fetched once per node), unless the node already holds the same files at the
-same path — then they are used in place, so that paths a task builds from `{suite}` (such
-as tasks/basic's `{suite}/../../tests/desktop/qt_app.py`) work on nodes made from the same
-checkout. Each attempt's log folder comes home as bytes with its row and is unpacked under
-OUT/logs/<task>/; the node's folder is then removed.
+Nodes share no file system with the driver. The files the batch's items read (BatchItem
+.reads: a suite's folder, OSWorld's task files, their answers and the dataset's files they
+download) go out as bytes (one object in Ray's store, fetched once per node), unless the
+node already holds the same files at the same paths — then they are used in place, so that
+paths a task builds from `{suite}` (such as tasks/basic's `{suite}/../../tests/desktop/
+qt_app.py`) work on nodes made from the same checkout. Elsewhere they are unpacked under
+their driver's paths in a folder of the node, and each item and the options are moved
+there (BatchItem.moved). Each attempt's log folder comes home as bytes with its row and is
+unpacked under OUT/logs/<task>/; the node's folder is then removed.
 
 Only `roundhouse batch --executor ray` imports this module: the local executor never
 imports ray.
@@ -25,7 +29,7 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -36,10 +40,9 @@ import ray.exceptions
 from roundhouse.devices.linux.desktops import janitor
 from roundhouse.logs.store import LogStore
 from roundhouse.suite import bundle
-from roundhouse.suite.attempt import AttemptOptions, run_task
+from roundhouse.suite.attempt import AttemptOptions
 from roundhouse.suite.batch import BatchItem, BatchOptions
 from roundhouse.suite.results import TaskResult
-from roundhouse.suite.tasks import SuiteTask, load_task
 
 # Where attempts work on a node (removed after each); RH_NODE_WORKDIR moves it.
 NODE_WORKDIR_ENV = "RH_NODE_WORKDIR"
@@ -62,52 +65,36 @@ def default_desktops(cpus: int) -> int:
     return max(1, cpus // 2)
 
 
-@dataclass(frozen=True)
-class SuiteShipment:
-    """The suite as the nodes get it."""
+ROOT = Path("/")
 
-    path: str  # where it lies on the driver
-    files: list[str]  # relative to `path`
+
+@dataclass(frozen=True)
+class Shipment:
+    """The files the batch's attempts read, as the nodes get them."""
+
+    files: list[str]  # the driver's absolute paths, relative to / (as packed)
     digest: str
 
 
-@dataclass(frozen=True)
-class NodeSpec:
-    """One attempt, as the node task gets it."""
-
-    batch: str
-    task: str
-    task_file: str  # relative to the suite
-    model: str
-    assume_yes: bool
-    timeout: float
-
-
-def shipment_of(tasks: list[SuiteTask], suite: Path) -> SuiteShipment:
-    """A suite folder goes whole (its checks/ and other files too); a single task file
-    goes with its recorded answers only."""
-    root = suite if suite.is_dir() else suite.parent
-    if suite.is_dir():
-        files = bundle.folder_files(root)
-    else:
-        files = [p.name for item in tasks for p in (item.path, item.answers) if p.exists()]
-    return SuiteShipment(str(root.resolve()), files, bundle.digest(root, files))
+def shipment_of(tasks: Sequence[BatchItem], options: AttemptOptions) -> Shipment:
+    wanted = {path.resolve() for item in tasks for path in item.reads(options)}
+    files = sorted(path.relative_to(ROOT).as_posix() for path in wanted)
+    return Shipment(files, bundle.digest(ROOT, files))
 
 
 class RayExecutor:
     def __init__(
-        self, options: BatchOptions, settings: RaySettings, tasks: list[SuiteTask], suite: Path
+        self, options: BatchOptions, settings: RaySettings, tasks: Sequence[BatchItem]
     ) -> None:
         self._options = options
         self._settings = settings
         self._tasks = tasks
-        self._suite = suite
         self._batch = uuid.uuid4().hex[:12]
-        self._shipment: SuiteShipment | None = None
-        self._suite_ref: Any = None
+        self._shipment: Shipment | None = None
+        self._files_ref: Any = None
 
     def start(self) -> str:
-        """Start or join the cluster and send the suite; a line saying what it offers."""
+        """Start or join the cluster and send the files; a line saying what it offers."""
         if self._settings.address is None:
             cpus = self._settings.cpus or os.cpu_count() or 1
             desktops = self._settings.desktops
@@ -121,17 +108,16 @@ class RayExecutor:
         else:
             ray.init(address=self._settings.address, log_to_driver=False)
         offered = ray.cluster_resources()
-        gui = [item.task.id for item in self._tasks if item.task.agent == "host"]
+        gui = [item.task.id for item in self._tasks if item.on_desktop]
         if offered.get("CPU", 0) < 1:
             raise ClusterError("the Ray cluster offers no CPU")
         if gui and offered.get("desktop", 0) < 1:
             raise ClusterError(
-                f"{len(gui)} GUI tasks need a `desktop` resource, and no node of the Ray "
+                f"{len(gui)} tasks need a `desktop` resource, and no node of the Ray "
                 "cluster offers one: start nodes with --resources '{\"desktop\": N}'"
             )
-        self._shipment = shipment_of(self._tasks, self._suite)
-        root = Path(self._shipment.path)
-        self._suite_ref = ray.put(bundle.pack(root, self._shipment.files))
+        self._shipment = shipment_of(self._tasks, self._options)
+        self._files_ref = ray.put(bundle.pack(ROOT, self._shipment.files))
         nodes = [node for node in ray.nodes() if node.get("Alive")]
         return (
             f"Ray: {len(nodes)} nodes, {offered.get('CPU', 0):g} CPUs, "
@@ -143,24 +129,16 @@ class RayExecutor:
 
     async def attempt(self, item: BatchItem) -> TaskResult:
         assert self._shipment is not None, "start() first"
-        if not isinstance(item, SuiteTask):  # the CLI refuses OSWorld's tasks on Ray
-            return _lost(item.task.id, "ERROR", "OSWorld's tasks do not run on Ray yet")
-        spec = NodeSpec(
-            batch=self._batch,
-            task=item.task.id,
-            task_file=item.path.resolve().relative_to(self._shipment.path).as_posix(),
-            model=self._options.model,
-            assume_yes=self._options.assume_yes,
-            timeout=self._options.timeout,
-        )
-        gui = item.task.agent == "host"
         remote = _remote_attempt.options(
             num_cpus=1,
-            resources={"desktop": 1} if gui else {},
+            resources={"desktop": 1} if item.on_desktop else {},
             max_retries=0,  # the driver retries, and says why (with_retries)
             name=f"roundhouse:{item.task.id}",
         )
-        ref = remote.remote(asdict(spec), asdict(self._shipment), self._suite_ref)
+        options = AttemptOptions(
+            **{f.name: getattr(self._options, f.name) for f in dataclasses.fields(AttemptOptions)}
+        )
+        ref = remote.remote(item, options, self._batch, self._shipment, self._files_ref)
         try:
             row, logs = await ref
         except asyncio.CancelledError:
@@ -209,22 +187,23 @@ def _first_line(error: BaseException) -> str:
 
 
 def _attempt_on_node(
-    spec_data: dict[str, Any], shipment_data: dict[str, Any], suite_bytes: bytes
+    item: BatchItem, options: AttemptOptions, batch: str, shipment: Shipment, files: bytes
 ) -> tuple[dict[str, Any], bytes]:
     """Runs in a Ray worker: the attempt, watched by a janitor; (its row, its logs)."""
     started = time.monotonic()
-    spec = NodeSpec(**spec_data)
-    shipment = SuiteShipment(**shipment_data)
     base = Path(os.environ.get(NODE_WORKDIR_ENV) or tempfile.gettempdir()) / "roundhouse-batch"
-    suite = _node_suite(shipment, suite_bytes, base / "suites")
-    folder = base / spec.batch / f"{spec.task}-{uuid.uuid4().hex[:8]}"
+    place = _node_files(shipment, files, base / SHIPPED)
+    folder = base / batch / f"{item.task.id}-{uuid.uuid4().hex[:8]}"
     folder.mkdir(parents=True)
-    options = AttemptOptions(
-        out=folder, model=spec.model, assume_yes=spec.assume_yes, timeout=spec.timeout
+    moved = dataclasses.replace(
+        options,
+        out=folder,
+        files=place(options.files) if options.files is not None else None,
+        answers=place(options.answers) if options.answers is not None else None,
     )
     try:
-        with _watched(f"{spec.batch}/{folder.name}", folder):
-            result = asyncio.run(run_task(load_task(suite / spec.task_file), options))
+        with _watched(f"{batch}/{folder.name}", folder):
+            result = asyncio.run(item.moved(place).attempt(moved))
         log_dir = Path(result.log_dir) if result.log_dir else None
         logs = bundle.pack(log_dir) if log_dir is not None and log_dir.is_dir() else b""
     finally:
@@ -255,26 +234,26 @@ def _watched(marker: str, folder: Path) -> Iterator[None]:
 _remote_attempt = ray.remote(_attempt_on_node)
 
 
-_in_place: dict[tuple[str, str], bool] = {}
+SHIPPED = "shipped"  # the node's copies of shipments, by digest
+_in_place: dict[str, bool] = {}
 
 
-def _node_suite(shipment: SuiteShipment, suite_bytes: bytes, store: Path) -> Path:
-    """The suite on this node: in place when the same files lie at the driver's path,
-    else the shipped copy, unpacked once per node."""
-    key = (shipment.path, shipment.digest)
-    if key not in _in_place:
-        here = Path(shipment.path)
+def _node_files(shipment: Shipment, files: bytes, store: Path) -> Callable[[Path], Path]:
+    """Where the shipped files are on this node: in place when the same files lie at the
+    driver's paths, else in the shipment's copy, unpacked once per node."""
+    if shipment.digest not in _in_place:
         try:
-            _in_place[key] = here.is_dir() and bundle.digest(here, shipment.files) == key[1]
+            same = bundle.digest(ROOT, shipment.files) == shipment.digest
         except OSError:
-            _in_place[key] = False
-    if _in_place[key]:
-        return Path(shipment.path)
-    copy = store / shipment.digest / Path(shipment.path).name
+            same = False
+        _in_place[shipment.digest] = same
+    if _in_place[shipment.digest]:
+        return lambda path: path
+    copy = store / shipment.digest
     if not copy.is_dir():
         try:
-            bundle.unpack(suite_bytes, copy)
+            bundle.unpack(files, copy)
         except OSError:
             if not copy.is_dir():  # another worker of this node unpacked it first
                 raise
-    return copy
+    return lambda path: copy / path.resolve().relative_to(ROOT)

@@ -42,7 +42,11 @@ from roundhouse.devices.linux.desktops.session import (
 )
 from roundhouse.devices.linux.display import backends
 from roundhouse.devices.linux.display.backend import Backend
-from roundhouse.devices.linux.display.compositor import READY_TIMEOUT, CompositorUnavailable
+from roundhouse.devices.linux.display.compositor import (
+    READY_TIMEOUT,
+    CompositorUnavailable,
+    Headless,
+)
 
 log = logging.getLogger(__name__)
 
@@ -102,9 +106,8 @@ class VirtualDesktop:
         base["DBUS_SESSION_BUS_ADDRESS"] = self._bus_address
         self._backend = backend
         try:
-            started = backend.compositor.start(
-                self, base, Path(runtime), size, shipped=self.settings.shipped
-            )
+            headless = Headless(base, Path(runtime), size, shipped=self.settings.shipped)
+            started = backend.compositor.start(self, headless)
         except CompositorUnavailable as error:
             raise DesktopUnavailable(f"{backend.kind} did not start: {error}") from None
         self._display = started.display

@@ -12,6 +12,7 @@ display/ with its record in that folder's backend.py; display/backends.py lists 
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -47,6 +48,22 @@ class Outcome:
 
 
 Setup = Callable[[Mapping[str, str]], Outcome]
+
+
+def setup_command(
+    argv: list[str], env: Mapping[str, str] | None = None, check: bool = True, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run one command of a setup, bounded; SetupFailed saying what failed."""
+    try:
+        done = subprocess.run(
+            argv, env=None if env is None else dict(env), capture_output=True, text=True,
+            timeout=timeout,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SetupFailed(f"{' '.join(argv)} failed: {error}") from None
+    if check and done.returncode != 0:
+        raise SetupFailed(f"{' '.join(argv)} failed: {done.stderr.strip()}")
+    return done
 
 
 def taken(*routes: Route) -> dict[str, str]:

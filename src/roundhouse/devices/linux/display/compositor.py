@@ -14,10 +14,10 @@ import os
 import shutil
 import socket
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 # What a bare virtual desktop shows, X11 or sway: a plain colour, so that a screenshot of it
 # (the report's first) reads as a desktop, not as a black box that could be a failed capture.
@@ -53,6 +53,18 @@ class Started:
 
 
 @dataclass(frozen=True)
+class Headless:
+    """Where and how a virtual desktop's display server runs."""
+
+    base: Mapping[str, str]  # the desktop's environment: its runtime folder, bus and tag
+    runtime_dir: Path
+    size: tuple[int, int]
+    # With the security its distributions ship (GNOME Shell without unsafe mode, KWin with
+    # its permission checks), as a person's session has it, not opened up for the agent.
+    shipped: bool = False
+
+
+@dataclass(frozen=True)
 class Compositor:
     """How a backend's display server runs headless for a virtual desktop."""
 
@@ -62,19 +74,9 @@ class Compositor:
     def programs(self) -> list[str]:
         raise NotImplementedError
 
-    def start(
-        self,
-        spawner: Spawner,
-        base: Mapping[str, str],
-        runtime_dir: Path,
-        size: tuple[int, int],
-        shipped: bool = False,
-    ) -> Started:
-        """Write what it needs into the runtime folder and start its processes, with
-        `base` (the desktop's environment: its runtime folder, session bus and tag), once
-        the desktop's session bus runs. `shipped`: with the security its distributions
-        ship (GNOME Shell without unsafe mode, KWin with its permission checks), as a
-        person's session has it, rather than opened up for the agent."""
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        """Write what it needs into the runtime folder and start its processes, once the
+        desktop's session bus runs (`at` says with what)."""
         raise NotImplementedError
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
@@ -125,17 +127,32 @@ def _bounding_set() -> int:
     return ~0
 
 
+T = TypeVar("T")
+
+
+def until(found: Callable[[], T | None], timeout: float, what: str, pause: float = 0.02) -> T:
+    """What `found` returns once it returns something (it is asked again every `pause`
+    seconds); CompositorUnavailable saying `what` did not happen within `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = found()
+        if value is not None and value is not False:
+            return value
+        if time.monotonic() > deadline:
+            raise CompositorUnavailable(f"{what} within {timeout:g} s")
+        time.sleep(pause)
+
+
 def wait_for_socket(runtime_dir: Path, timeout: float, pattern: str = "wayland-*") -> str:
     """The name of the first Wayland socket in the runtime folder that takes a connection."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def listening() -> str | None:
         for path in sorted(runtime_dir.glob(pattern)):
-            if path.suffix == ".lock" or not path.is_socket():
-                continue
-            if answers(path):
+            if path.suffix != ".lock" and path.is_socket() and answers(path):
                 return path.name
-        time.sleep(0.02)
-    raise CompositorUnavailable(f"no Wayland socket appeared in {runtime_dir} within {timeout:g} s")
+        return None
+
+    return until(listening, timeout, f"no Wayland socket appeared in {runtime_dir}")
 
 
 def answers(path: Path) -> bool:

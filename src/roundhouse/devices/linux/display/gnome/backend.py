@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from pathlib import Path
 
 from dbus_fast import Variant
 
+from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.a11y_windows import A11yWindows
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import (
@@ -17,14 +17,7 @@ from roundhouse.devices.linux.display.base import (
     PositionsUnknown,
     RouteRefused,
 )
-from roundhouse.devices.linux.display.compositor import (
-    Compositor,
-    CompositorUnavailable,
-    Spawner,
-    Started,
-    compositor_env,
-    wait_for_socket,
-)
+from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
 from roundhouse.devices.linux.display.gnome import cast, install
 from roundhouse.devices.linux.display.gnome.cast import CastScreen
 from roundhouse.devices.linux.display.gnome.remote import MutterInput
@@ -154,31 +147,24 @@ class GnomeShell(Compositor):
     def programs(self) -> list[str]:
         return ["gnome-shell", "pipewire", "wireplumber"]
 
-    def start(
-        self,
-        spawner: Spawner,
-        base: Mapping[str, str],
-        runtime_dir: Path,
-        size: tuple[int, int],
-        shipped: bool = False,
-    ) -> Started:
-        width, height = size
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        width, height = at.size
         system_bus = spawner.spawn_reading(
             "dbus-daemon",
             [
                 "dbus-daemon",
                 "--session",
                 "--nofork",
-                f"--address=unix:path={runtime_dir}/system_bus",
+                f"--address=unix:path={at.runtime_dir}/system_bus",
             ],
             "--print-address=",
-            compositor_env(base),
+            compositor.compositor_env(at.base),
         )
-        env = compositor_env(base, DBUS_SYSTEM_BUS_ADDRESS=system_bus)
+        env = compositor.compositor_env(at.base, DBUS_SYSTEM_BUS_ADDRESS=system_bus)
         spawner.spawn("pipewire", ["pipewire"], env)
         spawner.spawn("wireplumber", ["wireplumber"], env)
         shell = [
-            *("gnome-shell", "--headless", *(() if shipped else ("--unsafe-mode",))),
+            *("gnome-shell", "--headless", *(() if at.shipped else ("--unsafe-mode",))),
             *("--virtual-monitor", f"{width}x{height}", "--wayland", "--no-x11"),
             *("--wayland-display", "wayland-0"),
         ]
@@ -188,10 +174,10 @@ class GnomeShell(Compositor):
             "XDG_SESSION_TYPE": "wayland",
             "XDG_CURRENT_DESKTOP": "GNOME",
         }
-        if not shipped:  # as shipped, its settings are dconf's, in the session's HOME
+        if not at.shipped:  # as at.shipped, its settings are dconf's, in the session's HOME
             shell_env["GSETTINGS_BACKEND"] = "memory"
         spawner.spawn("gnome-shell", shell, shell_env)
-        socket = wait_for_socket(runtime_dir, READY_WAIT)
+        socket = compositor.wait_for_socket(at.runtime_dir, READY_WAIT)
         return Started(socket, {"DBUS_SYSTEM_BUS_ADDRESS": system_bus})
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
@@ -200,12 +186,12 @@ class GnomeShell(Compositor):
         try:
             deadline = time.monotonic() + timeout
             wanted = ("org.gnome.Shell.Screenshot", "org.gnome.Mutter.RemoteDesktop")
-            while not all(bus.has_name(name) for name in wanted):
-                if time.monotonic() > deadline:
-                    raise CompositorUnavailable(
-                        f"GNOME Shell's D-Bus services did not appear within {timeout:g} s"
-                    )
-                time.sleep(0.05)
+            compositor.until(
+                lambda: all(bus.has_name(name) for name in wanted),
+                timeout,
+                "GNOME Shell's D-Bus services did not appear",
+                pause=0.05,
+            )
             try:
                 prepare_shell(shell_access(bus), timeout)
             except ShellRefused:  # as shipped: out of the Overview as a person gets out

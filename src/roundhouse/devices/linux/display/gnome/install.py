@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 
-from roundhouse.devices.linux.display.backend import Outcome, SetupFailed
+from roundhouse.devices.linux.display.backend import Outcome, SetupFailed, setup_command
 from roundhouse.devices.linux.display.gnome.shell import EXTENSION, SHELL, core_js
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 
@@ -194,13 +194,5 @@ def _run(
     argv: list[str], env: Mapping[str, str], check: bool = True
 ) -> subprocess.CompletedProcess[str]:
     # Settings in memory (a virtual desktop's apps) would be lost: these go to dconf.
-    env = {key: value for key, value in env.items() if key != "GSETTINGS_BACKEND"}
-    try:
-        done = subprocess.run(
-            argv, env=env, capture_output=True, text=True, timeout=COMMAND_TIMEOUT
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise SetupFailed(f"{' '.join(argv)} failed: {error}") from None
-    if check and done.returncode != 0:
-        raise SetupFailed(f"{' '.join(argv)} failed: {done.stderr.strip()}")
-    return done
+    kept = {key: value for key, value in env.items() if key != "GSETTINGS_BACKEND"}
+    return setup_command(argv, kept, check, COMMAND_TIMEOUT)

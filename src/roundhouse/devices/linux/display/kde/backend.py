@@ -4,10 +4,9 @@ windows) on one session-bus connection; a virtual desktop is KWin on a virtual o
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Mapping
-from pathlib import Path
 
+from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import (
     DisplayServer,
@@ -15,16 +14,7 @@ from roundhouse.devices.linux.display.base import (
     RefusedInput,
     RouteRefused,
 )
-from roundhouse.devices.linux.display.compositor import (
-    Compositor,
-    CompositorUnavailable,
-    Spawner,
-    Started,
-    compositor_env,
-    copies_folder,
-    runnable,
-    wait_for_socket,
-)
+from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
 from roundhouse.devices.linux.display.kde import vouch
 from roundhouse.devices.linux.display.kde.fakeinput import FakeInput
 from roundhouse.devices.linux.display.kde.kwin import (
@@ -97,17 +87,12 @@ class KWin(Compositor):
     def programs(self) -> list[str]:
         return ["kwin_wayland"]
 
-    def start(
-        self,
-        spawner: Spawner,
-        base: Mapping[str, str],
-        runtime_dir: Path,
-        size: tuple[int, int],
-        shipped: bool = False,
-    ) -> Started:
-        width, height = size
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        width, height = at.size
         argv = [
-            runnable(shutil.which("kwin_wayland") or "kwin_wayland", copies_folder()),
+            compositor.runnable(
+                shutil.which("kwin_wayland") or "kwin_wayland", compositor.copies_folder()
+            ),
             *("--virtual", "--width", str(width), "--height", str(height)),
             *("--socket", "wayland-0"),
             *("--no-lockscreen", "--no-global-shortcuts", "--no-kactivities"),
@@ -117,39 +102,40 @@ class KWin(Compositor):
         # The applications menu a Plasma session has (plasma-applications.menu): KWin 6
         # finds the desktop files that vouch for programs only through it, and without one
         # trusted none (KWin 5 read the folders themselves).
-        menus = runtime_dir / "xdg" / "menus"
+        menus = at.runtime_dir / "xdg" / "menus"
         menus.mkdir(parents=True)
         (menus / "applications.menu").write_text(APPLICATIONS_MENU)
-        config_dirs = f"{runtime_dir / 'xdg'}:{base.get('XDG_CONFIG_DIRS') or '/etc/xdg'}"
-        env = compositor_env(
-            base,
+        config_dirs = f"{at.runtime_dir / 'xdg'}:{at.base.get('XDG_CONFIG_DIRS') or '/etc/xdg'}"
+        env = compositor.compositor_env(
+            at.base,
             XDG_SESSION_TYPE="wayland",
             XDG_CURRENT_DESKTOP="KDE",
             XDG_CONFIG_DIRS=config_dirs,
         )
-        if not shipped:  # as shipped, a program a desktop file does not vouch for is refused
+        if not at.shipped:  # as at.shipped, a program a desktop file does not vouch for is refused
             env.update(
                 KWIN_WAYLAND_NO_PERMISSION_CHECKS="1", KWIN_SCREENSHOT_NO_PERMISSION_CHECKS="1"
             )
         spawner.spawn("kwin_wayland", argv, env)
         # The session's programs see the menu too, as in Plasma: `roundhouse setup kde`
         # rebuilds KWin's service cache (kbuildsycoca6) with the session's environment.
-        return Started(wait_for_socket(runtime_dir, READY_WAIT), {"XDG_CONFIG_DIRS": config_dirs})
+        return Started(
+            compositor.wait_for_socket(at.runtime_dir, READY_WAIT), {"XDG_CONFIG_DIRS": config_dirs}
+        )
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         bus = SyncBus(env["DBUS_SESSION_BUS_ADDRESS"], timeout)
         try:
-            deadline = time.monotonic() + timeout
             # Not ScreenShot2: KWin offers it only with its OpenGL compositor, which KWin 6
             # runs only on a GPU's render node (Debian 13's KWin composites with QPainter
             # here); the screen then fails with that reason, the rest works.
             # KWin owns its name before it serves its scripting: wait for what we call.
-            while not _kwin_scripting(bus):
-                if time.monotonic() > deadline:
-                    raise CompositorUnavailable(
-                        f"KWin's scripting did not appear on D-Bus within {timeout:g} s"
-                    )
-                time.sleep(0.05)
+            compositor.until(
+                lambda: _kwin_scripting(bus),
+                timeout,
+                "KWin's scripting did not appear on D-Bus",
+                pause=0.05,
+            )
         finally:
             bus.close()
         return {}

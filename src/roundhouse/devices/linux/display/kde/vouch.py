@@ -23,7 +23,7 @@ import sysconfig
 from collections.abc import Mapping
 from pathlib import Path
 
-from roundhouse.devices.linux.display.backend import Outcome, SetupFailed
+from roundhouse.devices.linux.display.backend import Outcome, SetupFailed, setup_command
 
 DESKTOP_FILE = "dev.roundhouse.kwin.desktop"
 COMMAND_TIMEOUT = 120.0  # seconds for the interpreter's copy (a venv) to be made
@@ -117,12 +117,4 @@ def uninstall(env: Mapping[str, str]) -> Outcome:
 def _run(
     argv: list[str], check: bool = True, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    try:
-        done = subprocess.run(
-            argv, capture_output=True, text=True, timeout=COMMAND_TIMEOUT, env=env
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise SetupFailed(f"{' '.join(argv)} failed: {error}") from None
-    if check and done.returncode != 0:
-        raise SetupFailed(f"{' '.join(argv)} failed: {done.stderr.strip()}")
-    return done
+    return setup_command(argv, env, check, COMMAND_TIMEOUT)

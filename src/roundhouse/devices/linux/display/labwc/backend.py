@@ -4,38 +4,26 @@ headless, every window maximized (toplevels.py says why)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
-import time
 from collections.abc import Mapping
-from pathlib import Path
 
-from roundhouse.devices.linux.display.backend import Backend, Route, taken
+from roundhouse.devices.linux.display import compositor
+from roundhouse.devices.linux.display.backend import Backend, Route
 from roundhouse.devices.linux.display.base import DisplayServer
-from roundhouse.devices.linux.display.compositor import (
-    BACKGROUND,
-    NOBODY,
-    Compositor,
-    CompositorUnavailable,
-    Spawner,
-    Started,
-    compositor_env,
-    wait_for_socket,
-)
+from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
 from roundhouse.devices.linux.display.labwc.toplevels import MANAGER, ForeignToplevels
 from roundhouse.devices.linux.display.wayland.globals import bind_output
-from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandGone
+from roundhouse.devices.linux.display.wayland.wire import Connection
 from roundhouse.devices.linux.display.wlroots.backend import (
     HEADLESS_WLROOTS,
     INPUT,
     READY_WAIT,
     SCREENCOPY,
     as_nobody,
+    open_wlroots,
 )
-from roundhouse.devices.linux.display.wlroots.input import WlrootsInput
-from roundhouse.devices.linux.display.wlroots.screen import Screencopy
 
 FOREIGN_TOPLEVEL = Route(
     "windows",
@@ -60,13 +48,7 @@ RC_XML = """<?xml version="1.0"?>
 
 def open_labwc(env: Mapping[str, str]) -> DisplayServer:
     """Connect to the compositor of `env` (three connections; all closed if one fails)."""
-    with contextlib.ExitStack() as opened:
-        windows = opened.enter_context(ForeignToplevels(env))
-        screen = opened.enter_context(Screencopy(env))
-        pointer = opened.enter_context(WlrootsInput(env))
-        opened.pop_all()
-    routes = taken(*ROUTES)
-    return DisplayServer("labwc", pointer, screen, windows, lost=(WaylandGone,), routes=routes)
+    return open_wlroots(env, "labwc", ForeignToplevels, ROUTES)
 
 
 class Labwc(Compositor):
@@ -77,41 +59,28 @@ class Labwc(Compositor):
     def programs(self) -> list[str]:
         return ["labwc", "wlr-randr"] + (["setpriv"] if os.geteuid() == 0 else [])
 
-    def start(
-        self,
-        spawner: Spawner,
-        base: Mapping[str, str],
-        runtime_dir: Path,
-        size: tuple[int, int],
-        shipped: bool = False,
-    ) -> Started:
-        config = runtime_dir / "labwc"
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        config = at.runtime_dir / "labwc"
         config.mkdir()
         (config / "rc.xml").write_text(RC_XML)
         if shutil.which("swaybg"):
-            red, green, blue = BACKGROUND
+            red, green, blue = compositor.BACKGROUND
             (config / "autostart").write_text(f"swaybg -c '#{red:02x}{green:02x}{blue:02x}' &\n")
         argv = ["labwc", "--config-dir", str(config)]
         if os.geteuid() == 0:
-            for path in (runtime_dir, config, *config.iterdir()):
-                os.chown(path, NOBODY, NOBODY)
+            for path in (at.runtime_dir, config, *config.iterdir()):
+                os.chown(path, compositor.NOBODY, compositor.NOBODY)
             argv = as_nobody(argv)
-        env = compositor_env(base, HOME=str(runtime_dir), **HEADLESS_WLROOTS)
+        env = compositor.compositor_env(at.base, HOME=str(at.runtime_dir), **HEADLESS_WLROOTS)
         spawner.spawn("labwc", argv, env)
-        display = wait_for_socket(runtime_dir, READY_WAIT)
-        _set_size({**env, "WAYLAND_DISPLAY": display}, size)
+        display = compositor.wait_for_socket(at.runtime_dir, READY_WAIT)
+        _set_size({**env, "WAYLAND_DISPLAY": display}, at.size)
         return Started(display)
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         """Once it lists windows to a foreign-toplevel client."""
-        deadline = time.monotonic() + timeout
-        while True:
-            with Connection.open(env) as wayland:
-                if wayland.find(MANAGER) is not None:
-                    return {}
-            if time.monotonic() > deadline:
-                raise CompositorUnavailable(f"labwc offered no {MANAGER} within {timeout:g} s")
-            time.sleep(0.05)
+        compositor.until(lambda: _offers(env, MANAGER), timeout, f"labwc offered no {MANAGER}")
+        return {}
 
 
 def _set_size(env: Mapping[str, str], size: tuple[int, int]) -> None:
@@ -127,16 +96,28 @@ def _set_size(env: Mapping[str, str], size: tuple[int, int]) -> None:
             command, env=dict(env), capture_output=True, text=True, timeout=RANDR_TIMEOUT
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        raise CompositorUnavailable(f"wlr-randr could not size the output: {error}") from None
+        raise compositor.CompositorUnavailable(
+            f"wlr-randr could not size the output: {error}"
+        ) from None
     if done.returncode != 0:
-        raise CompositorUnavailable(f"wlr-randr refused {width}x{height}: {done.stderr.strip()}")
-    deadline = time.monotonic() + RANDR_TIMEOUT
-    while time.monotonic() < deadline:
-        with Connection.open(env) as wayland:
-            if bind_output(wayland).logical_size == size:
-                return
-        time.sleep(0.05)
-    raise CompositorUnavailable(f"labwc's output did not become {width}x{height}")
+        raise compositor.CompositorUnavailable(
+            f"wlr-randr refused {width}x{height}: {done.stderr.strip()}"
+        )
+    compositor.until(
+        lambda: _output_size(env) == size,
+        RANDR_TIMEOUT,
+        f"labwc's output did not become {width}x{height}",
+    )
+
+
+def _offers(env: Mapping[str, str], interface: str) -> bool:
+    with Connection.open(env) as wayland:
+        return wayland.find(interface) is not None
+
+
+def _output_size(env: Mapping[str, str]) -> tuple[int, int]:
+    with Connection.open(env) as wayland:
+        return bind_output(wayland).logical_size
 
 
 LABWC = Backend(

@@ -5,23 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
-from roundhouse.devices.linux.display.base import DisplayServer
-from roundhouse.devices.linux.display.compositor import (
-    BACKGROUND,
-    NOBODY,
-    Compositor,
-    CompositorUnavailable,
-    Spawner,
-    Started,
-    answers,
-    compositor_env,
-    wait_for_socket,
-)
+from roundhouse.devices.linux.display.base import DisplayServer, Windows
+from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
 from roundhouse.devices.linux.display.wayland.wire import WaylandGone
 from roundhouse.devices.linux.display.wlroots.input import WlrootsInput
 from roundhouse.devices.linux.display.wlroots.screen import Screencopy
@@ -50,14 +40,26 @@ ROUTES = (
 
 def open_sway(env: Mapping[str, str]) -> DisplayServer:
     """Connect to the compositor of `env` (three connections; all closed if one fails)."""
+    return open_wlroots(env, "sway", SwayWindows, ROUTES, lost=(SwayGone,))
+
+
+def open_wlroots(
+    env: Mapping[str, str],
+    kind: str,
+    windows_of: Callable[[Mapping[str, str]], Windows],
+    routes: tuple[Route, ...],
+    lost: tuple[type[BaseException], ...] = (),
+) -> DisplayServer:
+    """A wlroots compositor's display server: its windows as `windows_of` lists them, the
+    virtual pointer and keyboard, screencopy (three connections; all closed if one fails)."""
     with contextlib.ExitStack() as opened:
-        windows = opened.enter_context(SwayWindows(env))
+        windows = windows_of(env)
+        opened.callback(windows.close)
         screen = opened.enter_context(Screencopy(env))
         pointer = opened.enter_context(WlrootsInput(env))
         opened.pop_all()
-    routes = taken(*ROUTES)
     return DisplayServer(
-        "sway", pointer, screen, windows, lost=(WaylandGone, SwayGone), routes=routes
+        kind, pointer, screen, windows, lost=(WaylandGone, *lost), routes=taken(*routes)
     )
 
 
@@ -69,17 +71,10 @@ class Sway(Compositor):
     def programs(self) -> list[str]:
         return ["sway"] + (["setpriv"] if os.geteuid() == 0 else [])
 
-    def start(
-        self,
-        spawner: Spawner,
-        base: Mapping[str, str],
-        runtime_dir: Path,
-        size: tuple[int, int],
-        shipped: bool = False,
-    ) -> Started:
-        width, height = size
-        config = runtime_dir / "sway.conf"
-        red, green, blue = BACKGROUND
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        width, height = at.size
+        config = at.runtime_dir / "sway.conf"
+        red, green, blue = compositor.BACKGROUND
         # No XWayland: X11-only programs then fail to start, rather than land on a server
         # nothing here can see.
         config.write_text(
@@ -89,22 +84,23 @@ class Sway(Compositor):
         )
         argv = ["sway", "-c", str(config)]
         if os.geteuid() == 0:
-            os.chown(runtime_dir, NOBODY, NOBODY)
-            os.chown(config, NOBODY, NOBODY)
+            os.chown(at.runtime_dir, compositor.NOBODY, compositor.NOBODY)
+            os.chown(config, compositor.NOBODY, compositor.NOBODY)
             argv = as_nobody(argv)
-        env = compositor_env(base, HOME=str(runtime_dir), **HEADLESS_WLROOTS)
+        env = compositor.compositor_env(at.base, HOME=str(at.runtime_dir), **HEADLESS_WLROOTS)
         spawner.spawn("sway", argv, env)
-        return Started(wait_for_socket(runtime_dir, READY_WAIT))
+        return Started(compositor.wait_for_socket(at.runtime_dir, READY_WAIT))
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         runtime = Path(env["XDG_RUNTIME_DIR"])
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for path in runtime.glob("sway-ipc.*.sock"):
-                if answers(path):
-                    return {"SWAYSOCK": str(path)}
-            time.sleep(0.02)
-        raise CompositorUnavailable(f"sway's IPC socket did not appear within {timeout:g} s")
+
+        def listening() -> str | None:
+            found = (p for p in runtime.glob("sway-ipc.*.sock") if compositor.answers(p))
+            return next((str(path) for path in found), None)
+
+        return {
+            "SWAYSOCK": compositor.until(listening, timeout, "sway's IPC socket did not appear")
+        }
 
 
 READY_WAIT = 15.0  # seconds for a headless wlroots compositor's socket
@@ -119,7 +115,13 @@ HEADLESS_WLROOTS = {
 
 def as_nobody(argv: list[str]) -> list[str]:
     """The command run as nobody (wlroots compositors refuse to run as root)."""
-    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
+    return [
+        "setpriv",
+        f"--reuid={compositor.NOBODY}",
+        f"--regid={compositor.NOBODY}",
+        "--clear-groups",
+        *argv,
+    ]
 
 
 SWAY = Backend(

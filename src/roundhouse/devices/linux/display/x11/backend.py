@@ -4,23 +4,16 @@ on its own connection to the display; a virtual desktop is Xvfb with openbox."""
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Mapping
-from pathlib import Path
 
 from Xlib import X  # type: ignore[import-untyped, unused-ignore]
 from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 
+from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import DisplayServer, RouteRefused
-from roundhouse.devices.linux.display.compositor import (
-    BACKGROUND,
-    Compositor,
-    CompositorUnavailable,
-    Spawner,
-    Started,
-)
+from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
 from roundhouse.devices.linux.display.x11.input import XInput
 from roundhouse.devices.linux.display.x11.screen import Screen
 from roundhouse.devices.linux.display.x11.windows import WindowManager
@@ -57,19 +50,12 @@ class Xvfb(Compositor):
     def programs(self) -> list[str]:
         return ["Xvfb", "openbox"]
 
-    def start(
-        self,
-        spawner: Spawner,
-        base: Mapping[str, str],
-        runtime_dir: Path,
-        size: tuple[int, int],
-        shipped: bool = False,
-    ) -> Started:
-        width, height = size
+    def start(self, spawner: Spawner, at: Headless) -> Started:
+        width, height = at.size
         argv = ["Xvfb", "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-noreset"]
-        number = spawner.spawn_reading("Xvfb", argv, "-displayfd", base)
+        number = spawner.spawn_reading("Xvfb", argv, "-displayfd", at.base)
         display = f":{number}"
-        spawner.spawn("openbox", ["openbox", "--sm-disable"], {**base, "DISPLAY": display})
+        spawner.spawn("openbox", ["openbox", "--sm-disable"], {**at.base, "DISPLAY": display})
         return Started(display)
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
@@ -90,23 +76,22 @@ def _wait_for_window_manager(display: str, timeout: float) -> None:
             connection.intern_atom(name)
             for name in ("_NET_SUPPORTING_WM_CHECK", "_NET_CLIENT_LIST")
         ]
-        deadline = time.monotonic() + timeout
-        while any(root.get_full_property(atom, X.AnyPropertyType) is None for atom in atoms):
-            if time.monotonic() > deadline:
-                raise CompositorUnavailable(
-                    f"the window manager did not start within {timeout:g} s"
-                )
-            time.sleep(0.01)
+        compositor.until(
+            lambda: all(root.get_full_property(atom, X.AnyPropertyType) for atom in atoms),
+            timeout,
+            "the window manager did not start",
+            pause=0.01,
+        )
     finally:
         connection.close()
 
 
 def _paint_background(display: str) -> None:
-    """Give the root window BACKGROUND (Xvfb's is black, and openbox paints none)."""
+    """Give the root window the plain BACKGROUND (Xvfb's is black, openbox paints none)."""
     connection = xdisplay.Display(display)
     try:
         screen = connection.screen()
-        red, green, blue = (value * 257 for value in BACKGROUND)  # X colours are 16-bit
+        red, green, blue = (value * 257 for value in compositor.BACKGROUND)  # X colours are 16-bit
         pixel = screen.default_colormap.alloc_color(red, green, blue).pixel
         screen.root.change_attributes(background_pixel=pixel)
         screen.root.clear_area(0, 0, 0, 0)  # 0 x 0: all of it
