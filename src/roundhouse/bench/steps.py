@@ -30,8 +30,9 @@ from roundhouse.bench.tree import SOURCE_TREE
 from roundhouse.config import ConfigError, Settings
 from roundhouse.logs.store import LogStore
 from roundhouse.suite.batch import BatchOptions, run_batch
+from roundhouse.suite.family import SuiteItem
+from roundhouse.suite.family import load as load_suite
 from roundhouse.suite.results import NOT_RUNNABLE, TaskResult
-from roundhouse.suite.tasks import SuiteTask, load_suite
 
 SUITE = SOURCE_TREE / "tasks" / "basic"
 ROUND = 6  # tasks each mode runs before the other takes its turn
@@ -157,7 +158,7 @@ def steps(
 
 
 async def _both(
-    tasks: Sequence[SuiteTask], root: Path, workers: int, most: int
+    tasks: Sequence[SuiteItem], root: Path, workers: int, most: int
 ) -> tuple[Mode, Mode]:
     modes = {"one": 1, "several": most}
     rows: dict[str, list[TaskResult]] = {name: [] for name in modes}
