@@ -30,8 +30,13 @@ def step(
         status=status,
         thought=f"thought {round_step}",
         plan=["open the editor", "type"],
-        action=ActionRecord(function="type_text", arguments={"text": "x"}),
-        result=Result(status=ResultStatus.SUCCESS, result="typed"),
+        actions=[
+            ActionRecord(
+                function="type_text",
+                arguments={"text": "x"},
+                result=Result(status=ResultStatus.SUCCESS, result="typed"),
+            )
+        ],
         answer=answer,
         send_to="host" if agent is AgentKind.APP else "user",
         subtask=subtask,

@@ -95,6 +95,23 @@ async def test_create_a_file(make_session: SessionFactory, tmp_path: Path) -> No
     assert "notes.txt" in answer and "hello" in answer
 
 
+async def test_the_commands_of_one_request_run_from_one_answer(
+    make_session: SessionFactory, tmp_path: Path
+) -> None:
+    """Writing the file and reading it back need no output of each other: one model call
+    runs both, where one action per call takes two."""
+    calls = {}
+    for most in (1, 8):
+        session = await make_session(model="offline", max_actions=most, task=f"most-{most}")
+        (tmp_path / "notes.txt").unlink(missing_ok=True)
+        outcome = await session.run_round("create a file notes.txt containing hello")
+        assert outcome.state is RoundState.FINISH, outcome.result
+        steps = session.store.read_steps()
+        calls[most] = sum(step.usage.requests for step in steps)
+        assert [a.function for step in steps for a in step.ran] == ["run_shell", "run_shell"]
+    assert calls == {1: 3, 8: 2}
+
+
 async def test_create_never_overwrites(make_session: SessionFactory, tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("keep me\n")
     session = await make_session(model="offline")
@@ -102,6 +119,10 @@ async def test_create_never_overwrites(make_session: SessionFactory, tmp_path: P
     assert outcome.state is RoundState.FAIL
     assert "cannot overwrite existing file" in (outcome.result or "")
     assert (tmp_path / "notes.txt").read_text() == "keep me\n"
+    # The command that failed stopped its list: the one reading the file back never ran.
+    [first, _] = session.store.read_steps()
+    assert [a.ran for a in first.actions] == [True, False]
+    assert "exited with code 1" in (first.actions[1].not_run or "")
 
 
 async def test_first_lines_contents_and_line_count(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from roundhouse.config import Price
-from roundhouse.core.states import RoundState
+from roundhouse.core.states import RoundState, Status
 from roundhouse.models.fake_openai import FakeOpenAI, Reply
 from tests.helpers import SessionFactory, read_jsonl, shell_answer
 
@@ -42,7 +42,8 @@ async def test_a_shell_round_through_the_fake_server_counts_retries_and_errors(
     assert outcome.state is RoundState.FINISH
     assert outcome.result == "the model said from-model"
     steps = session.store.read_steps()
-    assert steps[0].result is not None and steps[0].result.result["stdout"] == "from-model\n"
+    [ran] = steps[0].actions
+    assert ran.result is not None and ran.result.result["stdout"] == "from-model\n"
     # Every HTTP attempt is a request; the invalid answer was sent back and paid for.
     assert len(received) == 5
     assert outcome.usage.requests == 5
@@ -164,10 +165,39 @@ async def test_native_tool_calls_reach_the_one_parser(
     assert received[0].body["tool_choice"] == "auto"
     steps = session.store.read_steps()
     assert steps[0].observation == "a shell"  # the content gave the rest of the answer
-    assert steps[0].result is not None and steps[0].result.result["stdout"] == "from-tool\n"
+    [ran] = steps[0].actions
+    assert ran.result is not None and ran.result.result["stdout"] == "from-tool\n"
     assert steps[1].retries == 1  # the broken call was refused and asked again
     assert "That answer is invalid" in received[2].body["messages"][-1]["content"]
     assert outcome.usage.requests == 3
+
+
+async def test_several_native_tool_calls_are_one_answers_list_of_actions(
+    tmp_path: Path, make_session: SessionFactory
+) -> None:
+    """Tool calls made together are the actions of one answer, run in their order: one
+    model call, two commands."""
+    said = json.dumps({"observation": "a shell", "thought": "both"})
+    calls = (
+        ("run_shell", json.dumps({"command": "echo one > a.txt"})),
+        ("run_shell", json.dumps({"command": "cat a.txt"})),
+    )
+    replies = [
+        Reply(text=said, tool_calls=calls, finish_reason="tool_calls"),
+        completion(shell_answer("FINISH", result="wrote one"), 10, 5),
+    ]
+    with FakeOpenAI(replies) as server:
+        session = await make_session(
+            model="openai:gpt-4o-mini",
+            openai={"base_url": server.base_url, "api_key": "test", "native_tools": True},
+        )
+        outcome = await session.run_round("write one and show it")
+    await session.models.close()
+    assert outcome.state is RoundState.FINISH, outcome.error
+    first = session.store.read_steps()[0]
+    assert first.usage.requests == 1 and first.status is Status.CONTINUE
+    assert [a.arguments["command"] for a in first.ran] == ["echo one > a.txt", "cat a.txt"]
+    assert first.ran[1].result is not None and first.ran[1].result.result["stdout"] == "one\n"
 
 
 async def test_tools_stay_in_the_prompt_alone_by_default_and_after_an_endpoint_refuses_them(

@@ -40,8 +40,8 @@ def parse(text: str) -> LinuxAnswer:
 
 def test_a_valid_answer_is_typed() -> None:
     answer = parse(GOOD)
-    assert answer.action.status is Status.CONTINUE
-    assert answer.action.arguments == {"command": "ls"}
+    assert answer.status is Status.CONTINUE
+    assert [a.arguments for a in answer.actions] == [{"command": "ls"}]
     assert answer.plan == ["a", "b"]
 
 

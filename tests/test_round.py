@@ -50,7 +50,8 @@ async def test_a_multi_round_session_shares_the_blackboard_and_counts_steps(
         (1, 2, 4),
         (1, 3, 5),
     ]
-    assert steps[2].result is not None and steps[2].result.result["stdout"] == "second\n"
+    [ran] = steps[2].actions
+    assert ran.result is not None and ran.result.result["stdout"] == "second\n"
     # The second round starts from fresh agent state: its first prompt shows no steps of round 0.
     prompts = read_jsonl(session.store.folder / "request.log")
     second_round_first_prompt = next(p for p in prompts if p["round_id"] == 1)
@@ -175,8 +176,9 @@ async def test_a_destructive_command_is_refused_without_a_yes_when_not_interacti
     await session.run_round("delete it")
     assert (victim / "file").read_text() == "precious"
     step = session.store.read_steps()[0]
-    assert step.result is not None and step.result.status.value == "skipped"
-    assert "not interactive" in (step.result.error or "") and "--yes" in (step.result.error or "")
+    assert step.actions[0].result is not None and step.actions[0].result.status.value == "skipped"
+    result = step.actions[0].result
+    assert "not interactive" in (result.error or "") and "--yes" in (result.error or "")
 
 
 async def test_yes_lets_a_destructive_command_run(
@@ -210,7 +212,7 @@ async def test_confirm_is_asked_before_the_action_and_a_no_leaves_it_unrun(
     assert user.questions and "touch" in user.questions[0]
     assert not target.exists()
     assert outcome.state is RoundState.FAIL
-    assert "declined" in (session.store.read_steps()[0].result.error or "")  # type: ignore[union-attr]
+    assert "declined" in (session.store.read_steps()[0].actions[0].result.error or "")  # type: ignore[union-attr]
 
 
 async def test_confirm_with_a_yes_runs_the_action(
@@ -240,7 +242,7 @@ async def test_deny_policy_refuses_destructive_commands_outright(
     await session.run_round("delete")
     assert victim.exists()
     assert user.questions == []  # nobody was even asked
-    assert "deny" in (session.store.read_steps()[0].result.error or "")  # type: ignore[union-attr]
+    assert "deny" in (session.store.read_steps()[0].actions[0].result.error or "")  # type: ignore[union-attr]
 
 
 async def test_pending_asks_the_user_and_records_the_answer(
@@ -346,7 +348,8 @@ async def test_a_tool_failure_is_shown_to_the_model_not_a_crash(
     assert outcome.state is RoundState.FAIL
     first = session.store.read_steps()[0]
     assert first.status is Status.CONTINUE
-    assert first.result is not None and "NotADirectoryError" in (first.result.error or "")
+    failed = first.actions[0].result
+    assert failed is not None and "NotADirectoryError" in (failed.error or "")
     prompts = (session.store.folder / "request.log").read_text().splitlines()
     assert "NotADirectoryError" in prompts[-1]
 

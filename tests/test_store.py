@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from roundhouse.core.trajectory import StepRecord
 from roundhouse.logs.store import LogStore, safe_task_name
 from tests.helpers import SessionFactory, read_jsonl, shell_answer, write_replay
 
@@ -69,8 +70,13 @@ async def test_the_log_folder_has_the_files_of_the_design(
     }
     steps = read_jsonl(folder / "response.log")
     assert len(steps) == 2
-    assert steps[0]["action"] == {"function": "run_shell", "arguments": {"command": "echo hi"}}
-    assert steps[0]["result"]["result"]["stdout"] == "hi\n"
+    [echo] = steps[0]["actions"]  # each action with its result, or why it did not run
+    assert {k: echo[k] for k in ("function", "arguments")} == {
+        "function": "run_shell",
+        "arguments": {"command": "echo hi"},
+    }
+    assert echo["result"]["result"]["stdout"] == "hi\n" and echo["not_run"] is None
+    assert steps[1]["actions"] == []  # FINISH calls no tool
     assert {"agent", "status", "thought", "usage", "model_ms", "action_ms"} <= set(steps[0])
     rounds = read_jsonl(folder / "rounds.jsonl")
     assert [r["record_state"] for r in rounds] == ["running", "finished"]
@@ -98,3 +104,22 @@ async def test_read_steps_skips_a_line_a_kill_cut_short(
         log.write('{"session_step": 2, "round_id": 0, "ro')  # the process died mid-write
     steps = session.store.read_steps()
     assert [s.session_step for s in steps] == [1]
+
+
+def test_a_step_written_before_answers_held_lists_reads_as_one_action() -> None:
+    """response.log and session.json of an older version: one "action" and its "result"."""
+    old = {
+        "session_step": 1,
+        "round_id": 0,
+        "round_step": 1,
+        "agent": "linux",
+        "agent_name": "linux",
+        "status": "CONTINUE",
+        "action": {"function": "run_shell", "arguments": {"command": "echo hi"}},
+        "result": {"status": "success", "result": {"stdout": "hi\n", "exit_code": 0}},
+    }
+    [action] = StepRecord.model_validate(old).actions
+    assert (action.function, action.arguments) == ("run_shell", {"command": "echo hi"})
+    assert action.result is not None and action.result.result["stdout"] == "hi\n"
+    finished = {**old, "status": "FINISH", "action": {"function": None}, "result": None}
+    assert StepRecord.model_validate(finished).actions == []

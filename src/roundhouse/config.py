@@ -97,6 +97,10 @@ class Settings(_Section):
     # The seeds' keys.
     max_step: int = Field(default=30, ge=1)
     max_round: int = Field(default=10, ge=1)
+    # Actions one answer may hold, run in order while each does what it meant to
+    # (agents/action_list.py): 1 is one action per model call. A step is one answer, so
+    # max_step bounds answers, and a round's actions are at most max_step * max_actions.
+    max_actions: int = Field(default=8, ge=1, le=50)
     # What the session's model calls may spend, checked before each request (core/limits.py;
     # None: no cap). Dollars: a model whose price is unknown cannot be held to max_cost, so
     # the request after its first is refused, saying so. Requests count every HTTP attempt,

@@ -110,7 +110,8 @@ def parse_every_way(text: str) -> None:
         pass
     try:
         app = parse_answer(text, AppAnswer, agent=AgentKind.APP, functions=FUNCTIONS)
-        check_control(app.action.arguments, CONTROLS)
+        for action in app.actions:
+            check_control(action.arguments, CONTROLS)
     except InvalidAnswer:
         pass
     try:

@@ -60,8 +60,13 @@ def step(
         agent_name="gedit",
         status=status,
         thought=f"thought {n}",
-        action=ActionRecord(function="type_text", arguments={"text": f"line {n}"}),
-        result=Result(status=ResultStatus.SUCCESS, result=f"typed line {n}"),
+        actions=[
+            ActionRecord(
+                function="type_text",
+                arguments={"text": f"line {n}"},
+                result=Result(status=ResultStatus.SUCCESS, result=f"typed line {n}"),
+            )
+        ],
         screenshots=screenshots or [],
     )
 
@@ -204,9 +209,11 @@ def test_images_prefer_the_final_screen_then_the_latest_annotated_steps(
 
 
 def test_long_results_are_clipped_for_the_judge(trajectory: RoundRecord) -> None:
-    long = step(4).model_copy(
+    [typed] = step(4).actions
+    said = typed.model_copy(
         update={"result": Result(status=ResultStatus.SUCCESS, result="x" * 5000)}
     )
+    long = step(4).model_copy(update={"actions": [said]})
     text = render_round(trajectory.model_copy(update={"steps": [long]}))
     assert "[4000 more characters]" in text
 

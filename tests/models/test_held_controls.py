@@ -378,3 +378,61 @@ def test_a_window_of_an_application_named_otherwise_here_is_found_by_its_title()
         window(5, "Roundhouse Qt test", "python"), window(6, "Roundhouse Qt test", "x")
     )
     assert point_at_window(selecting(12582919), twice, held) == selecting(12582919)
+
+
+def listing(*actions: dict[str, object]) -> str:
+    """An answer of several actions."""
+    return json.dumps({"observation": "o", "thought": "t", "action": list(actions), "result": ""})
+
+
+def typed(label: int, name: str, text: str) -> dict[str, object]:
+    arguments = {"id": label, "name": name, "text": text}
+    return {"function": "type_text", "arguments": arguments, "status": "CONTINUE"}
+
+
+async def test_a_list_holds_each_actions_control_and_replays_where_the_numbers_differ(
+    tmp_path: Path,
+) -> None:
+    form = (("entry", "Address and search bar"), ("entry", "Name"), ("entry", "Email"))
+    answer = listing(
+        typed(2, "Name", "Ada"),
+        {"function": "press_keys", "arguments": {"keys": "Tab"}, "status": "CONTINUE"},
+        typed(3, "Email", "ada@example.org"),
+    )
+    recorded = tmp_path / "r.json"
+    recorder = RecordingModel(FunctionModel(lambda _: answer), recorded, ())
+    await recorder.complete(ModelRequest(agent="app", messages=(), observation=seen(*form)))
+    [item] = json.loads(recorded.read_text())
+    assert "control" not in item
+    assert item["controls"] == [
+        {"role": "entry", "name": "Name", "nth": 1, "dialog": False},
+        None,  # the keys name no control
+        {"role": "entry", "name": "Email", "nth": 1, "dialog": False},
+    ]
+    elsewhere = seen(*ROOT_NOTICE, *form)
+    answered = await ReplayModel(recorded).complete(
+        ModelRequest(agent="app", messages=(), observation=elsewhere)
+    )
+    actions = json.loads(answered.text)["action"]
+    assert [a["arguments"].get("id") for a in actions] == [4, None, 5]
+    for action in actions:
+        check_control(action["arguments"], [(c.label, c.name) for c in elsewhere.controls])
+
+
+async def test_a_hosts_list_holds_the_window_it_selects(tmp_path: Path) -> None:
+    shell = {"function": "run_shell", "arguments": {"command": "true"}, "status": "CONTINUE"}
+    select = json.loads(selecting(6291463))["action"]
+    recorded = tmp_path / "r.json"
+    there = host_sees(window(6291463, "Roundhouse Qt test", "qt_app.py"))
+    recorder = RecordingModel(FunctionModel(lambda _: listing(shell, select)), recorded, ())
+    await recorder.complete(ModelRequest(agent="host", messages=(), observation=there))
+    [item] = json.loads(recorded.read_text())
+    assert item["windows"] == [
+        None,
+        {"application": "qt_app.py", "title": "Roundhouse Qt test", "nth": 1},
+    ]
+    here = host_sees(window(12582919, "Roundhouse Qt test", "qt_app.py"))
+    answered = await ReplayModel(recorded).complete(
+        ModelRequest(agent="host", messages=(), observation=here)
+    )
+    assert json.loads(answered.text)["action"][1]["arguments"]["window_id"] == 12582919

@@ -500,6 +500,11 @@ def test_a_tool_call_becomes_the_answers_action() -> None:
         "status": "CONFIRM",  # the content's status is kept
     }
     bare = json.loads(answer_text(None, [("wait", ""), ("press_keys", '{"keys": "a"}')]))
-    assert bare["action"] == {"function": "wait", "arguments": {}, "status": "CONTINUE"}
+    assert bare["action"] == [  # calls made together: one answer's actions, in order
+        {"function": "wait", "arguments": {}, "status": "CONTINUE"},
+        {"function": "press_keys", "arguments": {"keys": "a"}, "status": "CONTINUE"},
+    ]
+    ending = answer_text('{"action": {"status": "FINISH"}}', [("wait", ""), ("wait", "")])
+    assert [a["status"] for a in json.loads(ending)["action"]] == ["CONTINUE", "FINISH"]
     prose = json.loads(answer_text("I will press it.", [("wait", "{oops")]))
     assert prose["observation"] == "I will press it." and prose["action"]["arguments"] == "{oops"

@@ -6,6 +6,7 @@ and a GUI round with the offline planner on gedit under Xvfb (screenshots, snaps
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tempfile
@@ -141,6 +142,34 @@ async def test_a_shell_session_shows_every_step_request_and_answer_in_chromium(
     assert folded.get_attribute("open") is None
     folded.find_element(By.TAG_NAME, "summary").click()
     assert "\n200" in folded.find_element(By.TAG_NAME, "pre").text
+
+
+async def test_a_step_of_several_actions_shows_each_and_what_did_not_run(
+    tmp_path: Path, make_session: SessionFactory, browser: WebDriver
+) -> None:
+    """One model call, three actions: the second fails, so the third never runs."""
+    listed = shell_answer("CONTINUE", "echo one")
+    listed["action"] = [
+        {"function": "run_shell", "arguments": {"command": c}, "status": "CONTINUE"}
+        for c in ("echo one", "exit 3", "echo never")
+    ]
+    replay = write_replay(
+        tmp_path / "answers.json", [listed, shell_answer("FAIL", result="exit 3")]
+    )
+    session = await make_session(model=f"replay:{replay}")
+    await session.run_round("run three commands")
+    open_report(browser, write_report(session.store.folder))
+    first = step_element(browser, read_jsonl(session.store.folder / "response.log")[0])[0]
+    assert first.find_element(By.CSS_SELECTOR, ".action-count").text == (
+        "3 actions, one model call"
+    )
+    shown = [a.text for a in first.find_elements(By.CSS_SELECTOR, ".action-item code.arguments")]
+    assert [json.loads(text)["command"] for text in shown] == ["echo one", "exit 3", "echo never"]
+    statuses = [b.text for b in first.find_elements(By.CSS_SELECTOR, ".result-status")]
+    assert statuses == ["success", "success", "not run"]
+    assert "it exited with code 3" in first.find_element(By.CSS_SELECTOR, ".not-run-reason").text
+    assert "1 model requests · 3 actions" in first.find_element(By.CSS_SELECTOR, ".usage").text
+    assert browser.find_element(By.ID, "total-actions").text == "3"
 
 
 async def test_html_in_a_thought_or_an_output_shows_as_text(

@@ -4,6 +4,9 @@ Its step is the common one (agents/base.py); what is its own: each step it looks
 window (the application's dialog in front, when there is one): the numbered control list
 and the annotated screenshot. The model names a control by number and name together, and
 they must agree (checked again against a fresh look when the window may have changed).
+An answer of several actions names controls of the list it was given; before each action
+after the first, the control is read again and must still be there, with the same name
+and role (`recheck`), else the list stops there.
 Sensitive actions need a yes BEFORE they run, whatever the model answered; a "no" fails the
 subtask and the host decides. A window that is gone is never acted on: the step ends
 without a model call, with the reason. So is one whose application stopped answering,
@@ -17,8 +20,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
+from roundhouse.agents.action_list import Acted, target_changed
 from roundhouse.agents.asking import Asked
-from roundhouse.agents.base import AgentCore, Conclusion, Ended, Seen
+from roundhouse.agents.base import AgentCore, Conclusion, Ended, Seen, answered_status
 from roundhouse.agents.prompting import app_messages
 from roundhouse.agents.responses import ActionAnswer, AppAnswer, check_control
 from roundhouse.agents.sensitive import is_closing, sensitive_reason
@@ -81,6 +85,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             controls=(),
             history=self.history(context),
             screenshot=annotated if annotated.name in saved else None,
+            max_actions=self.services.settings.max_actions,
         )
         return Seen(self._showing(asked_for, target, listed), tuple(saved))
 
@@ -103,7 +108,8 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
 
     def check(self, seen: Seen[AppObservation], answer: AppAnswer) -> None:
         controls = [(c.label, c.name) for c in seen.observation.controls]
-        check_control(answer.action.arguments, controls)
+        for action in answer.actions:  # all of them name controls of the list it was given
+            check_control(action.arguments, controls)
 
     async def look_again(self, seen: Seen[AppObservation]) -> Seen[AppObservation] | None:
         """The UI may have changed since the observation (a dialog that opens late): what is
@@ -118,30 +124,39 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
             return None
         return Seen(self._showing(before, now, fresh), seen.screenshots)
 
+    async def recheck(self, seen: Seen[AppObservation], action: ActionAnswer) -> str | None:
+        """The control the action names, read again: still there, by the same name and role."""
+        control = _named_control(action.arguments, seen.observation.controls)
+        if control is None:
+            return None
+        now = await self._controls(seen.observation.window)
+        if not now.tree_available:
+            return f"the controls could not be read again ({now.note})"
+        return target_changed(control, now.controls)
+
     async def act(
         self,
         context: RoundContext,
         seen: Seen[AppObservation],
-        answer: AppAnswer,
+        action: ActionAnswer,
         asked: Asked[AppAnswer],
         specs: list[ToolSpec],
     ) -> Result:
-        function = answer.action.function or ""
-        control = _named_control(answer.action.arguments, seen.observation.controls)
-        why = sensitive_reason(function, answer.action.arguments, control)
-        if why is None and answer.action.status is Status.CONFIRM:
+        function = action.function or ""
+        control = _named_control(action.arguments, seen.observation.controls)
+        why = sensitive_reason(function, action.arguments, control)
+        if why is None and action.status is Status.CONFIRM:
             why = "the model asked for a confirmation"
         scale = asked.image_scales[0] if asked.image_scales else 1.0
         window = seen.observation.window
-        arguments = _tool_arguments(
-            function, answer.action.arguments, specs, window, scale, control
-        )
+        arguments = _tool_arguments(function, action.arguments, specs, window, scale, control)
         return await self.run(function, arguments, specs, why)
 
     def conclude(
-        self, context: RoundContext, seen: Seen[Any], answer: AppAnswer, result: Result | None
+        self, context: RoundContext, seen: Seen[Any], answer: AppAnswer, acted: Acted
     ) -> Conclusion[AppAnswer]:
-        status = answer.action.status
+        status = answered_status(answer, acted)
+        result = acted.last
         if result is not None and result.status is ResultStatus.SKIPPED:
             # Not run (a "no", or the shell policy): the subtask fails, saying why.
             status = Status.FAIL
@@ -196,7 +211,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         return AppAnswer(
             observation=f"The window {window.title!r} does not answer.",
             thought="Acting on an application that does not answer would queue blind input.",
-            action=ActionAnswer(status=Status.FAIL),
+            action=[ActionAnswer(status=Status.FAIL)],
             result=f"the {self.name} window {window.title!r} is {reason}; waited {waited:g} s",
         )
 
@@ -204,7 +219,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         """The window is gone, and acting on its old coordinates is wrong: FINISH if the
         agent's own last action closed it, or answered the question its closing asked
         ("Save changes?": Save, Discard), else FAIL."""
-        acted = [step for step in self.history(context) if step.function]
+        acted = [step for step in self.history(context) if step.ran]
         last = acted[-1] if acted else None
         closed = last is not None and (
             _closes(last) or (last.function == ToolName.CLICK_CONTROL and any(map(_closes, acted)))
@@ -219,7 +234,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         return AppAnswer(
             observation=f"The window {title!r} is no longer on the desktop.",
             thought="There is nothing left to act on.",
-            action=ActionAnswer(status=Status.FINISH if closed else Status.FAIL),
+            action=[ActionAnswer(status=Status.FINISH if closed else Status.FAIL)],
             result=result,
         )
 

@@ -6,12 +6,16 @@ in an answer, how it acts, what its answer comes to); none has a copy of the ste
     seen   = await self.observe(context, specs)          # hook (or the step ends here)
     prompt = self.render(seen, offered)                   # hook
     asked  = await self.ask(step, prompt, parse)          # parse = the answer type + check()
-    result = await self.act(context, seen, answer, ...)   # hook, or the user is asked (PENDING)
-    end    = self.conclude(context, seen, answer, result) # hook: the status it comes to
+    acted  = the answer's actions in turn: each act(...)  # hook; recheck(...) before each
+             after the first, stop_reason(...) after each (agents/action_list.py)
+             (or the user is asked: PENDING)
+    end    = self.conclude(context, seen, answer, acted)  # hook: the status it comes to
     return   Concluded(step, the transition of that status)   # looked up once, here
 
-The step record is the one record of the step: the history the next prompts show
-(`history`), the round's posts and everything logged are derived from it.
+A step is one answer: one model call (and the calls its invalid answers cost), and the
+actions it held. The step record is the one record of the step: the history the next
+prompts show (`history`: an entry per action), the round's posts and everything logged
+are derived from it.
 """
 
 from __future__ import annotations
@@ -22,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
+from roundhouse.agents.action_list import Acted, stop_reason, stopped_after, stopped_before
 from roundhouse.agents.asking import Asked, ask_model
-from roundhouse.agents.responses import StepAnswer, answer_schema, parse_answer
+from roundhouse.agents.responses import ActionAnswer, StepAnswer, answer_schema, parse_answer
 from roundhouse.config import Settings
 from roundhouse.core.commands import Command, Result, ResultStatus
 from roundhouse.core.context import RoundContext
@@ -37,7 +42,7 @@ from roundhouse.devices.contract import ToolName
 from roundhouse.devices.describing import ToolSpec
 from roundhouse.devices.shell import destructive_reason
 from roundhouse.models.base import LanguageModel, ModelRequest, OfferedTool
-from roundhouse.models.observation import PastStep
+from roundhouse.models.observation import NOT_RUN, PastStep
 
 Obs = TypeVar("Obs")  # what the agent observes
 A = TypeVar("A", bound=StepAnswer)  # what it must answer
@@ -115,13 +120,20 @@ class AgentCore(Generic[Obs, A]):
         offered = [spec for spec in specs if spec.name in self.functions]
         seen = await self.observe(context, specs)
         if isinstance(seen, Ended):
-            return self._conclude(context, step, Seen(None), seen.answer, None)
+            return self._conclude(context, step, Seen(None), seen.answer, Acted())
         current: Seen[Obs] = seen
         step.screenshots = list(seen.screenshots)
 
+        most = self.services.settings.max_actions
+
         def parse(text: str) -> A:
             names = [spec.name for spec in offered]
-            answer = cast(A, parse_answer(text, self.answer_type, agent=self.kind, functions=names))
+            answer = cast(
+                A,
+                parse_answer(
+                    text, self.answer_type, agent=self.kind, functions=names, max_actions=most
+                ),
+            )
             self.check(current, answer)
             return answer
 
@@ -130,7 +142,7 @@ class AgentCore(Generic[Obs, A]):
                 agent=self.kind.value,
                 messages=self.render(seen, offered),
                 observation=seen.observation,
-                response_schema=answer_schema(self.answer_type),
+                response_schema=answer_schema(self.answer_type, most),
                 tools=tuple(OfferedTool(s.name, s.description, s.parameters) for s in offered),
             )
 
@@ -144,16 +156,43 @@ class AgentCore(Generic[Obs, A]):
 
         asked = await self.ask(step, request_for(current), parse, look_again)
         answer = asked.answer
-        self.services.events.emit(StepAnswered(round_, step))
+        calls = to_run(answer)
+        step.actions = [
+            ActionRecord(function=a.function or "", arguments=a.arguments) for a in calls
+        ]
+        self.services.events.emit(StepAnswered(round_, step))  # checkpointed before it acts
         started = time.monotonic()
-        result: Result | None = None
-        if answer.action.status is Status.PENDING:
+        acted = await self._act_in_turn(context, current, calls, asked, specs, step.actions)
+        if answer.status is Status.PENDING and acted.stopped is None:
             step.question = answer.question or ""
             step.user_reply = await self.ask_user(context, step.question)
-        elif answer.action.function is not None and answer.action.status is not Status.SCREENSHOT:
-            result = await self.act(context, current, answer, asked, specs)  # SCREENSHOT: look
         step.action_ms = round((time.monotonic() - started) * 1000, 1)
-        return self._conclude(context, step, current, answer, result)
+        return self._conclude(context, step, current, answer, acted)
+
+    async def _act_in_turn(
+        self,
+        context: RoundContext,
+        seen: Seen[Obs],
+        calls: list[ActionAnswer],
+        asked: Asked[A],
+        specs: list[ToolSpec],
+        records: list[ActionRecord],
+    ) -> Acted:
+        """The answer's actions in order, each record filled in as it runs, until one shows
+        that the rest must not run unseen (agents/action_list.py); those say why not."""
+        results: list[Result] = []
+        for number, (action, record) in enumerate(zip(calls, records, strict=True), 1):
+            if number > 1:
+                changed = await self.recheck(seen, action)
+                if changed is not None:
+                    return _stop(results, records[number - 1 :], stopped_before(number, changed))
+            result = await self.act(context, seen, action, asked, specs)
+            record.result = result
+            results.append(result)
+            why = stop_reason(record.function, result) if number < len(calls) else None
+            if why is not None:
+                return _stop(results, records[number:], stopped_after(number, record.function, why))
+        return Acted(tuple(results))
 
     def _conclude(
         self,
@@ -161,11 +200,11 @@ class AgentCore(Generic[Obs, A]):
         step: StepRecord,
         seen: Seen[Any],
         answered: A,
-        result: Result | None,
+        acted: Acted,
     ) -> Concluded:
         """The step as its answer came to (the conclude hook): its status, what it did and
         said, to whom its post goes, and where the round goes from it."""
-        end = self.conclude(context, seen, answered, result)
+        end = self.conclude(context, seen, answered, acted)
         move = transition(self.kind, end.status)
         answer = end.answer
         if move.round_end:
@@ -173,11 +212,7 @@ class AgentCore(Generic[Obs, A]):
         step.observation = answer.observation
         step.thought = answer.thought
         step.plan = answer.plan
-        step.action = ActionRecord(
-            function=answer.action.function, arguments=answer.action.arguments
-        )
         step.comment = answer.comment
-        step.result = result
         step.answer = answer.result
         step.send_to = end.send_to
         step.subtask = end.subtask
@@ -185,11 +220,13 @@ class AgentCore(Generic[Obs, A]):
         return Concluded(step, move)
 
     def history(self, context: RoundContext) -> tuple[PastStep, ...]:
-        """This agent's concluded steps since its assignment, as its next prompt shows them."""
+        """This agent's concluded steps since its assignment, as its next prompt shows them:
+        an entry per action (and one for an answer that called none)."""
         return tuple(
-            past_step(step)
+            entry
             for step in context.round.steps[self.since :]
             if step.agent_name == self.name and step.concluded
+            for entry in past_steps(step)
         )
 
     # --- the hooks -----------------------------------------------------------------------
@@ -208,25 +245,29 @@ class AgentCore(Generic[Obs, A]):
         (None: nothing changed, or nothing to look at)."""
         return None
 
+    async def recheck(self, seen: Seen[Obs], action: ActionAnswer) -> str | None:
+        """Before an action after the first of a list: why its target is not there as the
+        model saw it (None: it is, or it names none)."""
+        return None
+
     async def act(
         self,
         context: RoundContext,
         seen: Seen[Obs],
-        answer: A,
+        action: ActionAnswer,
         asked: Asked[A],
         specs: list[ToolSpec],
     ) -> Result:
-        """Run the answer's action: by default as given, asking first when it is CONFIRM."""
-        why = (
-            "the model asked for a confirmation" if answer.action.status is Status.CONFIRM else None
-        )
-        return await self.run(answer.action.function or "", answer.action.arguments, specs, why)
+        """Run one of the answer's actions: by default as given, asking first when it is
+        CONFIRM."""
+        why = "the model asked for a confirmation" if action.status is Status.CONFIRM else None
+        return await self.run(action.function or "", action.arguments, specs, why)
 
     def conclude(
-        self, context: RoundContext, seen: Seen[Any], answer: A, result: Result | None
+        self, context: RoundContext, seen: Seen[Any], answer: A, acted: Acted
     ) -> Conclusion[A]:
         """What the answer comes to: by default its own status, posted to the user."""
-        return Conclusion(answer.action.status, "user", answer)
+        return Conclusion(answered_status(answer, acted), "user", answer)
 
     # --- what the hooks use ----------------------------------------------------------------
 
@@ -282,15 +323,55 @@ class AgentCore(Generic[Obs, A]):
         return result
 
 
-def past_step(step: StepRecord) -> PastStep:
-    """A step as a prompt shows it afterwards: what was done, and what came of it."""
-    result = step.result
-    return PastStep(
-        function=step.action.function,
-        arguments=step.action.arguments,
-        status=step.status.value if step.status else "",
-        result_status=result.status.value if result else ("answered" if step.user_reply else None),
-        output=result.result if result else step.user_reply,
-        error=result.error if result else None,
-        comment=step.comment,
-    )
+def to_run(answer: StepAnswer) -> list[ActionAnswer]:
+    """The actions of an answer that are meant to run: every one of a list but its last,
+    and the last unless its status runs nothing (SCREENSHOT looks again, PENDING asks)."""
+    last = answer.last
+    runs = last.function is not None and last.status not in (Status.SCREENSHOT, Status.PENDING)
+    return [*answer.actions[:-1], *([last] if runs else [])]
+
+
+def answered_status(answer: StepAnswer, acted: Acted) -> Status:
+    """The answer's status, or CONTINUE when its list stopped early: the model is asked
+    again, seeing what ran, before anything its answer meant for the end."""
+    return Status.CONTINUE if acted.stopped is not None else answer.status
+
+
+def _stop(results: list[Result], rest: list[ActionRecord], why: str) -> Acted:
+    for record in rest:
+        record.not_run = why
+    return Acted(tuple(results), why)
+
+
+def past_steps(step: StepRecord) -> tuple[PastStep, ...]:
+    """A step as a prompt shows it afterwards: what each of its actions did, or why it did
+    not run; an answer that called nothing (or asked the user) as an entry of its own."""
+    status = step.status.value if step.status else ""
+    count = len(step.actions)
+    entries = [
+        PastStep(
+            function=action.function,
+            arguments=action.arguments,
+            # The actions before the last went on; the last says what the answer came to.
+            status=status if number == count else Status.CONTINUE.value,
+            result_status=action.result.status.value if action.result else NOT_RUN,
+            output=action.result.result if action.result else None,
+            error=action.result.error if action.result else action.not_run,
+            comment=step.comment,
+            in_list=(number, count) if count > 1 else None,
+        )
+        for number, action in enumerate(step.actions, 1)
+    ]
+    if not entries or step.question is not None:
+        entries.append(
+            PastStep(
+                function=None,
+                arguments={},
+                status=status,
+                result_status="answered" if step.user_reply else None,
+                output=step.user_reply,
+                error=None,
+                comment=step.comment,
+            )
+        )
+    return tuple(entries)

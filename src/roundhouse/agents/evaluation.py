@@ -90,13 +90,15 @@ def render_step(step: StepRecord) -> str:
     lines = [f"Step {step.round_step} — {step.agent_name} ({step.agent}), status {step.status}"]
     if step.thought:
         lines.append(f"  thought: {_clip(step.thought)}")
-    if step.action.function:
-        arguments = json.dumps(step.action.arguments, ensure_ascii=False)
-        lines.append(f"  action: {step.action.function}({_clip(arguments)})")
-    if step.result is not None:
-        outcome = step.result.error if step.result.error else step.result.result
-        shown = outcome if isinstance(outcome, str) else json.dumps(outcome, default=str)
-        lines.append(f"  result: {step.result.status}: {_clip(shown)}")
+    for action in step.actions:
+        arguments = json.dumps(action.arguments, ensure_ascii=False)
+        lines.append(f"  action: {action.function}({_clip(arguments)})")
+        if action.result is not None:
+            outcome = action.result.error if action.result.error else action.result.result
+            shown = outcome if isinstance(outcome, str) else json.dumps(outcome, default=str)
+            lines.append(f"  result: {action.result.status}: {_clip(shown)}")
+        else:
+            lines.append(f"  not run: {action.not_run or 'the step ended first'}")
     if step.answer:
         lines.append(f"  answer: {_clip(step.answer)}")
     if step.question:

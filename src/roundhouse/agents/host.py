@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from roundhouse.agents.base import AgentCore, Conclusion, Seen
+from roundhouse.agents.action_list import Acted
+from roundhouse.agents.base import AgentCore, Conclusion, Seen, answered_status
 from roundhouse.agents.prompting import blackboard_text, host_messages
 from roundhouse.agents.responses import HostAnswer, check_host
-from roundhouse.core.commands import Result
 from roundhouse.core.context import RoundContext
 from roundhouse.core.messages import Message
 from roundhouse.core.states import AgentKind, Status
@@ -59,6 +59,7 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
             history=self.history(context),
             blackboard=blackboard_text(context),
             screenshot=screenshot if shot.ok else None,
+            max_actions=self.services.settings.max_actions,
         )
         return Seen(observation, (screenshot.name,) if shot.ok else ())
 
@@ -69,11 +70,13 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
         check_host(answer)
 
     def conclude(
-        self, context: RoundContext, seen: Seen[Any], answer: HostAnswer, result: Result | None
+        self, context: RoundContext, seen: Seen[Any], answer: HostAnswer, acted: Acted
     ) -> Conclusion[HostAnswer]:
         subtask = answer.current_subtask or None
-        if answer.action.status is not Status.ASSIGN:
-            return Conclusion(answer.action.status, "user", answer, subtask)
+        status = answered_status(answer, acted)  # CONTINUE: the list stopped before its ASSIGN
+        if status is not Status.ASSIGN:
+            return Conclusion(status, "user", answer, subtask)
+        result = acted.last
         if result is None or not result.ok:
             # No window to hand over: the host decides again, seeing the failure.
             return Conclusion(Status.CONTINUE, "user", answer, subtask)

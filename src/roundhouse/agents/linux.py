@@ -36,6 +36,7 @@ class LinuxAgent(AgentCore[ShellObservation, LinuxAnswer]):
                 blackboard=blackboard_text(context),
                 tools=tuple(spec.name for spec in specs if spec.name in self.functions),
                 workdir=str(self.services.settings.workdir or "."),
+                max_actions=self.services.settings.max_actions,
             )
         )
 

@@ -24,7 +24,14 @@ from roundhouse.models.observation import (
 MAX_OUTPUT_IN_PROMPT = 3000
 # What an action's result holds for the logs rather than the model: timings, and the
 # control and route the step's call already names. Its effect is what the model reads.
-_ACTION_DETAILS = ("settle_ms", "screen_changed", "still_changing", "control", "route")
+_ACTION_DETAILS = (
+    "settle_ms",
+    "screen_changed",
+    "still_changing",
+    "control",
+    "route",
+    "window_change",  # the effect's line says it ("new window ... opened")
+)
 
 
 @cache
@@ -34,13 +41,23 @@ def template(name: str) -> Template:
 
 
 def describe_step(index: int, step: PastStep) -> str:
+    """`3. [CONTINUE] (2 of 3 in one answer) click_control({...}) -> success: effect ...`:
+    one action, where it stood in its answer's list, and what came of it (or why it did
+    not run)."""
     call = f"{step.function}({json.dumps(step.arguments, ensure_ascii=False)})"
     if step.result_status is None:
         return f"{index}. [{step.status}] no action"
     body = step.error if step.error else describe_output(step.output)
     if len(body) > MAX_OUTPUT_IN_PROMPT:
         body = body[:MAX_OUTPUT_IN_PROMPT] + " [... cut ...]"
-    return f"{index}. [{step.status}] {call} -> {step.result_status}: {body}"
+    where = f" ({step.in_list[0]} of {step.in_list[1]} in one answer)" if step.in_list else ""
+    return f"{index}. [{step.status}]{where} {call} -> {step.result_status}: {body}"
+
+
+def several_actions(most: int) -> str:
+    """What the system prompt says of answers with several actions: nothing when one
+    answer holds one action (max_actions 1)."""
+    return "" if most <= 1 else template("several_actions.txt").substitute(most=most)
 
 
 def describe_output(output: Any) -> str:
@@ -87,8 +104,9 @@ def _step_summary(step: StepRecord) -> dict[str, Any]:
         "step": step.round_step,
         "agent": step.agent_name,
         "status": step.status.value if step.status else None,
-        "action": step.action.function,
-        "arguments": step.action.arguments,
+        "actions": [
+            {"function": action.function, "arguments": action.arguments} for action in step.ran
+        ],
         "answer": step.answer,
     }
 
@@ -100,7 +118,9 @@ def linux_messages(observation: ShellObservation, specs: list[ToolSpec]) -> tupl
         if observation.blackboard
         else ""
     )
-    system = template("linux_system.txt").substitute(tools=describe_tools(specs))
+    system = template("linux_system.txt").substitute(
+        tools=describe_tools(specs), several=several_actions(observation.max_actions)
+    )
     user = template("linux_user.txt").substitute(
         request=observation.request,
         workdir=observation.workdir,
@@ -184,7 +204,9 @@ def host_messages(observation: HostObservation, specs: list[ToolSpec]) -> tuple[
     subtasks = "\n".join(
         f"- {s.application}: {s.subtask} -> {s.status}: {s.result}" for s in observation.subtasks
     )
-    system = template("host_system.txt").substitute(tools=describe_tools(specs))
+    system = template("host_system.txt").substitute(
+        tools=describe_tools(specs), several=several_actions(observation.max_actions)
+    )
     user = template("host_user.txt").substitute(
         request=observation.request,
         blackboard=board,
@@ -203,7 +225,9 @@ def app_messages(observation: AppObservation, specs: list[ToolSpec]) -> tuple[Me
     if not observation.tree_available:
         controls = observation.note or "This application exposes no accessibility tree."
     system = template("app_system.txt").substitute(
-        application=observation.application, tools=describe_tools(specs)
+        application=observation.application,
+        tools=describe_tools(specs),
+        several=several_actions(observation.max_actions),
     )
     user = template("app_user.txt").substitute(
         board=observation.board,

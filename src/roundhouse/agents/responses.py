@@ -2,6 +2,11 @@
 
 A parse or validation failure is an InvalidAnswer whose message goes back to the model;
 nothing here falls back to a default status or a guessed function.
+
+An answer's "action" is one action {function, arguments, status}, or a list of them, run
+in order (agents/action_list.py says when a list stops early). The last one's status is
+the answer's; the ones before it act and go on (CONTINUE, or CONFIRM: asked first). One
+action is a list of one: every answer written before lists existed reads the same.
 """
 
 from __future__ import annotations
@@ -40,16 +45,30 @@ class ActionAnswer(_Answer):
         return None if isinstance(value, str) and not value.strip() else value
 
 
+# The statuses an action may have before the last one of a list: it runs and the list goes
+# on. The others end an answer (FINISH, FAIL, ASSIGN...) or run nothing (SCREENSHOT,
+# PENDING), so they stand last.
+GOES_ON = frozenset({Status.CONTINUE, Status.CONFIRM})
+
+
 class StepAnswer(_Answer):
     """What every acting agent answers each step."""
 
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
     observation: str
     thought: str
-    action: ActionAnswer
+    # "action" in the JSON: one action, or a list of them in the order they run.
+    actions: list[ActionAnswer] = Field(alias="action", min_length=1)
     plan: list[str] = Field(default_factory=list)
     result: str = ""  # the answer so far; the final answer with FINISH, the reason with FAIL
     question: str | None = None  # what to ask the user when status is PENDING
     comment: str = ""  # what the agent notes for itself about this step (its progress)
+
+    @field_validator("actions", mode="before")
+    @classmethod
+    def _one_or_several(cls, value: Any) -> Any:
+        return [value] if isinstance(value, dict | ActionAnswer) else value
 
     @field_validator("plan", mode="before")
     @classmethod
@@ -57,6 +76,15 @@ class StepAnswer(_Answer):
         if isinstance(value, str):
             return [line.strip("- ").strip() for line in value.splitlines() if line.strip()]
         return value
+
+    @property
+    def status(self) -> Status:
+        """The answer's status: its last action's."""
+        return self.actions[-1].status
+
+    @property
+    def last(self) -> ActionAnswer:
+        return self.actions[-1]
 
 
 class LinuxAnswer(StepAnswer):
@@ -67,7 +95,12 @@ AnswerT = TypeVar("AnswerT", bound=StepAnswer)
 
 
 def parse_answer(
-    text: str, answer_type: type[AnswerT], *, agent: AgentKind, functions: Collection[str]
+    text: str,
+    answer_type: type[AnswerT],
+    *,
+    agent: AgentKind,
+    functions: Collection[str],
+    max_actions: int = 1,
 ) -> AnswerT:
     try:
         data = extract_json_object(text)
@@ -76,10 +109,35 @@ def parse_answer(
         raise InvalidAnswer(str(error)) from None
     except ValidationError as error:
         raise InvalidAnswer(_describe(error)) from None
-    check_action(answer.action, agent=agent, functions=functions)
-    if answer.action.status is Status.PENDING and not answer.question:
+    check_actions(answer.actions, agent=agent, functions=functions, max_actions=max_actions)
+    if answer.status is Status.PENDING and not answer.question:
         raise InvalidAnswer("status PENDING needs a 'question' for the user")
     return answer
+
+
+def check_actions(
+    actions: list[ActionAnswer],
+    *,
+    agent: AgentKind,
+    functions: Collection[str],
+    max_actions: int,
+) -> None:
+    """Each action as check_action says; a list no longer than `max_actions`, where every
+    action but the last calls a tool and goes on."""
+    if len(actions) > max_actions:
+        allowed = "one action" if max_actions == 1 else f"at most {max_actions} actions"
+        raise InvalidAnswer(f"the answer holds {len(actions)} actions; give {allowed}")
+    for number, action in enumerate(actions, 1):
+        check_action(action, agent=agent, functions=functions)
+        if number == len(actions):
+            break
+        if action.function is None:
+            raise InvalidAnswer(f"action {number} of the list calls no function; only the last may")
+        if action.status not in GOES_ON:
+            raise InvalidAnswer(
+                f"action {number} of the list has status {action.status.value}; the actions "
+                "before the last are CONTINUE (or CONFIRM), the last one's status is the answer's"
+            )
 
 
 def check_action(action: ActionAnswer, *, agent: AgentKind, functions: Collection[str]) -> None:
@@ -100,9 +158,16 @@ def _describe(error: ValidationError) -> str:
     return "the answer does not have the required fields: " + "; ".join(problems)
 
 
-def answer_schema(answer_type: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema sent to endpoints that support structured output."""
-    return answer_type.model_json_schema()
+def answer_schema(answer_type: type[BaseModel], max_actions: int = 1) -> dict[str, Any]:
+    """The JSON schema sent to endpoints that support structured output: "action" is one
+    action, or (where several are allowed) a list of up to `max_actions`."""
+    schema = answer_type.model_json_schema()
+    properties = schema.get("properties", {})
+    if "action" in properties:
+        one = properties["action"]["items"]
+        several = {"type": "array", "items": one, "minItems": 1, "maxItems": max_actions}
+        properties["action"] = {"anyOf": [one, several]} if max_actions > 1 else one
+    return schema
 
 
 class HostAnswer(StepAnswer):
@@ -122,11 +187,11 @@ ASSIGN_FUNCTIONS = (ToolName.SELECT_WINDOW, ToolName.LAUNCH_APPLICATION)
 
 
 def check_host(answer: HostAnswer) -> HostAnswer:
-    if answer.action.status is Status.ASSIGN:
-        if answer.action.function not in ASSIGN_FUNCTIONS:
+    if answer.status is Status.ASSIGN:
+        if answer.last.function not in ASSIGN_FUNCTIONS:
             raise InvalidAnswer(
                 "ASSIGN needs the function select_window or launch_application "
-                f"(got {answer.action.function!r})"
+                f"(got {answer.last.function!r})"
             )
         if not answer.current_subtask.strip():
             raise InvalidAnswer("ASSIGN needs 'current_subtask': what the application is to do")

@@ -12,6 +12,7 @@ from roundhouse.bench import observation as _bench_observation  # noqa: F401
 from roundhouse.bench import osworld_env as _bench_osworld  # noqa: F401
 from roundhouse.bench import phrasing as _bench_phrasing  # noqa: F401
 from roundhouse.bench import sessions as _bench_sessions  # noqa: F401
+from roundhouse.bench import steps as _bench_steps  # noqa: F401
 from roundhouse.bench import tree as _bench_tree  # noqa: F401
 from roundhouse.bench.app import bench_app
 from roundhouse.cli import batch as _batch  # noqa: F401

@@ -15,6 +15,7 @@ from roundhouse.core.events import (
     StepTaken,
 )
 from roundhouse.core.states import RoundState
+from roundhouse.core.trajectory import ActionRecord
 
 WIDTH = 100
 
@@ -34,17 +35,15 @@ class StepPrinter:
             self._write(f"round {event.round.id}: {event.round.user_query}")
         elif isinstance(event, StepTaken):
             step = event.step
-            action = ""
-            if step.action.function:
-                action = f" {step.action.function}({_short(step.action.arguments, 60)})"
-            outcome = ""
-            if step.result is not None:
-                # An error is what the user must read whole; output only needs a summary.
-                detail = step.result.error or _summary(step.result.result)
-                width = 300 if step.result.error else 60
-                outcome = f" → {step.result.status}: {_short(detail, width)}"
             status = step.status or f"cut short: {_short(step.error or '', 300)}"
-            self._write(f"  step {step.round_step} [{step.agent_name}] {status}{action}{outcome}")
+            head = f"  step {step.round_step} [{step.agent_name}] {status}"
+            lines = [_action_line(action) for action in step.actions]
+            if len(lines) == 1:
+                self._write(f"{head} {lines[0]}")
+            else:  # an answer of several actions: a line each, under the step's
+                self._write(head + (f" ({len(lines)} actions, one model call)" if lines else ""))
+                for line in lines:
+                    self._write(f"    {line}")
         elif isinstance(event, AnswerRejected):
             self._write(
                 f"  invalid answer from {event.agent} (try {event.attempt}): {_short(event.reason)}"
@@ -62,6 +61,17 @@ class StepPrinter:
     def _write(self, line: str) -> None:
         self.out.write(line + "\n")
         self.out.flush()
+
+
+def _action_line(action: ActionRecord) -> str:
+    call = f"{action.function}({_short(action.arguments, 60)})"
+    if action.result is None:  # its list stopped first, or the step was cut short in it
+        why = f"not run: {_short(action.not_run, 300)}" if action.not_run else "no result"
+        return f"{call} → {why}"
+    # An error is what the user must read whole; output only needs a summary.
+    detail = action.result.error or _summary(action.result.result)
+    width = 300 if action.result.error else 60
+    return f"{call} → {action.result.status}: {_short(detail, width)}"
 
 
 def _summary(result: Any) -> str:

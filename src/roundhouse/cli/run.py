@@ -67,6 +67,10 @@ MaxTokensOption = Annotated[
 LogsOption = Annotated[Path | None, typer.Option(help="Folder for the log folders (default: logs)")]
 TaskOption = Annotated[str | None, typer.Option(help="Name of this session's log folder")]
 MaxStepOption = Annotated[int | None, typer.Option(help="Most steps a round may take")]
+MaxActionsOption = Annotated[
+    int | None,
+    typer.Option(help="Most actions one answer may hold, run in order (1: one per model call)"),
+]
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Approve confirmations")]
 ConfigOption = Annotated[
     Path | None, typer.Option(help="Settings file (default: ./roundhouse.yaml)")
@@ -92,6 +96,7 @@ class SessionOptions:
     logs: LogsOption = None
     task: TaskOption = None
     max_step: MaxStepOption = None
+    max_actions: MaxActionsOption = None
     max_cost: MaxCostOption = None
     max_requests: MaxRequestsOption = None
     max_tokens: MaxTokensOption = None
@@ -109,6 +114,7 @@ class SessionOptions:
             logs=self.logs,
             task=self.task,
             max_step=self.max_step,
+            max_actions=self.max_actions,
             max_cost=self.max_cost,
             max_requests=self.max_requests,
             max_tokens=self.max_tokens,

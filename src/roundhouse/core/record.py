@@ -42,6 +42,7 @@ class Attachment(BaseModel):
         "plan",
         "action",
         "result",
+        "not_run",  # an action of a list that stopped before it: why
         "observation",
         "screenshot",
         "question",
@@ -211,12 +212,14 @@ def _post(round_id: int, step: StepRecord) -> Post:
         Attachment(type="thought", content=step.thought),
         Attachment(type="plan", content="\n".join(step.plan)),
     ]
-    if step.action.function:
-        call = f"{step.action.function}({step.action.arguments})"
+    for action in step.actions:  # each action, then what came of it or why it did not run
+        call = f"{action.function}({action.arguments})"
         attachments.append(Attachment(type="action", content=call))
-    if step.result is not None:
-        outcome = step.result.model_dump_json(exclude={"call_id"})
-        attachments.append(Attachment(type="result", content=outcome))
+        if action.result is not None:
+            outcome = action.result.model_dump_json(exclude={"call_id"})
+            attachments.append(Attachment(type="result", content=outcome))
+        elif action.not_run is not None:
+            attachments.append(Attachment(type="not_run", content=action.not_run))
     return Post(
         id=f"post-{round_id}-{step.round_step}",
         send_from=step.agent_name,

@@ -26,7 +26,11 @@ A window is named by its id (the host's select_window), which is the display ser
 window id depends on how many clients had connected before the application did, and a
 Wayland compositor numbers its windows its own way. So --record notes the window's
 application, its title and its rank among that application's windows, and the replay points
-the answer at the window that is the same here. Pure functions: no I/O.
+the answer at the window that is the same here.
+
+An answer of several actions names a control (or a window) per action, all of the list its
+model was given: each is held, and pointed at, by the action's place in the list (`index`).
+Pure functions: no I/O.
 """
 
 from __future__ import annotations
@@ -51,11 +55,12 @@ class HeldControl(BaseModel):
     dialog: bool = False  # in a dialog of the application, in front of its own window
 
 
-def hold_control(answer: str, observation: object) -> HeldControl | None:
-    """What control `answer` names by number, in the window it was given for."""
+def hold_control(answer: str, observation: object, index: int = 0) -> HeldControl | None:
+    """What control `answer` (its action at `index`) names by number, in the window it was
+    given for."""
     if not isinstance(observation, AppObservation):
         return None
-    label = _number(answer, "id")
+    label = _number(answer, "id", index)
     control = next((c for c in observation.controls if c.label == label), None)
     if control is None:
         return None
@@ -68,10 +73,10 @@ def hold_control(answer: str, observation: object) -> HeldControl | None:
     )
 
 
-def point_at(answer: str, observation: object, held: HeldControl) -> str:
-    """`answer` with its control number pointed at the control `held` describes in this
-    window, when the number it has names another one here."""
-    label = _number(answer, "id")
+def point_at(answer: str, observation: object, held: HeldControl, index: int = 0) -> str:
+    """`answer` with its control number (its action at `index`'s) pointed at the control
+    `held` describes in this window, when the number it has names another one here."""
+    label = _number(answer, "id", index)
     if label is None or not isinstance(observation, AppObservation):
         return answer
     if observation.in_dialog != held.dialog:
@@ -90,7 +95,7 @@ def point_at(answer: str, observation: object, held: HeldControl) -> str:
         return answer  # nothing like it here: the answer is checked, and refused, as it is
     target = alike[min(held.nth, len(alike)) - 1]
     value = json.loads(answer)
-    arguments = value["action"]["arguments"]
+    arguments = _actions(value)[index]["arguments"]
     arguments["id"] = target.label
     if "name" in arguments:  # the id and the name must agree (agents/responses.check_control)
         arguments["name"] = target.name
@@ -131,12 +136,30 @@ def _words(name: str) -> set[str]:
     return set(re.findall(r"\w+", name.casefold()))
 
 
-def _number(answer: str, argument: str) -> int | None:
-    """The number an answer's action gives `argument` (a control's "id", a "window_id")."""
+def action_count(answer: str) -> int | None:
+    """How many actions `answer` lists, when its "action" is a list; None for one action
+    (or an answer that cannot be read)."""
     try:
         value: Any = json.loads(answer)
-        number = value["action"]["arguments"][argument]
+        action = value["action"]
     except (json.JSONDecodeError, KeyError, TypeError):
+        return None
+    return len(action) if isinstance(action, list) else None
+
+
+def _actions(value: Any) -> list[Any]:
+    """An answer's actions as a list: one action is a list of one."""
+    action = value["action"]
+    return action if isinstance(action, list) else [action]
+
+
+def _number(answer: str, argument: str, index: int = 0) -> int | None:
+    """The number an answer's action (at `index`) gives `argument` (a control's "id", a
+    "window_id")."""
+    try:
+        value: Any = json.loads(answer)
+        number = _actions(value)[index]["arguments"][argument]
+    except (json.JSONDecodeError, KeyError, TypeError, IndexError):
         return None
     return number if isinstance(number, int) and not isinstance(number, bool) else None
 
@@ -150,11 +173,12 @@ class HeldWindow(BaseModel):
     nth: int = 1  # among the windows of this application, in the order they were listed
 
 
-def hold_window(answer: str, observation: object) -> HeldWindow | None:
-    """What window `answer` names by id, among the windows the host was shown."""
+def hold_window(answer: str, observation: object, index: int = 0) -> HeldWindow | None:
+    """What window `answer` (its action at `index`) names by id, among the windows the host
+    was shown."""
     if not isinstance(observation, HostObservation):
         return None
-    window_id = _number(answer, "window_id")
+    window_id = _number(answer, "window_id", index)
     window = next((w for w in observation.windows if w.xid == window_id), None)
     if window is None:
         return None
@@ -164,10 +188,10 @@ def hold_window(answer: str, observation: object) -> HeldWindow | None:
     )
 
 
-def point_at_window(answer: str, observation: object, held: HeldWindow) -> str:
-    """`answer` with its window id pointed at the window `held` describes here, when the id
-    it has names no window of that application."""
-    window_id = _number(answer, "window_id")
+def point_at_window(answer: str, observation: object, held: HeldWindow, index: int = 0) -> str:
+    """`answer` with its window id (its action at `index`'s) pointed at the window `held`
+    describes here, when the id it has names no window of that application."""
+    window_id = _number(answer, "window_id", index)
     if window_id is None or not isinstance(observation, HostObservation):
         return answer
     now = next((w for w in observation.windows if w.xid == window_id), None)
@@ -184,7 +208,7 @@ def point_at_window(answer: str, observation: object, held: HeldWindow) -> str:
     titled = [w for w in alike if w.title == held.title]
     target = titled[0] if len(titled) == 1 else alike[min(held.nth, len(alike)) - 1]
     value = json.loads(answer)
-    value["action"]["arguments"]["window_id"] = target.xid
+    _actions(value)[index]["arguments"]["window_id"] = target.xid
     return json.dumps(value, ensure_ascii=False)
 
 

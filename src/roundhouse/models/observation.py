@@ -9,18 +9,31 @@ from typing import Any
 
 from roundhouse.devices.contract import Context, Control, WindowInfo
 
+# The result status of an action its answer's list stopped before (agents/action_list.py).
+NOT_RUN = "not run"
+
 
 @dataclass(frozen=True)
 class PastStep:
-    """One step the agent already took, with what came of it."""
+    """One action the agent already took, with what came of it (or an answer that called
+    no tool). An answer of several actions is an entry per action, numbered on as the
+    prompt numbers them, each saying where it stood in its list."""
 
     function: str | None
     arguments: dict[str, Any]
-    status: str  # the agent's answered status
-    result_status: str | None  # success | failure | skipped; None when nothing ran
+    status: str  # the agent's answered status (CONTINUE for the actions before a list's last)
+    # success | failure | skipped | not run (its list stopped first); "answered" (the user
+    # replied); None when the answer called nothing
+    result_status: str | None
     output: Any  # the tool's result value
-    error: str | None
+    error: str | None  # why it failed, or why it did not run
     comment: str = ""  # what the agent noted about this step (its progress, for itself)
+    in_list: tuple[int, int] | None = None  # its number and the list's length, if over one
+
+    @property
+    def ran(self) -> bool:
+        """A tool was called, whatever came of it."""
+        return self.function is not None and self.result_status not in (None, NOT_RUN)
 
 
 @dataclass(frozen=True)
@@ -30,6 +43,7 @@ class ShellObservation:
     blackboard: str = ""
     tools: tuple[str, ...] = field(default=())
     workdir: str = "."
+    max_actions: int = 1  # actions one answer may hold (settings.max_actions)
 
 
 @dataclass(frozen=True)
@@ -51,6 +65,7 @@ class HostObservation:
     history: tuple[PastStep, ...] = ()
     blackboard: str = ""
     screenshot: Path | None = None
+    max_actions: int = 1
 
 
 @dataclass(frozen=True)
@@ -67,3 +82,4 @@ class AppObservation:
     note: str | None = None
     history: tuple[PastStep, ...] = ()
     screenshot: Path | None = None  # the annotated screenshot
+    max_actions: int = 1

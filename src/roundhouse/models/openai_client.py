@@ -141,15 +141,14 @@ def mentions_tools(error: openai.APIStatusError) -> bool:
 
 
 def answer_text(content: str | None, calls: list[tuple[str, str]]) -> str:
-    """The answer as the one parser reads it. Without a tool call: the content. With one:
-    the content's JSON answer (or an empty one) with the call as its action (name, and the
-    arguments' JSON, which the parser checks like any); CONTINUE where no status was given.
-    A second call is dropped: one step takes one action."""
+    """The answer as the one parser reads it. Without a tool call: the content. With calls:
+    the content's JSON answer (or an empty one) with the calls as its action (name, and the
+    arguments' JSON, which the parser checks like any): one call is one action; several
+    are a list of actions in their order, as a JSON answer's list would be (the agent
+    refuses more than it allows). The content's status goes to the last, CONTINUE where
+    none was given; the ones before it go on (CONTINUE)."""
     if not calls:
         return content or ""
-    if len(calls) > 1:
-        log.warning("the model made %d tool calls; the first is the step's action", len(calls))
-    name, arguments = calls[0]
     try:
         answer = json.loads(content) if content and content.strip() else {}
     except json.JSONDecodeError:
@@ -158,16 +157,18 @@ def answer_text(content: str | None, calls: list[tuple[str, str]]) -> str:
         answer = {}
     found = answer.get("action")
     action: dict[str, Any] = found if isinstance(found, dict) else {}
-    try:
-        parsed: Any = json.loads(arguments) if arguments.strip() else {}
-    except json.JSONDecodeError:
-        parsed = arguments  # not JSON: the parser says so and the model is asked again
-    answer["action"] = {
-        **action,
-        "function": name,
-        "arguments": parsed,
-        "status": action.get("status") or "CONTINUE",
-    }
+    actions = []
+    for number, (name, arguments) in enumerate(calls, 1):
+        try:
+            parsed: Any = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError:
+            parsed = arguments  # not JSON: the parser says so and the model is asked again
+        last = number == len(calls)
+        status = (action.get("status") or "CONTINUE") if last else "CONTINUE"
+        actions.append(
+            {**(action if last else {}), "function": name, "arguments": parsed, "status": status}
+        )
+    answer["action"] = actions[0] if len(actions) == 1 else actions
     return json.dumps(answer, ensure_ascii=False)
 
 

@@ -13,7 +13,9 @@ Before an answer is written, the facts of this machine are taken out of it:
 
 A control the answer names by number is noted beside it by role, name and rank, and a
 window it names by id by application, title and rank (held_controls.py), so that the replay
-finds them where the numbers differ. An answer
+finds them where the numbers differ: `control` and `window` for an answer of one action,
+`controls` and `windows` (one a listed action, null where it names none) for a list. An
+answer
 sent back as invalid is marked `refused`, so that the replay gives the model's correction
 after it.
 """
@@ -32,7 +34,7 @@ from roundhouse.models.base import (
     ModelRequest,
     refuses_the_last_answer,
 )
-from roundhouse.models.held_controls import hold_control, hold_window
+from roundhouse.models.held_controls import action_count, hold_control, hold_window
 from roundhouse.models.machine_facts import MachineFact, quoted_facts, redact, this_machine
 from roundhouse.models.references import HELD_RESULT, hold, map_strings, step_outputs
 
@@ -70,12 +72,7 @@ class RecordingModel:
             },
             "model": completion.model,
         }
-        control = hold_control(answer, request.observation)
-        if control is not None:
-            item["control"] = control.model_dump()
-        window = hold_window(answer, request.observation)
-        if window is not None:
-            item["window"] = window.model_dump()
+        item |= held(answer, request.observation)
         self.recorded.append(item)
         # The whole list each time, replaced at once: a killed run leaves a valid file.
         temporary = self.path.with_name(f".{self.path.name}.tmp")
@@ -120,6 +117,28 @@ class RecordingModel:
         closer = getattr(self.inner, "aclose", None)
         if closer is not None:
             await closer()
+
+
+def held(answer: str, observation: object) -> dict[str, Any]:
+    """What is noted beside `answer`: the control and the window its action names, or for a
+    list, those of each action in turn."""
+    count = action_count(answer)
+    noted: dict[str, Any] = {}
+    if count is None:  # one action: written as before lists, which replays anywhere
+        control = hold_control(answer, observation)
+        if control is not None:
+            noted["control"] = control.model_dump()
+        window = hold_window(answer, observation)
+        if window is not None:
+            noted["window"] = window.model_dump()
+        return noted
+    controls = [hold_control(answer, observation, index) for index in range(count)]
+    if any(controls):
+        noted["controls"] = [c.model_dump() if c else None for c in controls]
+    windows = [hold_window(answer, observation, index) for index in range(count)]
+    if any(windows):
+        noted["windows"] = [w.model_dump() if w else None for w in windows]
+    return noted
 
 
 class RefusedFact(ValueError):

@@ -2,12 +2,13 @@
 
 Each item is either a string (sent verbatim: handy for invalid answers), an answer object,
 or {answer: <object or string>, usage: {input_tokens, output_tokens}, model: NAME, control:
-{role, name, nth}, window: {application, title, nth}}. References to what a step printed
-({{step 1 line 1}}, written by --record in place of the recording machine's facts) are
-filled from this run's steps: see models/references.py. A `control` says which control
-the answer's number meant, for a window that numbers its controls otherwise, and a `window`
-which window its id meant, for a display that numbers its windows otherwise: see
-models/held_controls.py.
+{role, name, nth}, window: {application, title, nth}}; an answer whose "action" is a list
+has `controls` and `windows` instead, one per action (null where it names none).
+References to what a step printed ({{step 1 line 1}}, written by --record in place of the
+recording machine's facts) are filled from this run's steps: see models/references.py. A
+`control` says which control the answer's number meant, for a window that numbers its
+controls otherwise, and a `window` which window its id meant, for a display that numbers
+its windows otherwise: see models/held_controls.py.
 
 An answer that named a control, accepted where it was recorded and refused here, is given
 again, pointed at the fresh view the refusal came with: the window was still coming up (a
@@ -46,7 +47,28 @@ class _Recorded(BaseModel):
     model: str = "replay"
     control: HeldControl | None = None
     window: HeldWindow | None = None
+    # An answer of several actions: what each action names, by its place in the list.
+    controls: list[HeldControl | None] | None = None
+    windows: list[HeldWindow | None] | None = None
     refused: bool = False  # where it was recorded: the recording's next answer corrects it
+
+    @property
+    def names_controls(self) -> bool:
+        return self.control is not None or any(self.controls or ())
+
+    def pointed(self, text: str, observation: object) -> str:
+        """`text` with each control and window it names pointed at the same one here."""
+        if self.control is not None:
+            text = point_at(text, observation, self.control)
+        for index, control in enumerate(self.controls or ()):
+            if control is not None:
+                text = point_at(text, observation, control, index)
+        if self.window is not None:
+            text = point_at_window(text, observation, self.window)
+        for index, window in enumerate(self.windows or ()):
+            if window is not None:
+                text = point_at_window(text, observation, window, index)
+        return text
 
     @property
     def text(self) -> str:
@@ -89,7 +111,7 @@ class ReplayModel:
 
     async def complete(self, request: ModelRequest) -> Completion:
         last = self._last
-        if last and last.control and not last.refused and refuses_the_last_answer(request):
+        if last and last.names_controls and not last.refused and refuses_the_last_answer(request):
             return self._serve(last, request)
         if not self._answers:
             raise ModelError(f"replay file {self.path} has no answer left after {self.used}")
@@ -105,8 +127,6 @@ class ReplayModel:
             raise ModelError(
                 f"replay file {self.path}: answer {self.used}: {error}", usage=usage
             ) from None
-        if item.control is not None:
-            text = point_at(text, request.observation, item.control)
-        if item.window is not None:
-            text = point_at_window(text, request.observation, item.window)
-        return Completion(text=text, usage=usage, model=item.model)
+        return Completion(
+            text=item.pointed(text, request.observation), usage=usage, model=item.model
+        )

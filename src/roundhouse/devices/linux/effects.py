@@ -86,13 +86,19 @@ class Effect:
     confirmed: bool
     seen: tuple[str, ...] = field(default=())
     tree_read: bool = True  # False: only the window list was compared
+    # "opened", "closed" or "opened and closed": windows came or went (a dialog). Said
+    # apart from the lines, which may be cut: a list of actions stops there.
+    window_change: str | None = None
 
     def as_result(self) -> dict[str, str]:
         verdict: Literal["confirmed", "not seen"] = "confirmed" if self.confirmed else "not seen"
         nothing = "no visible effect"
         if not self.tree_read:
             nothing += " in the window list (the controls were not read: see the screenshot)"
-        return {"effect": verdict, "seen": "; ".join(self.seen) or nothing}
+        result = {"effect": verdict, "seen": "; ".join(self.seen) or nothing}
+        if self.window_change is not None:
+            result["window_change"] = self.window_change
+        return result
 
 
 def effect_of(
@@ -123,7 +129,19 @@ def effect_of(
     shown = lines[:_MAX_SEEN]
     if len(lines) > _MAX_SEEN:
         shown.append(f"and {len(lines) - _MAX_SEEN} more changes")
-    return Effect(bool(lines) and found, tuple(shown), tree_read=after.nodes is not None)
+    return Effect(
+        bool(lines) and found,
+        tuple(shown),
+        tree_read=after.nodes is not None,
+        window_change=_windows_came_or_went(before, after),
+    )
+
+
+def _windows_came_or_went(before: Look, after: Look) -> str | None:
+    old = {w.xid for w in before.windows}
+    new = {w.xid for w in after.windows}
+    changes = [word for word, some in (("opened", new - old), ("closed", old - new)) if some]
+    return " and ".join(changes) or None
 
 
 def contains(seen: TextSeen, typed: str) -> bool:

@@ -17,7 +17,7 @@ from roundhouse.core.commands import Result
 from roundhouse.core.evaluation import Evaluation
 from roundhouse.core.record import Pause, Post, RecordState, RoundRecord
 from roundhouse.core.states import InvalidTransition, Status, transition
-from roundhouse.core.trajectory import StepRecord
+from roundhouse.core.trajectory import ActionRecord, StepRecord
 from roundhouse.core.usage import NOTHING_SPENT, Usage
 from roundhouse.logs.report.logs import (
     Notes,
@@ -71,17 +71,25 @@ class Snapshot:
 
 
 @dataclass(frozen=True)
-class StepView:
-    record: StepRecord
-    images: tuple[Image, ...]  # the annotated screenshot first
-    missing_images: tuple[str, ...]  # named by the step, absent from the folder
+class ActionView:
+    """One action of a step: its call, and its result as text blocks (or why it did not run)."""
+
+    record: ActionRecord
     outputs: tuple[Output, ...]
-    usage: Usage
-    snapshot: Snapshot | None  # taken at the subtask end this step made
 
     @property
     def result(self) -> Result | None:
         return self.record.result
+
+
+@dataclass(frozen=True)
+class StepView:
+    record: StepRecord
+    images: tuple[Image, ...]  # the annotated screenshot first
+    missing_images: tuple[str, ...]  # named by the step, absent from the folder
+    actions: tuple[ActionView, ...]  # an answer's actions, in the order they ran
+    usage: Usage
+    snapshot: Snapshot | None  # taken at the subtask end this step made
 
 
 @dataclass(frozen=True)
@@ -124,6 +132,11 @@ class SessionView:
     @property
     def total_steps(self) -> int:
         return sum(len(round_.steps) for round_ in self.rounds)
+
+    @property
+    def total_actions(self) -> int:
+        """The actions the steps' answers held: a step is one answer, of one or several."""
+        return sum(len(step.actions) for round_ in self.rounds for step in round_.steps)
 
     @property
     def usage(self) -> Usage:
@@ -293,7 +306,7 @@ def build_step(
         record=step,
         images=tuple(images),
         missing_images=tuple(missing),
-        outputs=result_outputs(step.result),
+        actions=tuple(ActionView(action, result_outputs(action.result)) for action in step.actions),
         usage=logged_usage(step.usage),
         snapshot=snapshot,
     )

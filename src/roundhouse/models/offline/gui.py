@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from roundhouse.devices.contract import Control, ToolName
 from roundhouse.models.observation import (
+    NOT_RUN,
     AppObservation,
     HostObservation,
     PastStep,
@@ -54,6 +55,14 @@ from roundhouse.models.offline.ops import (
     names,
     plain,
     reobserve,
+)
+from roundhouse.models.offline.several import (
+    Planned,
+    acts,
+    assumed,
+    one_answer,
+    planned_on,
+    serves,
 )
 from roundhouse.models.offline.shell import answer, fail, plan_shell
 from roundhouse.models.references import StepOutput, printed, said
@@ -147,9 +156,21 @@ class HostPlan:
 
 def plan_host(obs: HostObservation, values: Sequence[str | None] = ()) -> HostPlan:
     """The host's next answer. `values`: for each subtask done (obs.subtasks), the value its
-    application's planner read, if any (`Handed.value`)."""
+    application's planner read, if any (`Handed.value`). Where the agent allows several
+    actions, the folder a Save dialog needs is made in the answer that ASSIGNs (the list
+    stops before the ASSIGN if making it fails)."""
     group = _next_group(obs, values)
-    return _assign(obs, group) if isinstance(group, Group) else HostPlan(group)
+    if isinstance(group, Group):
+        return _assign(obs, group)
+    if obs.max_actions > 1 and acts(group):
+        after = replace(obs, history=(*obs.history, assumed(group)))
+        then = _next_group(after, values)
+        if isinstance(then, Group):
+            assigned = _assign(after, then)
+            if assigned.assigned is not None:
+                both = (Planned(group), Planned(assigned.answer))
+                return HostPlan(one_answer(both), assigned.assigned)
+    return HostPlan(group)
 
 
 def _next_group(obs: HostObservation, values: Sequence[str | None]) -> Group | dict[str, Any]:
@@ -163,17 +184,20 @@ def _next_group(obs: HostObservation, values: Sequence[str | None]) -> Group | d
     intent = reading.shell_intent()
     if intent is not None:
         # A shell request on a desktop: the host runs it itself, as the Linux agent would.
-        return plan_shell(ShellObservation(request=obs.request, history=obs.history), intent)
+        seen = ShellObservation(obs.request, obs.history, max_actions=obs.max_actions)
+        return plan_shell(seen, intent)
     ops = reading.ops
-    if obs.history:
-        last = obs.history[-1]
+    # As the prompt numbers them; an action its list stopped before did nothing.
+    ran = [(n, step) for n, step in enumerate(obs.history, 1) if step.result_status != NOT_RUN]
+    if ran:
+        at, last = ran[-1]
         if (
             last.function in (ToolName.LAUNCH_APPLICATION, ToolName.SELECT_WINDOW)
             and last.result_status != "success"
         ):
             # The error names what this machine has installed: quoted, so a recording
             # holds it as a reference (references.py) and replays anywhere.
-            error = StepOutput(len(obs.history), printed(last))
+            error = StepOutput(at, printed(last))
             spoken = said(f"{last.function} failed: ", *error.every_line())
             return answer(
                 "FAIL",
@@ -206,7 +230,7 @@ def _next_group(obs: HostObservation, values: Sequence[str | None]) -> Group | d
     )
     if folders:
         command = "mkdir -p -- " + " ".join(shlex.quote(folder) for folder in folders)
-        if not any(step.arguments.get("command") == command for step in obs.history):
+        if not any(step.arguments.get("command") == command for _, step in ran):
             return answer(
                 "CONTINUE",
                 "The file will be saved in a folder that may not exist.",
@@ -246,13 +270,33 @@ def _shell_failed(step: PastStep) -> bool:
 @dataclass(frozen=True)
 class AppPlan:
     answer: dict[str, Any]
-    serves: int | None = None  # the operation the answer's action serves; None: it ends
+    # The operation each entry the answer adds to the agent's history serves: one per
+    # action (an answer with none adds one entry); None: it serves none.
+    serves: tuple[int | None, ...] = (None,)
     value: str | None = None  # with FINISH: the value read last, if an operation read one
 
 
 def plan_app(obs: AppObservation, ops: Sequence[Op], served: Sequence[int | None]) -> AppPlan:
-    """The next answer for the subtask `ops`, handed over typed. `served`: for each step of
-    the agent's history, the operation its answer served (None: none did)."""
+    """The next answer for the subtask `ops`, handed over typed: the next action, and where
+    the agent allows several (obs.max_actions) the ones the plan is certain of after it
+    (several.py). `served`: for each entry of the agent's history, the operation it served
+    (None: none did)."""
+    first = _plan_once(obs, ops, served)
+
+    def after(history: tuple[PastStep, ...], served: list[int | None]) -> Planned:
+        return _plan_once(replace(obs, history=history), ops, served)
+
+    planned = planned_on(first, obs.history, served, after, obs.max_actions)
+    return AppPlan(one_answer(planned), serves(planned), planned[-1].value)
+
+
+def _plan_once(obs: AppObservation, ops: Sequence[Op], served: Sequence[int | None]) -> Planned:
+    """The next single action (or the end) for `ops`."""
+    # An action its list stopped before served nothing: its operation is still to do.
+    served = [
+        None if step.result_status == NOT_RUN else at
+        for step, at in zip(obs.history, served, strict=True)
+    ]
     summaries, value = [], None
     for index, op in enumerate(ops):
         mine = [step for step, at in zip(obs.history, served, strict=True) if at == index]
@@ -265,38 +309,38 @@ def plan_app(obs: AppObservation, ops: Sequence[Op], served: Sequence[int | None
             # is not this one's to wait for.
             decision = Done(op.phrase)
         if isinstance(decision, Failed):
-            return AppPlan(fail(f"{op.phrase!r} did not work.", decision.reason))
+            return Planned(fail(f"{op.phrase!r} did not work.", decision.reason))
         if isinstance(decision, Done):
             summaries.append(decision.summary)
             value = decision.value if decision.value is not None else value
             continue
         decision["comment"] = f"doing: {op.phrase}"  # for people: the progress is `served`
-        return AppPlan(decision, index)
+        return Planned(decision, index)
     result = "; ".join(summaries) or f"{obs.application} is open"
     finish = answer(
         "FINISH", "Every operation of the subtask is done.", "Hand back to the host.", result=result
     )
-    return AppPlan(finish, value=value)
+    return Planned(finish, value=value)
 
 
 @dataclass
 class Handed:
     """A subtask the host planner handed an application, as the offline model keeps it:
-    its operations, typed; the operation each of the application's answers served, by the
-    step it became (the index of the agent's history: an answer refused and asked again
-    is replaced); and the value the subtask read, for a later "that value"."""
+    its operations, typed; the operation each entry of the application agent's history
+    served (an entry per action; an answer refused and asked again is replaced); and the
+    value the subtask read, for a later "that value"."""
 
     ops: tuple[Op, ...]
     served: list[int | None] = field(default_factory=list)
     value: str | None = None
 
     def next(self, obs: AppObservation) -> dict[str, Any]:
-        steps = len(obs.history)
-        # A step it did not answer (none, as the agents are built) served no operation.
-        del self.served[steps:]
-        self.served += [None] * (steps - len(self.served))
+        entries = len(obs.history)
+        # An entry it did not answer (none, as the agents are built) served no operation.
+        del self.served[entries:]
+        self.served += [None] * (entries - len(self.served))
         plan = plan_app(obs, self.ops, self.served)
-        self.served.append(plan.serves)
+        self.served += plan.serves
         if plan.value is not None:
             self.value = plan.value
         return plan.answer

@@ -44,11 +44,12 @@ class ShellIntent:
 
 
 def plan_shell(observation: ShellObservation, intent: ShellIntent) -> dict[str, Any]:
-    """Run the intent's commands one by one, then answer from what they printed."""
+    """Run the intent's commands (one by one, or several to an answer where the agent
+    allows it), then answer from what they printed."""
     ran = [
         (number, step)
         for number, step in enumerate(observation.history, 1)
-        if step.function == ToolName.RUN_SHELL
+        if step.function == ToolName.RUN_SHELL and step.ran
     ]
     outputs: list[StepOutput] = []
     for number, step in ran:
@@ -57,15 +58,24 @@ def plan_shell(observation: ShellObservation, intent: ShellIntent) -> dict[str, 
             return fail(f"`{step.arguments.get('command')}` did not succeed.", problem)
         outputs.append(StepOutput(number, str(step.output.get("stdout", ""))))
     if len(ran) < len(intent.commands):
-        command = intent.commands[len(ran)]
-        return answer(
+        # The commands do not read each other's output: as many as one answer may hold
+        # (a list stops at a command that fails).
+        left = intent.commands[len(ran) :]
+        now = left[: observation.max_actions]
+        said = answer(
             "CONTINUE",
-            f"Running `{command}`.",
+            "Running " + ", ".join(f"`{command}`" for command in now) + ".",
             thought="Run the next command and read its output.",
             function=ToolName.RUN_SHELL,
-            arguments={"command": command},
-            plan=[f"run `{c}`" for c in intent.commands[len(ran) :]] + ["answer from the output"],
+            arguments={"command": now[0]},
+            plan=[f"run `{c}`" for c in left] + ["answer from the output"],
         )
+        if len(now) > 1:
+            said["action"] = [
+                {"function": ToolName.RUN_SHELL, "arguments": {"command": c}, "status": "CONTINUE"}
+                for c in now
+            ]
+        return said
     spoken = intent.answer(outputs)
     return answer(
         "FINISH",
