@@ -40,14 +40,15 @@ test: venv system-deps lint osworld-venv mcp-inspector
 # its 68 dependencies, and the light ones its controllers and metrics import. desktop-env
 # goes in last, with --no-deps: pip then checks no dependencies, and prints no "ERROR: ...
 # dependency conflicts" for the 68 it left out on purpose (installed first, the next
-# install's check named each of them).
+# install's check named each of them; so does the requirements' install when the venv is
+# brought up to date, hence its --no-warn-conflicts).
 OSWORLD_VENV := .venv-osworld
 osworld-venv: $(OSWORLD_VENV)/.installed-stamp
 $(OSWORLD_VENV)/.installed-stamp: tests/osworld/requirements-theirs.txt
 	test -x $(OSWORLD_VENV)/bin/python || $(PYTHON) -m venv $(OSWORLD_VENV)
 	$(OSWORLD_VENV)/bin/python -m pip install --quiet --upgrade pip
 	grep -v '^desktop-env' tests/osworld/requirements-theirs.txt > $(OSWORLD_VENV)/requirements.txt
-	$(OSWORLD_VENV)/bin/python -m pip install --quiet -r $(OSWORLD_VENV)/requirements.txt
+	$(OSWORLD_VENV)/bin/python -m pip install --quiet --no-warn-conflicts -r $(OSWORLD_VENV)/requirements.txt
 	$(OSWORLD_VENV)/bin/python -m pip install --quiet --no-deps \
 		$$(grep '^desktop-env' tests/osworld/requirements-theirs.txt)
 	@echo "roundhouse: $(OSWORLD_VENV) holds OSWorld's desktop-env without its 68 dependencies" \

@@ -66,10 +66,11 @@ async def test_a_run_on_a_locked_screen_fails_naming_it_and_acts_not(
     assert outcome.state is RoundState.FAIL
     assert outcome.result is not None and "the screen is locked" in outcome.result
     acted = [
-        step
+        action
         for step in outcome.steps
-        if step.result is not None
-        and step.result.status is ResultStatus.SUCCESS
-        and step.action.function not in (None, "run_shell", "wait")
+        for action in step.actions
+        if action.result is not None
+        and action.result.status is ResultStatus.SUCCESS
+        and action.function not in ("run_shell", "wait")
     ]
     assert acted == []  # nothing was launched, clicked or typed

@@ -73,8 +73,8 @@ async def test_a_pointer_move_pauses_the_run_until_the_hand_back(
     def observe(event: Event) -> None:
         events.append(event)
         # Once gedit is up (the host's launch), the person moves the pointer: once.
-        launched = (
-            isinstance(event, StepTaken) and event.step.action.function == "launch_application"
+        launched = isinstance(event, StepTaken) and any(
+            action.function == "launch_application" for action in event.step.actions
         )
         if launched and not moved:
             person_moves(desk)

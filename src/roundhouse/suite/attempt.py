@@ -41,6 +41,7 @@ from roundhouse.suite.tasks import SERVER, SuiteTask, Task
 
 TASK_TIMEOUT = 300.0
 SETUP_TIMEOUT = 60.0
+UNATTENDED_HAND_BACK = 3.0  # seconds of quiet after which a batch task's run goes on
 
 
 @dataclass(frozen=True)
@@ -248,6 +249,10 @@ async def run_agent(
     if on_desktop:
         argv += ["--desktop", "current"]
     started = time.monotonic()
+    # A task's desktop is nobody's: input not the agent's comes from the task's own commands
+    # (a script's clicks), and no one would hand the desktop back. Quiet that long hands it
+    # back by itself, where a person's run would wait for them.
+    env = {"ROUNDHOUSE_DESKTOP__HAND_BACK_AFTER": str(UNATTENDED_HAND_BACK), **env}
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=workdir,
