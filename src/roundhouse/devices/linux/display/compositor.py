@@ -23,7 +23,9 @@ from typing import Protocol, TypeVar
 # (the report's first) reads as a desktop, not as a black box that could be a failed capture.
 BACKGROUND = (0x3C, 0x6E, 0x91)
 NOBODY = 65534  # sway refuses to run as root: as root, it runs as nobody
-READY_TIMEOUT = 15.0
+# Seconds a display server gets to be ready. GNOME Shell beside a whole test run and a
+# benchmark on two cores once took over 15 s to answer its first Eval.
+READY_TIMEOUT = 30.0
 
 
 class CompositorUnavailable(RuntimeError):
