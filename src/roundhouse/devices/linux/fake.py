@@ -20,7 +20,7 @@ from roundhouse.devices.contract import ControlList, UiNode, UiSnapshot, WindowI
 from roundhouse.devices.linux.atspi.bus import AtspiError, NodeGone
 from roundhouse.devices.linux.atspi.constants import ACTION, COMPONENT, EDITABLE_TEXT, TEXT
 from roundhouse.devices.linux.atspi.node import TreeLimits
-from roundhouse.devices.linux.atspi.seam import TextRead
+from roundhouse.devices.linux.atspi.seam import Announcing, TextRead
 from roundhouse.devices.linux.atspi.tree import select_view
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.fake import (
@@ -108,6 +108,9 @@ class FakeTree:
         if control.editable_text:
             found.add(EDITABLE_TEXT)
         return frozenset(found)
+
+    def announcing(self, window_id: int) -> Announcing | None:
+        return None  # the fake applications announce nothing: the settle compares pixels
 
     # ------------------------------------------------------------ acting
 

@@ -30,6 +30,7 @@ from roundhouse.devices.linux.atspi.bus import AtspiError, AtspiTimeout
 from roundhouse.devices.linux.atspi.node import TreeLimits
 from roundhouse.devices.linux.atspi.seam import AccessibleTree
 from roundhouse.devices.linux.atspi.tree import keep_numbers, ui_tree_json
+from roundhouse.devices.linux.changes import any_change
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import DisplayServer, WindowError, Windows, describe
 from roundhouse.devices.linux.effects import Look, effect_of
@@ -39,11 +40,12 @@ from roundhouse.devices.linux.screenshots import (
     capture_desktop_png,
     capture_window_png,
 )
-from roundhouse.devices.linux.settle import Settled, frame, wait_quiet
+from roundhouse.devices.linux.settle import Settled, Watch, frame, settle, wait_quiet
 
 log = logging.getLogger(__name__)
 
 _MAX_LISTED = 60  # controls named in an error message
+HELD_LIMIT = 0.5  # seconds a control acted on is waited on while it says it is pressed
 
 
 class ToolError(RuntimeError):
@@ -268,9 +270,13 @@ class Observing(Closing):
             focused_text=wants_text,
             controls=controls,
         )
-        pixels = frame(self.screen) if settle_from_start else None
+        watch = self._watch(before, target)
+        marks = watch.marks()
+        pixels = frame(self.screen) if settle_from_start and watch.screen is None else None
         await act()
-        settled = await self._settle(pixels)
+        if not settle_from_start:
+            marks = watch.marks()
+        settled = await self._settle(watch, marks, pixels)
         if before.text is not None:
             text_of = TextOf.seen(before.text)  # the same control after, even if focus moved
 
@@ -291,32 +297,100 @@ class Observing(Closing):
         effect = effect_of(before, after, typed=typed, target=target_id)
         if not effect.seen and controls:
             started = time.monotonic()
-            if await self._changes_late(sight, after.windows):
-                later = await self._settle(None)
+            if await self._changes_late(sight, after.windows, watch):
+                later = await self._settle(self._watch(after, None), None, None)
                 waited = (time.monotonic() - started) * 1000
                 settled = Settled(settled.elapsed_ms + waited, True, later.timed_out)
                 effect = effect_of(before, await look_after(), typed=typed, target=target_id)
         return {**effect.as_result(), **_settled(settled)}
 
-    async def _changes_late(self, sight: Sight, seen: Sequence[WindowInfo]) -> bool:
+    def _watch(self, seen: Look, target: Control | None) -> Watch:
+        """What tells that the application of the window `seen` is done with an action:
+        the screen's account of what it draws, what the application announces, and whether
+        the control acted on says it is pressed where it did not before."""
+        announcing = None
+        if self.tree is not None and seen.window is not None:
+            announcing = self.tree.announcing(seen.window)
+        held = None
+        if target is not None and self.tree is not None:
+            node = (seen.nodes or {}).get(target.id)
+            if node is None or "pressed" not in node.states:
+                held = _Held(self.tree, target.id).pressed
+        return Watch(
+            screen=self.display.drawn,
+            app=announcing.changes if announcing else None,
+            caught_up=announcing.caught_up if announcing else None,
+            held=held,
+        )
+
+    async def _changes_late(self, sight: Sight, seen: Sequence[WindowInfo], watch: Watch) -> bool:
         """Whether the screen changes within desktop.effect_grace seconds, or the windows
         differ at its end from `seen` (the look after's): the screen is watched, and the
         windows listed once, at the end (a window that opens or closes changes the screen)."""
-        pixels = frame(self.screen)
         deadline = time.monotonic() + self.settings.desktop.effect_grace
-        while time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-            if frame(self.screen) != pixels:
+        if watch.screen is not None:
+            drawn = Watch(screen=watch.screen)
+            marks = drawn.marks()
+            while (remaining := deadline - time.monotonic()) > 0:
+                counts = drawn.marks()
+                if drawn.changed_since(marks):
+                    return True
+                await any_change(drawn.witnesses, counts, remaining)
+            if drawn.changed_since(marks):
                 return True
+        else:
+            pixels = frame(self.screen)
+            while time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+                if frame(self.screen) != pixels:
+                    return True
         return _window_states(sight.relist()) != _window_states(seen)
 
-    def _settle(self, before: bytes | None) -> Awaitable[Settled]:
-        return wait_quiet(
-            self.screen,
-            before=before,
-            timeout=self.settings.desktop.settle_timeout,
+    async def _settle(
+        self, watch: Watch | None, marks: tuple[int, ...] | None, pixels: bytes | None
+    ) -> Settled:
+        """Wait for the application to be done (settle.py): by what the screen and the
+        application tell where the screen tells, else by the screen's pixels. Without
+        `marks`, from now."""
+        desktop = self.settings.desktop
+        if watch is None:
+            watch = Watch(screen=self.display.drawn)
+        if watch.screen is None:
+            return await wait_quiet(
+                self.screen,
+                before=pixels,
+                timeout=desktop.settle_timeout,
+                floor=self.settings.sleep_time,
+            )
+        return await settle(
+            watch,
+            watch.marks() if marks is None else marks,
+            timeout=desktop.settle_timeout,
             floor=self.settings.sleep_time,
         )
+
+
+class _Held:
+    """Whether a control acted on says it is still pressed: Qt's click through its action
+    holds a button or box down 100 ms before it clicks, GTK 4's 250 ms, drawing and
+    announcing nothing meanwhile. Asked for HELD_LIMIT seconds at most (a toggle button
+    that stays pressed is not waited on longer)."""
+
+    def __init__(self, tree: AccessibleTree, node: str) -> None:
+        self._tree = tree
+        self._node = node
+        self._since: float | None = None
+
+    async def pressed(self) -> bool:
+        now = time.monotonic()
+        if self._since is None:
+            self._since = now
+        if now - self._since > HELD_LIMIT:
+            return False
+        try:
+            return "pressed" in await self._tree.states(self._node)
+        except AtspiError:
+            return False  # gone: nothing is held
 
 
 def window_after(before: Look, listed: Sequence[WindowInfo]) -> WindowInfo | None:

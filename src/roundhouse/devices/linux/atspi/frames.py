@@ -78,6 +78,11 @@ class FrameFinder:
         # Apps whose objects never say "showing" (see Frame), decided from a whole cache.
         self._unmarked: dict[str, bool] = {}
 
+    def app_of(self, xid: int) -> str | None:
+        """The bus name of the application whose frame window `xid` was matched to."""
+        known = self._frames.get(xid)
+        return None if known is None else known[0]
+
     async def applications(self, bus: AtspiBus) -> list[str]:
         """Bus names of the applications registered on the desktop."""
         (children,) = await bus.call((REGISTRY_BUS, ROOT_PATH), GET_CHILDREN)

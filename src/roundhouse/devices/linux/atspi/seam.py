@@ -8,11 +8,13 @@ or refuses what it is asked, raises AtspiError (bus.py); the tools fall back or 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from roundhouse.devices.contract import ControlList, UiNode, UiSnapshot, WindowInfo
 from roundhouse.devices.linux.atspi.node import TreeLimits
+from roundhouse.devices.linux.changes import Changes
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,16 @@ class TextRead:
     start: int
     length: int
     caret: int
+
+
+@dataclass(frozen=True)
+class Announcing:
+    """An application as the settle watches it: what it announces (`changes`), and a
+    question that returns once it has handled what was sent to it before (False: it did
+    not answer)."""
+
+    changes: Changes
+    caught_up: Callable[[], Awaitable[bool]]
 
 
 class AccessibleTree(Protocol):
@@ -54,6 +66,10 @@ class AccessibleTree(Protocol):
 
     async def interfaces(self, node_id: str) -> frozenset[str]:
         """The node's interfaces (constants.py: EDITABLE_TEXT, VALUE, COMPONENT, TEXT...)."""
+
+    def announcing(self, window_id: int) -> Announcing | None:
+        """The application of a window read before, as the settle watches it; None where
+        it is not known or its announcements are not heard."""
 
     # ------------------------------------------------------------ acting
 

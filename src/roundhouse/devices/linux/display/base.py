@@ -22,6 +22,7 @@ from typing import Literal, Protocol, Self
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.changes import Changes
 
 Button = Literal["left", "middle", "right"]
 
@@ -178,6 +179,9 @@ class DisplayServer(Closing):
     shared: tuple[Closable, ...] = ()
     # How input and screenshots reach it, for `roundhouse doctor` ("XTest", ...).
     routes: dict[str, str] = field(default_factory=dict)
+    # What it draws, as it draws it (X11's damage, a compositor's frames): what the settle
+    # waits on and the kept reads ask; None where it tells nothing (pixels are compared).
+    drawn: Changes | None = None
 
     def close(self) -> None:
         """Close every connection; one to a server that is gone cannot fail to close."""

@@ -28,6 +28,7 @@ from roundhouse.devices.linux.display.gnome.shell import (
     ShellWindows,
     pointer_position,
     prepare_shell,
+    shell_paints,
 )
 from roundhouse.devices.linux.display.wayland.dbus import (
     BusGone,
@@ -83,9 +84,18 @@ def open_gnome(env: Mapping[str, str]) -> DisplayServer:
         else:  # GNOME Shell's own, ~100 ms a PNG, where GStreamer's PipeWire source is not
             screen = ShellScreen(shell, size, env.get("XDG_RUNTIME_DIR", ""))
             shots = SHELL_SCREENSHOT
+        # The stage's own paints, else the cast's frames (later, and the same changes).
+        drawn = shell_paints(shell) or (screen.drawn if isinstance(screen, CastScreen) else None)
     routes = taken(INPUT, shots, SHELL_EVAL)
     return DisplayServer(
-        "gnome", pointer, screen, windows, lost=(BusGone, WaylandGone), shared=(bus,), routes=routes
+        "gnome",
+        pointer,
+        screen,
+        windows,
+        lost=(BusGone, WaylandGone),
+        shared=(bus,),
+        routes=routes,
+        drawn=drawn,
     )
 
 

@@ -6,16 +6,18 @@ GNOME desktops run; a person's GNOME 41+ refuses it). Each call here is one Eval
 returns JSON: the windows with their frame and buffer rectangles, an activation, a
 close. Screenshots go through org.gnome.Shell.Screenshot into a file of ours.
 
-`raw()` (what settle compares) is not pixels: it is a count of the frames the stage has
-painted, kept by a handler installed once. Mutter paints only what changed, so the count
-stands still exactly when the screen does, and reading it costs an Eval (~1 ms) where a
-screenshot costs ~100.
+`raw()` is not pixels: it is a count of the frames the stage has painted, kept by a
+handler installed once. Mutter paints only what changed, so the count stands still exactly
+when the screen does, and reading it costs an Eval (~1 ms) where a screenshot costs ~100.
+`shell_paints` has another handler send a signal per frame painted: what the settle waits
+on, as the frames are painted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -28,6 +30,7 @@ from typing import Any
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import (
     RegionScreen,
     WindowList,
@@ -37,6 +40,8 @@ from roundhouse.devices.linux.display.base import (
 )
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
+
+log = logging.getLogger(__name__)
 
 SHELL = ("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell")
 SCREENSHOT = ("org.gnome.Shell.Screenshot", "/org/gnome/Shell/Screenshot")
@@ -82,6 +87,15 @@ _FRAMES_JS = """
   return global.__roundhouseFrames;
 })()
 """
+# Each frame the stage paints, a D-Bus signal to whoever listens (see ShellPaints). Left in
+# place when we go: another client of the same Shell may be listening.
+PAINTS = ("/org/roundhouse/Paints", "org.roundhouse.Paints", "Painted")
+_PAINTS_JS = (
+    "(() => { if (global.__roundhousePaints === undefined) { const Gio = imports.gi.Gio; "
+    "global.__roundhousePaints = global.stage.connect('after-paint', () => "
+    f"Gio.DBus.session.emit_signal(null, {', '.join(json.dumps(part) for part in PAINTS)}, "
+    "null)); } return true; })()"
+)
 _CLOSE_OVERVIEW_JS = "Main.overview.hide(); Main.overview.visible"
 # No notification banners: as root GNOME Shell says "Logged in as a privileged user" a
 # moment after it starts, over the top of the screen, and a banner is no part of a task.
@@ -227,6 +241,22 @@ class ShellScreen(RegionScreen):
                 image = shot.convert("RGB")
             path.unlink(missing_ok=True)
         return image
+
+
+def shell_paints(shell: Shell) -> Changes | None:
+    """The frames GNOME Shell's stage paints, as they are painted: a signal each, from a
+    handler installed through Eval; None where the Shell refuses Eval. Mutter paints only
+    what changed, and at once, where its screen cast's frames reach us 50-90 ms later (a
+    GStreamer pipeline converts each): what the settle waits on and the kept reads ask."""
+    painted = Changes("GNOME Shell's stage")
+    path, interface, member = PAINTS
+    try:
+        shell.bus.on_signal(interface, member, path, lambda _body: painted.bump())
+        shell.eval(_PAINTS_JS)
+    except (ShellRefused, RuntimeError) as error:
+        log.info("GNOME Shell reports no paints (%s): the screen cast's frames tell", error)
+        return None
+    return painted
 
 
 def prepare_shell(shell: Shell, timeout: float = 3.0) -> None:

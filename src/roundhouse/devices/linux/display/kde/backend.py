@@ -20,6 +20,7 @@ from roundhouse.devices.linux.display.compositor import (
     runnable,
     wait_for_socket,
 )
+from roundhouse.devices.linux.display.kde.damage import KWinDamage
 from roundhouse.devices.linux.display.kde.fakeinput import FakeInput
 from roundhouse.devices.linux.display.kde.kwin import (
     KWinRefused,
@@ -61,16 +62,26 @@ def open_kde(env: Mapping[str, str]) -> DisplayServer:
     with opening_on_bus(bus, KWinRefused, SCRIPTING.fix):
         if not bus.has_name("org.kde.KWin"):
             raise RouteRefused("no KWin on this session's bus (org.kde.KWin)", SCRIPTING.fix)
-        windows = KWinWindows(KWinScripts(bus))
+        scripts = KWinScripts(bus)
+        windows = KWinWindows(scripts)
         windows.list_windows()  # scripting refused or broken: say so now
         try:
             pointer = FakeInput(env)
         except DisplayUnavailable as error:  # KWin hides it from a program it does not trust
             raise RouteRefused(str(error), INPUT.fix) from None
         screen = KWinScreen(bus, windows, pointer.output.logical_size)
+        damage = KWinDamage(scripts)
+        drawn = damage.start()
     routes = taken(*ROUTES)
     return DisplayServer(
-        "kde", pointer, screen, windows, lost=(BusGone, WaylandGone), shared=(bus,), routes=routes
+        "kde",
+        pointer,
+        screen,
+        windows,
+        lost=(BusGone, WaylandGone),
+        shared=(damage, bus),  # the script unloaded while the bus is there
+        routes=routes,
+        drawn=drawn,
     )
 
 

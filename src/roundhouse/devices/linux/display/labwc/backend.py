@@ -34,6 +34,7 @@ from roundhouse.devices.linux.display.wlroots.backend import (
     SCREENCOPY,
     as_nobody,
 )
+from roundhouse.devices.linux.display.wlroots.damage import DamageWatch
 from roundhouse.devices.linux.display.wlroots.input import WlrootsInput
 from roundhouse.devices.linux.display.wlroots.screen import Screencopy
 
@@ -64,9 +65,21 @@ def open_labwc(env: Mapping[str, str]) -> DisplayServer:
         windows = opened.enter_context(ForeignToplevels(env))
         screen = opened.enter_context(Screencopy(env))
         pointer = opened.enter_context(WlrootsInput(env))
+        damage = DamageWatch.start(env)
         opened.pop_all()
     routes = taken(*ROUTES)
-    return DisplayServer("labwc", pointer, screen, windows, lost=(WaylandGone,), routes=routes)
+    shared = (damage,) if damage is not None else ()
+    drawn = damage.changes if damage is not None else None
+    return DisplayServer(
+        "labwc",
+        pointer,
+        screen,
+        windows,
+        lost=(WaylandGone,),
+        routes=routes,
+        shared=shared,
+        drawn=drawn,
+    )
 
 
 class Labwc(Compositor):

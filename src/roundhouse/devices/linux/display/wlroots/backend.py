@@ -23,6 +23,7 @@ from roundhouse.devices.linux.display.compositor import (
     wait_for_socket,
 )
 from roundhouse.devices.linux.display.wayland.wire import WaylandGone
+from roundhouse.devices.linux.display.wlroots.damage import DamageWatch
 from roundhouse.devices.linux.display.wlroots.input import WlrootsInput
 from roundhouse.devices.linux.display.wlroots.screen import Screencopy
 from roundhouse.devices.linux.display.wlroots.sway import SwayGone, SwayWindows
@@ -54,10 +55,20 @@ def open_sway(env: Mapping[str, str]) -> DisplayServer:
         windows = opened.enter_context(SwayWindows(env))
         screen = opened.enter_context(Screencopy(env))
         pointer = opened.enter_context(WlrootsInput(env))
+        damage = DamageWatch.start(env)
         opened.pop_all()
     routes = taken(*ROUTES)
+    shared = (damage,) if damage is not None else ()
+    drawn = damage.changes if damage is not None else None
     return DisplayServer(
-        "sway", pointer, screen, windows, lost=(WaylandGone, SwayGone), routes=routes
+        "sway",
+        pointer,
+        screen,
+        windows,
+        lost=(WaylandGone, SwayGone),
+        routes=routes,
+        shared=shared,
+        drawn=drawn,
     )
 
 

@@ -21,6 +21,7 @@ from roundhouse.devices.linux.display.compositor import (
     Spawner,
     Started,
 )
+from roundhouse.devices.linux.display.x11.damage import DamageWatch
 from roundhouse.devices.linux.display.x11.input import XInput
 from roundhouse.devices.linux.display.x11.screen import Screen
 from roundhouse.devices.linux.display.x11.windows import WindowManager
@@ -36,18 +37,29 @@ ROUTES = (
 
 
 def open_x11(env: Mapping[str, str]) -> DisplayServer:
-    """Connect to the X display of `env` (three connections; all closed if one fails)."""
+    """Connect to the X display of `env` (four connections, the damage watch's among them;
+    all closed if one fails)."""
     display = env.get("DISPLAY", "")
     try:
         with contextlib.ExitStack() as opened:
             screen = opened.enter_context(Screen(display))
             xinput = opened.enter_context(XInput(display))
             windows = opened.enter_context(WindowManager(display))
+            damage = DamageWatch.start(display)
             opened.pop_all()
     except (xerror.DisplayError, *LOST) as error:
         raise RouteRefused(f"cannot open display {display!r}: {error}") from None
     routes = taken(*ROUTES)
-    return DisplayServer("x11", xinput, screen, windows, lost=LOST, routes=routes)
+    return DisplayServer(
+        "x11",
+        xinput,
+        screen,
+        windows,
+        lost=LOST,
+        routes=routes,
+        shared=(damage,) if damage is not None else (),
+        drawn=damage.changes if damage is not None else None,
+    )
 
 
 class Xvfb(Compositor):
