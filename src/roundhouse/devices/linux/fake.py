@@ -67,7 +67,9 @@ class FakeTree:
             return UiSnapshot(window=window, root=None, node_count=0, tree_available=False)
         return UiSnapshot(window=window, root=root, node_count=1 + len(root.children))
 
-    async def controls(self, window: WindowInfo, limits: TreeLimits | None = None) -> ControlList:
+    async def controls(
+        self, window: WindowInfo, limits: TreeLimits | None = None, *, fresh: bool = False
+    ) -> ControlList:
         root = self._root(window)
         if root is None:
             note = f"{window.application} exposes no accessibility tree"
@@ -78,7 +80,7 @@ class FakeTree:
         )
 
     async def showing_nodes(
-        self, window: WindowInfo, limits: TreeLimits
+        self, window: WindowInfo, limits: TreeLimits, *, fresh: bool = False
     ) -> tuple[list[UiNode], bool] | None:
         root = self._root(window)
         if root is None:

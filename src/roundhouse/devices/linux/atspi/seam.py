@@ -45,11 +45,14 @@ class AccessibleTree(Protocol):
     ) -> UiSnapshot:
         """The window's tree; details (rectangle, actions, text) for showing nodes."""
 
-    async def controls(self, window: WindowInfo, limits: TreeLimits | None = None) -> ControlList:
-        """The interactive controls a person sees in the window, numbered in reading order."""
+    async def controls(
+        self, window: WindowInfo, limits: TreeLimits | None = None, *, fresh: bool = False
+    ) -> ControlList:
+        """The interactive controls a person sees in the window, numbered in reading order:
+        the last read of it where nothing changed since (atspi_kept), unless `fresh`."""
 
     async def showing_nodes(
-        self, window: WindowInfo, limits: TreeLimits
+        self, window: WindowInfo, limits: TreeLimits, *, fresh: bool = False
     ) -> tuple[list[UiNode], bool] | None:
         """Every showing node of the window, flat, with role, name, states and the start of
         a text field's text, and whether all were read; None: the window exposes no tree."""
