@@ -77,5 +77,7 @@ def test_the_tree_bench_measures_thunar_and_the_scaling_row(tmp_path: Path) -> N
     # The same top of the page shows at every size: the same controls are listed.
     assert len({size["controls"] for size in scaling["sizes"].values()}) == 1
     assert all(size["warm_served"] >= 1 for size in scaling["sizes"].values())
+    # A new process's first read, as a whole command, at each size.
+    assert all(size["command_ms_median"] > 0 for size in scaling["sizes"].values())
     first, last = scaling["sizes"]["1x"], scaling["sizes"]["50x"]
     assert scaling["ratio"] == round(last["controls_ms_median"] / first["controls_ms_median"], 2)

@@ -456,6 +456,14 @@ def render(report: dict[str, Any]) -> str:
                 f"{size['calls_per_read']:g} calls per read, full tree read {tree_nodes} nodes"
             )
         lines.append(f"  50x / 1x: {scaling['ratio']}x")
+        commands = ", ".join(
+            f"{factor} {size['command_ms_median']}" for factor, size in scaling["sizes"].items()
+        )
+        lines.append(
+            f"  roundhouse tree --controls, a whole command: {commands} ms; 50x - 1x: "
+            f"{scaling['command_growth_ms']} ms (goal: at most "
+            f"{scaling['goal_command_growth_ms']:g})"
+        )
     lines.append(f"screenshot (desktop, PNG) {report['screenshot_ms_median']}")
     lines.append(f"key press + settle {report['action_settle_ms_median']}")
     lines += [f"note: {note}" for note in report["notes"]]

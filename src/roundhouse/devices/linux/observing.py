@@ -18,6 +18,7 @@ import base64
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,11 @@ class Observing(Closing):
         # False: the settle compares pixels whatever the session tells, and every read is
         # fresh, as before there were witnesses (bench sessions measures both in one run).
         self.witnessed = True
+        # Screenshots are grabbed, marked and encoded here, one at a time: off the event
+        # loop (an MCP server's other requests go on), but not side by side (each holds a
+        # screen's pixels; 20 clients at once grew the server by 74 MB in threads of its
+        # own each).
+        self._shooter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="roundhouse-shot")
 
     def _sight(self) -> Sight:
         return Sight(self.windows)
@@ -125,7 +131,9 @@ class Observing(Closing):
         controls: list[Control] = []
         if annotate:
             controls = (await self._read_controls(self._sight().window(None))).controls
-        result = _shot_result(capture_desktop_png(self.screen, controls), path)
+        result = await self._shoot(
+            lambda: _shot_result(capture_desktop_png(self.screen, controls), path)
+        )
         if annotate:
             result["annotated_controls"] = len(controls)
         return result
@@ -151,12 +159,16 @@ class Observing(Closing):
             # reads: the boxes must carry the numbers of the list the model reads.
             listed = self._controls.get(window.xid) if as_listed else None
             controls = (listed or await self._read_controls(window)).controls
-        shot = capture_window_png(self.screen, window, controls)
-        result = _shot_result(shot, path)
+        result = await self._shoot(
+            lambda: _shot_result(capture_window_png(self.screen, window, controls), path)
+        )
         result["window_id"] = window.xid
         if annotate:
             result["annotated_controls"] = len(controls)
         return result
+
+    async def _shoot(self, shot: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        return await asyncio.get_running_loop().run_in_executor(self._shooter, shot)
 
     async def get_ui_tree(self, window_id: int | None = None, max_nodes: int = 5000) -> Any:
         """Read the accessibility tree of a window (default: the active one) as JSON.

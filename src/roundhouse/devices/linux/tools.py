@@ -70,6 +70,7 @@ class DesktopTools(Acting):
         if self.tree is not None:
             await self.tree.close()
         self.launcher.close()
+        self._shooter.shutdown(wait=True)
         self.display.close()  # a display that died: closing cannot fail
 
 
