@@ -116,9 +116,11 @@ async def settle(
             await any_change(watch.witnesses, marks, min(drawn_by, deadline) - time.monotonic())
             continue
         if watch.held is not None and await watch.held():
-            if time.monotonic() >= deadline:
-                return Settled(_ms(start), changed=True, timed_out=True)
-            await any_change(watch.witnesses, marks, HELD_POLL)
+            # Asked again until it is let go, or something changes (the click, as a rule).
+            while not watch.changed_since(marks) and await watch.held():
+                if time.monotonic() >= deadline:
+                    return Settled(_ms(start), changed=True, timed_out=True)
+                await any_change(watch.witnesses, marks, HELD_POLL)
             continue
         return Settled(_ms(start), changed=True, timed_out=False)
 
