@@ -50,7 +50,9 @@ class _Copy:
 
 class DamageWatch:
     """The output's damage, as `changes`; None from `start` where the compositor's screen
-    copy is older than version 2 (no copy_with_damage)."""
+    copy is older than version 2 (no copy_with_damage), or where there is more than one
+    output: one copy watches one output, and a change on another unseen would let a stale
+    read be served (the settle compares pixels there, and every read is fresh)."""
 
     def __init__(self, connection: Connection) -> None:
         self.changes = Changes("the wlroots output")
@@ -61,7 +63,8 @@ class DamageWatch:
     @classmethod
     def start(cls, env: Mapping[str, str]) -> DamageWatch | None:
         connection = Connection.open(env)
-        if connection.version("zwlr_screencopy_manager_v1") < 2:
+        outputs = [g for g in connection.registry().values() if g.interface == "wl_output"]
+        if connection.version("zwlr_screencopy_manager_v1") < 2 or len(outputs) != 1:
             connection.close()
             return None
         watch = cls(connection)
