@@ -28,6 +28,7 @@ from roundhouse.devices.linux.atspi.bus import (
 from roundhouse.devices.linux.atspi.constants import (
     ACCESSIBLE,
     ACTION,
+    APPLICATION,
     COMPONENT,
     GET_ACCESSIBLE_AT,
     GET_ACCESSIBLE_AT_POINT,
@@ -47,6 +48,7 @@ from roundhouse.devices.linux.atspi.constants import (
     GET_TEXT,
     NULL_PATH,
     ROLES,
+    ROOT_PATH,
     STATES,
     TABLE,
     TEXT,
@@ -173,9 +175,11 @@ class FakeBus(AtspiBus):
         cache: bool = True,
         get_all: bool = True,
         uncached: frozenset[str] = frozenset(),
+        toolkit: str = "gtk",
     ) -> None:
         self.app = app
         self.cache = cache
+        self.toolkit = toolkit  # Application.ToolkitName (GTK 3's bridge says "gtk")
         self.uncached = uncached  # paths GetItems leaves out (they are walked)
         self.get_all = get_all
         self.timeout = 0.5
@@ -200,6 +204,8 @@ class FakeBus(AtspiBus):
         await asyncio.sleep(0)  # a round trip: let the other calls in flight go
         if member == "GetItems":
             return [self._items()] if self.cache else [[]]
+        if ref[1] == ROOT_PATH and method == GET_PROPERTY and body[0] == APPLICATION:
+            return [Variant("s", self.toolkit if body[1] == "ToolkitName" else "1.0")]
         node = self.app.objects.get(ref[1])
         if node is None:
             raise NodeGone(f"{ref[1]} does not exist")

@@ -457,6 +457,22 @@ async def test_a_slow_big_cache_is_walked_instead_on_reads_of_what_shows(
     assert listings() == 2
 
 
+async def test_a_toolkit_that_caches_documents_is_walked_on_reads_of_what_shows() -> None:
+    """Chromium's cache holds every object of the page it has handed out (25,248 for a table
+    of 2,500 rows): a read of what shows walks from the frame, also a new process's first,
+    and asks the properties of a level in one GetAll; the whole tree still lists the cache."""
+    items = {f"/row/{index}": FakeObject(role="table row") for index in range(BIG_CACHE + 1)}
+    app = FakeApp({"/": FakeObject(role="frame", children=list(items)), **items})
+    bus = FakeBus(app, toolkit="Chromium")
+    finder = FrameFinder()
+    assert await finder.cache_of(bus, APP, showing_only=True) == {}
+    assert not [member for _, member in bus.log if member == "GetItems"]
+    assert await finder._get_all(bus, APP, {})  # Chromium's bridge implements GetAll
+    assert len(await finder.cache_of(bus, APP, showing_only=False)) == BIG_CACHE + 2
+    qt = FakeBus(FakeApp({"/": FakeObject(role="frame")}), cache=False, toolkit="Qt")
+    assert not await FrameFinder()._get_all(qt, APP, {})  # Qt's does not
+
+
 async def test_a_small_or_quick_cache_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     small = FakeBus(FakeApp({"/": FakeObject(role="frame")}))
     finder = FrameFinder()

@@ -1,13 +1,19 @@
 """A small Qt 6 window for the desktop tests: a line edit, a button that changes a label, a
 check box, and a list longer than its view (rows scrolled out of sight must not count as
 visible controls); with --buttons N, a tight grid of N small buttons below (dense marks).
-Run with the desktop's environment so that Qt exposes it over AT-SPI."""
+Run with the desktop's environment so that Qt exposes it over AT-SPI.
+
+With --commands, it changes itself on lines read from its standard input, behind the back
+of whoever reads it (tests/desktop/test_kept.py): "rename TEXT" renames the button, "row
+TEXT" puts a row at the top of the list, "banner" shows a banner with a Dismiss button
+inside the window and "dismiss" hides it again."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from PySide6.QtCore import QSocketNotifier
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -30,6 +36,7 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=LIST_ROWS, help="rows in the list")
     parser.add_argument("--scroll-to", type=int, default=0, help="show this row (1-based)")
     parser.add_argument("--buttons", type=int, default=0, help="a grid of this many buttons")
+    parser.add_argument("--commands", action="store_true", help="obey lines on stdin")
     options, qt_args = parser.parse_known_args()
     app = QApplication([sys.argv[0], *qt_args])
     window = QWidget()
@@ -56,7 +63,11 @@ def main() -> int:
     rows.setFixedHeight(120)
     if options.scroll_to:
         rows.scrollToItem(rows.item(options.scroll_to - 1), QListWidget.PositionAtTop)
-    for widget in (edit, button, label, check, combo, rows):
+    banner = QLabel("Saved elsewhere")
+    dismiss = QPushButton("Dismiss")
+    banner.hide()
+    dismiss.hide()
+    for widget in (edit, button, label, check, combo, rows, banner, dismiss):
         layout.addWidget(widget)
     if options.buttons:
         grid = QGridLayout()
@@ -66,6 +77,23 @@ def main() -> int:
         layout.addLayout(grid)
     window.resize(400, 360)
     window.show()
+    if options.commands:
+
+        def obey() -> None:
+            line = sys.stdin.readline()
+            verb, _, text = line.strip().partition(" ")
+            if verb == "rename":
+                button.setText(text)
+            elif verb == "row":
+                rows.insertItem(0, text)
+            elif verb in ("banner", "dismiss"):
+                banner.setVisible(verb == "banner")
+                dismiss.setVisible(verb == "banner")
+            elif not line:
+                notifier.setEnabled(False)  # stdin closed
+
+        notifier = QSocketNotifier(sys.stdin.fileno(), QSocketNotifier.Type.Read)
+        notifier.activated.connect(obey)
     return app.exec()
 
 

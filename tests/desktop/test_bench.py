@@ -68,11 +68,16 @@ def test_the_tree_bench_measures_thunar_and_the_scaling_row(tmp_path: Path) -> N
     assert thunar["controls_ratio"] == round(
         thunar["controls_naive_ms_median"] / thunar["controls_ms_median"], 1
     )
+    # A read right after one, nothing changed, is served what was read (atspi_kept).
+    assert thunar["controls_warm_ms_median"] > 0 and thunar["warm_served"] >= 1
     scaling = report["scaling"]
     assert list(scaling["sizes"]) == ["1x", "10x", "50x"]
     rows = [size["table_rows"] for size in scaling["sizes"].values()]
     assert rows == [50, 500, 2500]
     # The same top of the page shows at every size: the same controls are listed.
     assert len({size["controls"] for size in scaling["sizes"].values()}) == 1
+    assert all(size["warm_served"] >= 1 for size in scaling["sizes"].values())
+    # A new process's first read, as a whole command, at each size.
+    assert all(size["command_ms_median"] > 0 for size in scaling["sizes"].values())
     first, last = scaling["sizes"]["1x"], scaling["sizes"]["50x"]
     assert scaling["ratio"] == round(last["controls_ms_median"] / first["controls_ms_median"], 2)

@@ -22,7 +22,14 @@ from typing import Any, ClassVar
 
 from roundhouse.agents.action_list import Acted, target_changed
 from roundhouse.agents.asking import Asked
-from roundhouse.agents.base import AgentCore, Conclusion, Ended, Seen, answered_status
+from roundhouse.agents.base import (
+    LOOK_AGAIN_PAUSE,
+    AgentCore,
+    Conclusion,
+    Ended,
+    Seen,
+    answered_status,
+)
 from roundhouse.agents.prompting import app_messages
 from roundhouse.agents.responses import ActionAnswer, AppAnswer, check_control
 from roundhouse.agents.sensitive import is_closing, sensitive_reason
@@ -34,7 +41,10 @@ from roundhouse.devices.contract import WINDOW_ACTIONS, Control, ControlList, To
 from roundhouse.devices.describing import ToolSpec
 from roundhouse.models.observation import AppObservation, PastStep
 
-LOOK_AGAIN_PAUSE = 0.5  # seconds a UI gets to finish changing before an answer is re-checked
+# Seconds a window whose closing question was answered ("Save changes?": Save) is given to
+# go: an editor writes its file first. The settle ends when the screen is still, and
+# nothing is drawn while it writes.
+CLOSING_WAIT = 3.0
 
 
 @dataclass(kw_only=True)
@@ -56,6 +66,8 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         self, context: RoundContext, specs: list[ToolSpec]
     ) -> Seen[AppObservation] | Ended[AppAnswer]:
         target = await self._current_window()
+        if target is not None and _answered_closing(self._acted(context)):
+            target = await self._closed_within(target, CLOSING_WAIT)
         if target is None:
             return Ended(self._window_gone(context))
         listed = await self._controls(target)
@@ -171,16 +183,38 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
 
     async def _current_window(self) -> WindowInfo | None:
         """The application's window to act in: its active dialog, else its own window."""
+        return self._window_in(await self._windows())
+
+    async def _windows(self) -> list[WindowInfo] | None:
         listed = await self.collect(ToolName.LIST_WINDOWS)
         if not listed.ok or not isinstance(listed.result, list):
             return None
-        windows = [WindowInfo.model_validate(item) for item in listed.result]
-        mine = [w for w in windows if w.xid == self.window.xid or self._same_application(w)]
+        return [WindowInfo.model_validate(item) for item in listed.result]
+
+    def _window_in(self, windows: list[WindowInfo] | None) -> WindowInfo | None:
+        mine = [w for w in windows or () if w.xid == self.window.xid or self._same_application(w)]
         if not mine:
             return None
         return next((w for w in mine if w.active), None) or next(
             (w for w in mine if w.xid == self.window.xid), mine[0]
         )
+
+    async def _closed_within(self, target: WindowInfo, seconds: float) -> WindowInfo | None:
+        """The window to act in once the agent's own window has gone, another has come in
+        front of `target` (a Save dialog), or `seconds` have passed."""
+        deadline = time.monotonic() + seconds
+        now: WindowInfo | None = target
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+            windows = await self._windows()
+            now = self._window_in(windows)
+            gone = windows is not None and all(w.xid != self.window.xid for w in windows)
+            if gone or now is None or now.xid != target.xid:
+                break
+        return now
+
+    def _acted(self, context: RoundContext) -> list[PastStep]:
+        return [step for step in self.history(context) if step.ran]
 
     def _same_application(self, window: WindowInfo) -> bool:
         """Its process's, where the display server says whose a window is; else (labwc's
@@ -219,7 +253,7 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
         """The window is gone, and acting on its old coordinates is wrong: FINISH if the
         agent's own last action closed it, or answered the question its closing asked
         ("Save changes?": Save, Discard), else FAIL."""
-        acted = [step for step in self.history(context) if step.ran]
+        acted = self._acted(context)
         last = acted[-1] if acted else None
         closed = last is not None and (
             _closes(last) or (last.function == ToolName.CLICK_CONTROL and any(map(_closes, acted)))
@@ -241,6 +275,12 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
 
 def _closes(step: PastStep) -> bool:
     return is_closing(step.function, step.arguments, str(step.arguments.get("name", "")))
+
+
+def _answered_closing(acted: list[PastStep]) -> bool:
+    """Whether the last action was a click right after a closing one: the answer to the
+    question the closing asked."""
+    return len(acted) >= 2 and acted[-1].function == ToolName.CLICK_CONTROL and _closes(acted[-2])
 
 
 def _named_control(arguments: dict[str, Any], controls: tuple[Control, ...]) -> Control | None:

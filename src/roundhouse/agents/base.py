@@ -46,6 +46,7 @@ from roundhouse.models.observation import NOT_RUN, PastStep
 
 Obs = TypeVar("Obs")  # what the agent observes
 A = TypeVar("A", bound=StepAnswer)  # what it must answer
+LOOK_AGAIN_PAUSE = 0.5  # seconds a UI gets to finish changing before it is looked at again
 
 
 @dataclass(kw_only=True)
@@ -167,6 +168,10 @@ class AgentCore(Generic[Obs, A]):
             step.question = answer.question or ""
             step.user_reply = await self.ask_user(context, step.question)
         step.action_ms = round((time.monotonic() - started) * 1000, 1)
+        if answer.status is Status.SCREENSHOT and any(s.name == ToolName.WAIT for s in specs):
+            # "Look again" means after a moment: a look costs a few ms where reads are kept
+            # warm, and an agent waiting for a window to close would use up its looks at once.
+            await self.collect(ToolName.WAIT, seconds=LOOK_AGAIN_PAUSE)
         return self._conclude(context, step, current, answer, acted)
 
     async def _act_in_turn(

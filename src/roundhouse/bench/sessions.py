@@ -5,9 +5,14 @@ KDE), each started fresh with gedit on a document of 200 lines.
 Per session kind, the median over `--runs` rounds of:
 - grab: the screen's pixels (display.base.Screen.desktop), the part the display server does;
 - screenshot: the tool capture_desktop_screenshot, the grab and its PNG;
-- controls: the tool get_controls on gedit's window (its controls counted);
-- action: the tool type_text of one letter into gedit: the input, the settle (until the
-  screen is still) and the two looks that tell what it did; `settle` is the settle's part.
+- controls: the tool get_controls on gedit's window (its controls counted), read fresh, and
+  warm: read again at once, nothing changed (atspi_kept);
+- action: the tool type_text of one letter into gedit: the input, the settle and the two
+  looks that tell what it did; `settle` is the settle's part;
+- then per application (gedit, GNOME Calculator, the Qt test app) and action kind (a key, a
+  click by action, a click by pointer, 20 characters typed: bench/actions.py), the tool call
+  as the code settles now and as it did before (pixels still for 120 ms, reads fresh),
+  taking turns in the same process.
 The operations take turns within a round, so load from other processes falls on all alike.
 """
 
@@ -19,12 +24,14 @@ import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from roundhouse.bench import actions as bench_actions
+from roundhouse.bench.actions import KindFigures
 from roundhouse.bench.app import bench_app
 from roundhouse.config import DesktopSettings, Settings
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
@@ -41,11 +48,14 @@ class SessionFigures:
     grab_ms: float
     screenshot_ms: float
     controls_ms: float
+    controls_warm_ms: float
     controls: int
     action_ms: float
     settle_ms: float
     start_s: float  # the desktop, up
     runs: int
+    kinds: list[KindFigures] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def _median(values: list[float]) -> float:
@@ -67,34 +77,46 @@ async def measure(kind: str, runs: int, folder: Path) -> SessionFigures:
     start_s = time.perf_counter() - started
     try:
         async with await DesktopTools.open(desktop, Settings()) as tools:
-            return await _rounds(kind, tools, document, runs, start_s)
+            figures = await _rounds(kind, tools, document, runs, start_s)
+            applications, notes = bench_actions.scripts(folder)
+            for script in applications:
+                typer.echo(f"roundhouse: {kind}: {script.name}", err=True)
+                figures.kinds.extend(await bench_actions.measure(tools, script, runs))
+            figures.notes.extend(notes)
+            return figures
     finally:
-        await asyncio.to_thread(virtual.stop)  # gedit with it
+        await asyncio.to_thread(virtual.stop)  # the applications with it
 
 
 async def _rounds(
     kind: str, tools: DesktopTools, document: Path, runs: int, start_s: float
 ) -> SessionFigures:
-    await tools.launch_application(f"gedit --standalone {document}")
-    grab, shot, read, act, settle = [], [], [], [], []
+    launched = await tools.launch_application(f"gedit --standalone {document}")
+    grab, shot, read, warm, act, settle = [], [], [], [], [], []
     count = 0
     for _ in range(runs + 1):  # the first round warms the caches up, and is dropped
         ms_grab, _ = await _timed(lambda: asyncio.to_thread(tools.screen.desktop))
         ms_shot, _ = await _timed(tools.capture_desktop_screenshot)
+        tools.witnessed = False  # read fresh
         ms_read, listed = await _timed(tools.get_controls)
+        tools.witnessed = True
+        ms_warm, _ = await _timed(tools.get_controls)
         ms_act, done = await _timed(lambda: tools.type_text("x"))
         grab.append(ms_grab)
         shot.append(ms_shot)
         read.append(ms_read)
+        warm.append(ms_warm)
         act.append(ms_act)
         settle.append(float(done.get("settle_ms", 0.0)))
         count = len(listed["controls"])
+    await tools.close_window(launched["xid"])
     return SessionFigures(
         session=kind,
         routes=dict(tools.display.routes),
         grab_ms=_median(grab[1:]),
         screenshot_ms=_median(shot[1:]),
         controls_ms=_median(read[1:]),
+        controls_warm_ms=_median(warm[1:]),
         controls=count,
         action_ms=_median(act[1:]),
         settle_ms=_median(settle[1:]),
@@ -106,18 +128,34 @@ async def _rounds(
 def table(rows: list[SessionFigures]) -> str:
     head = (
         "| session | desktop up, s | grab, ms | screenshot (grab + PNG), ms | controls read, ms "
-        "(controls) | action + settle, ms (settle) |"
+        "(controls) | warm, ms | action + settle, ms (settle) |"
     )
-    lines = [head, "|---|---|---|---|---|---|"]
+    lines = [head, "|---|---|---|---|---|---|---|"]
     for row in rows:
         lines.append(
             f"| {row.session} | {row.start_s} | {row.grab_ms} | {row.screenshot_ms} | "
-            f"{row.controls_ms} ({row.controls}) | {row.action_ms} ({row.settle_ms}) |"
+            f"{row.controls_ms} ({row.controls}) | {row.controls_warm_ms} | "
+            f"{row.action_ms} ({row.settle_ms}) |"
         )
+    lines += ["", "Action + settle per kind, ms: before -> after (settle before -> after)", ""]
+    lines.append("| session | application | " + " | ".join(bench_actions.KINDS) + " |")
+    lines.append("|---|---|" + "---|" * len(bench_actions.KINDS))
+    for row in rows:
+        for app in dict.fromkeys(figures.app for figures in row.kinds):
+            cells = []
+            for kind in bench_actions.KINDS:
+                figure = next(f for f in row.kinds if f.app == app and f.kind == kind)
+                late = f", {figure.after_not_seen} not seen" if figure.after_not_seen else ""
+                cells.append(
+                    f"{figure.before_ms} -> {figure.after_ms} "
+                    f"({figure.before_settle_ms} -> {figure.after_settle_ms}{late})"
+                )
+            lines.append(f"| {row.session} | {app} | " + " | ".join(cells) + " |")
     lines.append("")
     for row in rows:
         routes = "; ".join(f"{part}: {route}" for part, route in row.routes.items())
         lines.append(f"- {row.session}: {routes}")
+        lines += [f"- {row.session}: {note}" for note in row.notes]
     return "\n".join(lines)
 
 

@@ -85,7 +85,7 @@ async def wait_ready(
     rectangle may have changed while it loaded)."""
     deadline = time.monotonic() + READY_TIMEOUT
     while time.monotonic() < deadline:
-        if ready(await client.controls(window)):
+        if ready(await client.controls(window, fresh=True)):
             now = [w for w in list_windows(desktop) if w.xid == window.xid]
             return now[0] if now else window
         await asyncio.sleep(0.2)
@@ -96,10 +96,10 @@ async def held_still(client: AtspiClient, window: WindowInfo, timeout: float = 1
     """Until two reads of the window's controls half a second apart agree (a page that has
     just loaded still renames its tab and lays itself out), or `timeout` seconds."""
     deadline = time.monotonic() + timeout
-    before = await client.controls(window)
+    before = await client.controls(window, fresh=True)
     while time.monotonic() < deadline:
         await asyncio.sleep(0.5)
-        now = await client.controls(window)
+        now = await client.controls(window, fresh=True)
         if now.controls == before.controls:
             return
         before = now

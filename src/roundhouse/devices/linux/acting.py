@@ -74,7 +74,7 @@ class Acting(Observing):
         # (window_id omitted = the active window) must find this one active.
         window = await self.windows.activate(launched.window.xid)
         window = await self._loaded(window)
-        await self._settle(None)
+        await self._settle(None, None, None)
         return {
             **window.model_dump(mode="json"),
             "started": launched.started,

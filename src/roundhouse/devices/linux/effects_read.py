@@ -59,15 +59,17 @@ async def look(
     focused_text: bool = False,
     text_limit: int = TEXT_LIMIT,
     controls: bool = True,
+    fresh: bool = False,
 ) -> Look:
     """The windows `listed` (the caller lists them, once for all that needs them); the
     showing nodes of `window` (default: the active one), unless not `controls`; and the
-    text of `text_of`, or with `focused_text` of the focused control when it is editable."""
+    text of `text_of`, or with `focused_text` of the focused control when it is editable.
+    The showing nodes are those read last where nothing changed since, unless `fresh`."""
     if window is None:
         window = next((w for w in listed if w.active), None)
     if window is None or tree is None or not controls:
         return Look(tuple(listed), window.xid if window else None)
-    seen = Look(tuple(listed), window.xid, *await _nodes(tree, window))
+    seen = Look(tuple(listed), window.xid, *await _nodes(tree, window, fresh))
     focused = seen.focused
     if text_of is None and focused_text and seen.nodes is not None and focused is not None:
         node = seen.nodes[focused]
@@ -79,11 +81,11 @@ async def look(
 
 
 async def _nodes(
-    tree: AccessibleTree, window: WindowInfo
+    tree: AccessibleTree, window: WindowInfo, fresh: bool
 ) -> tuple[dict[str, NodeSeen] | None, bool]:
     try:
         async with asyncio.timeout(LOOK_TIMEOUT):
-            read = await tree.showing_nodes(window, LOOK_LIMITS)
+            read = await tree.showing_nodes(window, LOOK_LIMITS, fresh=fresh)
     except TimeoutError:
         log.info("effect: the controls of %r took over %g s", window.title, LOOK_TIMEOUT)
         return None, False

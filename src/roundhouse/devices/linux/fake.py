@@ -20,7 +20,7 @@ from roundhouse.devices.contract import ControlList, UiNode, UiSnapshot, WindowI
 from roundhouse.devices.linux.atspi.bus import AtspiError, NodeGone
 from roundhouse.devices.linux.atspi.constants import ACTION, COMPONENT, EDITABLE_TEXT, TEXT
 from roundhouse.devices.linux.atspi.node import TreeLimits
-from roundhouse.devices.linux.atspi.seam import TextRead
+from roundhouse.devices.linux.atspi.seam import Announcing, TextRead
 from roundhouse.devices.linux.atspi.tree import select_view
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.fake import (
@@ -67,7 +67,9 @@ class FakeTree:
             return UiSnapshot(window=window, root=None, node_count=0, tree_available=False)
         return UiSnapshot(window=window, root=root, node_count=1 + len(root.children))
 
-    async def controls(self, window: WindowInfo, limits: TreeLimits | None = None) -> ControlList:
+    async def controls(
+        self, window: WindowInfo, limits: TreeLimits | None = None, *, fresh: bool = False
+    ) -> ControlList:
         root = self._root(window)
         if root is None:
             note = f"{window.application} exposes no accessibility tree"
@@ -78,7 +80,7 @@ class FakeTree:
         )
 
     async def showing_nodes(
-        self, window: WindowInfo, limits: TreeLimits
+        self, window: WindowInfo, limits: TreeLimits, *, fresh: bool = False
     ) -> tuple[list[UiNode], bool] | None:
         root = self._root(window)
         if root is None:
@@ -108,6 +110,9 @@ class FakeTree:
         if control.editable_text:
             found.add(EDITABLE_TEXT)
         return frozenset(found)
+
+    def announcing(self, window_id: int) -> Announcing | None:
+        return None  # the fake applications announce nothing: the settle compares pixels
 
     # ------------------------------------------------------------ acting
 

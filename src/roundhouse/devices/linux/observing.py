@@ -18,8 +18,9 @@ import base64
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from roundhouse.config import Settings
 from roundhouse.devices.base import Closing
@@ -30,6 +31,7 @@ from roundhouse.devices.linux.atspi.bus import AtspiError, AtspiTimeout
 from roundhouse.devices.linux.atspi.node import TreeLimits
 from roundhouse.devices.linux.atspi.seam import AccessibleTree
 from roundhouse.devices.linux.atspi.tree import keep_numbers, ui_tree_json
+from roundhouse.devices.linux.changes import any_change
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import (
     DisplayServer,
@@ -46,11 +48,13 @@ from roundhouse.devices.linux.screenshots import (
     capture_monitor_png,
     capture_window_png,
 )
-from roundhouse.devices.linux.settle import Settled, frame, wait_quiet
+from roundhouse.devices.linux.settle import Settled, Watch, frame, settle, wait_quiet
 
 log = logging.getLogger(__name__)
+Shot = TypeVar("Shot")
 
 _MAX_LISTED = 60  # controls named in an error message
+HELD_LIMIT = 0.5  # seconds a control acted on is waited on while it says it is pressed
 
 
 class ToolError(RuntimeError):
@@ -111,6 +115,14 @@ class Observing(Closing):
         )
         self.tree = tree  # None: no AT-SPI bus; screenshots and coordinates still work
         self._controls: dict[int, ControlList] = {}  # the latest get_controls per window
+        # False: the settle compares pixels whatever the session tells, and every read is
+        # fresh, as before there were witnesses (bench sessions measures both in one run).
+        self.witnessed = True
+        # Screenshots are grabbed, marked and encoded here, one at a time: off the event
+        # loop (an MCP server's other requests go on), but not side by side (each holds a
+        # screen's pixels; 20 clients at once grew the server by 74 MB in threads of its
+        # own each).
+        self._shooter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="roundhouse-shot")
 
     def _sight(self) -> Sight:
         return Sight(self.windows)
@@ -133,9 +145,13 @@ class Observing(Closing):
             controls = (await self._read_controls(self._sight().window(None))).controls
         # A monitor's own pixels, or the whole desktop's (in the pixels windows speak).
         if monitor is None:
-            result = _shot_result(capture_desktop_png(self.screen, controls), path)
+            result = await self._shoot(
+                lambda: _shot_result(capture_desktop_png(self.screen, controls), path)
+            )
         else:
-            shot, shown = capture_monitor_png(self.screen, monitor, controls)
+            shot, shown = await self._shoot(
+                lambda: capture_monitor_png(self.screen, monitor, controls)
+            )
             result = {**_shot_result(shot, path), "scale": shown.scale}
         result["monitors"] = [one.as_json() for one in self.screen.monitors()]
         if annotate:
@@ -168,12 +184,16 @@ class Observing(Closing):
             # reads: the boxes must carry the numbers of the list the model reads.
             listed = self._controls.get(window.xid) if as_listed else None
             controls = (listed or await self._read_controls(window)).controls
-        shot = capture_window_png(self.screen, window, controls)
-        result = _shot_result(shot, path)
+        result = await self._shoot(
+            lambda: _shot_result(capture_window_png(self.screen, window, controls), path)
+        )
         result["window_id"] = window.xid
         if annotate:
             result["annotated_controls"] = len(controls)
         return result
+
+    async def _shoot(self, shot: Callable[[], Shot]) -> Shot:
+        return await asyncio.get_running_loop().run_in_executor(self._shooter, shot)
 
     async def get_ui_tree(self, window_id: int | None = None, max_nodes: int = 5000) -> Any:
         """Read the accessibility tree of a window (default: the active one) as JSON.
@@ -215,7 +235,8 @@ class Observing(Closing):
         else:
             try:
                 listed = keep_numbers(
-                    self._controls.get(window.xid), await self.tree.controls(window)
+                    self._controls.get(window.xid),
+                    await self.tree.controls(window, fresh=not self.witnessed),
                 )
             except AtspiTimeout as error:
                 # A hung application: say so, as what was seen, rather than fail the look.
@@ -289,10 +310,15 @@ class Observing(Closing):
             text_of=text_of,
             focused_text=wants_text,
             controls=controls,
+            fresh=not self.witnessed,
         )
-        pixels = frame(self.screen) if settle_from_start else None
+        watch = self._watch(before, target)
+        marks = watch.marks()
+        pixels = frame(self.screen) if settle_from_start and watch.screen is None else None
         await act()
-        settled = await self._settle(pixels)
+        if not settle_from_start:
+            marks = watch.marks()
+        settled = await self._settle(watch, marks, pixels)
         if before.text is not None:
             text_of = TextOf.seen(before.text)  # the same control after, even if focus moved
 
@@ -306,6 +332,7 @@ class Observing(Closing):
                 focused_text=wants_text,
                 text_limit=max(TEXT_LIMIT, len(typed or "") + 200),
                 controls=controls,
+                fresh=not self.witnessed,
             )
 
         target_id = target.id if target else None
@@ -313,31 +340,96 @@ class Observing(Closing):
         effect = effect_of(before, after, typed=typed, target=target_id)
         if not effect.seen and controls:
             started = time.monotonic()
-            if await self._changes_late(sight, after.windows):
-                later = await self._settle(None)
+            if await self._changes_late(sight, after.windows, watch):
+                later = await self._settle(self._watch(after, None), None, None)
                 waited = (time.monotonic() - started) * 1000
                 settled = Settled(settled.elapsed_ms + waited, True, later.timed_out)
                 effect = effect_of(before, await look_after(), typed=typed, target=target_id)
         return {**effect.as_result(), **_settled(settled)}
 
-    async def _changes_late(self, sight: Sight, seen: Sequence[WindowInfo]) -> bool:
+    def _watch(self, seen: Look, target: Control | None) -> Watch:
+        """What tells that the application of the window `seen` is done with an action:
+        the screen's account of what it draws, what the application announces, and whether
+        the control acted on says it is pressed where it did not before."""
+        if not self.witnessed:
+            return Watch()
+        announcing = None
+        if self.tree is not None and seen.window is not None:
+            announcing = self.tree.announcing(seen.window)
+        held = None
+        if target is not None and self.tree is not None:
+            node = (seen.nodes or {}).get(target.id)
+            if node is None or "pressed" not in node.states:
+                held = _Held(self.tree, target.id).pressed
+        return Watch(
+            screen=self.display.drawn,
+            app=announcing.changes if announcing else None,
+            caught_up=announcing.caught_up if announcing else None,
+            held=held,
+        )
+
+    async def _changes_late(self, sight: Sight, seen: Sequence[WindowInfo], watch: Watch) -> bool:
         """Whether the screen changes within desktop.effect_grace seconds, or the windows
         differ at its end from `seen` (the look after's): the screen is watched, and the
         windows listed once, at the end (a window that opens or closes changes the screen)."""
-        pixels = frame(self.screen)
         deadline = time.monotonic() + self.settings.desktop.effect_grace
-        while time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-            if frame(self.screen) != pixels:
+        if watch.screen is not None and self.witnessed:
+            drawn = Watch(screen=watch.screen)
+            marks = drawn.marks()
+            while (remaining := deadline - time.monotonic()) > 0:
+                counts = drawn.marks()
+                if drawn.changed_since(marks):
+                    return True
+                await any_change(drawn.witnesses, counts, remaining)
+            if drawn.changed_since(marks):
                 return True
+        else:
+            pixels = frame(self.screen)
+            while time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+                if frame(self.screen) != pixels:
+                    return True
         return _window_states(sight.relist()) != _window_states(seen)
 
-    def _settle(self, before: bytes | None) -> Awaitable[Settled]:
-        return wait_quiet(
-            self.screen,
-            before=before,
-            timeout=self.settings.desktop.settle_timeout,
+    async def _settle(
+        self, watch: Watch | None, marks: tuple[int, ...] | None, pixels: bytes | None
+    ) -> Settled:
+        """Wait for the application to be done (settle.py): by what the screen and the
+        application tell where the screen tells, else by the screen's pixels. Without
+        `marks`, from now."""
+        desktop = self.settings.desktop
+        if watch is None:
+            watch = Watch(screen=self.display.drawn if self.witnessed else None)
+        if watch.screen is None:
+            return await wait_quiet(self.screen, before=pixels, timeout=desktop.settle_timeout)
+        return await settle(
+            watch,
+            watch.marks() if marks is None else marks,
+            timeout=desktop.settle_timeout,
         )
+
+
+class _Held:
+    """Whether a control acted on says it is still pressed: Qt's click through its action
+    holds a button or box down 100 ms before it clicks, GTK 4's 250 ms, drawing and
+    announcing nothing meanwhile. Asked for HELD_LIMIT seconds at most (a toggle button
+    that stays pressed is not waited on longer)."""
+
+    def __init__(self, tree: AccessibleTree, node: str) -> None:
+        self._tree = tree
+        self._node = node
+        self._since: float | None = None
+
+    async def pressed(self) -> bool:
+        now = time.monotonic()
+        if self._since is None:
+            self._since = now
+        if now - self._since > HELD_LIMIT:
+            return False
+        try:
+            return "pressed" in await self._tree.states(self._node)
+        except AtspiError:
+            return False  # gone: nothing is held
 
 
 def window_after(before: Look, listed: Sequence[WindowInfo]) -> WindowInfo | None:

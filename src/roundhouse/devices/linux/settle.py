@@ -1,25 +1,46 @@
-"""Settle instead of sleep: after an action, wait until the screen stops changing.
+"""Settle instead of sleep: after an action, wait until the application is done with it.
 
-UFO sleeps a fixed second after every action and OSWorld two. Here we watch the screen:
-a raw grab costs ~1.5 ms and comparing two is a memcmp (X pixels do not flicker, so
-exact equality is the right test; no scaling or thresholds needed). Once the picture has
-changed and then held still for `quiet` seconds, the UI has settled. `quiet` outlasts a
-Qt button's ~100 ms press animation, which runs before the click takes effect. An action that
-changes nothing on screen returns after `grace`. `timeout` caps the wait (an animation
-that never stops); `floor` is the configured sleep_time.
+UFO sleeps a fixed second after every action and OSWorld two. Here the settle ends when
+what the session offers says the application is done (`settle`, with a Watch):
 
-Pass a frame taken before the action (`frame()`), so that a change that happened before
-we started watching still counts as the action's effect.
+- the screen's own account of what it draws (changes.py): X11's damage, wlroots' screen
+  copies with damage, the frames of GNOME's screen cast, KWin's window damage;
+- what the application announces over AT-SPI (atspi/events.py), and a question asked of it
+  through the bus, answered once it has handled everything sent to it before;
+- the control acted on, where it says it is still pressed.
+
+The action is seen to have started once either witness reports a change (a caret's blink
+is none); it is done once neither has reported one for `gap` (an animation draws every
+frame, ~17 ms apart), the application has answered, what it last announced has been
+drawn (a compositor draws a frame or two after the application), and the control is no
+longer pressed: Qt's click through its accessibility action
+holds the button down for 100 ms, drawing and announcing nothing, before it clicks. An
+action that shows no sign within `grace` changed nothing to be seen. `timeout` caps it all
+(an animation that never stops).
+
+Where the screen reports nothing (a display server without such an account: the fake
+display, GNOME without GStreamer's PipeWire source), `wait_quiet` compares its pixels and
+waits for `quiet` seconds of stillness, as every settle did before: a raw grab costs ~1.5 ms
+on X11 and comparing two is a memcmp. Pass it a frame taken before the action (`frame()`),
+so that a change that happened before we started watching still counts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from roundhouse.devices.contract import Rect
+from roundhouse.devices.linux.changes import Changes, any_change, caret_like
 from roundhouse.devices.linux.display.base import RouteRefused, Screen
+
+GAP = 0.04  # seconds without a sign that end the settle: over two frames at 60 Hz
+GRACE = 0.15  # seconds an action gets to show a first sign
+QUIET = 0.12  # seconds of stillness where only pixels tell (it outlasts Qt's press animation)
+DRAWN_WAIT = 0.1  # seconds after the first sign an announced change gets to be drawn
+HELD_POLL = 0.02  # seconds between two questions to a control still pressed
 
 
 @dataclass(frozen=True)
@@ -27,6 +48,123 @@ class Settled:
     elapsed_ms: float
     changed: bool  # the screen changed after the action
     timed_out: bool  # still changing at `timeout`
+
+
+@dataclass(frozen=True)
+class Watch:
+    """What tells that the application acted on is done: `screen` reports what is drawn,
+    `app` what the application announces, `caught_up` returns once it has handled what was
+    sent to it before (False: it did not answer), `held` says the control acted on is still
+    pressed."""
+
+    screen: Changes | None = None
+    app: Changes | None = None
+    caught_up: Callable[[], Awaitable[bool]] | None = None
+    held: Callable[[], Awaitable[bool]] | None = None
+
+    @property
+    def witnesses(self) -> list[Changes]:
+        return [w for w in (self.screen, self.app) if w is not None]
+
+    def marks(self) -> tuple[int, ...]:
+        return tuple(witness.mark() for witness in self.witnesses)
+
+    def changed_since(self, marks: tuple[int, ...]) -> bool:
+        """Whether a change that matters came after `marks` (a caret's blink does not)."""
+        for witness, mark in zip(self.witnesses, marks, strict=True):
+            ignore = caret_like if witness is self.screen else None
+            if witness.since(mark, ignore):
+                return True
+        return False
+
+    def undrawn(self, before: tuple[int, ...]) -> bool:
+        """Whether the application announced something since `before` and the screen has
+        drawn nothing since (a compositor draws a frame or two after the application)."""
+        if self.app is None or self.screen is None:
+            return False
+        screen, app = before
+        return self.app.since(app) and not self.screen.since(screen, caret_like)
+
+
+async def settle(
+    watch: Watch,
+    before: tuple[int, ...],
+    *,
+    timeout: float = 2.0,
+    floor: float = 0.0,
+    grace: float = GRACE,
+    gap: float = GAP,
+) -> Settled:
+    """Wait until the application is done with an action (see the module docstring);
+    `before` are the watch's marks taken before the action."""
+    start = time.monotonic()
+    deadline = start + timeout
+    if floor > 0:
+        await asyncio.sleep(floor)
+    if not await _first_sign(watch, before, min(start + grace, deadline)):
+        return Settled(_ms(start), changed=False, timed_out=False)
+    drawn_by = time.monotonic() + DRAWN_WAIT
+    while True:
+        if not await _quiet_for(watch, gap, deadline):
+            return Settled(_ms(start), changed=True, timed_out=True)
+        marks = watch.marks()
+        if watch.caught_up is not None and not await _answered(watch.caught_up, deadline):
+            return Settled(_ms(start), changed=True, timed_out=True)
+        if watch.changed_since(marks):
+            continue
+        if watch.undrawn(before) and time.monotonic() < drawn_by:
+            await any_change(watch.witnesses, marks, min(drawn_by, deadline) - time.monotonic())
+            continue
+        if watch.held is not None and await watch.held():
+            # Asked again until it is let go, or something changes (the click, as a rule).
+            while not watch.changed_since(marks) and await watch.held():
+                if time.monotonic() >= deadline:
+                    return Settled(_ms(start), changed=True, timed_out=True)
+                await any_change(watch.witnesses, marks, HELD_POLL)
+            continue
+        return Settled(_ms(start), changed=True, timed_out=False)
+
+
+async def _first_sign(watch: Watch, before: tuple[int, ...], until: float) -> bool:
+    """Whether a change that matters comes after `before` by `until`."""
+    while True:
+        counts = watch.marks()  # read first: a change after this wakes the wait below
+        if watch.changed_since(before):
+            return True
+        remaining = until - time.monotonic()
+        if remaining <= 0:
+            return False
+        await any_change(watch.witnesses, counts, remaining)
+
+
+async def _quiet_for(watch: Watch, gap: float, deadline: float) -> bool:
+    """Wait until `gap` seconds pass with no change that matters: True, or False when the
+    deadline comes first."""
+    quiet_since = time.monotonic()
+    counts = watch.marks()
+    while True:
+        now = time.monotonic()
+        if now - quiet_since >= gap:
+            return True
+        if now >= deadline:
+            return False
+        wait = min(quiet_since + gap, deadline) - now
+        if await any_change(watch.witnesses, counts, wait):
+            fresh = watch.marks()
+            if watch.changed_since(counts):
+                quiet_since = time.monotonic()
+            counts = fresh
+
+
+async def _answered(caught_up: Callable[[], Awaitable[bool]], deadline: float) -> bool:
+    """Whether the application answered before the deadline."""
+    try:
+        return await asyncio.wait_for(caught_up(), max(deadline - time.monotonic(), 0.001))
+    except TimeoutError:
+        return False
+
+
+# ------------------------------------------------------------ where only pixels tell
 
 
 def frame(screen: Screen, region: Rect | None = None) -> bytes:
@@ -46,11 +184,12 @@ async def wait_quiet(
     region: Rect | None = None,
     timeout: float = 2.0,
     floor: float = 0.0,
-    quiet: float = 0.12,
-    grace: float = 0.15,
+    quiet: float = QUIET,
+    grace: float = GRACE,
     interval: float = 0.015,
 ) -> Settled:
-    """Wait until the screen has been still for `quiet` seconds (see the module docstring)."""
+    """Wait until the screen's pixels have been still for `quiet` seconds: once they have
+    changed and then held still, or after `grace` when they do not change at all."""
     start = time.monotonic()
     if floor > 0:
         await asyncio.sleep(floor)

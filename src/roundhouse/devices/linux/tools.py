@@ -76,7 +76,7 @@ class DesktopTools(Acting):
     async def open(cls, desktop: Desktop, settings: Settings) -> DesktopTools:
         """Connect to the desktop: its display server and, when it has one, AT-SPI."""
         display = open_display(desktop)
-        client = AtspiClient(content=display.windows.content)
+        client = AtspiClient(content=display.windows.content, drawn=display.drawn)
         tree: AccessibleTree | None = client
         try:
             await client.connect(desktop)
@@ -92,6 +92,7 @@ class DesktopTools(Acting):
         if self.tree is not None:
             await self.tree.close()
         self.launcher.close()
+        self._shooter.shutdown(wait=True)
         self.display.close()  # a display that died: closing cannot fail
 
 

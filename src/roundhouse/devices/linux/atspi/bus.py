@@ -101,6 +101,7 @@ class _Call:
     or_none: bool  # an object that is gone, or lacks the interface, answers None
     then: Callable[[list[Any]], Any] | None = None  # what the caller keeps of the body
     deadline: float = 0.0  # loop time; set when sent
+    via_bus: bool = False  # through the bus daemon even where the application has a socket
 
 
 class AtspiBus:
@@ -149,6 +150,14 @@ class AtspiBus:
         A vanished application or a timeout still raises: the whole read is then void.
         """
         return self._request(_Call(ref, method, list(body), or_none=True))
+
+    def call_via_bus(
+        self, ref: Ref, method: Method, body: Sequence[Any] = ()
+    ) -> Awaitable[list[Any]]:
+        """As call, through the bus daemon even where the application offers its own socket:
+        its answer then comes after every signal it sent the bus before it (the daemon keeps
+        one sender's messages in order), which is what atspi_events.caught_up needs."""
+        return self._request(_Call(ref, method, list(body), or_none=False, via_bus=True))
 
     def ask(
         self, ref: Ref, method: Method, body: Sequence[Any], then: Callable[[list[Any]], T]
@@ -243,7 +252,7 @@ class AtspiBus:
 
     def _send(self, future: asyncio.Future[Any], call: _Call) -> None:
         self.calls += 1
-        direct = self.direct.get(call.ref[0])
+        direct = None if call.via_bus else self.direct.get(call.ref[0])
         connection = direct or self.bus
         loop = asyncio.get_running_loop()
         call.deadline = loop.time() + self.timeout

@@ -17,6 +17,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from dbus_fast import Variant
@@ -55,7 +56,9 @@ from roundhouse.devices.linux.atspi.constants import (
     Method,
     state_names,
 )
+from roundhouse.devices.linux.atspi.events import Announcements
 from roundhouse.devices.linux.atspi.frames import Frame, FrameFinder
+from roundhouse.devices.linux.atspi.kept import KeptReads
 from roundhouse.devices.linux.atspi.names import name_the_nameless, tidy_gtk4_names
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.placement import IDENTITY, Placement, place
@@ -66,7 +69,7 @@ from roundhouse.devices.linux.atspi.read import (
     read_details,
     read_structure,
 )
-from roundhouse.devices.linux.atspi.seam import TextRead
+from roundhouse.devices.linux.atspi.seam import Announcing, TextRead
 from roundhouse.devices.linux.atspi.tree import (
     build_tree,
     context_needs_text,
@@ -78,6 +81,7 @@ from roundhouse.devices.linux.atspi.tree import (
     ui_tree_json,
     walk,
 )
+from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import PositionsUnknown
 
@@ -134,10 +138,12 @@ class AtspiClient(Closing):
         call_timeout: float = 3.0,
         max_in_flight: int = 64,
         content: Content = _window_rect,
+        drawn: Changes | None = None,
     ) -> None:
         self.call_timeout = call_timeout
         self.max_in_flight = max_in_flight
         self.content = content
+        self.drawn = drawn  # what the screen draws (display.base.DisplayServer.drawn)
         self._bus: AtspiBus | None = None
         self._desktop: Desktop | None = None
         self.frames = FrameFinder()
@@ -146,6 +152,10 @@ class AtspiClient(Closing):
         self._address: str | None = None
         # Table cells read in view, kept between reads of this connection (atspi_cells).
         self.cells = CellRefs()
+        # What the applications announce (atspi_events), heard from connect() on, and the
+        # reads kept while nothing changes (atspi_kept).
+        self.announcements: Announcements | None = None
+        self.kept = KeptReads(None, None, None)
 
     # ------------------------------------------------------------ connection
 
@@ -157,6 +167,7 @@ class AtspiClient(Closing):
                 "(DBUS_SESSION_BUS_ADDRESS is not set), so no accessibility tree"
             )
         await self.close()
+        self.announcements, self.kept = None, KeptReads(None, None, None)
         self._desktop = desktop
         address = await a11y_address(desktop.bus_address)
         self._address = address
@@ -179,6 +190,14 @@ class AtspiClient(Closing):
             connection.disconnect()
             raise
         self._bus = bus
+        if self.drawn is not None:
+            # Heard only where the screen tells what it draws too: the settle and the kept
+            # reads need both, and a single read (`roundhouse tree`) neither.
+            heard = Announcements(bus)
+            await heard.listen()
+            self.announcements = heard
+            if heard.listening:
+                self.kept = KeptReads(self.drawn, heard.changes, heard.caught_up)
 
     async def _connected(self) -> AtspiBus:
         """The bus, connected again if the connection dropped (the next read works again)."""
@@ -193,6 +212,7 @@ class AtspiClient(Closing):
         return self.bus
 
     async def close(self) -> None:
+        self.kept.forget()
         if self._bus is not None:
             self._bus.close()
             self._bus = None
@@ -241,15 +261,27 @@ class AtspiClient(Closing):
             elapsed_ms=(time.monotonic() - started) * 1000,
         )
 
-    async def controls(self, window: WindowInfo, limits: TreeLimits | None = None) -> ControlList:
-        """The interactive controls a person sees in the window, numbered in reading order."""
+    async def controls(
+        self, window: WindowInfo, limits: TreeLimits | None = None, *, fresh: bool = False
+    ) -> ControlList:
+        """The interactive controls a person sees in the window, numbered in reading order:
+        the last read of it where nothing has changed since (atspi_kept), unless `fresh`."""
         await self._connected()
         limits = limits or TreeLimits()
+        key = ("controls", window.xid, limits)
+        if not fresh:
+            kept = await self.kept.get(key, window)
+            if isinstance(kept, ControlList):
+                return kept
         deadline = time.monotonic() + limits.time_limit
+        app = self.frames.app_of(window.xid)
+        marks = self.kept.marks(app) if app is not None else None
         frame = await self.find_frame(window, showing_only=True)
         if frame is None:
             note = no_tree_note(window, self.bus_restarted)
             return ControlList(window=window, controls=[], tree_available=False, note=note)
+        if app != frame.app:
+            marks = self.kept.marks(frame.app)  # first read: nothing of it is read yet
         placement = await self.placement(window, frame)
         structure = await self._read_showing(frame, window, placement, limits, deadline)
         root_node = structure.nodes[structure.root]
@@ -275,7 +307,7 @@ class AtspiClient(Closing):
         if root_node.rect is not None:
             area = intersection(self.screen, root_node.rect)
         view = select_view(build_tree(structure.nodes, structure.root), area)
-        return ControlList(
+        listed = ControlList(
             window=window,
             controls=view.controls,
             context=view.context,
@@ -283,6 +315,10 @@ class AtspiClient(Closing):
             truncated=reason is not None,
             truncated_reason=reason,
         )
+        if reason is None:
+            focused = next((c.rect for c in listed.controls if "focused" in c.states), None)
+            self.kept.keep(key, listed, window, frame.app, marks, focused)
+        return listed
 
     async def _read_showing(
         self,
@@ -316,17 +352,27 @@ class AtspiClient(Closing):
         return structure
 
     async def showing_nodes(
-        self, window: WindowInfo, limits: TreeLimits
+        self, window: WindowInfo, limits: TreeLimits, *, fresh: bool = False
     ) -> tuple[list[UiNode], bool] | None:
         """Every showing node of the window, flat, with role, name and states only (no
         details: cheap enough to read before and after each action), and the start of what
         the first few text fields show (a calculator's display), and whether all were read
-        within `limits`. None when the application exposes no tree."""
+        within `limits`. None when the application exposes no tree. The last read of it
+        where nothing has changed since (atspi_kept), unless `fresh`."""
         await self._connected()
+        key = ("showing", window.xid, limits)
+        if not fresh:
+            kept = await self.kept.get(key, window)
+            if isinstance(kept, tuple):
+                return kept
         deadline = time.monotonic() + limits.time_limit
+        app = self.frames.app_of(window.xid)
+        marks = self.kept.marks(app) if app is not None else None
         frame = await self.find_frame(window, showing_only=True)
         if frame is None:
             return None
+        if app != frame.app:
+            marks = self.kept.marks(frame.app)
         placement = await self.placement(window, frame)
         structure = await self._read_showing(frame, window, placement, limits, deadline)
         if not structure.stalled:
@@ -334,7 +380,11 @@ class AtspiClient(Closing):
         _finish(structure, frame, placement)
         tree = build_tree(structure.nodes, structure.root)
         nodes = [node for node in walk(tree) if "showing" in node.states]
-        return nodes, structure.truncated_reason is None
+        complete = structure.truncated_reason is None
+        if complete:
+            focused = next((n.rect for n in nodes if "focused" in n.states), None)
+            self.kept.keep(key, (nodes, complete), window, frame.app, marks, focused)
+        return nodes, complete
 
     async def _display_texts(self, structure: Structure) -> None:
         """The first DISPLAY_TEXT characters of up to DISPLAYS showing text fields, into
@@ -466,6 +516,14 @@ class AtspiClient(Closing):
     async def grab_focus(self, node_id: str) -> bool:
         (done,) = await self._on_node(parse_node_id(node_id), GRAB_FOCUS)
         return bool(done)
+
+    def announcing(self, window_id: int) -> Announcing | None:
+        """The application of a window read before, as the settle watches it."""
+        app = self.frames.app_of(window_id)
+        heard = self.announcements
+        if app is None or heard is None or not heard.listening:
+            return None
+        return Announcing(heard.changes(app), partial(heard.settled, app))
 
     async def interfaces(self, node_id: str) -> frozenset[str]:
         """The node's interfaces (Action, EditableText, Value, ...): what it can be asked."""

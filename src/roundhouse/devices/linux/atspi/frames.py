@@ -34,6 +34,10 @@ REGISTER_GRACE = 5.0  # seconds after its start an app may still be registering
 # caches answer in under 10 ms, and beat the walk (gedit 15 against 19 ms).
 SLOW_CACHE = 0.04  # seconds
 BIG_CACHE = 500  # objects
+# Toolkits whose cache holds their interface, not a document: only theirs is asked on reads
+# of what shows. Chromium's holds every object of the page it has handed out: 25,000 for
+# a table of 2,500 rows, ~1 s to list, where what shows of it is read in ~100 ms.
+CACHED_TOOLKITS = frozenset({"gtk"})  # GTK 3 (at-spi2-atk, LibreOffice's too) and GTK 4
 TOP_ROLES = frozenset({"frame", "window", "dialog", "alert"})  # a top-level's roles
 
 
@@ -78,6 +82,11 @@ class FrameFinder:
         # Apps whose objects never say "showing" (see Frame), decided from a whole cache.
         self._unmarked: dict[str, bool] = {}
 
+    def app_of(self, xid: int) -> str | None:
+        """The bus name of the application whose frame window `xid` was matched to."""
+        known = self._frames.get(xid)
+        return None if known is None else known[0]
+
     async def applications(self, bus: AtspiBus) -> list[str]:
         """Bus names of the applications registered on the desktop."""
         (children,) = await bus.call((REGISTRY_BUS, ROOT_PATH), GET_CHILDREN)
@@ -96,13 +105,18 @@ class FrameFinder:
         known = await self._known(bus, window, showing_only)
         if known is not None:
             return known
-        frame = await self._search(bus, window)
+        frame = await self._search(bus, window, showing_only)
         if frame is not None:
             self._frames[window.xid] = (frame.app, frame.node.ref)
         return frame
 
     async def cache_of(self, bus: AtspiBus, app: str, showing_only: bool) -> dict[Ref, RawNode]:
+        """The application's cache; none on a read of what shows where it is slow to list,
+        or where its toolkit keeps a document's objects in it (CACHED_TOOLKITS): a new
+        process's first read of a long page reads what is in view, not the page."""
         if showing_only and app in self.walked:
+            return {}
+        if showing_only and (await self.toolkit(bus, app)).name.lower() not in CACHED_TOOLKITS:
             return {}
         started = time.monotonic()
         cache = await load_cache(bus, app)
@@ -127,7 +141,7 @@ class FrameFinder:
         if node is None:
             del self._frames[window.xid]
             return None
-        return await self._frame(bus, app, node, cache, bool(cache) or app in self.walked)
+        return await self._frame(bus, app, node, cache, await self._get_all(bus, app, cache))
 
     async def _frame(
         self, bus: AtspiBus, app: str, node: RawNode, cache: dict[Ref, RawNode], get_all: bool
@@ -144,6 +158,13 @@ class FrameFinder:
             unmarked = self._unmarked.get(app, True)
         return Frame(app, node, cache, get_all, showing_from_extents=unmarked, gtk4=toolkit.gtk4)
 
+    async def _get_all(self, bus: AtspiBus, app: str, cache: dict[Ref, RawNode]) -> bool:
+        """Whether the application implements Properties.GetAll: those that fill a cache
+        speak ATK, which does, and so do Chromium's and GTK 4's bridges; Qt's does not."""
+        if cache or app in self.walked:
+            return True
+        return (await self.toolkit(bus, app)).name.lower() not in {"qt", ""}
+
     async def toolkit(self, bus: AtspiBus, app: str) -> Toolkit:
         """The application's toolkit, asked once."""
         if app not in self._toolkits:
@@ -157,14 +178,14 @@ class FrameFinder:
             )
         return self._toolkits[app]
 
-    async def _search(self, bus: AtspiBus, window: WindowInfo) -> Frame | None:
+    async def _search(self, bus: AtspiBus, window: WindowInfo, showing_only: bool) -> Frame | None:
         mine = await self._applications_of(bus, window.pid)
         best: tuple[int, tuple[str, RawNode, dict[Ref, RawNode]]] | None = None
         seen_titles: list[str] = []
         for app in mine:
             try:
                 cache, tops, toolkit = await asyncio.gather(
-                    self.cache_of(bus, app, showing_only=False),
+                    self.cache_of(bus, app, showing_only),
                     _top_levels(bus, app),
                     self.toolkit(bus, app),
                 )
@@ -185,7 +206,7 @@ class FrameFinder:
         if best is not None:
             app, node, cache = best[1]
             # (its rectangle, read to match it, is the application's: see atspi_placement)
-            return await self._frame(bus, app, node, cache, bool(cache))
+            return await self._frame(bus, app, node, cache, await self._get_all(bus, app, cache))
         if not mine or window.pid is None:
             return None
         raise WindowGone(

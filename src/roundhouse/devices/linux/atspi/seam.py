@@ -8,11 +8,13 @@ or refuses what it is asked, raises AtspiError (bus.py); the tools fall back or 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from roundhouse.devices.contract import ControlList, UiNode, UiSnapshot, WindowInfo
 from roundhouse.devices.linux.atspi.node import TreeLimits
+from roundhouse.devices.linux.changes import Changes
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,16 @@ class TextRead:
     caret: int
 
 
+@dataclass(frozen=True)
+class Announcing:
+    """An application as the settle watches it: what it announces (`changes`), and a
+    question that returns once it has handled what was sent to it before (False: it did
+    not answer)."""
+
+    changes: Changes
+    caught_up: Callable[[], Awaitable[bool]]
+
+
 class AccessibleTree(Protocol):
     # ------------------------------------------------------------ reading
 
@@ -33,11 +45,14 @@ class AccessibleTree(Protocol):
     ) -> UiSnapshot:
         """The window's tree; details (rectangle, actions, text) for showing nodes."""
 
-    async def controls(self, window: WindowInfo, limits: TreeLimits | None = None) -> ControlList:
-        """The interactive controls a person sees in the window, numbered in reading order."""
+    async def controls(
+        self, window: WindowInfo, limits: TreeLimits | None = None, *, fresh: bool = False
+    ) -> ControlList:
+        """The interactive controls a person sees in the window, numbered in reading order:
+        the last read of it where nothing changed since (atspi_kept), unless `fresh`."""
 
     async def showing_nodes(
-        self, window: WindowInfo, limits: TreeLimits
+        self, window: WindowInfo, limits: TreeLimits, *, fresh: bool = False
     ) -> tuple[list[UiNode], bool] | None:
         """Every showing node of the window, flat, with role, name, states and the start of
         a text field's text, and whether all were read; None: the window exposes no tree."""
@@ -54,6 +69,10 @@ class AccessibleTree(Protocol):
 
     async def interfaces(self, node_id: str) -> frozenset[str]:
         """The node's interfaces (constants.py: EDITABLE_TEXT, VALUE, COMPONENT, TEXT...)."""
+
+    def announcing(self, window_id: int) -> Announcing | None:
+        """The application of a window read before, as the settle watches it; None where
+        it is not known or its announcements are not heard."""
 
     # ------------------------------------------------------------ acting
 

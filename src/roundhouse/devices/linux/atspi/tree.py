@@ -291,6 +291,8 @@ def keep_numbers(previous: ControlList | None, fresh: ControlList) -> ControlLis
     if set(kept) != {control.id for control in fresh.controls} or len(kept) != len(fresh.controls):
         return fresh
     renumber = {control.label: kept[control.id] for control in fresh.controls}
+    if all(old == new for old, new in renumber.items()):
+        return fresh  # numbered alike already (a read kept: atspi_kept): nothing to copy
     controls = sorted(
         (c.model_copy(update={"label": renumber[c.label]}) for c in fresh.controls),
         key=lambda control: control.label,

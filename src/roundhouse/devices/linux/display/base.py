@@ -22,6 +22,7 @@ from typing import Literal, Protocol, Self
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.changes import Changes
 
 Button = Literal["left", "middle", "right"]
 
@@ -290,6 +291,9 @@ class DisplayServer(Closing):
     startup: Callable[[], dict[str, str]] | None = None
     # Input that is not ours, and a locked screen, where the session shows them.
     watch: PersonWatch = field(default_factory=NoWatch)
+    # What it draws, as it draws it (X11's damage, a compositor's frames): what the settle
+    # waits on and the kept reads ask; None where it tells nothing (pixels are compared).
+    drawn: Changes | None = None
 
     def close(self) -> None:
         """Close every connection; one to a server that is gone cannot fail to close."""

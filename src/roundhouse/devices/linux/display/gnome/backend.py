@@ -30,6 +30,7 @@ from roundhouse.devices.linux.display.gnome.shell import (
     ShellWindows,
     prepare_shell,
     shell_access,
+    shell_paints,
 )
 from roundhouse.devices.linux.display.wayland.activation import startup_env
 from roundhouse.devices.linux.display.wayland.dbus import (
@@ -123,6 +124,9 @@ def open_gnome(env: Mapping[str, str]) -> DisplayServer:
                 "cast) is not installed, and GNOME Shell's Screenshot serves no other program",
                 SCREEN_CAST.fix,
             )
+        # The stage's own paints (Eval), else the cast's frames (later, and the same changes).
+        painted = shell_paints(shell) if isinstance(shell, EvalShell) else None
+        drawn = painted or (screen.drawn if isinstance(screen, CastScreen) else None)
     return DisplayServer(
         "gnome",
         pointer,
@@ -134,6 +138,7 @@ def open_gnome(env: Mapping[str, str]) -> DisplayServer:
         missing=missing,
         # Mutter focuses a window another program launched only with a token.
         startup=lambda: startup_env(env),
+        drawn=drawn,
     )
 
 

@@ -3,8 +3,10 @@ session, read by a GStreamer pipeline that writes raw frames to a pipe of ours.
 
 Mutter sends a frame when something on screen changes, and none while nothing does, so
 the last frame is the screen (a screenshot costs a copy, not GNOME Shell's ~100 ms PNG),
-and the number of frames received is settle's change detector. It needs no GNOME Shell
-Eval, so a person's GNOME allows it too (its screen-sharing icon shows meanwhile).
+and each frame received is a change drawn (`drawn`: what the settle waits on and the kept
+reads ask; a frame says nothing of where, so a caret's blink counts as a change here). It
+needs no GNOME Shell Eval, so a person's GNOME allows it too (its screen-sharing icon shows
+meanwhile).
 
 The pipeline scales to the screen's logical size, the space pointer positions are in. No
 rate limit is set (GStreamer's videorate asserts on the stream's buffers, which carry no
@@ -23,6 +25,7 @@ from collections.abc import Mapping
 from PIL import Image
 
 from roundhouse.devices.contract import Rect
+from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import (
     Closing,
     DisplayUnavailable,
@@ -61,6 +64,7 @@ class CastScreen(RegionScreen, Closing):
         self._latest: bytes | None = None
         self._frames = 0
         self._arrived = threading.Condition()
+        self.drawn = Changes("GNOME's screen cast")  # a frame: something on screen changed
         caps = f"video/x-raw,format=BGRx,width={width},height={height}"
         argv = [
             "gst-launch-1.0", "-q",
@@ -100,6 +104,7 @@ class CastScreen(RegionScreen, Closing):
                 self._latest = frame
                 self._frames += 1
                 self._arrived.notify_all()
+            self.drawn.bump()
         with self._arrived:
             self._arrived.notify_all()
 

@@ -12,13 +12,15 @@ org.gnome.Shell.Screenshot (unsafe mode) go into a file of ours.
 `raw()` (what settle compares) is not pixels: it is a count of the frames the stage has
 painted, kept by a handler installed once. Mutter paints only what changed, so the count
 stands still exactly when the screen does, and reading it costs a call (~1 ms) where a
-screenshot costs ~100.
+screenshot costs ~100. `shell_paints` has another handler (through Eval) send a signal per
+frame painted: what the settle waits on, as the frames are painted.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -32,6 +34,7 @@ from typing import Any, Protocol
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import (
     RegionScreen,
     WindowList,
@@ -41,6 +44,8 @@ from roundhouse.devices.linux.display.base import (
 )
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
+
+log = logging.getLogger(__name__)
 
 SHELL = ("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell")
 SCREENSHOT = ("org.gnome.Shell.Screenshot", "/org/gnome/Shell/Screenshot")
@@ -52,6 +57,17 @@ EXTENSION = ("dev.roundhouse.Shell", "/dev/roundhouse/Shell", "dev.roundhouse.Sh
 def core_js() -> str:
     """The JavaScript the extension and Eval share (extension/core.js)."""
     return (resources.files(__package__) / "extension" / "core.js").read_text(encoding="utf-8")
+
+
+# Each frame the stage paints, a D-Bus signal to whoever listens (see shell_paints). Left in
+# place when we go: another client of the same Shell may be listening.
+PAINTS = ("/org/roundhouse/Paints", "org.roundhouse.Paints", "Painted")
+_PAINTS_JS = (
+    "(() => { if (global.__roundhousePaints === undefined) { const Gio = imports.gi.Gio; "
+    "global.__roundhousePaints = global.stage.connect('after-paint', () => "
+    f"Gio.DBus.session.emit_signal(null, {', '.join(json.dumps(part) for part in PAINTS)}, "
+    "null)); } return true; })()"
+)
 
 
 class ShellRefused(RuntimeError):
@@ -279,6 +295,25 @@ class ShellScreen(RegionScreen):
                 image = shot.convert("RGB")
             path.unlink(missing_ok=True)
         return image
+
+
+def shell_paints(shell: EvalShell) -> Changes | None:
+    """The frames GNOME Shell's stage paints, as they are painted: a signal each, from a
+    handler installed through Eval; None where the Shell refuses it. Mutter paints only what
+    changed, and at once, where its screen cast's frames reach us 50-90 ms later (a GStreamer
+    pipeline converts each): what the settle waits on and the kept reads ask."""
+    painted = Changes("GNOME Shell's stage")
+    path, interface, member = PAINTS
+    try:
+        shell.bus.on_signal(interface, member, path, lambda _body: painted.bump())
+        ok, result = shell.bus.call(*SHELL, "Eval", "s", [_PAINTS_JS])
+    except (DBusCallError, TimeoutError) as error:
+        log.info("GNOME Shell reports no paints (%s): the screen cast's frames tell", error)
+        return None
+    if not ok:
+        log.info("GNOME Shell reports no paints (%s): the screen cast's frames tell", result)
+        return None
+    return painted
 
 
 def prepare_shell(shell: ShellAccess, timeout: float = 3.0) -> None:

@@ -16,6 +16,7 @@ from roundhouse.devices.linux.display.base import (
 )
 from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
 from roundhouse.devices.linux.display.kde import vouch
+from roundhouse.devices.linux.display.kde.damage import KWinDamage
 from roundhouse.devices.linux.display.kde.fakeinput import FakeInput
 from roundhouse.devices.linux.display.kde.kwin import (
     SETUP_FIX,
@@ -55,7 +56,8 @@ def open_kde(env: Mapping[str, str]) -> DisplayServer:
     with opening_on_bus(bus, KWinRefused, SCRIPTING.fix):
         if not bus.has_name("org.kde.KWin"):
             raise RouteRefused("no KWin on this session's bus (org.kde.KWin)", SCRIPTING.fix)
-        windows = KWinWindows(KWinScripts(bus))
+        scripts = KWinScripts(bus)
+        windows = KWinWindows(scripts)
         windows.list_windows()  # scripting refused or broken: say so now
         pointer: FakeInput | RefusedInput
         missing: tuple[RouteRefused, ...] = ()
@@ -68,15 +70,18 @@ def open_kde(env: Mapping[str, str]) -> DisplayServer:
             with Connection.open(env) as wayland:
                 size = bind_output(wayland).logical_size
         screen = KWinScreen(bus, windows, size)
+        damage = KWinDamage(scripts)
+        drawn = damage.start()
     return DisplayServer(
         "kde",
         pointer,
         screen,
         windows,
         lost=(BusGone, WaylandGone),
-        shared=(bus,),
+        shared=(damage, bus),  # the script unloaded while the bus is there
         routes=taken(*ROUTES),
         missing=missing,
+        drawn=drawn,
     )
 
 

@@ -32,6 +32,7 @@ from dbus_fast.service import ServiceInterface, method
 from PIL import Image
 
 from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import (
     RegionScreen,
     RouteRefused,
@@ -40,7 +41,7 @@ from roundhouse.devices.linux.display.base import (
     clip,
     wait_until,
 )
-from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
+from roundhouse.devices.linux.display.wayland.dbus import BusGone, DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
 
 KWIN = "org.kde.KWin"
@@ -93,18 +94,30 @@ Nothing = Annotated[None, DBusSignature("")]
 
 
 class _Sink(ServiceInterface):
-    """Where KWin scripts put their answers (called on the bus's loop thread)."""
+    """Where KWin scripts put their answers (called on the bus's loop thread), and where the
+    damage script (kde/damage.py) says what KWin drew."""
 
     def __init__(self) -> None:
         super().__init__(SINK_INTERFACE)
         self.answers: dict[str, str] = {}
         self.arrived = threading.Condition()
+        self.drawn = Changes("KWin's windows")
 
     @method()
     def Put(self, token: DBusStr, text: DBusStr) -> Nothing:  # noqa: N802 (a D-Bus name)
         with self.arrived:
             self.answers[token] = text
             self.arrived.notify_all()
+
+    @method()
+    def Drawn(self, box: DBusStr) -> Nothing:  # noqa: N802 (a D-Bus name)
+        """A window was damaged: its frame, as JSON [x, y, width, height]."""
+        try:
+            x, y, width, height = (float(value) for value in json.loads(box))
+        except (ValueError, TypeError):
+            self.drawn.bump()
+            return
+        self.drawn.bump(box_rect(x, y, width, height))
 
 
 class KWinScripts:
@@ -121,8 +134,36 @@ class KWinScripts:
     def close(self) -> None:
         shutil.rmtree(self._folder, ignore_errors=True)
 
+    @property
+    def drawn(self) -> Changes:
+        """What KWin drew, as the damage script (`keep`) reports it."""
+        return self._sink.drawn
+
     def run(self, body: str, **values: str) -> Any:
         token = uuid.uuid4().hex
+        with self._lock:
+            plugin, path = self._load(body, token, values)
+            try:
+                return self._answer(token)
+            finally:
+                path.unlink(missing_ok=True)
+                self.unload(plugin)
+
+    def keep(self, body: str) -> str:
+        """Load and run a script that stays (it answers nothing): its plugin name, for
+        `unload`."""
+        with self._lock:
+            plugin, path = self._load(body, uuid.uuid4().hex, {})
+            path.unlink(missing_ok=True)
+            return plugin
+
+    def unload(self, plugin: str) -> None:
+        try:
+            self.bus.call(KWIN, *SCRIPTING, "unloadScript", "s", [plugin])
+        except (DBusCallError, BusGone):
+            pass  # it unloaded itself, or KWin is gone (the next call says so)
+
+    def _load(self, body: str, token: str, values: Mapping[str, str]) -> tuple[str, Path]:
         names = {
             "service": self.bus.unique_name,
             "path": SINK_PATH,
@@ -134,19 +175,16 @@ class KWinScripts:
         path = Path(self._folder) / f"{token}.js"
         path.write_text(script)
         plugin = f"roundhouse-{token}"
-        with self._lock:
-            try:
-                (number,) = self.bus.call(KWIN, *SCRIPTING, "loadScript", "ss", [str(path), plugin])
-                if number < 0:
-                    raise KWinRefused("KWin did not load the script (is scripting disabled?)")
-                self._start(int(number))
-                return self._answer(token)
-            finally:
-                path.unlink(missing_ok=True)
-                try:
-                    self.bus.call(KWIN, *SCRIPTING, "unloadScript", "s", [plugin])
-                except DBusCallError:
-                    pass  # it unloaded itself, or KWin is gone (the next call says so)
+        try:
+            (number,) = self.bus.call(KWIN, *SCRIPTING, "loadScript", "ss", [str(path), plugin])
+            if number < 0:
+                raise KWinRefused("KWin did not load the script (is scripting disabled?)")
+            self._start(int(number))
+        except BaseException:
+            path.unlink(missing_ok=True)
+            self.unload(plugin)
+            raise
+        return plugin, path
 
     def _start(self, number: int) -> None:
         # Plasma 6 serves a loaded script at /Scripting/ScriptN, Plasma 5 at /N.

@@ -12,7 +12,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from dbus_fast import Message, MessageType
@@ -138,22 +138,29 @@ class SyncBus:
     def watch(self, interface: str, member: str, path: str) -> Signals:
         """The bodies of the signals `member` of `interface` that `path` sends from now on."""
         signals = Signals()
+        self.on_signal(interface, member, path, signals.put)
+        return signals
 
-        def handler(message: Message) -> None:
+    def on_signal(
+        self, interface: str, member: str, path: str, handler: Callable[[list[Any]], None]
+    ) -> None:
+        """Call `handler` (on the bus's loop thread) with the body of each signal `member`
+        of `interface` that `path` sends from now on."""
+
+        def on_message(message: Message) -> None:
             if message.message_type is MessageType.SIGNAL and (
                 message.interface,
                 message.member,
                 message.path,
             ) == (interface, member, path):
-                signals.put(list(message.body))
+                handler(list(message.body))
 
         async def add() -> None:
-            self._bus.add_message_handler(handler)
+            self._bus.add_message_handler(on_message)
 
         self._run(add(), self.timeout)
         rule = f"type='signal',interface='{interface}',member='{member}',path='{path}'"
         self.call(*DBUS, "AddMatch", "s", [rule])
-        return signals
 
     def has_name(self, name: str) -> bool:
         (owned,) = self.call(*DBUS, "NameHasOwner", "s", [name])

@@ -13,6 +13,7 @@ from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import DisplayServer, Windows
 from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
 from roundhouse.devices.linux.display.wayland.wire import WaylandGone
+from roundhouse.devices.linux.display.wlroots.damage import DamageWatch
 from roundhouse.devices.linux.display.wlroots.input import WlrootsInput
 from roundhouse.devices.linux.display.wlroots.person import idle_watch
 from roundhouse.devices.linux.display.wlroots.screen import Screencopy
@@ -59,9 +60,17 @@ def open_wlroots(
         screen = opened.enter_context(Screencopy(env))
         pointer = opened.enter_context(WlrootsInput(env))
         watch = idle_watch(env, lambda: windows.active_window() is not None)
+        damage = DamageWatch.start(env)
         opened.pop_all()
     server = DisplayServer(
-        kind, pointer, screen, windows, lost=(WaylandGone, *lost), routes=taken(*routes)
+        kind,
+        pointer,
+        screen,
+        windows,
+        lost=(WaylandGone, *lost),
+        routes=taken(*routes),
+        shared=(damage,) if damage is not None else (),
+        drawn=damage.changes if damage is not None else None,
     )
     if watch is not None:
         server.watch = watch

@@ -23,6 +23,7 @@ from roundhouse.devices.linux.display.compositor import (
     Spawner,
     Started,
 )
+from roundhouse.devices.linux.display.x11.damage import DamageWatch
 from roundhouse.devices.linux.display.x11.input import XInput
 from roundhouse.devices.linux.display.x11.monitors import set_monitors
 from roundhouse.devices.linux.display.x11.person import XPersonWatch
@@ -40,7 +41,8 @@ ROUTES = (
 
 
 def open_x11(env: Mapping[str, str]) -> DisplayServer:
-    """Connect to the X display of `env` (three connections; all closed if one fails)."""
+    """Connect to the X display of `env` (four connections, the damage watch's among them;
+    all closed if one fails)."""
     display = env.get("DISPLAY", "")
     try:
         with contextlib.ExitStack() as opened:
@@ -48,11 +50,22 @@ def open_x11(env: Mapping[str, str]) -> DisplayServer:
             xinput = opened.enter_context(XInput(display))
             windows = opened.enter_context(WindowManager(display))
             watch = opened.enter_context(XPersonWatch(display))
+            damage = DamageWatch.start(display)
             opened.pop_all()
     except (xerror.DisplayError, *LOST) as error:
         raise RouteRefused(f"cannot open display {display!r}: {error}") from None
     routes = taken(*ROUTES)
-    return DisplayServer("x11", xinput, screen, windows, lost=LOST, routes=routes, watch=watch)
+    return DisplayServer(
+        "x11",
+        xinput,
+        screen,
+        windows,
+        lost=LOST,
+        routes=routes,
+        watch=watch,
+        shared=(damage,) if damage is not None else (),
+        drawn=damage.changes if damage is not None else None,
+    )
 
 
 class Xvfb(Compositor):

@@ -27,6 +27,7 @@ class Screen(RegionScreen, Closing):
         self._mss = mss.MSS(display=display)
         self._x = Display(display)
         self._lock = threading.Lock()  # python-xlib replies are not safe across threads
+        self._grabbing = threading.Lock()  # nor is one mss instance
         self._composite = self._x.has_extension("Composite")
         if self._composite:
             root = self._x.screen().root
@@ -50,14 +51,16 @@ class Screen(RegionScreen, Closing):
 
     def region(self, rect: Rect) -> Image.Image:
         clipped = clip(rect, self.size)
-        shot = self._mss.grab((clipped.left, clipped.top, clipped.right, clipped.bottom))
+        with self._grabbing:  # screenshots are taken in threads, side by side
+            shot = self._mss.grab((clipped.left, clipped.top, clipped.right, clipped.bottom))
         return Image.frombytes("RGB", shot.size, shot.bgra, "raw", "BGRX")
 
     def raw(self, rect: Rect | None = None) -> bytes:
         """The raw pixels of the screen (or a region): ~1.5 ms, for change detection."""
         width, height = self.size
         clipped = clip(rect or Rect(left=0, top=0, right=width, bottom=height), self.size)
-        shot = self._mss.grab((clipped.left, clipped.top, clipped.right, clipped.bottom))
+        with self._grabbing:
+            shot = self._mss.grab((clipped.left, clipped.top, clipped.right, clipped.bottom))
         return bytes(shot.raw)
 
     def window(self, window: WindowInfo) -> tuple[Image.Image, str]:
