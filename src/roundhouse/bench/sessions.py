@@ -34,6 +34,7 @@ from roundhouse.bench import actions as bench_actions
 from roundhouse.bench.actions import KindFigures
 from roundhouse.bench.app import bench_app
 from roundhouse.config import DesktopSettings, Settings
+from roundhouse.devices.linux.desktops.desktop import DesktopUnavailable
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.backends import SESSION_KINDS
 from roundhouse.devices.linux.tools import DesktopTools
@@ -163,7 +164,11 @@ def table(rows: list[SessionFigures]) -> str:
 def sessions(
     session: Annotated[
         list[str] | None,
-        typer.Option("--session", help="A session kind to measure (repeatable; default: all)"),
+        typer.Option(
+            "--session",
+            help="A session kind to measure (repeatable; default: every kind, those that "
+            "cannot start here skipped, saying why)",
+        ),
     ] = None,
     runs: Annotated[int, typer.Option(min=1, help="Rounds per session kind")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
@@ -178,7 +183,17 @@ def sessions(
     with tempfile.TemporaryDirectory(prefix="roundhouse-bench-") as folder:
         for kind in kinds:
             typer.echo(f"roundhouse: measuring {kind} ({runs} rounds)", err=True)
-            rows.append(asyncio.run(measure(kind, runs, Path(folder))))
+            try:
+                row = asyncio.run(measure(kind, runs, Path(folder)))
+            except DesktopUnavailable as error:  # labwc on Debian 12: the others go on
+                typer.echo(f"roundhouse: {kind} skipped: {error}", err=True)
+                continue
+            rows.append(row)
+            # Each kind's figures as they come: a long run stopped later keeps them.
+            typer.echo(table([row]), err=True)
+    if not rows:
+        typer.echo("roundhouse: no session kind could start here: nothing measured", err=True)
+        raise typer.Exit(1)
     if as_json:
         typer.echo(json.dumps([asdict(row) for row in rows], indent=2))
     else:
