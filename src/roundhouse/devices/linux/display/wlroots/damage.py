@@ -42,6 +42,7 @@ class DamageWatch:
         self._wayland = connection
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="roundhouse-damage", daemon=True)
+        self._thread.start()  # last: _watch may use all of the above at once
 
     @classmethod
     def start(cls, env: Mapping[str, str]) -> DamageWatch | None:
@@ -50,9 +51,7 @@ class DamageWatch:
         if connection.version("zwlr_screencopy_manager_v1") < 2 or len(outputs) != 1:
             connection.close()
             return None
-        watch = cls(connection)
-        watch._thread.start()
-        return watch
+        return cls(connection)
 
     def close(self) -> None:
         self._stop.set()
