@@ -402,32 +402,39 @@ def _shared_strings(archive: zipfile.ZipFile) -> list[str]:
     return strings
 
 
-def cell_style(name: str, cell: Any) -> Any:
-    """A style of a cell, as OSWorld's check_cell names them."""
+FONT_STYLES: dict[str, Callable[[Any], Any]] = {
+    "font_name": lambda f: f.name,
+    "font_family": lambda f: f.family,
+    "font_color": lambda f: f.color.rgb,
+    "font_bold": lambda f: f.bold,
+    "font_italic": lambda f: f.italic,
+    "font_underline": lambda f: f.underline,
+    "font_size": lambda f: f.size,
+}
+
+
+def cell_style(name: str, cell: Any, diff: Any = None) -> Any:
+    """A style of a cell, as OSWorld's check_cell names them; under a conditional format's
+    differential style `diff`, its number format, font and fill (the cell's own for the
+    rest), as OSWorld's reads them."""
     from openpyxl.cell.cell import MergedCell
 
     has_value = cell.value is not None
+    styled = cell if diff is None else diff
     if name == "number_format":
-        return cell.number_format if has_value and cell.data_type == "n" else None
-    fonts = {
-        "font_name": lambda f: f.name,
-        "font_family": lambda f: f.family,
-        "font_color": lambda f: f.color.rgb,
-        "font_bold": lambda f: f.bold,
-        "font_italic": lambda f: f.italic,
-        "font_underline": lambda f: f.underline,
-        "font_size": lambda f: f.size,
-    }
-    if name in fonts:
-        return fonts[name](cell.font) if has_value else None
+        if not has_value or cell.data_type != "n":
+            return None
+        return cell.number_format if diff is None else diff.numFmt.formatCode
+    if name in FONT_STYLES:
+        return FONT_STYLES[name](styled.font) if has_value else None
     if name == "fill_type":
         try:
-            return cell.fill.tagname
+            return styled.fill.tagname
         except AttributeError:
             return None
     if name in ("bgcolor", "fgcolor"):
-        try:
-            return cell.fill.fgColor.rgb
+        try:  # a cell's fill paints its pattern's foreground; a differential one's background
+            return (cell.fill.fgColor if diff is None else diff.fill.bgColor).rgb
         except AttributeError:
             return None
     if name == "hyperlink":

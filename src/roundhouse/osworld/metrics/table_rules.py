@@ -236,7 +236,7 @@ def styles(book: Any, name: str, path: str | None, **options: Any) -> dict[str, 
                     if ok:
                         active.append(sheet.cell(row=row, column=column))
             for cell in active:
-                found[cell.coordinate] = [_diff_style(s, cell, rule.dxf) for s in wanted]
+                found[cell.coordinate] = [cell_style(s, cell, rule.dxf) for s in wanted]
     return found
 
 
@@ -244,37 +244,6 @@ def _letter(column: int) -> str:
     from openpyxl.utils import get_column_letter
 
     return str(get_column_letter(column))
-
-
-def _diff_style(name: str, cell: Any, diff: Any) -> Any:
-    """A style of a cell under a conditional format's differential style (what OSWorld's
-    reads of it: its number format, font and fill; the cell's own for the rest)."""
-    from roundhouse.osworld.metrics.table import cell_style
-
-    if diff is None:
-        return cell_style(name, cell)
-    has_value = cell.value is not None
-    fonts: dict[str, Callable[[Any], Any]] = {
-        "font_name": lambda f: f.name, "font_family": lambda f: f.family,
-        "font_color": lambda f: f.color.rgb, "font_bold": lambda f: f.bold,
-        "font_italic": lambda f: f.italic, "font_underline": lambda f: f.underline,
-        "font_size": lambda f: f.size,
-    }  # fmt: skip
-    if name == "number_format":
-        return diff.numFmt.formatCode if has_value and cell.data_type == "n" else None
-    if name in fonts:
-        return fonts[name](diff.font) if has_value else None
-    if name == "fill_type":
-        try:
-            return diff.fill.tagname
-        except AttributeError:
-            return None
-    if name in ("bgcolor", "fgcolor"):
-        try:
-            return diff.fill.bgColor.rgb
-        except AttributeError:
-            return None
-    return cell_style(name, cell)
 
 
 def _condition(rule: Any, path: str | None, sheet: str) -> Callable[[Any], bool] | None:
