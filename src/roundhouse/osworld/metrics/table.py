@@ -236,18 +236,22 @@ def _described(books: _Books, rule: dict[str, Any]) -> bool:
     seen: list[Any] = []
     for index in (rule["sheet_idx0"], rule["sheet_idx1"]):
         book, name = books.sheet(index)
-        workbook, path = books.xl[book], books.paths[book]
+        path = books.paths[book]
         if kind == "sparkline":
             seen.append(table_rules.sparklines(path, name))
+            continue
+        sheet = table_rules.sheet_of(books.xl[book], name)
+        if sheet is None:
+            seen.append({})
         elif kind == "style":
-            seen.append(table_rules.styles(workbook, name, path, **options))
+            seen.append(table_rules.styles(sheet, name, path, **options))
         elif kind in ("row_props", "col_props"):
             obj = "row" if kind == "row_props" else "column"
-            seen.append(table_rules.dimensions(workbook, name, obj, **options))
+            seen.append(table_rules.dimensions(sheet, obj, **options))
         else:
             read = {"chart": table_rules.charts, "pivot_table": table_rules.pivots,
                     "filter": table_rules.filters}[kind]  # fmt: skip
-            seen.append(read(workbook, name, **options))
+            seen.append(read(sheet, **options))
     return bool(seen[0] == seen[1])
 
 
