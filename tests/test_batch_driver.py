@@ -138,6 +138,29 @@ def _tar(name: str, kind: bytes) -> bytes:
     return buffer.getvalue()
 
 
+async def test_the_benches_run_their_two_sides_in_turns_who_goes_first_alternating(
+    tmp_path: Path,
+) -> None:
+    from roundhouse.bench.batch import in_turns
+
+    ran: list[tuple[str, list[object], str]] = []
+
+    async def run(side: str, chunk: list[object], out: Path) -> list[TaskResult]:
+        ran.append((side, list(chunk), out.relative_to(tmp_path).as_posix()))
+        return [_row(f"{side}-{item}", "") for item in chunk]
+
+    rows = await in_turns([1, 2, 3, 4, 5], 2, ("local", "ray"), tmp_path, run)
+    assert ran == [
+        ("local", [1, 2], "local/round-0"),
+        ("ray", [1, 2], "ray/round-0"),
+        ("ray", [3, 4], "ray/round-1"),
+        ("local", [3, 4], "local/round-1"),
+        ("local", [5], "local/round-2"),
+        ("ray", [5], "ray/round-2"),
+    ]
+    assert [row.task for row in rows["ray"]] == [f"ray-{n}" for n in range(1, 6)]
+
+
 async def test_the_batch_bench_suite_passes_and_is_summarised(tmp_path: Path) -> None:
     from roundhouse.bench.batch import summarise, write_suite
 

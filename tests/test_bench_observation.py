@@ -4,6 +4,7 @@ prompt renders it, the recall count, and o200k_base loaded without the network."
 from __future__ import annotations
 
 import hashlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -136,3 +137,12 @@ async def test_osworlds_walk_leaves_out_a_node_that_goes_while_it_is_read() -> N
         ("frame", "Editor"),
         ("push-button", "Save"),
     ]
+
+
+def test_an_application_whose_program_is_not_here_is_noted_not_measured() -> None:
+    from roundhouse.bench.tree import available
+
+    wanted = [["roundhouse-no-such-program", "x"], [sys.executable, "-c", "pass"]]
+    found, notes = available(wanted, lambda argv: argv)
+    assert found == [[sys.executable, "-c", "pass"]]
+    assert notes == ["roundhouse-no-such-program is not installed (make system-deps): not measured"]

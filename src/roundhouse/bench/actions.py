@@ -16,7 +16,6 @@ first (not measured).
 from __future__ import annotations
 
 import asyncio
-import shutil
 import statistics
 import sys
 import time
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from roundhouse.bench.tree import QT_APP
+from roundhouse.bench.tree import QT_APP, available
 from roundhouse.devices.linux.tools import DesktopTools
 
 KINDS = ("key", "click by action", "click by pointer", "type 20 characters")
@@ -86,16 +85,7 @@ def scripts(folder: Path) -> tuple[list[Script], list[str]]:
             field=("text", "Your name"),
         ),
     ]
-    found, notes = [], []
-    for script in wanted:
-        program = script.command.split()[0]
-        if shutil.which(program) is None and not Path(program).is_file():
-            notes.append(f"{program} is not installed (make system-deps): {script.name} skipped")
-        elif script.name == "qt" and not QT_APP.is_file():
-            notes.append(f"the Qt test app ({QT_APP}) is not here: run from the source tree")
-        else:
-            found.append(script)
-    return found, notes
+    return available(wanted, lambda script: script.command.split())
 
 
 async def measure(tools: DesktopTools, script: Script, runs: int) -> list[KindFigures]:

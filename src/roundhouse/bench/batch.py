@@ -19,6 +19,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -50,6 +51,27 @@ class ExecutorRun:
     gui_seconds_median: float | None
     gui_overhead_median: float | None
     failed: list[str]  # "task: reason" of the first few that did not pass
+
+
+async def in_turns(
+    items: Sequence[SuiteItem],
+    size: int,
+    sides: tuple[str, str],
+    root: Path,
+    run: Callable[[str, Sequence[SuiteItem], Path], Awaitable[list[TaskResult]]],
+    so_far: Callable[[], str] = lambda: "done",
+) -> dict[str, list[TaskResult]]:
+    """Each side's rows of `items`, run in rounds of `size`, both sides a round, who goes
+    first alternating: the load other processes put on the machine drifts, and must fall on
+    both alike. `run(side, round, out)` runs one side's round with its results in `out`
+    (root/side/round-N); a line on stderr after each round says `so_far()`."""
+    rows: dict[str, list[TaskResult]] = {side: [] for side in sides}
+    rounds = [items[n : n + size] for n in range(0, len(items), size)]
+    for number, chunk in enumerate(rounds):
+        for side in sides if number % 2 == 0 else sides[::-1]:
+            rows[side] += await run(side, chunk, root / side / f"round-{number}")
+        typer.echo(f"round {number + 1}/{len(rounds)}: {so_far()}", err=True)
+    return rows
 
 
 def summarise(
@@ -190,23 +212,21 @@ async def _interleaved(
     gui_ids: set[str],
     start: float,
 ) -> tuple[ExecutorRun, ExecutorRun]:
-    """The suite in rounds, each run by both executors, who goes first alternating: the
-    load other processes put on the machine drifts, and must fall on both alike."""
+    """The suite in rounds, each run by both executors (in_turns)."""
     executors: dict[str, Executor | None] = {"local": None, "ray": ray}
     walls = dict.fromkeys(executors, 0.0)
-    rows: dict[str, list[TaskResult]] = {name: [] for name in executors}
-    chunks = [suite[n : n + ROUND] for n in range(0, len(suite), ROUND)]
-    for number, chunk in enumerate(chunks):
-        order = ["local", "ray"] if number % 2 == 0 else ["ray", "local"]
-        for name in order:
-            options = BatchOptions(
-                out=root / name / f"round-{number}", model="replay", workers=cpus
-            )
-            began = time.monotonic()
-            rows[name] += await run_batch(chunk, options, None, executors[name])
-            walls[name] += time.monotonic() - began
-        so_far = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in walls.items())
-        typer.echo(f"round {number + 1}/{len(chunks)}: {so_far}", err=True)
+
+    async def run(name: str, chunk: Sequence[SuiteItem], out: Path) -> list[TaskResult]:
+        options = BatchOptions(out=out, model="replay", workers=cpus)
+        began = time.monotonic()
+        done = await run_batch(chunk, options, None, executors[name])
+        walls[name] += time.monotonic() - began
+        return done
+
+    def so_far() -> str:
+        return ", ".join(f"{name} {seconds:.1f} s" for name, seconds in walls.items())
+
+    rows = await in_turns(suite, ROUND, ("local", "ray"), root, run, so_far)
     return (
         summarise("local", rows["local"], gui_ids, walls["local"], 0.0),
         summarise("ray", rows["ray"], gui_ids, walls["ray"], start),

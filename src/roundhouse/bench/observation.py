@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import shutil
 import statistics
 import sys
 import tempfile
@@ -40,7 +39,7 @@ from roundhouse.bench import osworld as bench_osworld
 from roundhouse.bench import setup as bench_setup
 from roundhouse.bench.app import bench_app
 from roundhouse.bench.tokens import Encoding, count_tokens, o200k
-from roundhouse.bench.tree import QT_APP
+from roundhouse.bench.tree import QT_APP, available
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import Context, Control, WindowInfo
 from roundhouse.devices.linux.atspi.client import AtspiClient
@@ -132,11 +131,11 @@ class Case:
 
 
 def cases(work: Path) -> tuple[list[Case], list[str]]:
-    notes: list[str] = []
+    """The windows measured, those that can start here; notes on those that cannot."""
     document = work / "notes.txt"
     document.write_text(NOTES_TEXT)
     page = bench_setup.form_page(work / "form.html", rows=20)
-    found = [
+    measured = [
         Case("gedit", ["gedit", "--standalone", str(document)], bench_setup.has_control("text"),
              GEDIT, title="notes.txt"),
         Case("qt", [sys.executable, str(QT_APP)], bench_setup.has_control("push button"), QT),
@@ -146,20 +145,7 @@ def cases(work: Path) -> tuple[list[Case], list[str]]:
         Case("thunar", ["thunar", str(bench_setup.folder(work / "files", THUNAR_FILES))],
              bench_setup.has_control("table cell", "file-01.txt"), THUNAR),
     ]  # fmt: skip
-    available = []
-    for case in found:
-        program = case.argv[0]
-        if program != sys.executable and not _installed(program):
-            notes.append(f"{program} is not installed (make system-deps): not measured")
-        elif case.name == "qt" and not QT_APP.is_file():
-            notes.append(f"the Qt test app ({QT_APP}) is not here: run from the source tree")
-        else:
-            available.append(case)
-    return available, notes
-
-
-def _installed(program: str) -> bool:
-    return shutil.which(program) is not None
+    return available(measured, lambda case: case.argv)
 
 
 @bench_app.command("observation")

@@ -26,6 +26,7 @@ from typing import Annotated, Any
 import typer
 
 from roundhouse.bench.app import bench_app
+from roundhouse.bench.batch import in_turns
 from roundhouse.bench.tree import SOURCE_TREE
 from roundhouse.config import ConfigError, Settings
 from roundhouse.logs.store import LogStore
@@ -161,22 +162,18 @@ async def _both(
     tasks: Sequence[SuiteItem], root: Path, workers: int, most: int
 ) -> tuple[Mode, Mode]:
     modes = {"one": 1, "several": most}
-    rows: dict[str, list[TaskResult]] = {name: [] for name in modes}
-    chunks = [tasks[n : n + ROUND] for n in range(0, len(tasks), ROUND)]
-    for number, chunk in enumerate(chunks):
-        order = ["one", "several"] if number % 2 == 0 else ["several", "one"]
-        for name in order:
-            options = BatchOptions(
-                out=root / name / f"round-{number}", model="offline", workers=workers
-            )
 
-            def said(row: TaskResult, done: int, total: int, name: str = name) -> None:
-                verdict = "pass" if row.passed else "FAIL"
-                typer.echo(f"  {name}: {verdict} {row.task} ({row.status})", err=True)
+    async def run(name: str, chunk: Sequence[SuiteItem], out: Path) -> list[TaskResult]:
+        options = BatchOptions(out=out, model="offline", workers=workers)
 
-            with _environment(ENV, str(modes[name])):
-                rows[name] += await run_batch(chunk, options, said)
-        typer.echo(f"round {number + 1}/{len(chunks)} done", err=True)
+        def said(row: TaskResult, done: int, total: int) -> None:
+            verdict = "pass" if row.passed else "FAIL"
+            typer.echo(f"  {name}: {verdict} {row.task} ({row.status})", err=True)
+
+        with _environment(ENV, str(modes[name])):
+            return await run_batch(chunk, options, said)
+
+    rows = await in_turns(tasks, ROUND, ("one", "several"), root, run)
     place = {item.task.id: index for index, item in enumerate(tasks)}
 
     def mode(name: str) -> Mode:

@@ -73,6 +73,23 @@ class BenchApp:
     thunar: bool = False  # shown in its details view (bench_setup.thunar_settings)
 
 
+def available(wanted: list[T], argv: Callable[[T], list[str]]) -> tuple[list[T], list[str]]:
+    """Those of `wanted` whose command (`argv(one)`) can start here, and a note on each that
+    cannot: its program is not installed, or the Qt test app is not here (out of the
+    source tree)."""
+    found, notes = [], []
+    for one in wanted:
+        command = argv(one)
+        program = command[0]
+        if shutil.which(program) is None and not Path(program).is_file():
+            notes.append(f"{program} is not installed (make system-deps): not measured")
+        elif str(QT_APP) in command and not QT_APP.is_file():
+            notes.append(f"the Qt test app ({QT_APP}) is not here: run from the source tree")
+        else:
+            found.append(one)
+    return found, notes
+
+
 def office_app(name: str, kind: str, document: Path, profile: Path, ready: Ready) -> BenchApp:
     """LibreOffice (`kind`: calc, writer) on `document`: its window is told by the document's
     name, and its memory growth is measured."""

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from roundhouse.devices.linux.desktops import apps as desktop_apps
+
 log = logging.getLogger(__name__)
 
 OFFICE_PROFILE = ".config/libreoffice/4"
@@ -48,12 +50,11 @@ WINDOW_WAIT = 60.0  # seconds a launched program may take to show its main windo
 ROOT_CHECK = (b"geteuid\x00", b"getppid\x00")  # same length: the dynamic symbol's name
 
 # What OSWorld's VM has set in LibreOffice and a first start would otherwise ask: no tip of
-# the day or wizard, and no "Keep current format" question on saving a .pptx, .docx or .xlsx
-# (the tasks' postconfig saves with ctrl+s and reads the file half a second later).
+# the day or wizard (as on any virtual desktop), and no "Keep current format" question on
+# saving a .pptx, .docx or .xlsx (the tasks' postconfig saves with ctrl+s and reads the file
+# half a second later).
 OFFICE_SETTINGS = (
-    ("/org.openoffice.Office.Common/Misc", "ShowTipOfTheDay", "false"),
-    ("/org.openoffice.Office.Common/Misc", "FirstRun", "false"),
-    ("/org.openoffice.Setup/Office", "FirstStartWizardCompleted", "true"),
+    *desktop_apps.OFFICE_SETTINGS,
     ("/org.openoffice.Office.Common/Save/Document", "WarnAlienFormat", "false"),
 )
 
@@ -96,19 +97,6 @@ APP_WINDOWS = (
 )
 
 
-def office_registry() -> str:
-    items = "".join(
-        f'<item oor:path="{path}"><prop oor:name="{name}" oor:op="fuse">'
-        f"<value>{value}</value></prop></item>\n"
-        for path, name, value in OFFICE_SETTINGS
-    )
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        '<oor:items xmlns:oor="http://openoffice.org/2001/registry">\n'
-        f"{items}</oor:items>\n"
-    )
-
-
 def vlc_config(port: int) -> str:
     """The VM's VLC settings: the web interface on, its password, no privacy question."""
     return (
@@ -148,7 +136,7 @@ class Applications:
         """The profiles the VM has before any task (see the module's docstring)."""
         settings = self.home / OFFICE_PROFILE / "user" / "registrymodifications.xcu"
         settings.parent.mkdir(parents=True, exist_ok=True)
-        settings.write_text(office_registry(), encoding="utf-8")
+        settings.write_text(desktop_apps.office_registry(OFFICE_SETTINGS), encoding="utf-8")
         vlcrc = self.home / VLC_CONFIG
         vlcrc.parent.mkdir(parents=True, exist_ok=True)
         vlcrc.write_text(vlc_config(self.vlc_port), encoding="utf-8")

@@ -24,6 +24,7 @@ import shutil
 import zipfile
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -119,19 +120,43 @@ async def vm_wallpaper(env: OsworldEnv, config: dict[str, Any]) -> Any:
     return str(target)
 
 
-def _slide_file(env: OsworldEnv, config: dict[str, Any]) -> tuple[Path, int, str]:
+@dataclass(frozen=True)
+class _Slide:
+    deck: Path  # the task's deck, copied to the cache
+    number: int  # from 1, as the deck's parts are named
+    dest: str  # the cache's name for a file the slide links to
+
+
+def _slide_file(env: OsworldEnv, config: dict[str, Any]) -> _Slide:
     from roundhouse.osworld.getters import local_path
 
     deck = local_path(env, str(config["ppt_file_path"]))
     local = env.cache / os.path.split(str(config["ppt_file_path"]))[-1]
     shutil.copyfile(deck, local)  # (a missing file raises, as OSWorld's does on None)
-    return local, int(config["slide_index"]) + 1, str(config["dest"])
+    return _Slide(local, int(config["slide_index"]) + 1, str(config["dest"]))
 
 
-def _extract(archive: zipfile.ZipFile, target: str, folder: Path) -> str:
-    inner = os.path.normpath(os.path.join("ppt/slides", target)).replace("\\", "/")
-    archive.extract(inner, folder)
-    return str(folder / inner)
+def _related_file(
+    env: OsworldEnv,
+    archive: zipfile.ZipFile,
+    slide: _Slide,
+    wanted: Callable[[dict[str, str]], bool],
+) -> Any:
+    """The file of the slide's first relationship `wanted` picks: one in the deck, extracted
+    beside it; one it links to (file://), cached. None where the slide has no relationships
+    or none is picked."""
+    rels = f"ppt/slides/_rels/slide{slide.number}.xml.rels"
+    if rels not in archive.namelist():
+        return None
+    for rel in ET.fromstring(archive.read(rels)).findall("r:Relationship", RELS):
+        if wanted(rel.attrib):
+            target = rel.attrib["Target"]
+            if target.startswith(".."):
+                inner = os.path.normpath(os.path.join("ppt/slides", target)).replace("\\", "/")
+                archive.extract(inner, slide.deck.parent)
+                return str(slide.deck.parent / inner)
+            return _linked(env, target, slide.dest)
+    return None
 
 
 def _linked(env: OsworldEnv, target: str, dest: str) -> Any:
@@ -145,43 +170,31 @@ def _linked(env: OsworldEnv, target: str, dest: str) -> Any:
 
 @GETTERS.add
 async def audio_in_slide(env: OsworldEnv, config: dict[str, Any]) -> Any:
-    local, number, dest = _slide_file(env, config)
-    with zipfile.ZipFile(local) as archive:
-        rels = f"ppt/slides/_rels/slide{number}.xml.rels"
-        if rels not in archive.namelist():
-            return None
-        for rel in ET.fromstring(archive.read(rels)).findall("r:Relationship", RELS):
-            if "audio" in rel.attrib["Type"]:
-                target = rel.attrib["Target"]
-                if target.startswith(".."):
-                    return _extract(archive, target, local.parent)
-                return _linked(env, target, dest)
-    return None
+    slide = _slide_file(env, config)
+    with zipfile.ZipFile(slide.deck) as archive:
+        return _related_file(env, archive, slide, lambda rel: "audio" in rel["Type"])
 
 
 @GETTERS.add
 async def background_image_in_slide(env: OsworldEnv, config: dict[str, Any]) -> Any:
-    local, number, dest = _slide_file(env, config)
-    with zipfile.ZipFile(local) as archive:
-        slide = f"ppt/slides/slide{number}.xml"
-        if slide not in archive.namelist():
+    slide = _slide_file(env, config)
+    with zipfile.ZipFile(slide.deck) as archive:
+        part = f"ppt/slides/slide{slide.number}.xml"
+        if part not in archive.namelist():
             return None
-        image = None
-        for background in ET.fromstring(archive.read(slide)).iter(BACKGROUND):
-            blip = next(background.iter(BLIP), None)
-            if blip is not None:
-                image = blip.attrib.get(f"{{{R}}}embed")
-            if image is not None:
-                break
-        else:
+        image = _background_image(ET.fromstring(archive.read(part)))
+        if image is None:
             return None
-        rels = f"ppt/slides/_rels/slide{number}.xml.rels"
-        if rels not in archive.namelist():
-            return None
-        for rel in ET.fromstring(archive.read(rels)).findall("r:Relationship", RELS):
-            if "image" in rel.attrib["Type"] and rel.attrib["Id"] == image:
-                target = rel.attrib["Target"]
-                if target.startswith(".."):
-                    return _extract(archive, target, local.parent)
-                return _linked(env, target, dest)
+        return _related_file(
+            env, archive, slide, lambda rel: "image" in rel["Type"] and rel["Id"] == image
+        )
+
+
+def _background_image(slide: ET.Element) -> str | None:
+    """The relationship id of the slide's background picture (None: it has none)."""
+    for background in slide.iter(BACKGROUND):
+        blip = next(background.iter(BLIP), None)
+        image = blip.attrib.get(f"{{{R}}}embed") if blip is not None else None
+        if image is not None:
+            return image
     return None

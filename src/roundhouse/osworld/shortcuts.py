@@ -20,6 +20,7 @@ import logging
 import select
 import socket
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -82,14 +83,46 @@ def listener(desktop: Desktop, shortcuts: list[Shortcut]) -> Listener | None:
     return None
 
 
-class ShortcutListener:
+class _Listening(ABC):
+    """What both listeners share: a thread that reads the key events until `stop`, and
+    running a pressed shortcut's action."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @abstractmethod
+    def _listen(self) -> None: ...
+
+    @abstractmethod
+    def _close(self) -> None:
+        """Close the connection the events came on (the thread has ended)."""
+
+    def _start_listening(self) -> None:
+        self._thread = threading.Thread(target=self._listen, name="osworld-shortcuts", daemon=True)
+        self._thread.start()
+
+    def _run(self, shortcut: Shortcut) -> None:
+        try:
+            shortcut.action()
+        except OSError as error:
+            log.warning("shortcut %s failed: %s", shortcut.keys, error)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2 * POLL + 1)
+            self._thread = None
+        self._close()
+
+
+class ShortcutListener(_Listening):
     """On X11: the keys grabbed on the root window."""
 
     def __init__(self, display: str, shortcuts: list[Shortcut]) -> None:
+        super().__init__()
         self._display_name = display
         self._shortcuts = shortcuts
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._x: Display | None = None
         self._bound: dict[tuple[int, int], Shortcut] = {}
 
@@ -105,8 +138,7 @@ class ShortcutListener:
                 root.grab_key(keycode, mask | lock, True, X.GrabModeAsync, X.GrabModeAsync)
             self._bound[(keycode, mask)] = shortcut
         self._x.sync()
-        self._thread = threading.Thread(target=self._listen, name="osworld-shortcuts", daemon=True)
-        self._thread.start()
+        self._start_listening()
 
     def _listen(self) -> None:
         x = self._x
@@ -129,17 +161,7 @@ class ShortcutListener:
                     log.warning("the shortcut listener lost its X connection: %s", error)
                 return
 
-    def _run(self, shortcut: Shortcut) -> None:
-        try:
-            shortcut.action()
-        except OSError as error:
-            log.warning("shortcut %s failed: %s", shortcut.keys, error)
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2 * POLL + 1)
-            self._thread = None
+    def _close(self) -> None:
         if self._x is not None:
             self._x.close()
             self._x = None
@@ -160,15 +182,14 @@ def sway_keys(shortcut: Shortcut) -> str:
     return "+".join([*(SWAY_MODIFIERS[mod] for mod in mods), key])
 
 
-class SwayShortcuts:
+class SwayShortcuts(_Listening):
     """Where sway's IPC is offered: each key bound to `nop roundhouse-shortcut-N`, and the
     binding events read on a connection of its own."""
 
     def __init__(self, env: Mapping[str, str], shortcuts: Sequence[Shortcut]) -> None:
+        super().__init__()
         self._path = sway_socket(env)
         self._bound = {f"nop {NOP_MARK}{n}": shortcut for n, shortcut in enumerate(shortcuts)}
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._events: socket.socket | None = None
 
     def start(self) -> None:
@@ -192,8 +213,7 @@ class SwayShortcuts:
             events.close()
             raise SwayError(f"sway refused to send binding events: {reply}")
         self._events = events
-        self._thread = threading.Thread(target=self._listen, name="osworld-shortcuts", daemon=True)
-        self._thread.start()
+        self._start_listening()
 
     def _listen(self) -> None:
         assert self._events is not None
@@ -208,16 +228,9 @@ class SwayShortcuts:
             command = str(binding.get("command", "")) if isinstance(binding, dict) else ""
             shortcut = self._bound.get(command) if kind == BINDING_EVENT else None
             if shortcut is not None:
-                try:
-                    shortcut.action()
-                except OSError as error:
-                    log.warning("shortcut %s failed: %s", shortcut.keys, error)
+                self._run(shortcut)
 
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2 * POLL + 1)
-            self._thread = None
+    def _close(self) -> None:
         if self._events is not None:
             self._events.close()
             self._events = None

@@ -42,6 +42,7 @@ from roundhouse.devices.linux.display.base import (
 )
 from roundhouse.devices.linux.effects import Look, effect_of
 from roundhouse.devices.linux.effects_read import TEXT_LIMIT, TextOf, look
+from roundhouse.devices.linux.person import Desk
 from roundhouse.devices.linux.screenshots import (
     Screenshot,
     capture_desktop_png,
@@ -114,6 +115,8 @@ class Observing(Closing):
             display.windows, desktop.env, desktop.app_command, startup=display.startup
         )
         self.tree = tree  # None: no AT-SPI bus; screenshots and coordinates still work
+        # Whose the desktop is: asked before every action (tools.desktop_tools).
+        self.desk = Desk(display.watch, settings.desktop.hand_back_after)
         self._controls: dict[int, ControlList] = {}  # the latest get_controls per window
         # False: the settle compares pixels whatever the session tells, and every read is
         # fresh, as before there were witnesses (bench sessions measures both in one run).

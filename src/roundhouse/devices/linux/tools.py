@@ -40,7 +40,6 @@ from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError
 from roundhouse.devices.linux.atspi.seam import AccessibleTree
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.backends import open_display
-from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.observing import ToolError
 from roundhouse.devices.linux.person import Desk, hand_back_tool
 
@@ -59,18 +58,6 @@ log = logging.getLogger(__name__)
 class DesktopTools(Acting):
     """The tools on one desktop. Build with `await DesktopTools.open(desktop, settings)`, or
     directly on any display server and tree (the fake display's, in tests)."""
-
-    def __init__(
-        self,
-        desktop: Desktop,
-        settings: Settings,
-        *,
-        display: DisplayServer,
-        tree: AccessibleTree | None,
-    ) -> None:
-        super().__init__(desktop, settings, display=display, tree=tree)
-        # Whose the desktop is: asked before every action (desktop_tools).
-        self.desk = Desk(display.watch, settings.desktop.hand_back_after)
 
     @classmethod
     async def open(cls, desktop: Desktop, settings: Settings) -> DesktopTools:

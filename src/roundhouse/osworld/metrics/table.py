@@ -236,18 +236,22 @@ def _described(books: _Books, rule: dict[str, Any]) -> bool:
     seen: list[Any] = []
     for index in (rule["sheet_idx0"], rule["sheet_idx1"]):
         book, name = books.sheet(index)
-        workbook, path = books.xl[book], books.paths[book]
+        path = books.paths[book]
         if kind == "sparkline":
             seen.append(table_rules.sparklines(path, name))
+            continue
+        sheet = table_rules.sheet_of(books.xl[book], name)
+        if sheet is None:
+            seen.append({})
         elif kind == "style":
-            seen.append(table_rules.styles(workbook, name, path, **options))
+            seen.append(table_rules.styles(sheet, name, path, **options))
         elif kind in ("row_props", "col_props"):
             obj = "row" if kind == "row_props" else "column"
-            seen.append(table_rules.dimensions(workbook, name, obj, **options))
+            seen.append(table_rules.dimensions(sheet, obj, **options))
         else:
             read = {"chart": table_rules.charts, "pivot_table": table_rules.pivots,
                     "filter": table_rules.filters}[kind]  # fmt: skip
-            seen.append(read(workbook, name, **options))
+            seen.append(read(sheet, **options))
     return bool(seen[0] == seen[1])
 
 
@@ -402,32 +406,39 @@ def _shared_strings(archive: zipfile.ZipFile) -> list[str]:
     return strings
 
 
-def cell_style(name: str, cell: Any) -> Any:
-    """A style of a cell, as OSWorld's check_cell names them."""
+FONT_STYLES: dict[str, Callable[[Any], Any]] = {
+    "font_name": lambda f: f.name,
+    "font_family": lambda f: f.family,
+    "font_color": lambda f: f.color.rgb,
+    "font_bold": lambda f: f.bold,
+    "font_italic": lambda f: f.italic,
+    "font_underline": lambda f: f.underline,
+    "font_size": lambda f: f.size,
+}
+
+
+def cell_style(name: str, cell: Any, diff: Any = None) -> Any:
+    """A style of a cell, as OSWorld's check_cell names them; under a conditional format's
+    differential style `diff`, its number format, font and fill (the cell's own for the
+    rest), as OSWorld's reads them."""
     from openpyxl.cell.cell import MergedCell
 
     has_value = cell.value is not None
+    styled = cell if diff is None else diff
     if name == "number_format":
-        return cell.number_format if has_value and cell.data_type == "n" else None
-    fonts = {
-        "font_name": lambda f: f.name,
-        "font_family": lambda f: f.family,
-        "font_color": lambda f: f.color.rgb,
-        "font_bold": lambda f: f.bold,
-        "font_italic": lambda f: f.italic,
-        "font_underline": lambda f: f.underline,
-        "font_size": lambda f: f.size,
-    }
-    if name in fonts:
-        return fonts[name](cell.font) if has_value else None
+        if not has_value or cell.data_type != "n":
+            return None
+        return cell.number_format if diff is None else diff.numFmt.formatCode
+    if name in FONT_STYLES:
+        return FONT_STYLES[name](styled.font) if has_value else None
     if name == "fill_type":
         try:
-            return cell.fill.tagname
+            return styled.fill.tagname
         except AttributeError:
             return None
     if name in ("bgcolor", "fgcolor"):
-        try:
-            return cell.fill.fgColor.rgb
+        try:  # a cell's fill paints its pattern's foreground; a differential one's background
+            return (cell.fill.fgColor if diff is None else diff.fill.bgColor).rgb
         except AttributeError:
             return None
     if name == "hyperlink":

@@ -39,7 +39,9 @@ ABSOLUTE = re.compile(
 )
 
 
-def _sheet(book: Any, name: str) -> Any:
+def sheet_of(book: Any, name: str) -> Any:
+    """The workbook's sheet of that name; None where it has none (every reader of it then
+    describes it as nothing: {})."""
     try:
         return book[name]
     except KeyError:
@@ -53,10 +55,7 @@ def _title(holder: Any) -> Any:
         return None
 
 
-def charts(book: Any, name: str, **options: Any) -> dict[str, Any]:
-    sheet = _sheet(book, name)
-    if sheet is None:
-        return {}
+def charts(sheet: Any, **options: Any) -> dict[str, Any]:
     wanted = set(options.get("chart_props", []))
     found: dict[str, Any] = {}
     for chart in sheet._charts:
@@ -91,12 +90,9 @@ def _series_ref(data: Any) -> str:
     return ""
 
 
-def pivots(book: Any, name: str, **options: Any) -> dict[str, Any]:
+def pivots(sheet: Any, **options: Any) -> dict[str, Any]:
     from openpyxl.utils.cell import coordinate_to_tuple
 
-    sheet = _sheet(book, name)
-    if sheet is None:
-        return {}
     wanted = set(options.get("pivot_props", []))
     found: dict[str, Any] = {}
     for pivot in sheet._pivots:
@@ -139,19 +135,13 @@ def pivots(book: Any, name: str, **options: Any) -> dict[str, Any]:
     return found
 
 
-def dimensions(book: Any, name: str, obj: str, **options: Any) -> dict[Any, dict[str, Any]]:
-    sheet = _sheet(book, name)
-    if sheet is None:
-        return {}
+def dimensions(sheet: Any, obj: str, **options: Any) -> dict[Any, dict[str, Any]]:
     wanted = set(options.get("props", []))
     holder = getattr(sheet, f"{obj}_dimensions")
     return {key: {p: getattr(dim, p) for p in wanted} for key, dim in holder.items()}
 
 
-def filters(book: Any, name: str, **options: Any) -> dict[str, Any]:
-    sheet = _sheet(book, name)
-    if sheet is None:
-        return {}
+def filters(sheet: Any, **options: Any) -> dict[str, Any]:
     auto = sheet.auto_filter
     columns = []
     for column in auto.filterColumn:
@@ -205,12 +195,9 @@ def sparklines(path: str | None, name: str) -> dict[Any, Any]:
 # ---------------------------------------------------------------- styles
 
 
-def styles(book: Any, name: str, path: str | None, **options: Any) -> dict[str, list[Any]]:
+def styles(sheet: Any, name: str, path: str | None, **options: Any) -> dict[str, list[Any]]:
     from roundhouse.osworld.metrics.table import cell_style
 
-    sheet = _sheet(book, name)
-    if sheet is None:
-        return {}
     wanted = list(options.get("props", []))
     found = {c.coordinate: [cell_style(s, c) for s in wanted] for col in sheet.iter_cols()
              for c in col}  # fmt: skip
@@ -236,7 +223,7 @@ def styles(book: Any, name: str, path: str | None, **options: Any) -> dict[str, 
                     if ok:
                         active.append(sheet.cell(row=row, column=column))
             for cell in active:
-                found[cell.coordinate] = [_diff_style(s, cell, rule.dxf) for s in wanted]
+                found[cell.coordinate] = [cell_style(s, cell, rule.dxf) for s in wanted]
     return found
 
 
@@ -244,37 +231,6 @@ def _letter(column: int) -> str:
     from openpyxl.utils import get_column_letter
 
     return str(get_column_letter(column))
-
-
-def _diff_style(name: str, cell: Any, diff: Any) -> Any:
-    """A style of a cell under a conditional format's differential style (what OSWorld's
-    reads of it: its number format, font and fill; the cell's own for the rest)."""
-    from roundhouse.osworld.metrics.table import cell_style
-
-    if diff is None:
-        return cell_style(name, cell)
-    has_value = cell.value is not None
-    fonts: dict[str, Callable[[Any], Any]] = {
-        "font_name": lambda f: f.name, "font_family": lambda f: f.family,
-        "font_color": lambda f: f.color.rgb, "font_bold": lambda f: f.bold,
-        "font_italic": lambda f: f.italic, "font_underline": lambda f: f.underline,
-        "font_size": lambda f: f.size,
-    }  # fmt: skip
-    if name == "number_format":
-        return diff.numFmt.formatCode if has_value and cell.data_type == "n" else None
-    if name in fonts:
-        return fonts[name](diff.font) if has_value else None
-    if name == "fill_type":
-        try:
-            return diff.fill.tagname
-        except AttributeError:
-            return None
-    if name in ("bgcolor", "fgcolor"):
-        try:
-            return diff.fill.bgColor.rgb
-        except AttributeError:
-            return None
-    return cell_style(name, cell)
 
 
 def _condition(rule: Any, path: str | None, sheet: str) -> Callable[[Any], bool] | None:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from dbus_fast import Variant
 from dbus_fast.aio import MessageBus
@@ -66,6 +67,7 @@ from roundhouse.devices.linux.atspi.props import extents
 from roundhouse.devices.linux.atspi.read import (
     Structure,
     fetch_node,
+    finish,
     read_details,
     read_structure,
 )
@@ -73,10 +75,12 @@ from roundhouse.devices.linux.atspi.seam import Announcing, TextRead
 from roundhouse.devices.linux.atspi.tree import (
     build_tree,
     context_needs_text,
+    focused_rect,
     intersection,
     may_be_context,
     may_be_control,
     needs_rect,
+    no_tree_note,
     select_view,
     ui_tree_json,
     walk,
@@ -107,24 +111,28 @@ __all__ = [
 ]
 
 
-def no_tree_note(window: WindowInfo, bus_restarted: bool = False) -> str:
-    name = window.application or window.title or "this application"
-    if bus_restarted:
-        # Applications join the accessibility bus once, at start: a bus that died and was
-        # started again knows none of those that were running.
-        return (
-            f"the accessibility bus was restarted and {name} is not on the new one "
-            "(restart the application to read its controls); use screenshots and coordinates"
-        )
-    return f"{name} exposes no accessibility tree; use screenshots and coordinates"
-
-
 # Where a window's content is on screen: display.base.Windows.content, the one provider.
 Content = Callable[[WindowInfo], Rect]
 
 
 def _window_rect(window: WindowInfo) -> Rect:
     return window.rect
+
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A window's subtree as read (AtspiClient._read_frame), and the deadline the details
+    that follow it keep to."""
+
+    window: WindowInfo
+    limits: TreeLimits
+    structure: Structure
+    frame: Frame
+    placement: Placement
+    deadline: float
 
 
 class AtspiClient(Closing):
@@ -232,26 +240,14 @@ class AtspiClient(Closing):
         await self._connected()
         limits = limits or TreeLimits()
         started = time.monotonic()
-        deadline = started + limits.time_limit
-        frame = await self.find_frame(window, showing_only=showing_only)
-        if frame is None:
+        descend = (lambda node: node.showing) if showing_only else (lambda node: True)
+        read = await self._read_frame(window, limits, descend, showing_only=showing_only)
+        if read is None:
             return UiSnapshot(window=window, root=None, node_count=0, tree_available=False)
-        placement = await self.placement(window, frame)
-        structure = await read_structure(
-            self.bus,
-            frame.node,
-            frame.cache,
-            limits,
-            (lambda node: node.showing) if showing_only else (lambda node: True),
-            deadline,
-            area=placement.to_app(intersection(self.screen, window.rect)),
-            cells=self.cells,
-            get_all=frame.get_all,
-            showing_from_extents=frame.showing_from_extents,
-        )
+        structure, deadline = read.structure, read.deadline
         showing = [node for node in structure.nodes.values() if node.showing]
         reason = await self._details(structure, showing, limits, deadline)
-        _finish(structure, frame, placement)
+        finish(structure, read.placement, read.frame.gtk4)
         return UiSnapshot(
             window=window,
             root=build_tree(structure.nodes, structure.root),
@@ -266,24 +262,17 @@ class AtspiClient(Closing):
     ) -> ControlList:
         """The interactive controls a person sees in the window, numbered in reading order:
         the last read of it where nothing has changed since (atspi_kept), unless `fresh`."""
-        await self._connected()
         limits = limits or TreeLimits()
-        key = ("controls", window.xid, limits)
-        if not fresh:
-            kept = await self.kept.get(key, window)
-            if isinstance(kept, ControlList):
-                return kept
-        deadline = time.monotonic() + limits.time_limit
-        app = self.frames.app_of(window.xid)
-        marks = self.kept.marks(app) if app is not None else None
-        frame = await self.find_frame(window, showing_only=True)
-        if frame is None:
+        listed = await self._read_kept(
+            "controls", window, limits, fresh, ControlList, self._controls_of
+        )
+        if listed is None:
             note = no_tree_note(window, self.bus_restarted)
             return ControlList(window=window, controls=[], tree_available=False, note=note)
-        if app != frame.app:
-            marks = self.kept.marks(frame.app)  # first read: nothing of it is read yet
-        placement = await self.placement(window, frame)
-        structure = await self._read_showing(frame, window, placement, limits, deadline)
+        return listed
+
+    async def _controls_of(self, read: _Read) -> tuple[ControlList, bool, Rect | None]:
+        structure, frame, limits, deadline = read.structure, read.frame, read.limits, read.deadline
         root_node = structure.nodes[structure.root]
         candidates = [node for node in structure.nodes.values() if needs_rect(node)]
         # What is only read as context (a heading, a label) needs its place, nothing more,
@@ -302,54 +291,96 @@ class AtspiClient(Closing):
             reason = await self._details(structure, context, limits, deadline, rect_only=True)
         if reason is None:
             await name_the_nameless(self.bus, [n for n in full if may_be_control(n)])
-        _finish(structure, frame, placement)
+        finish(structure, read.placement, frame.gtk4)
         area = self.screen
         if root_node.rect is not None:
             area = intersection(self.screen, root_node.rect)
         view = select_view(build_tree(structure.nodes, structure.root), area)
         listed = ControlList(
-            window=window,
+            window=read.window,
             controls=view.controls,
             context=view.context,
             dialog=view.dialog,
             truncated=reason is not None,
             truncated_reason=reason,
         )
-        if reason is None:
-            focused = next((c.rect for c in listed.controls if "focused" in c.states), None)
-            self.kept.keep(key, listed, window, frame.app, marks, focused)
-        return listed
+        return listed, reason is None, focused_rect(listed.controls)
 
-    async def _read_showing(
+    async def _read_kept(
         self,
-        frame: Frame,
+        what: str,
         window: WindowInfo,
-        placement: Placement,
         limits: TreeLimits,
-        deadline: float,
-    ) -> Structure:
-        """The structure of what shows of the window: what is not showing (nor a closed
-        menu's items) cannot hold a visible control, so those branches are not read;
-        managed containers only in view; no descriptions (read with the details, for the
-        controls that use them). Its rectangles are the application's (see placement)."""
+        fresh: bool,
+        kind: type[_T],
+        derive: Callable[[_Read], Awaitable[tuple[_T, bool, Rect | None]]],
+    ) -> _T | None:
+        """What `derive` makes of what shows of the window (the value, whether all was read,
+        the focused rectangle): the last one where nothing has changed since (atspi_kept),
+        unless `fresh`; a new one is kept where all was read. None where the window has no
+        frame (its application exposes no tree).
+
+        What shows is read alone: what is not showing (nor a closed menu's items) cannot
+        hold a visible control, so those branches are not read; managed containers only in
+        view; no descriptions (read with the details, for the controls that use them)."""
+        await self._connected()
+        key = (what, window.xid, limits)
+        kept = None if fresh else await self.kept.get(key, window)
+        if isinstance(kept, kind):
+            return kept
+        app = self.frames.app_of(window.xid)
+        marks = self.kept.marks(app) if app is not None else None  # before the read begins
+        read = await self._read_frame(
+            window,
+            limits,
+            lambda node: node.may_show_children,
+            showing_only=True,
+            descriptions=False,
+            in_view_only=True,
+            hidden_in_full=False,
+        )
+        if read is None:
+            return None
+        if app != read.frame.app:
+            marks = self.kept.marks(read.frame.app)  # first read: nothing of it is read yet
+        if read.frame.gtk4:
+            tidy_gtk4_names(read.structure.nodes.values())
+        value, complete, focused = await derive(read)
+        if complete:
+            self.kept.keep(key, value, window, read.frame.app, marks, focused)
+        return value
+
+    async def _read_frame(
+        self,
+        window: WindowInfo,
+        limits: TreeLimits,
+        descend: Callable[[RawNode], bool],
+        *,
+        showing_only: bool,
+        **options: bool,
+    ) -> _Read | None:
+        """The window's frame and its subtree (read_structure, with `options`), managed
+        containers read within what of the window is on screen; its rectangles are the
+        application's (see placement). None where the window has no frame."""
+        deadline = time.monotonic() + limits.time_limit
+        frame = await self.find_frame(window, showing_only=showing_only)
+        if frame is None:
+            return None
+        placement = await self.placement(window, frame)
         structure = await read_structure(
             self.bus,
             frame.node,
             frame.cache,
             limits,
-            lambda node: node.may_show_children,
+            descend,
             deadline,
-            descriptions=False,
-            in_view_only=True,
-            hidden_in_full=False,
             area=placement.to_app(intersection(self.screen, window.rect)),
             cells=self.cells,  # the cells kept from the last read: LibreOffice makes none
             get_all=frame.get_all,
             showing_from_extents=frame.showing_from_extents,
+            **options,
         )
-        if frame.gtk4:
-            tidy_gtk4_names(structure.nodes.values())
-        return structure
+        return _Read(window, limits, structure, frame, placement, deadline)
 
     async def showing_nodes(
         self, window: WindowInfo, limits: TreeLimits, *, fresh: bool = False
@@ -359,32 +390,17 @@ class AtspiClient(Closing):
         the first few text fields show (a calculator's display), and whether all were read
         within `limits`. None when the application exposes no tree. The last read of it
         where nothing has changed since (atspi_kept), unless `fresh`."""
-        await self._connected()
-        key = ("showing", window.xid, limits)
-        if not fresh:
-            kept = await self.kept.get(key, window)
-            if isinstance(kept, tuple):
-                return kept
-        deadline = time.monotonic() + limits.time_limit
-        app = self.frames.app_of(window.xid)
-        marks = self.kept.marks(app) if app is not None else None
-        frame = await self.find_frame(window, showing_only=True)
-        if frame is None:
-            return None
-        if app != frame.app:
-            marks = self.kept.marks(frame.app)
-        placement = await self.placement(window, frame)
-        structure = await self._read_showing(frame, window, placement, limits, deadline)
+        return await self._read_kept("showing", window, limits, fresh, tuple, self._showing_of)
+
+    async def _showing_of(self, read: _Read) -> tuple[tuple[list[UiNode], bool], bool, Rect | None]:
+        structure = read.structure
         if not structure.stalled:
             await self._display_texts(structure)
-        _finish(structure, frame, placement)
+        finish(structure, read.placement, read.frame.gtk4)
         tree = build_tree(structure.nodes, structure.root)
         nodes = [node for node in walk(tree) if "showing" in node.states]
         complete = structure.truncated_reason is None
-        if complete:
-            focused = next((n.rect for n in nodes if "focused" in n.states), None)
-            self.kept.keep(key, (nodes, complete), window, frame.app, marks, focused)
-        return nodes, complete
+        return (nodes, complete), complete, focused_rect(nodes)
 
     async def _display_texts(self, structure: Structure) -> None:
         """The first DISPLAY_TEXT characters of up to DISPLAYS showing text fields, into
@@ -428,7 +444,7 @@ class AtspiClient(Closing):
         frame = await self.find_frame(window, showing_only=True)
         if frame is not None:
             placement = await self.placement(window, frame)
-            _finish(Structure(nodes={ref: node}, root=ref), frame, placement)
+            finish(Structure(nodes={ref: node}, root=ref), placement, frame.gtk4)
         node.children = []
         return build_tree({ref: node}, ref)
 
@@ -579,15 +595,3 @@ class AtspiClient(Closing):
         if frame is not None:
             await bus.connect_direct(frame.app)
         return frame
-
-
-def _finish(structure: Structure, frame: Frame, placement: Placement) -> None:
-    """What a read hands on: every rectangle in the screen's space (read in the
-    application's), and GTK 4's names and descriptions tidied."""
-    if frame.gtk4:
-        tidy_gtk4_names(structure.nodes.values())
-    if placement.identity:
-        return
-    for node in structure.nodes.values():
-        if node.rect is not None:
-            node.rect = placement.to_screen(node.rect)

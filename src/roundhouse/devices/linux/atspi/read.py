@@ -49,7 +49,9 @@ from roundhouse.devices.linux.atspi.constants import (
     role_name,
     state_names,
 )
+from roundhouse.devices.linux.atspi.names import tidy_gtk4_names
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits, is_managed
+from roundhouse.devices.linux.atspi.placement import Placement
 from roundhouse.devices.linux.atspi.props import child_count, extents, read_text, value
 from roundhouse.devices.linux.atspi.scroll import LONG_LIST, rows_in_view
 from roundhouse.devices.linux.atspi.view import InView, read_in_view
@@ -74,6 +76,18 @@ class Structure:
     root: Ref
     truncated_reason: str | None = None
     stalled: bool = False  # the application stopped answering: ask it nothing more
+
+
+def finish(structure: Structure, placement: Placement, gtk4: bool) -> None:
+    """What a read hands on: every rectangle in the screen's space (read in the
+    application's), and GTK 4's names and descriptions tidied."""
+    if gtk4:
+        tidy_gtk4_names(structure.nodes.values())
+    if placement.identity:
+        return
+    for node in structure.nodes.values():
+        if node.rect is not None:
+            node.rect = placement.to_screen(node.rect)
 
 
 def stalled_reason(error: AtspiTimeout) -> str:

@@ -3,7 +3,7 @@ operate, numbering them in reading order, and the seeds' JSON shape. No I/O here
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +15,7 @@ from roundhouse.devices.contract import (
     Rect,
     UiNode,
     UiSnapshot,
+    WindowInfo,
     readable,
 )
 from roundhouse.devices.linux.atspi.bus import Ref, node_id
@@ -492,3 +493,20 @@ def _node_json(node: UiNode) -> dict[str, Any]:
         "text": node.text,
         "children": [_node_json(child) for child in node.children],
     }
+
+
+def no_tree_note(window: WindowInfo, bus_restarted: bool = False) -> str:
+    name = window.application or window.title or "this application"
+    if bus_restarted:
+        # Applications join the accessibility bus once, at start: a bus that died and was
+        # started again knows none of those that were running.
+        return (
+            f"the accessibility bus was restarted and {name} is not on the new one "
+            "(restart the application to read its controls); use screenshots and coordinates"
+        )
+    return f"{name} exposes no accessibility tree; use screenshots and coordinates"
+
+
+def focused_rect(shown: Iterable[Control | UiNode]) -> Rect | None:
+    """Where the focused one of them is (None: none is, or it has no place)."""
+    return next((one.rect for one in shown if "focused" in one.states), None)

@@ -95,11 +95,12 @@ OFFICE_SETTINGS = (
 )
 
 
-def _office_registry() -> str:
+def office_registry(settings: Sequence[tuple[str, str, str]] = OFFICE_SETTINGS) -> str:
+    """LibreOffice's registrymodifications.xcu setting each (path, name, value)."""
     items = "".join(
         f'<item oor:path="{path}"><prop oor:name="{name}" oor:op="fuse">'
         f"<value>{value}</value></prop></item>\n"
-        for path, name, value in OFFICE_SETTINGS
+        for path, name, value in settings
     )
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -114,7 +115,7 @@ def prepare_office_profile(folder: Path) -> Path:
     settings = folder / "user" / "registrymodifications.xcu"
     if not settings.exists():
         settings.parent.mkdir(parents=True, exist_ok=True)
-        settings.write_text(_office_registry(), encoding="utf-8")
+        settings.write_text(office_registry(), encoding="utf-8")
     return folder
 
 

@@ -7,68 +7,20 @@ is kept for the next shot of the same size (one per output, a few in all).
 
 from __future__ import annotations
 
-import mmap
-import os
 import threading
-from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from PIL import Image
 
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.display.base import Closing, Monitor, RegionScreen, clip, numbered
 from roundhouse.devices.linux.display.wayland.globals import Output, bind_outputs, desktop_box
-from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection, WaylandError, decode
+from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection, WaylandError
+from roundhouse.devices.linux.display.wlroots.copies import Buffer, Frame
 
 # wl_shm formats (little-endian words): ARGB8888/XRGB8888 are B, G, R, A/X in memory.
 RAW_MODES = {0: "BGRX", 1: "BGRX", 0x34324241: "RGBX", 0x34324258: "RGBX"}  # alpha dropped
 Y_INVERT = 1
-
-
-@dataclass
-class _Frame:
-    shm_format: int = -1
-    width: int = 0
-    height: int = 0
-    stride: int = 0
-    buffer_done: bool = False
-    flags: int = 0
-    ready: bool = False
-    failed: bool = False
-
-
-class _Buffer:
-    """A wl_buffer over a memfd, reused while the size and format stay."""
-
-    def __init__(self, wayland: Connection, shm: int, frame: _Frame) -> None:
-        self.key = (frame.shm_format, frame.width, frame.height, frame.stride)
-        self.size = frame.stride * frame.height
-        self._wayland = wayland
-        self._fd = os.memfd_create("roundhouse-screencopy", os.MFD_CLOEXEC)
-        os.ftruncate(self._fd, self.size)
-        self.memory = mmap.mmap(self._fd, self.size)
-        self._pool = wayland.new_id()
-        wayland.request(shm, 0, "nhi", self._pool, self._fd, self.size)  # create_pool
-        self.object_id = wayland.new_id()
-        # create_buffer(id, offset, width, height, stride, format)
-        wayland.request(
-            self._pool,
-            0,
-            "niiiiu",
-            self.object_id,
-            0,
-            frame.width,
-            frame.height,
-            frame.stride,
-            frame.shm_format,
-        )
-
-    def destroy(self) -> None:
-        self._wayland.request(self.object_id, 0)  # wl_buffer.destroy
-        self._wayland.request(self._pool, 1)  # wl_shm_pool.destroy
-        self.memory.close()
-        os.close(self._fd)
 
 
 class Screencopy(RegionScreen, Closing):
@@ -82,7 +34,7 @@ class Screencopy(RegionScreen, Closing):
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
         self._wayland = Connection.open(env, timeout)
         self._lock = threading.Lock()
-        self._buffers: dict[tuple[int, int, int, int], _Buffer] = {}  # one per output size
+        self._buffers: dict[tuple[int, int, int, int], Buffer] = {}  # one per output size
         try:
             if self._wayland.find("zwlr_screencopy_manager_v1") is None:
                 raise WaylandError(
@@ -103,7 +55,7 @@ class Screencopy(RegionScreen, Closing):
     def close(self) -> None:
         with self._lock:
             for buffer in self._buffers.values():
-                buffer.memory.close()
+                buffer.release()
             self._wayland.close()
 
     def monitors(self) -> list[Monitor]:
@@ -159,8 +111,8 @@ class Screencopy(RegionScreen, Closing):
     def _capture(self, output: Output, rect: Rect | None) -> Image.Image:
         """The output (or `rect` of it, in its own logical pixels), in its own pixels."""
         with self._lock:
-            frame = _Frame()
-            frame_id = self._wayland.new_id(lambda op, data, fds: _on_frame(frame, op, data, fds))
+            frame = Frame()
+            frame_id = self._wayland.new_id(frame.on_event)
             target = output.object_id
             if rect is None:
                 self._wayland.request(self._manager, 0, "nio", frame_id, 0, target)
@@ -171,9 +123,7 @@ class Screencopy(RegionScreen, Closing):
                 )  # fmt: skip
             version = self._wayland.version("zwlr_screencopy_manager_v1")
             self._wayland.wait(
-                lambda: frame.failed or (frame.buffer_done if version >= 3 else frame.width > 0),
-                None,
-                "describe the screen copy's buffer",
+                lambda: frame.described(version), None, "describe the screen copy's buffer"
             )
             if frame.failed or frame.shm_format not in RAW_MODES:
                 self._wayland.request(frame_id, 1)  # destroy
@@ -184,7 +134,7 @@ class Screencopy(RegionScreen, Closing):
                 )
             buffer = self._buffer_for(frame)
             self._wayland.request(frame_id, 0, "o", buffer.object_id)  # copy
-            self._wayland.wait(lambda: frame.ready or frame.failed, None, "copy the screen")
+            self._wayland.wait(frame.answered, None, "copy the screen")
             self._wayland.request(frame_id, 1)  # destroy
             if frame.failed:
                 raise WaylandError("the compositor failed to copy the screen")
@@ -201,7 +151,7 @@ class Screencopy(RegionScreen, Closing):
             image = image.transpose(Image.Transpose.FLIP_TOP_BOTTOM)
         return image
 
-    def _buffer_for(self, frame: _Frame) -> _Buffer:
+    def _buffer_for(self, frame: Frame) -> Buffer:
         """The buffer kept for this size and format (each output's), made the first time."""
         key = (frame.shm_format, frame.width, frame.height, frame.stride)
         if key not in self._buffers:
@@ -209,7 +159,7 @@ class Screencopy(RegionScreen, Closing):
                 for buffer in self._buffers.values():
                     buffer.destroy()
                 self._buffers.clear()
-            self._buffers[key] = _Buffer(self._wayland, self._shm, frame)
+            self._buffers[key] = Buffer(self._wayland, self._shm, frame)
         return self._buffers[key]
 
 
@@ -242,16 +192,3 @@ def _intersection(one: Rect, other: Rect) -> Rect | None:
         min(one.bottom, other.bottom),
     )
     return found if found.width > 0 and found.height > 0 else None
-
-
-def _on_frame(frame: _Frame, opcode: int, payload: bytes, fds: deque[int]) -> None:
-    if opcode == 0 and frame.shm_format < 0:  # buffer(format, width, height, stride)
-        frame.shm_format, frame.width, frame.height, frame.stride = decode("uuuu", payload, fds)
-    elif opcode == 1:  # flags
-        (frame.flags,) = decode("u", payload, fds)
-    elif opcode == 2:  # ready
-        frame.ready = True
-    elif opcode == 3:  # failed
-        frame.failed = True
-    elif opcode == 6:  # buffer_done
-        frame.buffer_done = True

@@ -33,6 +33,7 @@ class DamageWatch:
         self._x = connection
         self._stop_read, self._stop_write = os.pipe()
         self._thread = threading.Thread(target=self._watch, name="roundhouse-damage", daemon=True)
+        self._thread.start()  # last: _watch may use all of the above at once
 
     @classmethod
     def start(cls, display: str) -> DamageWatch | None:
@@ -48,9 +49,7 @@ class DamageWatch:
             log.info("no damage on %s (%s): the settle compares screenshots", display, failure)
             connection.close()
             return None
-        watch = cls(connection)
-        watch._thread.start()
-        return watch
+        return cls(connection)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
