@@ -269,6 +269,28 @@ async def test_gtk4_display_and_focus(readers: Readers, desktop: Desktop, launch
     )  # fmt: skip
 
 
+@pytest.mark.skipif(shutil.which("gnome-calculator") is None, reason="make system-deps")
+async def test_a_windows_first_read_is_not_served_again(
+    readers: Readers, desktop: Desktop, launch: StartApp
+) -> None:
+    """GTK 4 builds its tree once asked and announces nothing when it has, so a read made
+    as the window opens may find its frame alone: a window's first read is never served
+    again, and the keypad shows once built."""
+    process = launch(desktop, ["gnome-calculator"])
+    window = wait_for_window(desktop, pid=process.pid)
+    await asyncio.sleep(1.0)  # drawn by now, as an agent's first look finds it
+    await readers.keeping.controls(readers.window(window.xid))
+    served = readers.keeping.kept.served
+    await readers.keeping.controls(readers.window(window.xid))
+    assert readers.keeping.kept.served == served, "the first read was served again"
+
+    async def keypad() -> bool:
+        listed = await readers.keeping.controls(readers.window(window.xid))
+        return named("push button", "7")(listed)
+
+    await wait_until_async(keypad, what="the keypad")
+
+
 # ------------------------------------------------------------ LibreOffice Calc
 
 

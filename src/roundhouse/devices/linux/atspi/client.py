@@ -341,12 +341,13 @@ class AtspiClient(Closing):
         )
         if read is None:
             return None
-        if app != read.frame.app:
-            marks = self.kept.marks(read.frame.app)  # first read: nothing of it is read yet
         if read.frame.gtk4:
             tidy_gtk4_names(read.structure.nodes.values())
         value, complete, focused = await derive(read)
-        if complete:
+        # Not kept: a window's first read (its application's witness counted only after it
+        # began), nor a frame with nothing under it (GTK 4 builds its tree once asked, and
+        # announces nothing when it has: GNOME Calculator's keypad stayed unseen).
+        if complete and app == read.frame.app and len(read.structure.nodes) > 1:
             self.kept.keep(key, value, window, read.frame.app, marks, focused)
         return value
 
