@@ -236,7 +236,7 @@ def check_textbox_on_leftside(src: str | None) -> float:
     width = image.size[0]
     dark = grey < 128
     rows = dark.any(axis=1)
-    leftmost = int(dark[rows].argmax(axis=1).min()) if rows.any() else width
+    leftmost = int(dark[rows].argmax(axis=1).min(axis=0)) if rows.any() else width
     return _score(leftmost < width * 0.05)
 
 
