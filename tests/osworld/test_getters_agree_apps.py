@@ -18,7 +18,8 @@ import httpx
 from PIL import Image
 
 from roundhouse.osworld.env import OsworldDesktop, OsworldEnv
-from roundhouse.osworld.getters import GETTERS, local_path
+from roundhouse.osworld.getter_paths import local_path
+from roundhouse.osworld.getters import GETTERS
 from tests.osworld.conftest import HERE, run_theirs
 from tests.osworld.slides_cases import deck
 from tests.osworld.test_server import Served, start_server, stop_server

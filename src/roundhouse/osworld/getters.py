@@ -29,6 +29,7 @@ from typing import Any
 from roundhouse.osworld.a11y_xml import terminal_text
 from roundhouse.osworld.env import OsworldEnv
 from roundhouse.osworld.files import BadURL
+from roundhouse.osworld.getter_paths import cache_name, local_path
 from roundhouse.osworld.getters_apps import GETTERS as APP_GETTERS
 from roundhouse.osworld.getters_chrome import GETTERS as CHROME_GETTERS
 from roundhouse.osworld.registry import Registry
@@ -39,21 +40,6 @@ Getter = Callable[[OsworldEnv, dict[str, Any]], Awaitable[Any]]
 GETTERS: Registry[Getter] = Registry()
 GETTERS.include(CHROME_GETTERS)
 GETTERS.include(APP_GETTERS)
-
-
-def local_path(env: OsworldEnv, path: str) -> Path:
-    """OSWorld's path on this desktop: its /home/user and ~ are the task's home; a relative
-    path is relative to the home (where OSWorld's server runs its commands)."""
-    text = os.path.expandvars(env.places.local(path)) if "$" in path else env.places.local(path)
-    if text.startswith("~/") or text == "~":
-        text = str(env.home) + text[1:]
-    return Path(text) if text.startswith("/") else env.home / text
-
-
-def cache_name(name: str) -> str:
-    if not name or "/" in name or name in (".", ".."):
-        raise StepError(f"{name!r} is not a plain file name in the task's cache")
-    return name
 
 
 def _pairs(config: dict[str, Any]) -> tuple[list[str], list[str], set[int]]:

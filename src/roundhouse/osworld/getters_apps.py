@@ -33,6 +33,7 @@ import httpx
 
 from roundhouse.osworld.apps import VLC_CONFIG, VLC_PASSWORD
 from roundhouse.osworld.env import OsworldEnv
+from roundhouse.osworld.getter_paths import cache_name, local_path
 from roundhouse.osworld.registry import Registry
 
 Getter = Callable[[OsworldEnv, dict[str, Any]], Awaitable[Any]]
@@ -54,7 +55,6 @@ BLIP = "{http://schemas.openxmlformats.org/drawingml/2006/main}blip"
 
 
 def _cached(env: OsworldEnv, source: Path, dest: str) -> str:
-    from roundhouse.osworld.getters import cache_name
 
     target = env.cache / cache_name(dest)
     shutil.copyfile(source, target)
@@ -77,7 +77,6 @@ async def vlc_config(env: OsworldEnv, config: dict[str, Any]) -> Any:
 
 @GETTERS.add
 async def vlc_playing_info(env: OsworldEnv, config: dict[str, Any]) -> Any:
-    from roundhouse.osworld.getters import cache_name
 
     url = f"http://127.0.0.1:{env.vlc_port}/requests/status.xml"
     async with httpx.AsyncClient(timeout=HTTP_TIMEOUT) as http:
@@ -108,7 +107,6 @@ async def default_video_player(env: OsworldEnv, config: dict[str, Any]) -> Any:
 
 @GETTERS.add
 async def vm_wallpaper(env: OsworldEnv, config: dict[str, Any]) -> Any:
-    from roundhouse.osworld.getters import cache_name
 
     target = env.cache / cache_name(str(config["dest"]))
     got = await env.run(["gsettings", "get", "org.gnome.desktop.background", "picture-uri"])
@@ -128,7 +126,6 @@ class _Slide:
 
 
 def _slide_file(env: OsworldEnv, config: dict[str, Any]) -> _Slide:
-    from roundhouse.osworld.getters import local_path
 
     deck = local_path(env, str(config["ppt_file_path"]))
     local = env.cache / os.path.split(str(config["ppt_file_path"]))[-1]
@@ -162,7 +159,6 @@ def _related_file(
 def _linked(env: OsworldEnv, target: str, dest: str) -> Any:
     if not target.startswith("file://"):
         raise AssertionError(target)
-    from roundhouse.osworld.getters import local_path
 
     source = local_path(env, target[7:])
     return _cached(env, source, dest) if source.is_file() else None

@@ -53,7 +53,8 @@ from roundhouse.endpoints import TokenAuth
 from roundhouse.osworld.a11y_xml import terminal_text
 from roundhouse.osworld.env import CommandOutput, OsworldDesktop, OsworldEnv
 from roundhouse.osworld.files import FileCache
-from roundhouse.osworld.getters import directory_tree, local_path
+from roundhouse.osworld.getter_paths import local_path
+from roundhouse.osworld.getters import directory_tree
 from roundhouse.osworld.steps import StepError, download, open_path, window_matcher
 
 log = logging.getLogger(__name__)

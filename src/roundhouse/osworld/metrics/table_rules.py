@@ -26,7 +26,7 @@ import zipfile
 from collections.abc import Callable
 from typing import Any
 
-from roundhouse.osworld.metrics.table import cell_value
+from roundhouse.osworld.metrics.cells import cell_style, cell_value
 
 log = logging.getLogger(__name__)
 NS = {
@@ -196,7 +196,6 @@ def sparklines(path: str | None, name: str) -> dict[Any, Any]:
 
 
 def styles(sheet: Any, name: str, path: str | None, **options: Any) -> dict[str, list[Any]]:
-    from roundhouse.osworld.metrics.table import cell_style
 
     wanted = list(options.get("props", []))
     found = {c.coordinate: [cell_style(s, c) for s in wanted] for col in sheet.iter_cols()
