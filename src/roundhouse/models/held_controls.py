@@ -60,8 +60,7 @@ def hold_control(answer: str, observation: object, index: int = 0) -> HeldContro
     given for."""
     if not isinstance(observation, AppObservation):
         return None
-    label = _number(answer, "id", index)
-    control = next((c for c in observation.controls if c.label == label), None)
+    control = _by_label(observation.controls, _number(answer, "id", index))
     if control is None:
         return None
     alike = _alike(observation.controls, control.role, control.name)
@@ -82,7 +81,7 @@ def point_at(answer: str, observation: object, held: HeldControl, index: int = 0
     if observation.in_dialog != held.dialog:
         return answer
     controls = observation.controls
-    now = next((c for c in controls if c.label == label), None)
+    now = _by_label(controls, label)
     if now is not None and (now.role, now.name) == (held.role, held.name):
         return answer
     if held.name.strip():
@@ -110,6 +109,10 @@ def _named_since(controls: tuple[Control, ...], held: HeldControl) -> list[Contr
         return []
     of_role = [c for c in controls if c.role == held.role]
     return of_role if len(of_role) == 1 else []
+
+
+def _by_label(controls: tuple[Control, ...], label: int | None) -> Control | None:
+    return next((c for c in controls if c.label == label), None)
 
 
 def _alike(controls: tuple[Control, ...], role: str, name: str) -> list[Control]:
@@ -178,8 +181,7 @@ def hold_window(answer: str, observation: object, index: int = 0) -> HeldWindow 
     was shown."""
     if not isinstance(observation, HostObservation):
         return None
-    window_id = _number(answer, "window_id", index)
-    window = next((w for w in observation.windows if w.xid == window_id), None)
+    window = _by_id(observation.windows, _number(answer, "window_id", index))
     if window is None:
         return None
     alike = _same_application(observation.windows, window.application)
@@ -194,7 +196,7 @@ def point_at_window(answer: str, observation: object, held: HeldWindow, index: i
     window_id = _number(answer, "window_id", index)
     if window_id is None or not isinstance(observation, HostObservation):
         return answer
-    now = next((w for w in observation.windows if w.xid == window_id), None)
+    now = _by_id(observation.windows, window_id)
     if now is not None and now.application == held.application:
         return answer
     alike = _same_application(observation.windows, held.application)
@@ -210,6 +212,10 @@ def point_at_window(answer: str, observation: object, held: HeldWindow, index: i
     value = json.loads(answer)
     _actions(value)[index]["arguments"]["window_id"] = target.xid
     return json.dumps(value, ensure_ascii=False)
+
+
+def _by_id(windows: tuple[WindowInfo, ...], window_id: int | None) -> WindowInfo | None:
+    return next((w for w in windows if w.xid == window_id), None)
 
 
 def _same_application(windows: tuple[WindowInfo, ...], application: str) -> list[WindowInfo]:
