@@ -14,7 +14,13 @@ from typing import Any
 
 import pytest
 
-from roundhouse.agents.responses import AppAnswer, InvalidAnswer, parse_answer
+from roundhouse.agents.responses import (
+    AppAnswer,
+    HostAnswer,
+    InvalidAnswer,
+    check_host,
+    parse_answer,
+)
 from roundhouse.config import Settings
 from roundhouse.core.states import AgentKind, RoundState, Status
 from roundhouse.devices.base import LocalDispatcher
@@ -69,22 +75,31 @@ AppScript = Callable[[AppObservation], Answer]
 
 @asynccontextmanager
 async def keypad_session(
-    tmp_path: Path, app: AppScript, fake: FakeDesktop, **settings: Any
+    tmp_path: Path,
+    app: AppScript,
+    fake: FakeDesktop,
+    finish_with_subtask: bool = False,
+    **settings: Any,
 ) -> AsyncIterator[tuple[Session, FunctionModel]]:
-    """A host that selects the keypad and hands it `app`'s subtask, then finishes."""
+    """A host that selects the keypad and hands it `app`'s subtask, then finishes (after a
+    failed subtask: fails)."""
 
     def answer(request: ModelRequest) -> Answer:
         observation = request.observation
         if isinstance(observation, HostObservation):
             if observation.subtasks:
-                return said({"function": None, "status": "FINISH"}, "done")
+                ended = observation.subtasks[-1].status
+                return said({"function": None, "status": ended}, f"host: {ended}")
             window = next(w for w in observation.windows if w.title == "Keypad")
             select = {
                 "function": "select_window",
                 "arguments": {"window_id": window.xid},
                 "status": "ASSIGN",
             }
-            return said(select) | {"current_subtask": "press 7, 3 and 9"}
+            return said(select) | {
+                "current_subtask": "press 7, 3 and 9",
+                "finish_with_subtask": finish_with_subtask,
+            }
         assert isinstance(observation, AppObservation)
         return app(observation)
 
@@ -107,6 +122,10 @@ async def keypad_session(
             snapshots=NoSnapshots(),
         ) as session:
             yield session, model
+
+
+def host_requests(model: FunctionModel) -> list[HostObservation]:
+    return [r.observation for r in model.requests if isinstance(r.observation, HostObservation)]
 
 
 def app_requests(model: FunctionModel) -> list[AppObservation]:
@@ -139,6 +158,45 @@ async def test_a_list_runs_whole_in_one_model_call(tmp_path: Path) -> None:
     line = read_jsonl(session.store.folder / "response.log")[1]
     assert [a["arguments"]["name"] for a in line["actions"]] == ["7", "3", "9"]
     assert line["usage"]["requests"] == 1
+
+
+async def test_an_assign_that_finishes_with_its_subtask_ends_the_round_without_a_host_call(
+    tmp_path: Path,
+) -> None:
+    fake = FakeDesktop()
+    keypad(fake)
+
+    def app(observation: AppObservation) -> Answer:
+        return said([click(observation, "7"), click(observation, "3", "FINISH")], "pressed 73")
+
+    async with keypad_session(tmp_path, app, fake, finish_with_subtask=True) as (session, model):
+        outcome = await session.run_round("press 7 and 3 on the keypad")
+    assert outcome.state is RoundState.FINISH
+    assert outcome.result == "keypad: pressed 73"  # the subtasks' results, as the host's would
+    assert len(host_requests(model)) == 1  # the ASSIGN; its FINISH came with it
+    last = session.store.read_steps()[-1]
+    assert (last.agent, last.status, last.usage.requests) == (AgentKind.HOST, Status.FINISH, 0)
+
+
+async def test_a_failed_subtask_goes_back_to_the_host_though_it_was_to_finish_the_round(
+    tmp_path: Path,
+) -> None:
+    fake = FakeDesktop()
+    keypad(fake)
+
+    def app(observation: AppObservation) -> Answer:
+        return said({"function": None, "status": "FAIL"}, "no keypad here")
+
+    async with keypad_session(tmp_path, app, fake, finish_with_subtask=True) as (session, model):
+        outcome = await session.run_round("press 7 and 3 on the keypad")
+    assert (outcome.state, outcome.result) == (RoundState.FAIL, "host: FAIL")
+    assert len(host_requests(model)) == 2  # asked again after the FAIL
+
+
+async def test_finish_with_subtask_goes_with_an_assign_only() -> None:
+    answer = said({"function": None, "status": "FINISH"}) | {"finish_with_subtask": True}
+    with pytest.raises(InvalidAnswer, match="'finish_with_subtask' goes with ASSIGN, not FINISH"):
+        check_host(parse_answer(json.dumps(answer), HostAnswer, agent=AgentKind.HOST, functions=()))
 
 
 async def test_a_list_stops_before_a_target_that_is_gone_and_the_model_is_told(

@@ -13,6 +13,7 @@ from roundhouse.models.observation import (
     HostObservation,
     PastStep,
     ShellObservation,
+    SubtaskView,
 )
 from roundhouse.models.offline.gui import Handed, parse_request, plan_host
 from roundhouse.models.offline.intents import read_request
@@ -143,3 +144,18 @@ def test_the_shell_runs_an_intents_commands_in_one_answer() -> None:
     assert actions(said) == [("run_shell", "CONTINUE"), ("run_shell", "CONTINUE")]
     alone = plan_shell(ShellObservation("r"), intent)
     assert actions(alone) == [("run_shell", "CONTINUE")]
+
+
+def test_the_hosts_last_assign_finishes_with_its_subtask_where_lists_are_allowed() -> None:
+    request = "open gedit and type Hello, then open the calculator and press 7"
+    windows = ("gedit — Text Editor", "Calculator")
+    first = plan_host(HostObservation(request, (), windows, max_actions=8)).answer
+    assert actions(first) == [("launch_application", "ASSIGN")]
+    assert "finish_with_subtask" not in first  # another subtask comes after it
+    done = (SubtaskView("gedit", "type Hello", "FINISH", "typed"),)
+    seen = HostObservation(request, (), windows, subtasks=done, max_actions=8)
+    last = plan_host(seen).answer
+    assert actions(last) == [("launch_application", "ASSIGN")]
+    assert last["finish_with_subtask"] is True
+    # One action per call, as before lists: the host says FINISH in an answer of its own.
+    assert "finish_with_subtask" not in plan_host(dataclasses.replace(seen, max_actions=1)).answer

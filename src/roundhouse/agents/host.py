@@ -5,6 +5,9 @@ board, and ASSIGNs an AppAgent. After each subtask it continues, finishes or fai
 Its step is the common one (agents/base.py); what is its own: it observes the desktop (a
 screenshot, the windows, the applications), an ASSIGN must name the application and the
 subtask, and an ASSIGN whose window could not be had is a CONTINUE (the host decides again).
+An ASSIGN may say the subtask is all that is left (`finish_with_subtask`): when it FINISHes,
+the host's step that follows FINISHes the round without asking the model, as the answer of
+several actions that it is (ASSIGN, then FINISH once the subtask has).
 """
 
 from __future__ import annotations
@@ -13,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from roundhouse.agents.action_list import Acted
-from roundhouse.agents.base import AgentCore, Conclusion, Seen, answered_status
+from roundhouse.agents.base import AgentCore, Conclusion, Ended, Seen, answered_status
 from roundhouse.agents.prompting import blackboard_text, host_messages
-from roundhouse.agents.responses import HostAnswer, check_host
+from roundhouse.agents.responses import ActionAnswer, HostAnswer, check_host
 from roundhouse.core.context import RoundContext
 from roundhouse.core.messages import Message
 from roundhouse.core.states import AgentKind, Status
@@ -28,6 +31,7 @@ from roundhouse.models.observation import HostObservation, SubtaskView
 class Assignment:
     window: WindowInfo
     subtask: str
+    finish_with_subtask: bool = False  # its FINISH is the round's
 
 
 @dataclass(kw_only=True)
@@ -43,7 +47,12 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
         ToolName.GET_SYSTEM_INFO,
     )
 
-    async def observe(self, context: RoundContext, specs: list[ToolSpec]) -> Seen[HostObservation]:
+    async def observe(
+        self, context: RoundContext, specs: list[ToolSpec]
+    ) -> Seen[HostObservation] | Ended[HostAnswer]:
+        finished = self._finished_with_subtask(context)
+        if finished is not None:
+            return Ended(finished)
         step_number = context.session.session_step  # this step's, on the record already
         screenshot = self.services.log_folder / f"action_step{step_number}.png"
         shot = await self.collect(ToolName.CAPTURE_DESKTOP_SCREENSHOT, path=str(screenshot))
@@ -81,9 +90,24 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
             # No window to hand over: the host decides again, seeing the failure.
             return Conclusion(Status.CONTINUE, "user", answer, subtask)
         window = WindowInfo.model_validate(result.result)
-        self.assignment = Assignment(window, answer.current_subtask)
+        self.assignment = Assignment(window, answer.current_subtask, answer.finish_with_subtask)
         context.round.write_board("host", self._board(context, answer))
         return Conclusion(Status.ASSIGN, window.application, answer, subtask)
+
+    def _finished_with_subtask(self, context: RoundContext) -> HostAnswer | None:
+        """The round's FINISH, when the subtask assigned last was to end it and has FINISHed
+        (the one the host hears of now: it is asked only once that subtask has ended)."""
+        done = context.round.subtasks
+        if self.assignment is None or not self.assignment.finish_with_subtask or not done:
+            return None
+        if done[-1].status != Status.FINISH:
+            return None  # a FAIL: the host decides what now, as after any subtask
+        return HostAnswer(
+            observation=f"{done[-1].agent_name} finished its subtask: {done[-1].subtask}",
+            thought="It was all that was left of the request, as the ASSIGN said.",
+            action=[ActionAnswer(status=Status.FINISH)],
+            result="; ".join(f"{s.agent_name}: {s.result}" for s in done),
+        )
 
     async def _windows(self) -> tuple[WindowInfo, ...]:
         listed = await self.collect(ToolName.LIST_WINDOWS)

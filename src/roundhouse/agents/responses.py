@@ -174,6 +174,9 @@ class HostAnswer(StepAnswer):
     """The host's decision: which application serves the next subtask, or the round's end."""
 
     current_subtask: str = ""  # with ASSIGN: what the AppAgent is to do
+    # With ASSIGN: the subtask is all that is left of the request, and its FINISH is the
+    # round's (the host is not asked again to say so); a FAIL still comes back to it.
+    finish_with_subtask: bool = False
 
 
 class AppAnswer(StepAnswer):
@@ -195,6 +198,11 @@ def check_host(answer: HostAnswer) -> HostAnswer:
             )
         if not answer.current_subtask.strip():
             raise InvalidAnswer("ASSIGN needs 'current_subtask': what the application is to do")
+    elif answer.finish_with_subtask:
+        raise InvalidAnswer(
+            f"'finish_with_subtask' goes with ASSIGN, not {answer.status.value}: it says the "
+            "round finishes when the subtask assigned does"
+        )
     return answer
 
 

@@ -100,6 +100,7 @@ NOTHING_MORE = "nothing more: the window is open"
 class Group:
     application: str | None  # None: act in the window that is active now
     ops: tuple[Op, ...]
+    last: bool = False  # the request's last subtask
 
     @property
     def subtask(self) -> str:
@@ -225,6 +226,7 @@ def _next_group(obs: HostObservation, values: Sequence[str | None]) -> Group | d
     group = _carried(groups[len(done)], values)
     if isinstance(group, Failed):
         return fail("The request refers to a value it did not read.", group.reason)
+    group = replace(group, last=len(done) + 1 == len(groups))
     folders = sorted(
         {posixpath.dirname(op.text) for op in group.ops if op.kind == "save_as"} - {"", "/"}
     )
@@ -256,6 +258,10 @@ def _assign(obs: HostObservation, group: Group) -> HostPlan:
     said = answer(
         "ASSIGN", thought, plan, function=tool, arguments=arguments, current_subtask=group.subtask
     )
+    if group.last and obs.max_actions > 1:
+        # Its FINISH goes with the ASSIGN, as the answer of several actions it is: the
+        # round's FINISH would say nothing the subtasks' results do not (the summary).
+        said["finish_with_subtask"] = True
     return HostPlan(said, group)
 
 
