@@ -33,6 +33,16 @@ def test_gtk4_on_x11_is_moved_onto_its_window_past_the_border_it_draws() -> None
     assert placement.to_screen(rect(16, 288, 55, 40)) == rect(478, 457, 55, 40)
 
 
+def test_qt_on_gnome_is_placed_under_the_title_bar_it_draws() -> None:
+    """Measured on GNOME Shell 43 (Mutter draws no decorations on Wayland, so Qt draws its
+    own): the window 402x400, Qt's frame 400x360, 1 pixel each side and below, 39 above."""
+    window = rect(35, 154, 402, 400)
+    placement = place(rect(0, 0, 400, 360), window, window)
+    assert placement == Placement(dx=36, dy=193)
+    # "Press me", as Qt reported it: where the screenshot shows it (drawn from y 236).
+    assert placement.to_screen(rect(11, 43, 378, 26)) == rect(47, 236, 378, 26)
+
+
 def test_gtk4_at_the_origin_is_told_apart_by_its_size() -> None:
     assert place(CALCULATOR_FRAME, CALCULATOR_AT_0, CALCULATOR_AT_0) == Placement(dx=5, dy=5)
 
@@ -126,6 +136,37 @@ def test_a_window_relative_toolkit_is_placed_where_it_draws(
     area = placement.to_app(truth)
     assert area.left <= reported.left and area.top <= reported.top
     assert area.right >= reported.right and area.bottom >= reported.bottom
+
+
+@given(
+    x=st.integers(0, 1600),
+    y=st.integers(0, 1000),
+    width=st.integers(200, 1200),
+    height=st.integers(120, 900),
+    border=st.integers(0, 6),
+    title=st.integers(10, 48),
+    node=st.tuples(st.floats(0, 1), st.floats(0, 1), st.integers(4, 60), st.integers(4, 40)),
+)
+def test_a_frame_under_a_title_bar_the_client_draws_is_placed_where_it_draws(
+    x: int,
+    y: int,
+    width: int,
+    height: int,
+    border: int,
+    title: int,
+    node: tuple[float, float, int, int],
+) -> None:
+    """A client that draws its own title bar over its frame, and a border as wide below as
+    on each side (Qt where the compositor draws no decorations), in a window at least as
+    wide as tall: every control lands where it is drawn."""
+    assume(width + 2 * border >= height + 2 * border + title)
+    window = rect(x, y, width + 2 * border, height + 2 * border + title)
+    fx, fy, node_width, node_height = node
+    left = int(fx * max(width - node_width, 0))
+    top = int(fy * max(height - node_height, 0))
+    truth = rect(x + border + left, y + title + border + top, node_width, node_height)
+    placement = place(rect(0, 0, width, height), window, window)
+    assert placement.to_screen(rect(left, top, node_width, node_height)) == truth
 
 
 @given(

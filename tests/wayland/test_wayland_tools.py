@@ -1,6 +1,6 @@
 """The desktop tools on each Wayland session: typing any text, whatever the session's
-keyboard layout can type; GNOME Calculator's buttons by action and by pointer; closing a
-window."""
+keyboard layout can type; GNOME Calculator's buttons by action and by pointer; a Qt
+button by pointer; closing a window."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from tests.desktop.conftest import wait_until, wait_until_async
+from tests.gui.conftest import QT_COMMAND
 
 from roundhouse.config import Settings
 from roundhouse.devices.linux.desktops.desktop import Desktop
@@ -95,6 +96,23 @@ async def test_calculator_buttons_show_739_and_a_click_lands_on_its_button(
         return _equation(await tools.get_controls(window["xid"])) == "7395"
 
     await wait_until_async(shows_7395, 10, "the 5 clicked by the pointer")
+
+
+@pytest.mark.usefixtures("screen")
+async def test_a_pointer_click_at_a_qt_buttons_centre_presses_it(tools: DesktopTools) -> None:
+    """Qt places its objects relative to its window, and where the compositor draws no
+    decorations (GNOME) it draws a title bar of its own above them: the button the tree
+    places is where Qt draws it, so a click at its centre presses it (its label says so)."""
+    window = await tools.launch_application(QT_COMMAND)
+
+    async def button() -> dict[str, Any] | None:
+        listed = await tools.get_controls(window["xid"])
+        return next((c for c in listed["controls"] if c["name"] == "Press me"), None)
+
+    rect = (await wait_until_async(button, 30, "the Qt app's button"))["rect"]
+    x, y = (rect["left"] + rect["right"]) // 2, (rect["top"] + rect["bottom"]) // 2
+    done = await tools.click_coordinates(x, y)
+    assert done["effect"] == "confirmed" and "'Pressed 1 times'" in done["seen"], done
 
 
 @pytest.mark.usefixtures("screen")

@@ -88,17 +88,22 @@ def place(reported: Rect | None, content: Rect, window: Rect) -> Placement:
       content, and exceeds them by no more than window-manager decorations) speaks the
       screen's coordinates: GTK 3's frame is its X window, Thunar's and LibreOffice's hold
       openbox's title bar too. Only the scale applies (GTK 3 at GDK_SCALE=2: 2).
-    - Any other frame is window-relative, and placed where it is drawn: centred in the
-      content. A client that draws a border the display server is not told of (GTK 4 on a
-      window manager without a compositor: 5 pixels each side) draws it evenly all round,
-      so the scale is the one that leaves equal margins across and down; for a squarish
-      frame, the ratio of the sizes (a whole number when near one, else quarter steps).
+    - Any other frame is window-relative, and placed where it is drawn: in the content,
+      with as much below it as on each side. A client that draws a border the display
+      server is not told of (GTK 4 on a window manager without a compositor: 5 pixels
+      each side) draws it evenly all round, so the frame is centred; one that draws a
+      title bar of its own too (Qt on GNOME: 1 pixel each side and below, 39 above, where
+      Mutter offers no decorations) has it above the frame. The scale is the one that
+      leaves equal margins across and down; for a squarish frame, the ratio of the sizes
+      (a whole number when near one, else quarter steps).
 
     A GTK 4 window that really sits at (0, 0) is told apart by its size: its frame is the
     content less the border, which does not cover the window, so it is still moved by the
     border. Only a GTK 4 window with no border at all at (0, 0) reads as the screen's,
     which is then the same thing. What cannot be told apart: a squarish frame with a border
-    at a whole scale of 2 or more, from one at the next quarter scale.
+    at a whole scale of 2 or more, from one at the next quarter scale; and the scale of a
+    frame under a title bar of the client's own, taller than wide or at a scale of 2 or
+    more (its margins are not equal: the height's ratio is taken).
     """
     if reported is None or reported.width <= 0 or reported.height <= 0:
         return IDENTITY
@@ -110,8 +115,9 @@ def place(reported: Rect | None, content: Rect, window: Rect) -> Placement:
             return Placement(scale=float(whole))
     scale = _relative_scale(reported, content)
     scaled = Placement(scale=scale).to_screen(reported)
-    dx = content.left + (content.width - scaled.width) // 2 - scaled.left
-    dy = content.top + (content.height - scaled.height) // 2 - scaled.top
+    side = (content.width - scaled.width) // 2
+    dx = content.left + side - scaled.left
+    dy = content.top + content.height - scaled.height - side - scaled.top
     return Placement(dx=dx, dy=dy, scale=scale)
 
 
