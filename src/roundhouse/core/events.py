@@ -33,20 +33,22 @@ class RoundChanged:
 
 
 @dataclass(frozen=True)
-class StepAnswered:
-    """The model answered a step, which acts now: what the answer cost is on the record
-    before the action runs (a kill during a long command loses neither)."""
+class _OfStep:
+    """What an event about one step of a round carries."""
 
     round: RoundRecord
     step: StepRecord
 
 
 @dataclass(frozen=True)
-class StepTaken:
-    """A step ended: concluded, or cut short (its `error` says why)."""
+class StepAnswered(_OfStep):
+    """The model answered a step, which acts now: what the answer cost is on the record
+    before the action runs (a kill during a long command loses neither)."""
 
-    round: RoundRecord
-    step: StepRecord
+
+@dataclass(frozen=True)
+class StepTaken(_OfStep):
+    """A step ended: concluded, or cut short (its `error` says why)."""
 
 
 @dataclass(frozen=True)
@@ -81,20 +83,22 @@ class SnapshotTaken:
 
 
 @dataclass(frozen=True)
-class PersonTookOver:
-    """Input that was not ours came: the round waits, before an action, for the person to
-    hand the desktop back (the pause is on the round's record)."""
+class _OfPause:
+    """What an event about a round's pause for the person carries."""
 
     round: RoundRecord
     pause: Pause
 
 
 @dataclass(frozen=True)
-class HandedBack:
-    """The person handed the desktop back: the round goes on."""
+class PersonTookOver(_OfPause):
+    """Input that was not ours came: the round waits, before an action, for the person to
+    hand the desktop back (the pause is on the round's record)."""
 
-    round: RoundRecord
-    pause: Pause
+
+@dataclass(frozen=True)
+class HandedBack(_OfPause):
+    """The person handed the desktop back: the round goes on."""
 
 
 @dataclass(frozen=True)
