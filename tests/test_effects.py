@@ -72,6 +72,24 @@ def test_a_text_without_what_was_typed_is_not_seen_and_says_what_it_holds() -> N
     }
 
 
+def test_a_cell_that_comes_to_hold_what_was_typed_confirms_it_where_the_focus_has_no_text() -> None:
+    """Calc's sheet has the focus and no text of its own; "12\n" enters 12 in A1, which
+    comes into the list of (non-empty) cells, and moves on to A2."""
+    sheet = NodeSeen("table", "Sheet Sheet1", frozenset({"editable", "focused"}))
+    name_box = NodeSeen("text", "", frozenset({"editable"}), text="A1")
+    before = window_look(sheet=sheet, name_box=name_box)
+    a1 = NodeSeen("table cell", "A1", frozenset({"enabled"}), text="12")
+    after = window_look(sheet=sheet, name_box=NodeSeen("text", "", name_box.states, "A2"), a1=a1)
+    effect = effect_of(before, after, typed="12\n")
+    assert effect.confirmed
+    assert effect.seen[0] == "'A1' (table cell) now holds '12' (the typed text)"
+    # A cell that held it before, or one that holds something else, is not the typing's.
+    assert not effect_of(window_look(sheet=sheet, a1=a1), after, typed="12\n").confirmed
+    assert not effect_of(before, after, typed="123\n").confirmed
+    formula = window_look(sheet=sheet, a3=NodeSeen("table cell", "A3", text="42"))
+    assert not effect_of(before, formula, typed="=SUM(A1:A2)\n").confirmed
+
+
 def test_a_long_text_is_cut_around_what_was_typed_and_a_password_never_shown() -> None:
     long = TextSeen("doc", "the text", "x" * 500 + "NEEDLE" + "y" * 500, start=1000, length=5000)
     shown = excerpt(long, "NEEDLE")

@@ -115,8 +115,14 @@ def effect_of(
     unchanged = same and before.text == after.text
     if typed is not None:
         if after.text is None:
-            found = False
-            lines.append("the text could not be read back (see the screenshot)")
+            holder = _holding_typed(before, after, typed)
+            found = holder is not None
+            lines.append(
+                f"{holder.brief()} now holds {_quote(holder.text or '', _MAX_TEXT)} (the typed "
+                "text)"
+                if holder is not None
+                else "the text could not be read back (see the screenshot)"
+            )
         else:
             # A text that held it already and did not change shows nothing was typed, unless
             # it is exactly what was asked for (set_text to the value it had).
@@ -135,6 +141,20 @@ def effect_of(
         tree_read=after.nodes is not None,
         window_change=_windows_came_or_went(before, after),
     )
+
+
+def _holding_typed(before: Look, after: Look, typed: str) -> NodeSeen | None:
+    """Where the focused control's own text cannot be read, the control that came into view,
+    or changed, holding exactly what was typed: a spreadsheet's cell, entered with Enter
+    ("12\n"), whose sheet has the focus and no text of its own. None: there is none."""
+    if after.nodes is None or before.nodes is None or before.window != after.window:
+        return None
+    forms = {typed.strip(), typed.replace("\n", "").strip()} - {""}
+    for node, seen in after.nodes.items():
+        old = before.nodes.get(node)
+        if seen.text in forms and (old is None or old.text != seen.text):
+            return seen
+    return None
 
 
 def _windows_came_or_went(before: Look, after: Look) -> str | None:
