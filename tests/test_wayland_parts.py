@@ -22,7 +22,7 @@ from roundhouse.devices.linux.display.keys import InputError, char_keysym
 from roundhouse.devices.linux.display.pointer import DRAG_STEPS, drag_path
 from roundhouse.devices.linux.display.wayland.keyboard import combo_chords, text_chords
 from roundhouse.devices.linux.display.wayland.keymap import Keymap, with_extra_keys
-from roundhouse.devices.linux.display.wayland.wire import decode, encode, fixed
+from roundhouse.devices.linux.display.wayland.wire import Connection, decode, encode, fixed
 
 SHIFT, CONTROL = 50, 37  # XKB keycodes of Shift_L and Control_L on the US layout
 
@@ -49,6 +49,33 @@ def test_an_event_is_decoded_with_its_fds() -> None:
     assert not fds
     with pytest.raises(Exception, match="file descriptor"):
         decode("h", b"", deque())
+
+
+def test_a_batch_of_requests_goes_in_one_write_with_its_fds() -> None:
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    read_end, write_end = os.pipe()
+    connection = Connection(ours, timeout=2.0)
+    try:
+        with connection.batch():
+            connection.request(5, 0, "on", 1, 6)
+            connection.request(6, 0, "uhu", 1, write_end, 4)
+            os.close(write_end)  # the caller's to close at once: the batch keeps its own
+            theirs.settimeout(0)
+            with pytest.raises(BlockingIOError):
+                theirs.recv(1)  # nothing is sent before the block ends
+        theirs.settimeout(2.0)
+        data, ancillary, _flags, _ = theirs.recvmsg(4096, socket.CMSG_SPACE(4))
+        assert len(data) == 2 * 16  # both requests, header and two words each
+        assert struct.unpack_from("=IHH", data, 16) == (6, 0, 16)
+        _level, _kind, passed = ancillary[0]
+        sent = struct.unpack("=i", passed[:4])[0]
+        os.write(sent, b"ok")
+        os.close(sent)
+        assert os.read(read_end, 2) == b"ok"  # the fd that went is the pipe's
+    finally:
+        connection.close()
+        theirs.close()
+        os.close(read_end)
 
 
 def test_the_us_keymap_types_ascii_with_shift_where_a_person_would() -> None:

@@ -29,7 +29,7 @@ import socket
 import struct
 import time
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,6 +149,7 @@ class Connection(Closing):
         self._gone = False
         self._globals: dict[int, Global] | None = None
         self._registry_id = 0
+        self._batch: tuple[list[bytes], list[int]] | None = None  # messages, dup'd fds
 
     @classmethod
     def open(cls, env: Mapping[str, str], timeout: float = TIMEOUT) -> Connection:
@@ -201,7 +202,30 @@ class Connection(Closing):
         to close)."""
         body, fds = encode(signature, args)
         message = HEADER.pack(object_id, opcode, HEADER.size + len(body)) + body
+        if self._batch is not None:
+            self._batch[0].append(message)
+            self._batch[1].extend(os.dup(fd) for fd in fds)
+            return
         self._send(message, fds)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Send the requests made inside in one write, when the block ends: the compositor
+        reads them together and handles them one after the other, no other client's
+        request between them (a new keyboard and its keymap)."""
+        if self._batch is not None:
+            raise RuntimeError("a batch of requests is already open")
+        messages: list[bytes] = []
+        fds: list[int] = []
+        self._batch = (messages, fds)
+        try:
+            yield
+            if messages:
+                self._send(b"".join(messages), fds)
+        finally:
+            self._batch = None
+            for fd in fds:
+                os.close(fd)
 
     def _send(self, message: bytes, fds: list[int]) -> None:
         self._raise()

@@ -62,12 +62,17 @@ class WlrootsInput(WaylandInput):
         keyboards = wayland.bind("zwp_virtual_keyboard_manager_v1", 1)
         self._pointer = wayland.new_id()
         wayland.request(pointers, 0, "on", seat, self._pointer)  # create_virtual_pointer
-        self._keyboard = wayland.new_id()
-        wayland.request(keyboards, 0, "on", seat, self._keyboard)  # create_virtual_keyboard
+        # The keyboard and its keymap go in one write, handled together: sway makes a new
+        # keyboard the seat's at once, and a client that asks for the seat's keymap before
+        # ours arrives is told there is none (swaylock 1.8 exits on that, and leaves the
+        # session locked with nobody to unlock it).
         self._base = Keymap.from_names(*session_layout(self._env))
         self._extra: dict[int, int] = {}  # keycode -> keysym, beyond the layout
         self._keymap = self._base
-        self._send_keymap(self._base.text)
+        self._keyboard = wayland.new_id()
+        with wayland.batch():
+            wayland.request(keyboards, 0, "on", seat, self._keyboard)  # create_virtual_keyboard
+            self._send_keymap(self._base.text)
         wayland.roundtrip()
 
     # ------------------------------------------------------------ pointer

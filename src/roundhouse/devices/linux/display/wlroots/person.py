@@ -1,21 +1,17 @@
-"""The person at a wlroots session: input not ours, through the idle protocol, and a locker,
-by the input inhibitor it holds.
+"""The person at a wlroots session: input not ours, through an idle protocol, and a locker,
+by the lock it holds (lockers.py).
 
 A Wayland client sees no other client's input, nor where the pointer is. What wlroots does
-tell any client is when the seat stops being idle (org_kde_kwin_idle, which swayidle
-uses): with a timeout of 1 ms the seat is idle again a moment after any input, and says
-"resumed" at the next, from whatever device or client (a person's mouse, another
-program's virtual pointer). Ours too, told apart by order as on X11: the compositor
-handles our input before it answers the input connection's roundtrip, and queues the
-"resumed" it caused on this connection then; a roundtrip here afterwards comes after it.
-So `ours` dispatches and forgets, `foreign` dispatches and finds what came since. An
-application that inhibits idling (a video playing full-screen) hides input this way.
-
-A locker on such a session (swaylock before ext-session-lock) holds the wlr input
-inhibitor, which takes every input to itself; a second one is refused. Where no window has
-the focus (a locker takes it), asking for one on a connection of its own tells whether a
-locker holds it: refused (a protocol error that ends that connection), or granted and
-given back at once.
+tell any client is when the seat stops being idle, through ext-idle-notify-v1 (sway 1.8
+on) or org_kde_kwin_idle before it (sway 1.7), which swayidle uses: with a timeout of 1 ms
+the seat is idle again a moment after any input, and says "resumed" at the next, from
+whatever device or client (a person's mouse, another program's virtual pointer). Ours too,
+told apart by order as on X11: the compositor handles our input before it answers the
+input connection's roundtrip, and queues the "resumed" it caused on this connection then;
+a roundtrip here afterwards comes after it. So `ours` dispatches and forgets, `foreign`
+dispatches and finds what came since. An application that inhibits idling (a video
+playing full-screen) hides input from every notification but ext-idle-notify-v1's input
+one (version 2), which is asked for where offered.
 """
 
 from __future__ import annotations
@@ -23,33 +19,70 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from roundhouse.devices.linux.display.base import Closing
-from roundhouse.devices.linux.display.wayland.wire import (
-    TIMEOUT,
-    Connection,
-    WaylandError,
-    WaylandTimeout,
+from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection
+from roundhouse.devices.linux.display.wlroots.lockers import (
+    lock_protocols,
+    locker_holds,
 )
 
-IDLE = "org_kde_kwin_idle"
-INHIBIT = "zwlr_input_inhibit_manager_v1"
 IDLE_TIMEOUT_MS = 1
-RESUMED = 1  # org_kde_kwin_idle_timeout's events: idle (0), resumed (1)
+# Both protocols' notifications send idled/idle (0), then resumed (1) at the next input.
+RESUMED = 1
+
+
+@dataclass(frozen=True)
+class IdleProtocol:
+    """How one idle protocol is asked for a notification on the seat."""
+
+    interface: str
+    version: int  # the highest we speak
+    opcode: int  # the request that makes a notification
+    signature: str
+    seat_first: bool  # the order of its seat and timeout arguments
+
+    def request(self, wayland: Connection, notifier: int, notification: int, seat: int) -> None:
+        args = (seat, IDLE_TIMEOUT_MS) if self.seat_first else (IDLE_TIMEOUT_MS, seat)
+        wayland.request(notifier, self.opcode, self.signature, notification, *args)
+
+
+# get_input_idle_notification(id, timeout, seat): input alone, idle inhibitors ignored.
+EXT_INPUT_IDLE = IdleProtocol("ext_idle_notifier_v1", 2, 2, "nuo", seat_first=False)
+# get_idle_notification(id, timeout, seat): held idle-free by an idle inhibitor.
+EXT_IDLE = IdleProtocol("ext_idle_notifier_v1", 1, 1, "nuo", seat_first=False)
+# get_idle_timeout(id, seat, timeout)
+KDE_IDLE = IdleProtocol("org_kde_kwin_idle", 1, 0, "nou", seat_first=True)
+
+
+def idle_protocol(offered: Mapping[str, int]) -> IdleProtocol | None:
+    """The idle protocol to watch by, of those offered (interface -> version): the one that
+    sees input through an idle inhibitor first."""
+    for protocol in (EXT_INPUT_IDLE, EXT_IDLE, KDE_IDLE):
+        if offered.get(protocol.interface, 0) >= protocol.version:
+            return protocol
+    return None
 
 
 class IdleWatch(Closing):
     """Other input, and a locker, on a wlroots session (a display.base.PersonWatch)."""
 
-    route = f"{IDLE} (any input ends the 1 ms idle); lockers by the {INHIBIT} they hold"
-
     def __init__(
         self,
         env: Mapping[str, str],
+        protocol: IdleProtocol,
+        locks: tuple[str, ...],
         focused: Callable[[], bool] = lambda: False,
         timeout: float = TIMEOUT,
     ) -> None:
+        held = " or ".join(locks) or "none: no lock protocol is offered"
+        self.route = (
+            f"{protocol.interface} v{protocol.version} (any input ends the 1 ms idle); "
+            f"lockers by the lock they hold: {held}"
+        )
         self._env = dict(env)
+        self._locks = locks
         self._focused = focused
         self._timeout = timeout
         self._lock = threading.Lock()
@@ -57,9 +90,9 @@ class IdleWatch(Closing):
         self._wayland = Connection.open(env, timeout)
         try:
             seat = self._wayland.bind("wl_seat", 1)
-            idle = self._wayland.bind(IDLE, 1)
+            notifier = self._wayland.bind(protocol.interface, protocol.version)
             watched = self._wayland.new_id(self._on_event)
-            self._wayland.request(idle, 0, "nou", watched, seat, IDLE_TIMEOUT_MS)
+            protocol.request(self._wayland, notifier, watched, seat)
             self.ours()
         except BaseException:
             self._wayland.close()
@@ -82,43 +115,24 @@ class IdleWatch(Closing):
         with self._lock:
             self._wayland.roundtrip()
             resumed, self._resumed = self._resumed, 0
-        # The idle protocol does not say which device: a key, a button or the pointer.
+        # The idle protocols do not say which device: a key, a button or the pointer.
         return "input came from a mouse or keyboard not ours" if resumed else None
 
     def blocked(self) -> str | None:
-        # A locker takes the keyboard focus from every window. Only then is the inhibitor
-        # asked for: granted to us for a moment, it takes the focus too, and sway does not
-        # give it back to the window that had it.
-        if self._focused() or not self._inhibitor_held():
+        # A locker takes the keyboard focus from every window. Only then is a lock asked
+        # for: granted to us for a moment, the input inhibitor takes the focus too (and
+        # sway 1.7 does not give it back), the session lock blanks the screen.
+        if self._focused():
             return None
-        return "the screen is locked (a locker holds the input inhibitor: all input is its)"
-
-    def _inhibitor_held(self) -> bool:
-        try:
-            probe = Connection.open(self._env, self._timeout)
-        except WaylandError:
-            return False
-        with probe:
-            if probe.find(INHIBIT) is None:
-                return False
-            manager = probe.bind(INHIBIT, 1)
-            inhibitor = probe.new_id()
-            probe.request(manager, 0, "n", inhibitor)  # get_inhibitor
-            try:
-                probe.roundtrip()
-            except WaylandTimeout:
-                return False  # a busy compositor says nothing either way: not known locked
-            except WaylandError:
-                return True  # refused (already_inhibited): another client holds it
-            probe.request(inhibitor, 0)  # destroy: granted to us, given back at once
-            probe.roundtrip()
-        return False
+        return locker_holds(self._env, self._locks, self._timeout)
 
 
 def idle_watch(env: Mapping[str, str], focused: Callable[[], bool]) -> IdleWatch | None:
-    """The watch, where the compositor offers the idle protocol; None where it does not.
+    """The watch, where the compositor offers an idle protocol; None where it does not.
     `focused`: whether a window has the keyboard focus (no locker is up then)."""
     with Connection.open(env) as wayland:
-        if wayland.find(IDLE) is None or wayland.find("wl_seat") is None:
-            return None
-    return IdleWatch(env, focused)
+        offered = {found.interface: found.version for found in wayland.registry().values()}
+    protocol = idle_protocol(offered)
+    if protocol is None or "wl_seat" not in offered:
+        return None
+    return IdleWatch(env, protocol, lock_protocols(set(offered)), focused)
