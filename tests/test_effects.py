@@ -86,6 +86,8 @@ def test_a_cell_that_comes_to_hold_what_was_typed_confirms_it_where_the_focus_ha
     # A cell that held it before, or one that holds something else, is not the typing's.
     assert not effect_of(window_look(sheet=sheet, a1=a1), after, typed="12\n").confirmed
     assert not effect_of(before, after, typed="123\n").confirmed
+    # A number is shown in the sheet's own format.
+    assert effect_of(before, after, typed="12.00\n").confirmed
     formula = window_look(sheet=sheet, a3=NodeSeen("table cell", "A3", text="42"))
     assert not effect_of(before, formula, typed="=SUM(A1:A2)\n").confirmed
 

@@ -159,3 +159,17 @@ def test_the_hosts_last_assign_finishes_with_its_subtask_where_lists_are_allowed
     assert last["finish_with_subtask"] is True
     # One action per call, as before lists: the host says FINISH in an answer of its own.
     assert "finish_with_subtask" not in plan_host(dataclasses.replace(seen, max_actions=1)).answer
+
+
+def test_entries_down_a_column_go_in_one_list_without_moves_between_them() -> None:
+    """Return moves the cursor down a row: the cell below the one just entered needs no
+    keys to reach (which would show nothing, and stop the list)."""
+    work = handed("open localc, type 12 into cell A1, type 30 into cell A2, type 7 into cell C3")
+    said = work.next(several(app("s", [])))
+    assert [(a["function"], a["arguments"]) for a in said["action"]] == [
+        ("press_keys", {"keys": "ctrl+Home"}),
+        ("type_text", {"text": "12\n"}),
+        ("type_text", {"text": "30\n"}),  # A2 is below A1: no moves
+        ("press_keys", {"keys": "ctrl+Home Right Right Down Down"}),  # C3 is not below A2
+        ("type_text", {"text": "7\n"}),
+    ]

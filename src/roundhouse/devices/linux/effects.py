@@ -145,16 +145,28 @@ def effect_of(
 
 def _holding_typed(before: Look, after: Look, typed: str) -> NodeSeen | None:
     """Where the focused control's own text cannot be read, the control that came into view,
-    or changed, holding exactly what was typed: a spreadsheet's cell, entered with Enter
-    ("12\n"), whose sheet has the focus and no text of its own. None: there is none."""
+    or changed, holding exactly what was typed (or the same number: "4.80" shows as 4.8):
+    a spreadsheet's cell, entered with Enter ("12\n"), whose sheet has the focus and no
+    text of its own. None: there is none."""
     if after.nodes is None or before.nodes is None or before.window != after.window:
         return None
     forms = {typed.strip(), typed.replace("\n", "").strip()} - {""}
+    number = _number(typed)
     for node, seen in after.nodes.items():
         old = before.nodes.get(node)
-        if seen.text in forms and (old is None or old.text != seen.text):
+        if old is not None and old.text == seen.text:
+            continue
+        if seen.text in forms or (number is not None and _number(seen.text) == number):
             return seen
     return None
+
+
+def _number(text: str | None) -> float | None:
+    """A text that is a number, as a number: a sheet shows "4.80" entered as 4.8."""
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
 
 
 def _windows_came_or_went(before: Look, after: Look) -> str | None:

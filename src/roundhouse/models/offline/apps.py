@@ -116,13 +116,17 @@ def _at(obs: AppObservation, *, row: Control, column: Control) -> Control | None
 # --- the spreadsheet -----------------------------------------------------------------------
 
 
-def into_cell(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
-    """ctrl+Home goes to A1, arrows to the cell; what is typed there, and Return, enters it."""
-    match = CELL_NAME.match(op.target.upper())
-    if match is None:
+def into_cell(
+    op: Op, mine: list[PastStep], obs: AppObservation, after: str | None = None
+) -> Decision:
+    """ctrl+Home goes to A1, arrows to the cell; what is typed there, and Return, enters it.
+    `after`: the cell the operation before entered, if it entered one. Return has moved the
+    cursor down from it, so the cell below it needs no moves (which would show nothing:
+    a list of entries stopped at each)."""
+    cell = _cell(op.target)
+    if cell is None:
         return Failed(f"{op.target!r} is no cell name like A1")
-    column = _column_number(match.group(1))
-    row = int(match.group(2))
+    column, row = cell
     if column + row - 2 > MAX_MOVES:
         return Failed(f"cell {op.target} is more than {MAX_MOVES} arrow presses from A1")
     moves = " ".join(["ctrl+Home"] + ["Right"] * (column - 1) + ["Down"] * (row - 1))
@@ -131,7 +135,18 @@ def into_cell(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
         lambda _: _type_here(op.text + "\n", f"The cursor is in cell {op.target.upper()}."),
         lambda _: Done(f"typed {op.text!r} into cell {op.target.upper()}"),
     ]
+    above = _cell(after) if after is not None else None
+    if above == (column, row - 1):
+        stages = stages[1:]
     return staged(stages, mine, obs)
+
+
+def _cell(name: str) -> tuple[int, int] | None:
+    """A cell's column and row (both from 1): "B3" is (2, 3)."""
+    match = CELL_NAME.match(name.upper())
+    if match is None:
+        return None
+    return _column_number(match.group(1)), int(match.group(2))
 
 
 def _column_number(letters: str) -> int:

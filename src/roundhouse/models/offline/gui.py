@@ -309,7 +309,9 @@ def _plan_once(obs: AppObservation, ops: Sequence[Op], served: Sequence[int | No
         # Typing on after an earlier text of this subtask (a second paragraph): where the
         # caret is, not into the field clicked again.
         typing_on = op.kind == "type" and any(o.kind == "type" for o in ops[:index])
-        decision = _next(op, mine, obs, typing_on, last=index == len(ops) - 1)
+        before = ops[index - 1] if index else None
+        entered = before.target if before is not None and before.kind == "cell" else None
+        decision = _next(op, mine, obs, typing_on, last=index == len(ops) - 1, after=entered)
         if isinstance(decision, dict) and any(at is not None and at > index for at in served):
             # Done before the next operation began: what that one opened since (a dialog)
             # is not this one's to wait for.
@@ -353,7 +355,12 @@ class Handed:
 
 
 def _next(
-    op: Op, mine: list[PastStep], obs: AppObservation, typing_on: bool, last: bool = True
+    op: Op,
+    mine: list[PastStep],
+    obs: AppObservation,
+    typing_on: bool,
+    last: bool = True,
+    after: str | None = None,  # the cell the operation before entered, if any
 ) -> Decision:
     if mine and mine[-1].result_status not in ("success", None):
         return Failed(mine[-1].error or f"the step ended {mine[-1].result_status}")
@@ -367,7 +374,7 @@ def _next(
             return reobserve(len(mine), "the value to show", found.reason)
         return found
     if op.kind == "cell":
-        return into_cell(op, mine, obs)
+        return into_cell(op, mine, obs, after)
     if op.kind == "new_folder":
         return new_folder(op, mine, obs)
     if op.kind == "rename":
