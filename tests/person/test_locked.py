@@ -103,7 +103,7 @@ def test_on_a_persons_sway_the_locker_is_found_by_its_process_and_no_lock_is_tak
     with VirtualDesktop(settings_for("sway").desktop) as ours:
         persons = dataclasses.replace(ours, virtual=False)
         with open_display(persons) as display:
-            assert "a locker process on this display" in display.watch.route
+            assert "their process (swaylock" in display.watch.route
             assert lockers.SESSION_LOCK not in display.watch.route
             assert display.watch.blocked() is None  # no locker yet
             assert bare(display)
@@ -133,7 +133,8 @@ async def test_doctor_says_which_way_a_locker_is_found() -> None:
         persons = await diagnose(dataclasses.replace(ours, virtual=False))
         virtual = await diagnose(ours)
     [person] = [check.detail for check in persons.checks if check.name == "person"]
-    assert "lockers by a locker process on this display (swaylock" in person
+    assert "lockers by their process (swaylock" in person
     assert "never asked for on a desktop roundhouse did not start" in person
     [ours_too] = [check.detail for check in virtual.checks if check.name == "person"]
-    assert "lockers by the lock it holds" in ours_too and "locker process" not in ours_too
+    assert "lockers by the lock they hold, asked for" in ours_too
+    assert "their process" not in ours_too

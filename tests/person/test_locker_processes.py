@@ -94,4 +94,4 @@ def test_a_persons_desktop_is_never_asked_for_the_session_lock() -> None:
     assert "never asked for" in persons.route
     ours = lockers({INHIBIT, SESSION_LOCK}, virtual=True)
     assert not ours.processes and ours.probes == (INHIBIT, SESSION_LOCK)
-    assert lockers({"wl_seat"}, virtual=True).route == "none: no lock protocol is offered"
+    assert lockers({"wl_seat"}, virtual=True).route == "nothing (no lock protocol is offered)"

@@ -77,12 +77,13 @@ class Lockers:
         ways = []
         if self.processes:
             ways.append(
-                f"a locker process on this display ({', '.join(LOCKER_PROCESSES)}; the "
-                "session lock is never asked for on a desktop roundhouse did not start)"
+                f"their process ({', '.join(LOCKER_PROCESSES)} on this display; the session "
+                "lock is never asked for on a desktop roundhouse did not start)"
             )
         if self.probes:
-            ways.append(f"the lock it holds ({' or '.join(self.probes)})")
-        return " or ".join(ways) or "none: no lock protocol is offered"
+            where = " on a desktop roundhouse started" if SESSION_LOCK in self.probes else ""
+            ways.append(f"the lock they hold, asked for ({' or '.join(self.probes)}){where}")
+        return " or ".join(ways) or "nothing (no lock protocol is offered)"
 
 
 def lock_protocols(offered: set[str]) -> tuple[str, ...]:
