@@ -1,6 +1,7 @@
-"""Whether a locker holds a wlroots session, asked of the compositor by the one lock
-protocol a locker there can hold. No Wayland protocol tells a client "the screen is
-locked"; what each lock protocol does tell is that a second client cannot have the lock.
+"""Whether a locker holds a wlroots session. No Wayland protocol tells a client "the screen
+is locked": on a person's own desktop a locker is found by its process (`locker_running`);
+on the virtual desktops roundhouse starts, by asking the compositor for the lock a locker
+there holds, since each lock protocol tells that a second client cannot have it:
 
 - ext-session-lock-v1 (sway 1.8 on; swaylock uses it wherever it is offered): a `lock`
   request is refused (`finished`) while another client holds the lock, and granted
@@ -58,8 +59,7 @@ LOCKED = 0
 # The Wayland lockers a person's desktop is watched for, by the name their process runs
 # under (/proc/PID/comm). A list, because nothing a Wayland client may ask without
 # touching the lock itself says that a session is locked; a locker not named here is not
-# seen on a person's desktop (its keys would go to its password field: the run's action
-# fails there, it unlocks nothing).
+# seen on a person's desktop, and our keys would go to its password field.
 LOCKER_PROCESSES = ("swaylock", "waylock", "gtklock", "hyprlock")
 PROC = Path("/proc")
 
