@@ -1,10 +1,12 @@
 """A locked screen is an outcome, not a place to type: with a real locker up (i3lock on
-X11, swaylock on sway), a run FAILs naming it, and no action is run."""
+X11, swaylock on sway), a run FAILs naming it, and no action is run. On a person's own sway
+the locker is found by its process, and the session lock is never asked for."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,11 @@ from roundhouse.core.states import RoundState
 from roundhouse.devices.base import LocalDispatcher
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
+from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backends import open_display
+from roundhouse.devices.linux.display.base import DisplayServer
+from roundhouse.devices.linux.display.wlroots import lockers
+from roundhouse.devices.linux.doctor import diagnose
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry, person_tools
 from roundhouse.devices.shell import ShellTools
 from roundhouse.engine.compose import compose_session
@@ -25,18 +31,22 @@ from roundhouse.engine.compose import compose_session
 LOCKERS = {"x11": ["i3lock", "--nofork"], "sway": ["swaylock"]}
 
 
+def start_locker(desktop: Desktop) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        LOCKERS[desktop.kind],
+        env=desktop.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
 @pytest.fixture(params=KINDS)
 def locked(request: pytest.FixtureRequest) -> Iterator[Desktop]:
     """A virtual desktop whose screen a real locker has locked."""
     with VirtualDesktop(settings_for(request.param).desktop) as desktop:
-        locker = subprocess.Popen(
-            LOCKERS[desktop.kind],
-            env=desktop.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        locker = start_locker(desktop)
         try:
             with open_display(desktop) as display:
                 wait_until(display.watch.blocked, 20, "the locker to lock the screen")
@@ -74,3 +84,57 @@ async def test_a_run_on_a_locked_screen_fails_naming_it_and_acts_not(
         and action.function not in ("run_shell", "wait")
     ]
     assert acted == []  # nothing was launched, clicked or typed
+
+
+def test_on_a_persons_sway_the_locker_is_found_by_its_process_and_no_lock_is_taken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same sway session, opened as a person's own (`--desktop current` on a session
+    roundhouse did not start): swaylock is named, and no lock protocol but the input
+    inhibitor (which locks nothing) is ever asked for."""
+    asked: list[str] = []
+    held = lockers._held
+
+    def spy(env: Mapping[str, str], protocol: str, timeout: float) -> str | None:
+        asked.append(protocol)
+        return held(env, protocol, timeout)
+
+    monkeypatch.setattr(lockers, "_held", spy)
+    with VirtualDesktop(settings_for("sway").desktop) as ours:
+        persons = dataclasses.replace(ours, virtual=False)
+        with open_display(persons) as display:
+            assert "their process (swaylock" in display.watch.route
+            assert lockers.SESSION_LOCK not in display.watch.route
+            assert display.watch.blocked() is None  # no locker yet
+            assert bare(display)
+            locker = start_locker(ours)
+            try:
+                reason = wait_until(display.watch.blocked, 20, "swaylock to be seen")
+                assert reason == (
+                    f"the screen is locked (swaylock is running on this display, pid {locker.pid})"
+                )
+                assert lockers.SESSION_LOCK not in asked
+                # The lock is real (seen, not asked for: asking could refuse a starting
+                # swaylock): the screen shows swaylock, not the bare desktop.
+                wait_until(lambda: not bare(display), 20, "swaylock to cover the screen")
+            finally:
+                kill_session(locker)
+
+
+def bare(display: DisplayServer) -> bool:
+    """Whether the middle of the screen shows the bare virtual desktop's colour."""
+    image = display.screen.desktop().convert("RGB")
+    width, height = image.size
+    return image.getpixel((width // 2, height // 2)) == compositor.BACKGROUND
+
+
+async def test_doctor_says_which_way_a_locker_is_found() -> None:
+    with VirtualDesktop(settings_for("sway").desktop) as ours:
+        persons = await diagnose(dataclasses.replace(ours, virtual=False))
+        virtual = await diagnose(ours)
+    [person] = [check.detail for check in persons.checks if check.name == "person"]
+    assert "lockers by their process (swaylock" in person
+    assert "never asked for on a desktop roundhouse did not start" in person
+    [ours_too] = [check.detail for check in virtual.checks if check.name == "person"]
+    assert "lockers by the lock they hold, asked for" in ours_too
+    assert "their process" not in ours_too

@@ -23,7 +23,12 @@ from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.backend import Backend, Capability
 from roundhouse.devices.linux.display.backends import open_display
-from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable, RouteRefused
+from roundhouse.devices.linux.display.base import (
+    DisplayServer,
+    DisplayUnavailable,
+    NoWatch,
+    RouteRefused,
+)
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 
 COMMAND_TIMEOUT = 3.0  # seconds for gsettings and the like
@@ -169,6 +174,10 @@ async def _display_checks(display: DisplayServer, backend: Backend) -> list[Chec
         checks.append(Check("windows", True, f"{route}: {len(windows)} open"))
     except (OSError, RuntimeError, TimeoutError) as error:
         checks.append(Check("windows", False, str(error), _fix(error, backend, "windows")))
+    # How the person's input and a locked screen are told (advice: where neither is, the
+    # agent still works, and cannot yield to them).
+    watch = display.watch
+    checks.append(Check("person", not isinstance(watch, NoWatch), watch.route, required=False))
     return checks
 
 

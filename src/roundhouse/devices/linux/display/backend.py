@@ -7,7 +7,7 @@ refused, and the compositor a virtual desktop of its kind starts. Its code is on
 display/ with its record in that folder's backend.py; display/backends.py lists them.
 
     record = backends.detect(env)            # or backends.named("sway")
-    display = record.open(env)               # a DisplayServer: input, screen, windows
+    display = record.open(env, virtual=False)  # a DisplayServer: input, screen, windows
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.display.compositor import Compositor
@@ -48,6 +48,15 @@ class Outcome:
 
 
 Setup = Callable[[Mapping[str, str]], Outcome]
+
+
+class Opener(Protocol):
+    """How a backend connects to a session: `env`, its environment; `virtual`, whether it is
+    a desktop roundhouse started (Desktop.virtual), where what the display server is asked
+    may touch what a person's own session must never have touched (wlroots' person watch
+    takes the session lock there to find a locker, and on a person's never)."""
+
+    def __call__(self, env: Mapping[str, str], *, virtual: bool) -> DisplayServer: ...
 
 
 def setup_command(
@@ -85,7 +94,7 @@ class Backend:
     marks: tuple[str, ...]
     offers: frozenset[str]
     routes: tuple[Route, ...]  # each capability's, in the order open() tries them
-    open: Callable[[Mapping[str, str]], DisplayServer]
+    open: Opener
     # How a virtual desktop of this kind runs headless; what it sets XDG_CURRENT_DESKTOP to,
     # and the variables beyond the standard ones a terminal in it has (export lines).
     compositor: Compositor

@@ -103,12 +103,16 @@ class OnDisplay(Protocol):
     @property
     def env(self) -> dict[str, str]: ...
 
+    @property
+    def virtual(self) -> bool:
+        """A desktop roundhouse started, not a person's own (backend.Opener)."""
+
 
 def open_display(desktop: OnDisplay) -> DisplayServer:
     """The display server of `desktop`, connected through its backend's routes."""
     backend = named(desktop.kind)
     try:
-        return backend.open(desktop.env)
+        return backend.open(desktop.env, virtual=desktop.virtual)
     except DisplayUnavailable:
         raise
     except (WaylandError, DBusCallError, OSError, RuntimeError) as error:

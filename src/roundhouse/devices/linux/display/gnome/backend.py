@@ -77,11 +77,12 @@ A11Y = Route(
 ROUTES = (INPUT, SCREEN_CAST, SHELL_SCREENSHOT, EXTENSION, SHELL_EVAL, A11Y)
 
 
-def open_gnome(env: Mapping[str, str]) -> DisplayServer:
+def open_gnome(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServer:
     """Each capability by the first route the session grants: the windows through
     roundhouse's extension, else Eval, else (a person's GNOME before `roundhouse setup
     gnome`) the accessibility bus, without positions; the screen through Mutter's screen
-    cast, else the Shell's Screenshot. Never refused whole for one missing route."""
+    cast, else the Shell's Screenshot. Never refused whole for one missing route. The same
+    on any desktop, `virtual` or not."""
     address = session_bus_address(env, "GNOME")
     with Connection.open(env) as wayland:
         size = bind_output(wayland).logical_size

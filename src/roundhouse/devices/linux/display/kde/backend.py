@@ -51,7 +51,8 @@ SCRIPTING = Route(
 ROUTES = (INPUT, SCREENSHOT, SCRIPTING)
 
 
-def open_kde(env: Mapping[str, str]) -> DisplayServer:
+def open_kde(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServer:
+    """KWin through its D-Bus interfaces, the same on any desktop, `virtual` or not."""
     bus = SyncBus(session_bus_address(env, "KWin"), unix_fds=True)
     with opening_on_bus(bus, KWinRefused, SCRIPTING.fix):
         if not bus.has_name("org.kde.KWin"):

@@ -46,9 +46,9 @@ RC_XML = """<?xml version="1.0"?>
 """
 
 
-def open_labwc(env: Mapping[str, str]) -> DisplayServer:
+def open_labwc(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServer:
     """Connect to the compositor of `env` (three connections; all closed if one fails)."""
-    return open_wlroots(env, "labwc", ForeignToplevels, ROUTES)
+    return open_wlroots(env, "labwc", ForeignToplevels, ROUTES, virtual=virtual)
 
 
 class Labwc(Compositor):

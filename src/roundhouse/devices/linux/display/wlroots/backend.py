@@ -40,9 +40,9 @@ ROUTES = (
 )
 
 
-def open_sway(env: Mapping[str, str]) -> DisplayServer:
+def open_sway(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServer:
     """Connect to the compositor of `env` (three connections; all closed if one fails)."""
-    return open_wlroots(env, "sway", SwayWindows, ROUTES, lost=(SwayGone,))
+    return open_wlroots(env, "sway", SwayWindows, ROUTES, lost=(SwayGone,), virtual=virtual)
 
 
 def open_wlroots(
@@ -51,15 +51,18 @@ def open_wlroots(
     windows_of: Callable[[Mapping[str, str]], Windows],
     routes: tuple[Route, ...],
     lost: tuple[type[BaseException], ...] = (),
+    virtual: bool = False,
 ) -> DisplayServer:
     """A wlroots compositor's display server: its windows as `windows_of` lists them, the
-    virtual pointer and keyboard, screencopy (three connections; all closed if one fails)."""
+    virtual pointer and keyboard, screencopy (three connections; all closed if one fails).
+    `virtual`: a desktop roundhouse started; only there does its person watch take the
+    session lock to find a locker (person.py)."""
     with contextlib.ExitStack() as opened:
         windows = windows_of(env)
         opened.callback(windows.close)
         screen = opened.enter_context(Screencopy(env))
         pointer = opened.enter_context(WlrootsInput(env))
-        watch = idle_watch(env, lambda: windows.active_window() is not None)
+        watch = idle_watch(env, lambda: windows.active_window() is not None, virtual)
         damage = DamageWatch.start(env)
         opened.pop_all()
     server = DisplayServer(

@@ -1,5 +1,5 @@
 """The person at a wlroots session: input not ours, through an idle protocol, and a locker,
-by the lock it holds (lockers.py).
+by its process or the lock it holds (lockers.py).
 
 A Wayland client sees no other client's input, nor where the pointer is. What wlroots does
 tell any client is when the seat stops being idle, through ext-idle-notify-v1 (sway 1.8
@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from roundhouse.devices.linux.display.base import Closing
 from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection
 from roundhouse.devices.linux.display.wlroots.lockers import (
-    lock_protocols,
+    Lockers,
     locker_holds,
+    locker_running,
+    lockers,
 )
 
 IDLE_TIMEOUT_MS = 1
@@ -72,14 +74,13 @@ class IdleWatch(Closing):
         self,
         env: Mapping[str, str],
         protocol: IdleProtocol,
-        locks: tuple[str, ...],
+        locks: Lockers,
         focused: Callable[[], bool] = lambda: False,
         timeout: float = TIMEOUT,
     ) -> None:
-        held = " or ".join(locks) or "none: no lock protocol is offered"
         self.route = (
             f"{protocol.interface} v{protocol.version} (any input ends the 1 ms idle); "
-            f"lockers by the lock they hold: {held}"
+            f"lockers by {locks.route}"
         )
         self._env = dict(env)
         self._locks = locks
@@ -119,20 +120,30 @@ class IdleWatch(Closing):
         return "input came from a mouse or keyboard not ours" if resumed else None
 
     def blocked(self) -> str | None:
+        # A locker's process is looked for whatever has the focus: looking changes nothing,
+        # and a locker that has started but not yet locked is caught before our keys race it.
+        if self._locks.processes:
+            running = locker_running(self._env)
+            if running:
+                return running
         # A locker takes the keyboard focus from every window. Only then is a lock asked
         # for: granted to us for a moment, the input inhibitor takes the focus too (and
         # sway 1.7 does not give it back), the session lock blanks the screen.
-        if self._focused():
+        if not self._locks.probes or self._focused():
             return None
-        return locker_holds(self._env, self._locks, self._timeout)
+        return locker_holds(self._env, self._locks.probes, self._timeout)
 
 
-def idle_watch(env: Mapping[str, str], focused: Callable[[], bool]) -> IdleWatch | None:
+def idle_watch(
+    env: Mapping[str, str], focused: Callable[[], bool], virtual: bool
+) -> IdleWatch | None:
     """The watch, where the compositor offers an idle protocol; None where it does not.
-    `focused`: whether a window has the keyboard focus (no locker is up then)."""
+    `focused`: whether a window has the keyboard focus (no locker is up then); `virtual`:
+    a desktop roundhouse started, where a locker may be looked for by taking the session
+    lock (lockers.py says why a person's never is)."""
     with Connection.open(env) as wayland:
         offered = {found.interface: found.version for found in wayland.registry().values()}
     protocol = idle_protocol(offered)
     if protocol is None or "wl_seat" not in offered:
         return None
-    return IdleWatch(env, protocol, lock_protocols(set(offered)), focused)
+    return IdleWatch(env, protocol, lockers(set(offered), virtual), focused)

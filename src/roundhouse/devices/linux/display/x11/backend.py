@@ -40,9 +40,9 @@ ROUTES = (
 )
 
 
-def open_x11(env: Mapping[str, str]) -> DisplayServer:
+def open_x11(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServer:
     """Connect to the X display of `env` (four connections, the damage watch's among them;
-    all closed if one fails)."""
+    all closed if one fails), the same way on any desktop, `virtual` or not."""
     display = env.get("DISPLAY", "")
     try:
         with contextlib.ExitStack() as opened:
