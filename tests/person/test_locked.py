@@ -49,6 +49,10 @@ def locked(request: pytest.FixtureRequest) -> Iterator[Desktop]:
         locker = start_locker(desktop)
         try:
             with open_display(desktop) as display:
+                if desktop.kind == "sway":
+                    # The probe asks for the lock (or the inhibitor) for a moment: asked
+                    # while swaylock asks, it would refuse swaylock. Seen first, not asked.
+                    wait_until(lambda: not bare(display), 20, "swaylock to cover the screen")
                 wait_until(display.watch.blocked, 20, "the locker to lock the screen")
             yield desktop
         finally:
