@@ -241,10 +241,10 @@ def display_shows(text: str) -> Seen:
     return shows
 
 
-def focus_on(role: str, name: str) -> Seen:
+def focus_on_role(role: str) -> Seen:
     def on(listed: ControlList) -> bool:
         now = focused(listed)
-        return now is not None and (now.role, now.name) == (role, name)
+        return now is not None and now.role == role
 
     return on
 
@@ -263,9 +263,12 @@ async def test_gtk4_display_and_focus(readers: Readers, desktop: Desktop, launch
     await changed_behind(
         readers, window.xid, lambda: readers.type("3"), display_shows("73"), "another digit"
     )
+    # Tab moves the focus from the display to the keypad's first button (Calculator 43
+    # names it "Clear Display [Escape]", 48 "C"): a push button, where a stale read would
+    # still show the display focused.
     await changed_behind(
-        readers, window.xid, lambda: readers.keys("Tab"), focus_on("push button",
-        "Clear Display [Escape]"), "the focus moved off the display",
+        readers, window.xid, lambda: readers.keys("Tab"), focus_on_role("push button"),
+        "the focus moved off the display",
     )  # fmt: skip
 
 

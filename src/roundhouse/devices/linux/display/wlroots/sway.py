@@ -116,6 +116,17 @@ def window_info(node: Mapping[str, Any]) -> WindowInfo:
     )
 
 
+def laid_out(node: Mapping[str, Any]) -> bool:
+    """Whether sway has applied a window's first layout. sway lists a new window at once,
+    but draws it only once the application has drawn at the size it was given (or sway
+    gave up waiting): until then its decoration, which the tree gives as applied,
+    is still the empty one, "none" 0 pixels wide, and the window sits higher than where it
+    is drawn (by the title bar sway then adds: 25 pixels). A gedit read then and clicked
+    at once was clicked on the title bar (test_monitors). A border of "none" 0 pixels wide
+    is what a sway configured so would show for good: none of ours is."""
+    return not (node.get("border") == "none" and node.get("current_border_width") == 0)
+
+
 class SwayWindows(WindowList, Closing):
     """The windows as sway knows them (a display.base.Windows)."""
 
@@ -132,10 +143,15 @@ class SwayWindows(WindowList, Closing):
         return [window_info(node) for node in self._nodes()]
 
     def viewable(self, xid: int) -> bool:
-        """Whether sway shows the window (on a visible workspace, not in a hidden tab) and
-        its application has drawn it."""
+        """Whether sway shows the window (on a visible workspace, not in a hidden tab), its
+        application has drawn it, and sway has laid it out (laid_out)."""
         node = next((node for node in self._nodes() if node["id"] == xid), None)
-        return node is not None and bool(node.get("visible")) and node["rect"]["width"] > 0
+        return (
+            node is not None
+            and bool(node.get("visible"))
+            and node["rect"]["width"] > 0
+            and laid_out(node)
+        )
 
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
         self.get(xid)
