@@ -12,6 +12,7 @@ import json
 import socket
 import struct
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -123,8 +124,14 @@ def laid_out(node: Mapping[str, Any]) -> bool:
     is still the empty one, "none" 0 pixels wide, and the window sits higher than where it
     is drawn (by the title bar sway then adds: 25 pixels). A gedit read then and clicked
     at once was clicked on the title bar (test_monitors). A border of "none" 0 pixels wide
-    is what a sway configured so would show for good: none of ours is."""
+    is also what a sway configured so shows for good (`default_border none`, a person's
+    choice): SwayWindows.viewable waits for it LAYOUT_WAIT seconds at most."""
     return not (node.get("border") == "none" and node.get("current_border_width") == 0)
+
+
+# sway lays a window out at the latest when its transaction times out (200 ms by default):
+# a window still without a border after this long has none by its configuration.
+LAYOUT_WAIT = 1.0
 
 
 class SwayWindows(WindowList, Closing):
@@ -132,6 +139,7 @@ class SwayWindows(WindowList, Closing):
 
     def __init__(self, env: Mapping[str, str], timeout: float = TIMEOUT) -> None:
         self._ipc = SwayIpc(sway_socket(env), timeout)
+        self._unlaid_since: dict[int, float] = {}  # window id -> when first seen not laid out
 
     def close(self) -> None:
         self._ipc.close()
@@ -146,12 +154,12 @@ class SwayWindows(WindowList, Closing):
         """Whether sway shows the window (on a visible workspace, not in a hidden tab), its
         application has drawn it, and sway has laid it out (laid_out)."""
         node = next((node for node in self._nodes() if node["id"] == xid), None)
-        return (
-            node is not None
-            and bool(node.get("visible"))
-            and node["rect"]["width"] > 0
-            and laid_out(node)
-        )
+        if node is None or not node.get("visible") or node["rect"]["width"] <= 0:
+            return False
+        if laid_out(node):
+            return True
+        since = self._unlaid_since.setdefault(xid, time.monotonic())
+        return time.monotonic() - since >= LAYOUT_WAIT
 
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
         self.get(xid)
