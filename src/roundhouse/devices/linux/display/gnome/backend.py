@@ -4,6 +4,7 @@ virtual desktop is GNOME Shell headless on a virtual monitor."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Mapping
 
@@ -17,7 +18,13 @@ from roundhouse.devices.linux.display.base import (
     PositionsUnknown,
     RouteRefused,
 )
-from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
+from roundhouse.devices.linux.display.compositor import (
+    Compositor,
+    CompositorUnavailable,
+    Headless,
+    Spawner,
+    Started,
+)
 from roundhouse.devices.linux.display.gnome import cast, install
 from roundhouse.devices.linux.display.gnome.cast import CastScreen
 from roundhouse.devices.linux.display.gnome.remote import MutterInput
@@ -27,7 +34,9 @@ from roundhouse.devices.linux.display.gnome.shell import (
     ShellAccess,
     ShellRefused,
     ShellScreen,
+    ShellSilent,
     ShellWindows,
+    answered,
     prepare_shell,
     shell_access,
     shell_paints,
@@ -41,6 +50,8 @@ from roundhouse.devices.linux.display.wayland.dbus import (
 )
 from roundhouse.devices.linux.display.wayland.globals import bind_output
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandGone
+
+log = logging.getLogger(__name__)
 
 SETUP_FIX = "roundhouse setup gnome (once; it says when a log-out is needed)"
 INPUT = Route(
@@ -187,10 +198,11 @@ class GnomeShell(Compositor):
         return Started(socket, {"DBUS_SYSTEM_BUS_ADDRESS": system_bus})
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
-        """Once the Shell's D-Bus services are up: prepared (display.gnome.shell)."""
+        """Once the Shell's D-Bus services are up: prepared (display.gnome.shell), all
+        within `timeout`; CompositorUnavailable saying what the Shell did not answer."""
+        deadline = time.monotonic() + timeout
         bus = SyncBus(env["DBUS_SESSION_BUS_ADDRESS"], timeout)
         try:
-            deadline = time.monotonic() + timeout
             wanted = ("org.gnome.Shell.Screenshot", "org.gnome.Mutter.RemoteDesktop")
             compositor.until(
                 lambda: all(bus.has_name(name) for name in wanted),
@@ -199,9 +211,11 @@ class GnomeShell(Compositor):
                 pause=0.05,
             )
             try:
-                prepare_shell(shell_access(bus), timeout)
+                prepare_shell(shell_access(bus), deadline)
             except ShellRefused:  # as shipped: out of the Overview as a person gets out
                 _close_overview(bus, deadline)
+        except ShellSilent as error:
+            raise CompositorUnavailable(str(error)) from None
         finally:
             bus.close()
         return {}
@@ -217,12 +231,22 @@ def _close_overview(bus: SyncBus, deadline: float) -> None:
     has stayed closed for OVERVIEW_CALM seconds (a window opened in the Overview is not
     given the focus)."""
     shell = ("org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties")
+    what = "whether its Overview shows (the OverviewActive property)"
+    closed = ["org.gnome.Shell", "OverviewActive", Variant("b", False)]
     closed_since: float | None = None
     while time.monotonic() < deadline:
-        (active,) = bus.call(*shell, "Get", "ss", ["org.gnome.Shell", "OverviewActive"])
+        (active,) = answered(
+            lambda left: bus.call(
+                *shell, "Get", "ss", ["org.gnome.Shell", "OverviewActive"], timeout=left
+            ),
+            deadline,
+            what,
+        )
         if active.value:
-            bus.call(
-                *shell, "Set", "ssv", ["org.gnome.Shell", "OverviewActive", Variant("b", False)]
+            answered(
+                lambda left: bus.call(*shell, "Set", "ssv", closed, timeout=left),
+                deadline,
+                "closing its Overview (the OverviewActive property)",
             )
             closed_since = None
         elif closed_since is None:
@@ -230,6 +254,7 @@ def _close_overview(bus: SyncBus, deadline: float) -> None:
         elif time.monotonic() - closed_since >= OVERVIEW_CALM:
             return
         time.sleep(0.05)
+    log.warning("GNOME Shell's Overview did not stay closed for %g s", OVERVIEW_CALM)
 
 
 OVERVIEW_CALM = 1.5  # seconds the Overview stays closed before a shipped GNOME is ready
