@@ -1,8 +1,8 @@
 """GNOME Shell's readiness (display/gnome/backend.py `GnomeShell.ready`) when the Shell's
 main loop is held up: the real gnome-shell of a virtual desktop, stopped with SIGSTOP
 while it is asked. Held up past the deadline, the start fails naming what the Shell did not
-answer; held up for less, it is ready, the questions it did not answer in time asked
-again."""
+answer, with the last lines the Shell wrote; held up for less, it is ready, the questions
+it did not answer in time asked again."""
 
 from __future__ import annotations
 
@@ -51,7 +51,10 @@ def test_a_shell_that_does_not_answer_fails_the_start_naming_what(gnome: Desktop
             named("gnome").compositor.ready(gnome.env, 2.0)
     finally:
         os.kill(pid, signal.SIGCONT)
-    assert "Overview" in str(raised.value)
+    said = str(raised.value)
+    assert "Overview" in said
+    # What the Shell last wrote goes with it, from its log in the desktop's runtime folder.
+    assert f"the last it wrote ({gnome.env['XDG_RUNTIME_DIR']}/gnome-shell.log)" in said
     # Running again, it answers: what it was asked while stopped does no harm.
     named("gnome").compositor.ready(gnome.env, READY_TIMEOUT)
 

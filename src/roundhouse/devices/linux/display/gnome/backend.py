@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
+from pathlib import Path
 
 from dbus_fast import Variant
 
@@ -193,7 +194,7 @@ class GnomeShell(Compositor):
         }
         if not at.shipped:  # as at.shipped, its settings are dconf's, in the session's HOME
             shell_env["GSETTINGS_BACKEND"] = "memory"
-        spawner.spawn("gnome-shell", shell, shell_env)
+        spawner.spawn("gnome-shell", shell, shell_env, log=at.runtime_dir / SHELL_LOG)
         socket = compositor.wait_for_socket(at.runtime_dir, READY_WAIT)
         return Started(socket, {"DBUS_SYSTEM_BUS_ADDRESS": system_bus})
 
@@ -215,13 +216,28 @@ class GnomeShell(Compositor):
             except ShellRefused:  # as shipped: out of the Overview as a person gets out
                 _close_overview(bus, deadline)
         except ShellSilent as error:
-            raise CompositorUnavailable(str(error)) from None
+            log_file = Path(env.get("XDG_RUNTIME_DIR", "")) / SHELL_LOG
+            raise CompositorUnavailable(f"{error}{_last_words(log_file)}") from None
         finally:
             bus.close()
         return {}
 
 
 READY_WAIT = 15.0  # seconds for GNOME Shell's Wayland socket
+# What a virtual desktop's GNOME Shell writes (its warnings: a few lines a start), in the
+# desktop's runtime folder: the lines it last wrote go with an error saying it stopped
+# answering.
+SHELL_LOG = "gnome-shell.log"
+LAST_WORDS = 8  # lines
+
+
+def _last_words(log_file: Path) -> str:
+    try:
+        lines = log_file.read_text(errors="replace").splitlines()[-LAST_WORDS:]
+    except OSError as error:
+        return f" (its log {log_file} cannot be read: {error.strerror})"
+    said = "\n  ".join(line for line in lines if line.strip())
+    return f"; the last it wrote ({log_file}):\n  {said}" if said else ""
 
 
 def _close_overview(bus: SyncBus, deadline: float) -> None:

@@ -352,7 +352,8 @@ def answered(ask: Callable[[float], T], deadline: float, what: str) -> T:
         if time.monotonic() >= deadline:
             raise ShellSilent(
                 f"GNOME Shell did not answer {what} in {time.monotonic() - started:.0f} s "
-                f"({attempts} attempts): its main loop is held up"
+                f"(asked {attempts} time{'s' if attempts > 1 else ''}): its main loop is "
+                "held up"
             )
 
 
