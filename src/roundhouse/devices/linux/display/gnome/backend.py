@@ -216,6 +216,10 @@ class GnomeShell(Compositor):
             except ShellRefused:  # as shipped: out of the Overview as a person gets out
                 _close_overview(bus, deadline)
         except ShellSilent as error:
+            # Seen on GNOME Shell 43 (about 1 start in 500 here): its IBus manager spawns
+            # ibus-daemon with JavaScript run in the forked child, which can deadlock
+            # before exec, and the Shell waits on it for good (GNOME issue 6698, fixed
+            # in 45.7 and 46.2).
             log_file = Path(env.get("XDG_RUNTIME_DIR", "")) / SHELL_LOG
             raise CompositorUnavailable(f"{error}{_last_words(log_file)}") from None
         finally:
