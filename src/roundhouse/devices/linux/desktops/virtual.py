@@ -191,17 +191,20 @@ class VirtualDesktop:
 
     # ------------------------------------------------------------ spawning (a Spawner)
 
-    def spawn(self, name: str, argv: list[str], env: Mapping[str, str]) -> None:
+    def spawn(
+        self, name: str, argv: list[str], env: Mapping[str, str], log: Path | None = None
+    ) -> None:
         for attempt in range(EXEC_ATTEMPTS):
             try:
-                process = subprocess.Popen(
-                    argv,
-                    env=dict(env),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    start_new_session=True,  # a Ctrl-C meant for us must not reach it
-                )
+                with open(log or os.devnull, "ab") as output:
+                    process = subprocess.Popen(
+                        argv,
+                        env=dict(env),
+                        stdin=subprocess.DEVNULL,
+                        stdout=output,
+                        stderr=output,
+                        start_new_session=True,  # a Ctrl-C meant for us must not reach it
+                    )
                 break
             except OSError as error:
                 # A program file just written may be held open for writing by another

@@ -35,7 +35,11 @@ class CompositorUnavailable(RuntimeError):
 class Spawner(Protocol):
     """What starts a compositor's processes and keeps their pids (the virtual desktop)."""
 
-    def spawn(self, name: str, argv: list[str], env: Mapping[str, str]) -> None: ...
+    def spawn(
+        self, name: str, argv: list[str], env: Mapping[str, str], log: Path | None = None
+    ) -> None:
+        """Start a program; what it writes goes to `log` where given, else nowhere."""
+        ...
 
     def spawn_reading(
         self, name: str, argv: list[str], fd_flag: str, env: Mapping[str, str]

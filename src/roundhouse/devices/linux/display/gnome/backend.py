@@ -4,8 +4,10 @@ virtual desktop is GNOME Shell headless on a virtual monitor."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Mapping
+from pathlib import Path
 
 from dbus_fast import Variant
 
@@ -17,7 +19,13 @@ from roundhouse.devices.linux.display.base import (
     PositionsUnknown,
     RouteRefused,
 )
-from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
+from roundhouse.devices.linux.display.compositor import (
+    Compositor,
+    CompositorUnavailable,
+    Headless,
+    Spawner,
+    Started,
+)
 from roundhouse.devices.linux.display.gnome import cast, install
 from roundhouse.devices.linux.display.gnome.cast import CastScreen
 from roundhouse.devices.linux.display.gnome.remote import MutterInput
@@ -27,7 +35,9 @@ from roundhouse.devices.linux.display.gnome.shell import (
     ShellAccess,
     ShellRefused,
     ShellScreen,
+    ShellSilent,
     ShellWindows,
+    answered,
     prepare_shell,
     shell_access,
     shell_paints,
@@ -41,6 +51,8 @@ from roundhouse.devices.linux.display.wayland.dbus import (
 )
 from roundhouse.devices.linux.display.wayland.globals import bind_output
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandGone
+
+log = logging.getLogger(__name__)
 
 SETUP_FIX = "roundhouse setup gnome (once; it says when a log-out is needed)"
 INPUT = Route(
@@ -183,15 +195,16 @@ class GnomeShell(Compositor):
         }
         if not at.shipped:  # as at.shipped, its settings are dconf's, in the session's HOME
             shell_env["GSETTINGS_BACKEND"] = "memory"
-        spawner.spawn("gnome-shell", shell, shell_env)
+        spawner.spawn("gnome-shell", shell, shell_env, log=at.runtime_dir / SHELL_LOG)
         socket = compositor.wait_for_socket(at.runtime_dir, READY_WAIT)
         return Started(socket, {"DBUS_SYSTEM_BUS_ADDRESS": system_bus})
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
-        """Once the Shell's D-Bus services are up: prepared (display.gnome.shell)."""
+        """Once the Shell's D-Bus services are up: prepared (display.gnome.shell), all
+        within `timeout`; CompositorUnavailable saying what the Shell did not answer."""
+        deadline = time.monotonic() + timeout
         bus = SyncBus(env["DBUS_SESSION_BUS_ADDRESS"], timeout)
         try:
-            deadline = time.monotonic() + timeout
             wanted = ("org.gnome.Shell.Screenshot", "org.gnome.Mutter.RemoteDesktop")
             compositor.until(
                 lambda: all(bus.has_name(name) for name in wanted),
@@ -200,15 +213,36 @@ class GnomeShell(Compositor):
                 pause=0.05,
             )
             try:
-                prepare_shell(shell_access(bus), timeout)
+                prepare_shell(shell_access(bus), deadline)
             except ShellRefused:  # as shipped: out of the Overview as a person gets out
                 _close_overview(bus, deadline)
+        except ShellSilent as error:
+            # Seen on GNOME Shell 43 (about 1 start in 500 here): its IBus manager spawns
+            # ibus-daemon with JavaScript run in the forked child, which can deadlock
+            # before exec, and the Shell waits on it for good (GNOME issue 6698, fixed
+            # in 45.7 and 46.2).
+            log_file = Path(env.get("XDG_RUNTIME_DIR", "")) / SHELL_LOG
+            raise CompositorUnavailable(f"{error}{_last_words(log_file)}") from None
         finally:
             bus.close()
         return {}
 
 
 READY_WAIT = 15.0  # seconds for GNOME Shell's Wayland socket
+# What a virtual desktop's GNOME Shell writes (its warnings: a few lines a start), in the
+# desktop's runtime folder: the lines it last wrote go with an error saying it stopped
+# answering.
+SHELL_LOG = "gnome-shell.log"
+LAST_WORDS = 8  # lines
+
+
+def _last_words(log_file: Path) -> str:
+    try:
+        lines = log_file.read_text(errors="replace").splitlines()[-LAST_WORDS:]
+    except OSError as error:
+        return f" (its log {log_file} cannot be read: {error.strerror})"
+    said = "\n  ".join(line for line in lines if line.strip())
+    return f"; the last it wrote ({log_file}):\n  {said}" if said else ""
 
 
 def _close_overview(bus: SyncBus, deadline: float) -> None:
@@ -218,12 +252,22 @@ def _close_overview(bus: SyncBus, deadline: float) -> None:
     has stayed closed for OVERVIEW_CALM seconds (a window opened in the Overview is not
     given the focus)."""
     shell = ("org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties")
+    what = "whether its Overview shows (the OverviewActive property)"
+    closed = ["org.gnome.Shell", "OverviewActive", Variant("b", False)]
     closed_since: float | None = None
     while time.monotonic() < deadline:
-        (active,) = bus.call(*shell, "Get", "ss", ["org.gnome.Shell", "OverviewActive"])
+        (active,) = answered(
+            lambda left: bus.call(
+                *shell, "Get", "ss", ["org.gnome.Shell", "OverviewActive"], timeout=left
+            ),
+            deadline,
+            what,
+        )
         if active.value:
-            bus.call(
-                *shell, "Set", "ssv", ["org.gnome.Shell", "OverviewActive", Variant("b", False)]
+            answered(
+                lambda left: bus.call(*shell, "Set", "ssv", closed, timeout=left),
+                deadline,
+                "closing its Overview (the OverviewActive property)",
             )
             closed_since = None
         elif closed_since is None:
@@ -231,6 +275,7 @@ def _close_overview(bus: SyncBus, deadline: float) -> None:
         elif time.monotonic() - closed_since >= OVERVIEW_CALM:
             return
         time.sleep(0.05)
+    log.warning("GNOME Shell's Overview did not stay closed for %g s", OVERVIEW_CALM)
 
 
 OVERVIEW_CALM = 1.5  # seconds the Overview stays closed before a shipped GNOME is ready

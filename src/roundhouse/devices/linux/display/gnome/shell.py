@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from PIL import Image
 
@@ -46,6 +46,7 @@ from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 SHELL = ("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell")
 SCREENSHOT = ("org.gnome.Shell.Screenshot", "/org/gnome/Shell/Screenshot")
@@ -74,6 +75,10 @@ class ShellRefused(RuntimeError):
     """GNOME Shell refused: it is not in unsafe mode, and roundhouse's extension is not there."""
 
 
+class ShellSilent(RuntimeError):
+    """GNOME Shell did not answer by a deadline (the message says what it was asked)."""
+
+
 class ShellAccess(Protocol):
     """What roundhouse asks GNOME Shell (extension/core.js), by whichever way it answers."""
 
@@ -89,9 +94,9 @@ class ShellAccess(Protocol):
 
     def frames(self) -> int: ...
 
-    def prepare(self) -> bool:
+    def prepare(self, timeout: float) -> bool:
         """Close the Overview and hold banners back (a virtual desktop's Shell); whether the
-        Overview still shows."""
+        Overview still shows. TimeoutError when the Shell does not answer within `timeout`."""
         ...
 
 
@@ -104,7 +109,7 @@ class EvalShell:
         self.bus = bus
         self._core = core_js()
 
-    def _call(self, call: str) -> Any:
+    def _call(self, call: str, timeout: float | None = None) -> Any:
         # The object lives on between calls (global.__roundhouse): its frame counter does.
         script = (
             f"(() => {{ {self._core}\n"
@@ -112,7 +117,7 @@ class EvalShell:
             f"return rh.{call}; }})()"
         )
         try:
-            ok, result = self.bus.call(*SHELL, "Eval", "s", [script])
+            ok, result = self.bus.call(*SHELL, "Eval", "s", [script], timeout=timeout)
         except DBusCallError as error:
             raise ShellRefused(f"GNOME Shell's Eval failed: {error}") from None
         if not ok:
@@ -140,8 +145,8 @@ class EvalShell:
     def frames(self) -> int:
         return int(self._call("frames()"))
 
-    def prepare(self) -> bool:
-        return bool(self._call("prepare()"))
+    def prepare(self, timeout: float) -> bool:
+        return bool(self._call("prepare()", timeout))
 
 
 class ExtensionShell:
@@ -152,9 +157,11 @@ class ExtensionShell:
     def __init__(self, bus: SyncBus) -> None:
         self.bus = bus
 
-    def _call(self, member: str, signature: str = "", *args: object) -> list[Any]:
+    def _call(
+        self, member: str, signature: str = "", *args: object, timeout: float | None = None
+    ) -> list[Any]:
         try:
-            return self.bus.call(*EXTENSION, member, signature, list(args))
+            return self.bus.call(*EXTENSION, member, signature, list(args), timeout=timeout)
         except DBusCallError as error:
             raise ShellRefused(f"roundhouse's GNOME Shell extension failed: {error}") from None
 
@@ -175,8 +182,8 @@ class ExtensionShell:
     def frames(self) -> int:
         return int(self._call("Frames")[0])
 
-    def prepare(self) -> bool:
-        return bool(self._call("Prepare")[0])
+    def prepare(self, timeout: float) -> bool:
+        return bool(self._call("Prepare", timeout=timeout)[0])
 
 
 def shell_access(bus: SyncBus) -> ShellAccess:
@@ -316,9 +323,39 @@ def shell_paints(shell: EvalShell) -> Changes | None:
     return painted
 
 
-def prepare_shell(shell: ShellAccess, timeout: float = 3.0) -> None:
+def prepare_shell(shell: ShellAccess, deadline: float) -> None:
     """A virtual GNOME desktop's Shell: out of the Overview it starts in (windows take clicks
-    and keys), and with notification banners held back."""
-    deadline = time.monotonic() + timeout
-    while shell.prepare() and time.monotonic() < deadline:
+    and keys), and with notification banners held back; ShellSilent when the Shell has not
+    answered by `deadline` (time.monotonic())."""
+    what = f"closing the Overview, through {shell.name},"
+    while answered(shell.prepare, deadline, what):
+        if time.monotonic() >= deadline:
+            log.warning("GNOME Shell's Overview still shows at the deadline (%s)", shell.name)
+            return
         time.sleep(0.05)
+
+
+def answered(ask: Callable[[float], T], deadline: float, what: str) -> T:
+    """`ask(timeout)`'s answer, asked again while the deadline lasts should GNOME Shell not
+    answer within ATTEMPT seconds; ShellSilent, saying `what` went unanswered, once it has
+    passed. The Shell answers on the thread it composites with, after whatever that thread
+    is busy with, so an unanswered call may be answered late (and is then dropped): only
+    questions that may be asked twice are asked here."""
+    started = time.monotonic()
+    attempts = 0
+    while True:
+        attempts += 1
+        try:  # a question asked at the deadline still gets ATTEMPT_LEAST seconds
+            return ask(max(min(ATTEMPT, deadline - time.monotonic()), ATTEMPT_LEAST))
+        except TimeoutError:
+            log.info("GNOME Shell has not answered %s (attempt %d)", what, attempts)
+        if time.monotonic() >= deadline:
+            raise ShellSilent(
+                f"GNOME Shell did not answer {what} in {time.monotonic() - started:.0f} s "
+                f"(asked {attempts} time{'s' if attempts > 1 else ''}): its main loop is "
+                "held up"
+            )
+
+
+ATTEMPT = 10.0  # seconds an attempt waits for GNOME Shell before it asks again
+ATTEMPT_LEAST = 1.0  # seconds an attempt waits at the least
