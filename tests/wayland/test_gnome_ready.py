@@ -9,11 +9,14 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.desktop.conftest import wait_until
 from tests.helpers import tagged
 from tests.wayland.conftest import skip_unless_this_release_has
 
@@ -22,8 +25,14 @@ from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.reaper import TAG_ENV
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.backends import named
-from roundhouse.devices.linux.display.compositor import READY_TIMEOUT, CompositorUnavailable
+from roundhouse.devices.linux.display.compositor import (
+    READY_TIMEOUT,
+    CompositorUnavailable,
+    forks_never_execed,
+)
 from roundhouse.devices.linux.display.gnome import shell
+from roundhouse.devices.linux.display.gnome.backend import DBUS_DAEMON, end_stuck_forks
+from roundhouse.devices.linux.display.wayland.dbus import SyncBus
 
 
 @pytest.fixture(scope="module", params=[False, True], ids=["unsafe", "shipped"])
@@ -74,3 +83,62 @@ def test_a_shell_held_up_for_a_while_is_ready_once_it_answers(
         resume.cancel()
         os.kill(pid, signal.SIGCONT)
     assert any("has not answered" in record.message for record in caplog.records)
+
+
+def test_the_shells_process_is_found_through_its_bus_and_left_alone_when_nothing_is_stuck(
+    gnome: Desktop, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What frees a Shell waiting on its own fork asks the bus which process the Shell is:
+    the gnome-shell of this desktop; with no fork of it stuck, it ends nothing."""
+    bus = SyncBus(gnome.env["DBUS_SESSION_BUS_ADDRESS"], 10)
+    try:
+        (pid,) = bus.call(*DBUS_DAEMON, "GetConnectionUnixProcessID", "s", ["org.gnome.Shell"])
+        assert pid == shell_pid(gnome)
+        with caplog.at_level(logging.WARNING):
+            end_stuck_forks(bus)
+    finally:
+        bus.close()
+    assert not [record for record in caplog.records if "never exec'd" in record.message]
+    named("gnome").compositor.ready(gnome.env, READY_TIMEOUT)  # the Shell is as it was
+
+
+def test_a_fork_that_never_execs_is_told_from_one_that_did(tmp_path: Path) -> None:
+    """A process that forks twice: one child sleeps where it forked (as GNOME Shell 43's
+    did, deadlocked before exec: GNOME issue 6698), the other execs sleep."""
+    script = (
+        "import os, time\n"
+        "if os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n"
+        "if os.fork() == 0:\n    os.execvp('sleep', ['sleep', '60'])\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        wait_until(lambda: _execed(_children(parent.pid)), 10, "two children, one exec'd")
+        stuck = forks_never_execed(parent.pid)
+        [execed] = [pid for pid in _children(parent.pid) if pid not in stuck]
+        assert len(stuck) == 1 and Path(f"/proc/{execed}/comm").read_text().strip() == "sleep"
+    finally:
+        for pid in _children(parent.pid):
+            os.kill(pid, signal.SIGKILL)
+        parent.kill()
+        parent.wait()
+    assert forks_never_execed(parent.pid) == []  # a process gone has none
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _execed(children: list[int]) -> bool:
+    """Whether there are two, and one runs sleep already (its exec is done)."""
+    names = [Path(f"/proc/{pid}/comm").read_text().strip() for pid in children]
+    return len(names) == 2 and "sleep" in names

@@ -210,3 +210,26 @@ def compositor_env(base: Mapping[str, str], **extra: str) -> dict[str, str]:
     env = {key: value for key, value in base.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env.update(extra)
     return env
+
+
+def forks_never_execed(pid: int, proc: Path = Path("/proc")) -> list[int]:
+    """The children of process `pid` that still run its own program: forked, and never gone
+    on to exec another (one that deadlocked between the two). A child that did exec runs its
+    own program. Unreadable entries (another user's, gone meanwhile) are passed over."""
+    try:
+        program = os.readlink(proc / str(pid) / "exe")
+    except OSError:
+        return []
+    found = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+            parent = int(stat.rsplit(")", 1)[1].split()[1])
+            if parent == pid and os.readlink(entry / "exe") == program:
+                found.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found

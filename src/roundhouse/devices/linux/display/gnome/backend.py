@@ -4,9 +4,12 @@ virtual desktop is GNOME Shell headless on a virtual monitor."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from dbus_fast import Variant
@@ -45,6 +48,7 @@ from roundhouse.devices.linux.display.gnome.shell import (
 from roundhouse.devices.linux.display.wayland.activation import startup_env
 from roundhouse.devices.linux.display.wayland.dbus import (
     BusGone,
+    DBusCallError,
     SyncBus,
     opening_on_bus,
     session_bus_address,
@@ -212,15 +216,19 @@ class GnomeShell(Compositor):
                 "GNOME Shell's D-Bus services did not appear",
                 pause=0.05,
             )
-            try:
-                prepare_shell(shell_access(bus), deadline)
-            except ShellRefused:  # as shipped: out of the Overview as a person gets out
-                _close_overview(bus, deadline)
-        except ShellSilent as error:
+
             # Seen on GNOME Shell 43 (about 1 start in 500 here): its IBus manager spawns
             # ibus-daemon with JavaScript run in the forked child, which can deadlock
-            # before exec, and the Shell waits on it for good (GNOME issue 6698, fixed
-            # in 45.7 and 46.2).
+            # before exec, and the Shell waits on that child for good (GNOME issue 6698,
+            # fixed in 45.7 and 46.2). Ended, the child frees the Shell's wait.
+            def unstick() -> None:
+                end_stuck_forks(bus)
+
+            try:
+                prepare_shell(shell_access(bus), deadline, unstick)
+            except ShellRefused:  # as shipped: out of the Overview as a person gets out
+                _close_overview(bus, deadline, unstick)
+        except ShellSilent as error:
             log_file = Path(env.get("XDG_RUNTIME_DIR", "")) / SHELL_LOG
             raise CompositorUnavailable(f"{error}{_last_words(log_file)}") from None
         finally:
@@ -245,7 +253,26 @@ def _last_words(log_file: Path) -> str:
     return f"; the last it wrote ({log_file}):\n  {said}" if said else ""
 
 
-def _close_overview(bus: SyncBus, deadline: float) -> None:
+def end_stuck_forks(bus: SyncBus) -> None:
+    """End the forks of GNOME Shell that never went on to exec (compositor.py): what a
+    Shell that stopped answering at start-up waits on, where it is GNOME issue 6698."""
+    try:
+        (pid,) = bus.call(*DBUS_DAEMON, "GetConnectionUnixProcessID", "s", ["org.gnome.Shell"])
+    except (DBusCallError, TimeoutError) as error:
+        log.info("GNOME Shell's process is not known to its bus (%s)", error)
+        return
+    for child in compositor.forks_never_execed(int(pid)):
+        log.warning("GNOME Shell %d waits on its fork %d, which never exec'd: ended", pid, child)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+
+
+DBUS_DAEMON = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+
+
+def _close_overview(
+    bus: SyncBus, deadline: float, unstick: Callable[[], None] = lambda: None
+) -> None:
     """Leave the Overview GNOME Shell starts in, through its OverviewActive property: any
     client of the session may set it, unsafe mode or not. GNOME Shell 48 opens it again at
     the end of its start-up animation, a moment after it answers: it is closed until it
@@ -262,12 +289,14 @@ def _close_overview(bus: SyncBus, deadline: float) -> None:
             ),
             deadline,
             what,
+            unstick,
         )
         if active.value:
             answered(
                 lambda left: bus.call(*shell, "Set", "ssv", closed, timeout=left),
                 deadline,
                 "closing its Overview (the OverviewActive property)",
+                unstick,
             )
             closed_since = None
         elif closed_since is None:

@@ -323,24 +323,32 @@ def shell_paints(shell: EvalShell) -> Changes | None:
     return painted
 
 
-def prepare_shell(shell: ShellAccess, deadline: float) -> None:
+def prepare_shell(
+    shell: ShellAccess, deadline: float, unstick: Callable[[], None] = lambda: None
+) -> None:
     """A virtual GNOME desktop's Shell: out of the Overview it starts in (windows take clicks
     and keys), and with notification banners held back; ShellSilent when the Shell has not
-    answered by `deadline` (time.monotonic())."""
+    answered by `deadline` (time.monotonic()). `unstick`: see `answered`."""
     what = f"closing the Overview, through {shell.name},"
-    while answered(shell.prepare, deadline, what):
+    while answered(shell.prepare, deadline, what, unstick):
         if time.monotonic() >= deadline:
             log.warning("GNOME Shell's Overview still shows at the deadline (%s)", shell.name)
             return
         time.sleep(0.05)
 
 
-def answered(ask: Callable[[float], T], deadline: float, what: str) -> T:
+def answered(
+    ask: Callable[[float], T],
+    deadline: float,
+    what: str,
+    unstick: Callable[[], None] = lambda: None,
+) -> T:
     """`ask(timeout)`'s answer, asked again while the deadline lasts should GNOME Shell not
     answer within ATTEMPT seconds; ShellSilent, saying `what` went unanswered, once it has
     passed. The Shell answers on the thread it composites with, after whatever that thread
     is busy with, so an unanswered call may be answered late (and is then dropped): only
-    questions that may be asked twice are asked here."""
+    questions that may be asked twice are asked here. `unstick` runs after each attempt
+    left unanswered, before the next (GnomeShell.ready frees a Shell held by its own fork)."""
     started = time.monotonic()
     attempts = 0
     while True:
@@ -349,6 +357,7 @@ def answered(ask: Callable[[float], T], deadline: float, what: str) -> T:
             return ask(max(min(ATTEMPT, deadline - time.monotonic()), ATTEMPT_LEAST))
         except TimeoutError:
             log.info("GNOME Shell has not answered %s (attempt %d)", what, attempts)
+            unstick()
         if time.monotonic() >= deadline:
             raise ShellSilent(
                 f"GNOME Shell did not answer {what} in {time.monotonic() - started:.0f} s "
