@@ -34,7 +34,7 @@ import typer
 
 from roundhouse.bench.app import bench_app
 from roundhouse.bench.tree import SOURCE_TREE
-from roundhouse.devices.linux.desktops import procfs
+from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.desktops.reaper import (
     TAG_ENV,
     Marks,

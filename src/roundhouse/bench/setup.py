@@ -19,9 +19,9 @@ from xml.sax.saxutils import escape as xml_escape
 from dbus_fast.aio import MessageBus
 
 from roundhouse.devices.contract import ControlList, WindowInfo
+from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.atspi.client import AtspiClient
 from roundhouse.devices.linux.bus_daemon import bus_daemon_message
-from roundhouse.devices.linux.desktops import procfs
 from roundhouse.devices.linux.desktops.apps import prepare_office_profile
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.backends import list_windows

@@ -41,7 +41,7 @@ from urllib.parse import quote
 import httpx
 
 from roundhouse.devices.contract import WindowInfo
-from roundhouse.devices.linux.desktops import procfs
+from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.desktops.reaper import (
     TAG_ENV,
     Marks,

@@ -40,8 +40,8 @@ from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-igno
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import res  # type: ignore[import-untyped, unused-ignore]
 
-from roundhouse.devices.linux.desktops.procfs import Proc, ProcessRecord, alive, snapshot
 from roundhouse.devices.linux.desktops.sockets import clients_of
+from roundhouse.devices.linux.procfs import Proc, ProcessRecord, alive, snapshot
 
 log = logging.getLogger(__name__)
 

@@ -32,7 +32,6 @@ from roundhouse.config import DesktopSettings
 from roundhouse.devices.linux.desktops import janitor, services
 from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable
 from roundhouse.devices.linux.desktops.detached import DesktopState, unused_name
-from roundhouse.devices.linux.desktops.procfs import ProcessRecord
 from roundhouse.devices.linux.desktops.reaper import TAG_ENV, DesktopReaper, new_tag, terminate
 from roundhouse.devices.linux.desktops.session import (
     bus_path,
@@ -47,6 +46,7 @@ from roundhouse.devices.linux.display.compositor import (
     CompositorUnavailable,
     Headless,
 )
+from roundhouse.devices.linux.procfs import ProcessRecord
 
 log = logging.getLogger(__name__)
 

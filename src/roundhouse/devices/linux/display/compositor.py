@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from roundhouse.devices.linux import procfs
+
 # What a bare virtual desktop shows, X11 or sway: a plain colour, so that a screenshot of it
 # (the report's first) reads as a desktop, not as a black box that could be a failed capture.
 BACKGROUND = (0x3C, 0x6E, 0x91)
@@ -212,7 +214,7 @@ def compositor_env(base: Mapping[str, str], **extra: str) -> dict[str, str]:
     return env
 
 
-def forks_never_execed(pid: int, proc: Path = Path("/proc")) -> list[int]:
+def forks_never_execed(pid: int, proc: Path = procfs.PROC) -> list[int]:
     """The children of process `pid` that still run its own program: forked, and never gone
     on to exec another (one that deadlocked between the two). A child that did exec runs its
     own program. Unreadable entries (another user's, gone meanwhile) are passed over."""
@@ -225,11 +227,9 @@ def forks_never_execed(pid: int, proc: Path = Path("/proc")) -> list[int]:
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
-            # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-            parent = int(stat.rsplit(")", 1)[1].split()[1])
-            if parent == pid and os.readlink(entry / "exe") == program:
+            stat = procfs.parse_stat((entry / "stat").read_text())
+            if stat is not None and stat.ppid == pid and os.readlink(entry / "exe") == program:
                 found.append(int(entry.name))
-        except (OSError, ValueError, IndexError):
+        except OSError:
             continue
     return found

@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.display.wayland.wire import (
     TIMEOUT,
     Connection,
@@ -61,7 +62,6 @@ LOCKED = 0
 # touching the lock itself says that a session is locked; a locker not named here is not
 # seen on a person's desktop, and our keys would go to its password field.
 LOCKER_PROCESSES = ("swaylock", "waylock", "gtklock", "hyprlock")
-PROC = Path("/proc")
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,9 @@ def lockers(offered: set[str], virtual: bool) -> Lockers:
     return Lockers(tuple(name for name in protocols if name != SESSION_LOCK), processes=True)
 
 
-def locker_running(env: Mapping[str, str], proc: Path = PROC, uid: int | None = None) -> str | None:
+def locker_running(
+    env: Mapping[str, str], proc: Path = procfs.PROC, uid: int | None = None
+) -> str | None:
     """A known locker (LOCKER_PROCESSES) of this user (`uid`: ours) that is a client of the
     Wayland display of `env`, as a reason ("the screen is locked ..."), or None. A process
     of another user, or whose environment cannot be read, is skipped."""
@@ -125,10 +127,12 @@ def locker_running(env: Mapping[str, str], proc: Path = PROC, uid: int | None = 
             name = _comm(os.path.join(entry.path, "comm"))
             if name not in LOCKER_PROCESSES or _real_uid(Path(entry.path, "status")) != uid:
                 continue
-            environ = _environ(Path(entry.path, "environ").read_bytes())
+            environ = Path(entry.path, "environ").read_bytes()
         except (OSError, ValueError):
             continue  # gone since it was listed, or not ours to read
-        if _socket(environ) == display:
+        wanted = ("WAYLAND_DISPLAY", "XDG_RUNTIME_DIR")
+        found = {name: procfs.environ_value(environ, name) for name in wanted}
+        if _socket({name: value for name, value in found.items() if value is not None}) == display:
             return f"the screen is locked ({name} is running on this display, pid {entry.name})"
     return None
 
@@ -156,11 +160,6 @@ def _real_uid(status: Path) -> int | None:
         if line.startswith("Uid:"):
             return int(line.split()[1])
     return None
-
-
-def _environ(raw: bytes) -> dict[str, str]:
-    pairs = (item.partition(b"=") for item in raw.split(b"\0") if b"=" in item)
-    return {key.decode(errors="replace"): value.decode(errors="replace") for key, _, value in pairs}
 
 
 def locker_holds(
