@@ -23,6 +23,7 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from roundhouse.core.commands import Command, Result, ResultStatus
 from roundhouse.core.events import EventBus, HandedBack, PersonTookOver
@@ -43,22 +44,15 @@ def blocked(result: Result) -> bool:
     return result.status is ResultStatus.SKIPPED and (result.error or "").startswith(BLOCKED)
 
 
+@dataclass
 class AtTheDesk:
     """A Dispatcher: the device, with the person's takeover waited out before an action."""
 
-    def __init__(
-        self,
-        device: Dispatcher,
-        events: EventBus,
-        session: SessionRecord,
-        hand_back: HandBack,
-        idle: bool = False,
-    ) -> None:
-        self.device = device
-        self.events = events
-        self.session = session
-        self.hand_back = hand_back
-        self.idle = idle  # the device hands back by itself after the person's quiet
+    device: Dispatcher
+    events: EventBus
+    session: SessionRecord
+    hand_back: HandBack
+    idle: bool = False  # the device hands back by itself after the person's quiet
 
     async def tool_specs(self) -> list[ToolSpec]:
         return await self.device.tool_specs()

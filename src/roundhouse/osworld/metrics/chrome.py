@@ -97,9 +97,7 @@ def same_site_url(one: Any, two: Any, full: bool = True) -> bool:
 @METRICS.add
 def is_expected_tabs(open_tabs: Any, rule: dict[str, Any]) -> float:
     """The open tabs' URLs are the expected ones (as many, each matching one)."""
-    if not open_tabs:
-        return 0.0
-    if rule["type"] != "url":
+    if not open_tabs or rule["type"] != "url":
         return 0.0
     wanted, have = rule["urls"], [tab["url"] for tab in open_tabs]
     if len(wanted) != len(have):
@@ -126,9 +124,7 @@ def is_expected_active_tab_approximate(active: Any, rule: dict[str, Any]) -> flo
     """The active tab's URL is the expected one, queries aside."""
     from urllib.parse import urlparse, urlunparse
 
-    if not active:
-        return 0.0
-    if rule["type"] != "url":
+    if not active or rule["type"] != "url":
         return 0.0
     url = active.get("url") if isinstance(active, dict) else active
 
