@@ -92,6 +92,20 @@ def test_a_cell_that_comes_to_hold_what_was_typed_confirms_it_where_the_focus_ha
     assert not effect_of(before, formula, typed="=SUM(A1:A2)\n").confirmed
 
 
+def test_a_cell_holding_what_was_typed_confirms_it_where_the_text_read_does_not() -> None:
+    """The focused control's text is read, but the typing went elsewhere (Calc's Name Box
+    is read as the focused text where the sheet is the target): the cell that came to hold
+    it is the evidence."""
+    name_box = TextSeen(node="name_box", control="the text", text="A1")
+    before = Look(windows=(MAIN,), window=MAIN.xid, nodes={}, text=name_box)
+    a1 = NodeSeen("table cell", "A1", frozenset({"enabled"}), text="30")
+    after = Look(windows=(MAIN,), window=MAIN.xid, nodes={"a1": a1}, text=name_box)
+    effect = effect_of(before, after, typed="30\n")
+    assert effect.confirmed
+    assert effect.seen[0] == "'A1' (table cell) now holds '30' (the typed text)"
+    assert not effect_of(before, before, typed="30\n").confirmed
+
+
 def test_a_long_text_is_cut_around_what_was_typed_and_a_password_never_shown() -> None:
     long = TextSeen("doc", "the text", "x" * 500 + "NEEDLE" + "y" * 500, start=1000, length=5000)
     shown = excerpt(long, "NEEDLE")

@@ -105,6 +105,29 @@ async def test_a_field_that_refuses_the_focus_is_clicked_before_typing(
     assert name.text == "old!" and result["effect"] == "confirmed"
 
 
+async def test_text_typed_into_a_document_without_text_is_read_from_its_focused_paragraph(
+    tools: DesktopTools, fake: FakeDesktop
+) -> None:
+    # Writer: the document has no Text of its own; a click into it puts the caret in its
+    # paragraph, which holds what is typed. Before, the text "could not be read back", and a
+    # list of actions stopped there.
+    editable = {"enabled", "focusable", "editable"}
+    document = FakeControl("document text", "Untitled 1", box(50, 50, 600, 400), states=editable)
+    document.readable = False
+    document.grabs_focus = False
+    paragraph = FakeControl("paragraph", "", box(60, 60, 580, 380), states=set(editable))
+    fake.open_window("Untitled 1 - Writer", "writer", controls=[document, paragraph])
+    fake.focus(paragraph)
+
+    result = await tools.type_text(
+        "Trains leave at dawn.", label=await label_of(tools, "Untitled 1")
+    )
+
+    assert paragraph.text == "Trains leave at dawn."
+    assert result["effect"] == "confirmed"
+    assert "the paragraph now holds 'Trains leave at dawn.'" in result["seen"]
+
+
 async def test_set_text_without_editable_text_selects_all_and_types(
     tools: DesktopTools, fake: FakeDesktop, editor: FakeWindow
 ) -> None:

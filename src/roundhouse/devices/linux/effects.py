@@ -114,20 +114,24 @@ def effect_of(
     )
     unchanged = same and before.text == after.text
     if typed is not None:
-        if after.text is None:
-            holder = _holding_typed(before, after, typed)
-            found = holder is not None
+        # A text that held it already and did not change shows nothing was typed, unless
+        # it is exactly what was asked for (set_text to the value it had).
+        found = (
+            after.text is not None
+            and contains(after.text, typed)
+            and (not unchanged or after.text.text == typed)
+        )
+        holder = None if found else _holding_typed(before, after, typed)
+        if holder is not None:
+            found = True
             lines.append(
                 f"{holder.brief()} now holds {_quote(holder.text or '', _MAX_TEXT)} (the typed "
                 "text)"
-                if holder is not None
-                else "the text could not be read back (see the screenshot)"
             )
-        else:
-            # A text that held it already and did not change shows nothing was typed, unless
-            # it is exactly what was asked for (set_text to the value it had).
-            found = contains(after.text, typed) and (not unchanged or after.text.text == typed)
+        elif after.text is not None:
             lines.append(_text_line(after.text, typed, found, unchanged))
+        else:
+            lines.append("the text could not be read back (see the screenshot)")
     elif same and not unchanged and after.text is not None:
         lines.append(_text_line(after.text))
     lines += _window_lines(before, after)

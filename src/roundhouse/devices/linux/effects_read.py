@@ -63,21 +63,28 @@ async def look(
 ) -> Look:
     """The windows `listed` (the caller lists them, once for all that needs them); the
     showing nodes of `window` (default: the active one), unless not `controls`; and the
-    text of `text_of`, or with `focused_text` of the focused control when it is editable.
+    text of `text_of`. With `focused_text`, the text of the focused control when it is
+    editable, where no `text_of` is given or its text cannot be read: Writer's document
+    has no text of its own, and what is typed into it goes into its focused paragraph.
     The showing nodes are those read last where nothing changed since, unless `fresh`."""
     if window is None:
         window = next((w for w in listed if w.active), None)
     if window is None or tree is None or not controls:
         return Look(tuple(listed), window.xid if window else None)
     seen = Look(tuple(listed), window.xid, *await _nodes(tree, window, fresh))
+    if text_of is not None:
+        text = await _text(tree, text_of, text_limit)
+        if text is not None or not focused_text:
+            return replace(seen, text=text)
     focused = seen.focused
-    if text_of is None and focused_text and seen.nodes is not None and focused is not None:
-        node = seen.nodes[focused]
-        if "editable" in node.states:
-            text_of = TextOf.of(focused, node.role, node.name)
-    if text_of is None:
+    if not focused_text or seen.nodes is None or focused is None:
         return seen
-    return replace(seen, text=await _text(tree, text_of, text_limit))
+    node = seen.nodes[focused]
+    if "editable" not in node.states or (text_of is not None and text_of.node == focused):
+        return seen
+    return replace(
+        seen, text=await _text(tree, TextOf.of(focused, node.role, node.name), text_limit)
+    )
 
 
 async def _nodes(

@@ -18,6 +18,7 @@ from __future__ import annotations
 from roundhouse.config import Settings
 from roundhouse.devices.contract import ControlList, UiNode, UiSnapshot, WindowInfo
 from roundhouse.devices.linux.atspi.bus import AtspiError, NodeGone
+from roundhouse.devices.linux.atspi.client import DISPLAY_ROLES
 from roundhouse.devices.linux.atspi.constants import ACTION, COMPONENT, EDITABLE_TEXT, TEXT
 from roundhouse.devices.linux.atspi.node import TreeLimits
 from roundhouse.devices.linux.atspi.seam import Announcing, TextRead
@@ -85,13 +86,21 @@ class FakeTree:
         root = self._root(window)
         if root is None:
             return None
-        return [root.model_copy(update={"children": []}), *root.children], True
+        # As AT-SPI's read (atspi/client.py): a text only where a field shows one, not a
+        # paragraph's.
+        shown = [
+            child if child.role in DISPLAY_ROLES else child.model_copy(update={"text": None})
+            for child in root.children
+        ]
+        return [root.model_copy(update={"children": []}), *shown], True
 
     async def describe(self, node_id: str, window: WindowInfo) -> UiNode:
         return _node(self._control(node_id))
 
     async def read_text(self, node_id: str, limit: int) -> TextRead:
         control = self._control(node_id)
+        if TEXT not in await self.interfaces(node_id):
+            raise AtspiError(f"control {node_id} has no Text")
         return TextRead(control.text[:limit], 0, len(control.text), control.caret)
 
     async def caret(self, node_id: str) -> int:
@@ -105,7 +114,7 @@ class FakeTree:
         found = {COMPONENT}
         if control.actions:
             found.add(ACTION)
-        if control.role in TEXT_ROLES:
+        if control.role in TEXT_ROLES and control.readable:
             found.add(TEXT)
         if control.editable_text:
             found.add(EDITABLE_TEXT)
@@ -191,5 +200,5 @@ def _node(control: FakeControl) -> UiNode:
         states=sorted(control.states | _SHOWN),
         rect=control.rect,
         actions=list(control.actions),
-        text=control.text if control.role in TEXT_ROLES else None,
+        text=control.text if control.role in TEXT_ROLES and control.readable else None,
     )

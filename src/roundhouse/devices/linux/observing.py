@@ -305,7 +305,9 @@ class Observing(Closing):
         text_of = None
         if target is not None and typed is not None:
             text_of = TextOf.of(target.id, target.role, target.name)
-        wants_text = focused_text or (typed is not None and text_of is None)
+        # Where the target's own text cannot be read, what was typed is looked for in the
+        # focused control's (effects_read.look).
+        wants_text = focused_text or typed is not None
         before = await look(
             sight.listed(),
             self.tree,

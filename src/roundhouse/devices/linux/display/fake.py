@@ -40,7 +40,7 @@ from roundhouse.devices.linux.display.keys import InputError, char_keysym, key_k
 from roundhouse.devices.linux.display.pointer import Pointer
 
 # What a key does to the focused text: ctrl+a selects it all, the rest edit it.
-TEXT_ROLES = frozenset({"text", "entry", "password text", "document text", "terminal"})
+TEXT_ROLES = frozenset({"text", "entry", "password text", "document text", "terminal", "paragraph"})
 _MODIFIERS = {"Control_L": "ctrl", "Shift_L": "shift", "Alt_L": "alt", "Super_L": "super"}
 _MODIFIERS["ISO_Level3_Shift"] = "altgr"
 _TYPED = {"Return": "\n", "Tab": "\t"}
@@ -59,6 +59,8 @@ class FakeControl:
     actions: tuple[str, ...] = ()
     grabs_focus: bool = True  # Component.GrabFocus is honoured (GTK 4 refuses it)
     editable_text: bool = False  # EditableText: its text can be set or inserted into
+    # False: no Text of its own, whatever its role (Writer's document: its paragraphs have it).
+    readable: bool = True
     on_press: Callable[[], None] | None = None  # what a click on it, or its action, does
     id: str = ""  # given when its window opens
     caret: int = 0
