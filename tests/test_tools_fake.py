@@ -3,6 +3,7 @@ each tool sends, which route it takes, and what it reads back, with no desktop."
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 
 import pytest
@@ -179,6 +180,23 @@ async def test_a_window_retitled_by_a_key_is_confirmed_and_nothing_is_not_seen(
     nothing = await tools.click_coordinates(5, 5)  # the background: no window there
     assert nothing["effect"] == "not seen"
     assert nothing["seen"] == "no visible effect"
+
+
+async def test_a_late_window_is_seen_past_a_repaint_that_showed_nothing(
+    fake: FakeDesktop, editor: FakeWindow
+) -> None:
+    # LibreOffice's Save dialog: Return repaints its button at once, and the format question
+    # opens later. The first change showed nothing; the grace goes on to the window.
+    def save() -> None:
+        threading.Timer(0.3, lambda: fake.background.putpixel((1, 1), (255, 0, 0))).start()
+        threading.Timer(0.7, lambda: fake.open_window("Confirm File Format", "notes")).start()
+
+    fake.on_keys("Return", save)
+    settings = Settings.model_validate({"desktop": {"effect_grace": 1.5}})
+    async with fake_tools(fake, settings) as tools:
+        result = await tools.press_keys("Return")
+    assert result["effect"] == "confirmed"
+    assert "new window 'Confirm File Format' opened (active)" in result["seen"]
 
 
 async def test_close_window_closes_or_lets_the_window_ask_first(

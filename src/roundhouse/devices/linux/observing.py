@@ -344,12 +344,22 @@ class Observing(Closing):
         after = await look_after()
         effect = effect_of(before, after, typed=typed, target=target_id)
         if not effect.seen and controls:
+            # Nothing seen yet: the screen is watched for the rest of the grace. A change
+            # that shows nothing does not end it: LibreOffice repaints its Save dialog's
+            # button at once, and opens the format question 0.2 s later.
             started = time.monotonic()
-            if await self._changes_late(sight, after.windows, watch):
+            deadline = started + self.settings.desktop.effect_grace
+            while (
+                not effect.seen
+                and time.monotonic() < deadline
+                and await self._changes_late(sight, after.windows, watch, deadline)
+            ):
                 later = await self._settle(self._watch(after, None), None, None)
                 waited = (time.monotonic() - started) * 1000
                 settled = Settled(settled.elapsed_ms + waited, True, later.timed_out)
-                effect = effect_of(before, await look_after(), typed=typed, target=target_id)
+                started = time.monotonic()
+                after = await look_after()
+                effect = effect_of(before, after, typed=typed, target=target_id)
         return {**effect.as_result(), **_settled(settled)}
 
     def _watch(self, seen: Look, target: Control | None) -> Watch:
@@ -373,11 +383,12 @@ class Observing(Closing):
             held=held,
         )
 
-    async def _changes_late(self, sight: Sight, seen: Sequence[WindowInfo], watch: Watch) -> bool:
-        """Whether the screen changes within desktop.effect_grace seconds, or the windows
-        differ at its end from `seen` (the look after's): the screen is watched, and the
-        windows listed once, at the end (a window that opens or closes changes the screen)."""
-        deadline = time.monotonic() + self.settings.desktop.effect_grace
+    async def _changes_late(
+        self, sight: Sight, seen: Sequence[WindowInfo], watch: Watch, deadline: float
+    ) -> bool:
+        """Whether the screen changes before `deadline` (monotonic), or the windows differ
+        then from `seen` (the last look's): the screen is watched, and the windows listed
+        once, at the end (a window that opens or closes changes the screen)."""
         if watch.screen is not None and self.witnessed:
             drawn = Watch(screen=watch.screen)
             marks = drawn.marks()
