@@ -147,6 +147,30 @@ def test_a_cell_is_reached_by_keys_and_its_text_entered_with_return() -> None:
     assert action(done)[0] == "FINISH" and done["result"] == "typed '=SUM(A1:A2)' into cell C3"
 
 
+def test_the_cell_the_sheets_cursor_is_in_is_typed_into_without_moves() -> None:
+    """A new sheet's cursor is in A1, as its Name Box shows: ctrl+Home there shows nothing
+    (and stopped a list of entries). Once typing began, the cursor's move to A2 does not
+    bring the moves back."""
+    subtask = "type 12 into cell A1"
+    work = Handed((Op("cell", subtask, "12", "A1"),))
+    sheet = control(81, "table", "Sheet Sheet1", (0, 200, 1000, 700))
+    sheet.states.append("focused")
+
+    def calc(cursor: str) -> list[Control]:
+        return [control(76, "text", "", (0, 150, 80, 170), text=cursor), sheet]
+
+    first = work.next(app(subtask, calc("A1")))
+    assert action(first) == ("CONTINUE", "type_text", {"text": "12\n"})
+    done = work.next(app(subtask, calc("A2"), [step(first)]))
+    assert action(done)[0] == "FINISH" and done["result"] == "typed '12' into cell A1"
+    # Elsewhere, or where the sheet does not have the focus, the keys go to A1 first.
+    moved = Handed((Op("cell", subtask, "12", "A1"),)).next(app(subtask, calc("B7")))
+    assert action(moved) == ("CONTINUE", "press_keys", {"keys": "ctrl+Home"})
+    sheet.states.remove("focused")
+    unfocused = Handed((Op("cell", subtask, "12", "A1"),)).next(app(subtask, calc("A1")))
+    assert action(unfocused) == ("CONTINUE", "press_keys", {"keys": "ctrl+Home"})
+
+
 def test_a_page_is_opened_through_the_address_bar_keys() -> None:
     subtask = "go to http://127.0.0.1:8/welcome.html"
     work = Handed((Op("goto", subtask, "http://127.0.0.1:8/welcome.html"),))

@@ -120,9 +120,10 @@ def into_cell(
     op: Op, mine: list[PastStep], obs: AppObservation, after: str | None = None
 ) -> Decision:
     """ctrl+Home goes to A1, arrows to the cell; what is typed there, and Return, enters it.
-    `after`: the cell the operation before entered, if it entered one. Return has moved the
-    cursor down from it, so the cell below it needs no moves (which would show nothing:
-    a list of entries stopped at each)."""
+    No moves where the cursor is in the cell already (they would show nothing, and a list
+    of entries stopped at each): the cell below `after`, the cell the operation before
+    entered (Return moved the cursor down from it), or the cell the sheet shows as its
+    cursor's (a new sheet's A1)."""
     cell = _cell(op.target)
     if cell is None:
         return Failed(f"{op.target!r} is no cell name like A1")
@@ -135,10 +136,26 @@ def into_cell(
         lambda _: _type_here(op.text + "\n", f"The cursor is in cell {op.target.upper()}."),
         lambda _: Done(f"typed {op.text!r} into cell {op.target.upper()}"),
     ]
-    above = _cell(after) if after is not None else None
-    if above == (column, row - 1):
+    acted = [step for step in mine if step.function]
+    if acted:  # decided when the operation began: the cursor has moved on since
+        there = acted[0].function == ToolName.TYPE_TEXT
+    else:
+        above = _cell(after) if after is not None else None
+        there = above == (column, row - 1) or (after is None and cursor_cell(obs) == cell)
+    if there:
         stages = stages[1:]
     return staged(stages, mine, obs)
+
+
+def cursor_cell(obs: AppObservation) -> tuple[int, int] | None:
+    """The cell a sheet's cursor is in, where the sheet has the focus: the Name Box, a text
+    field beside it, shows its name ("A1"). None where that cannot be told."""
+    if not any(c.role == "table" and "focused" in c.states for c in obs.controls):
+        return None
+    names = [
+        c.text for c in obs.controls if c.role == "text" and c.text and CELL_NAME.match(c.text)
+    ]
+    return _cell(names[0]) if len(names) == 1 else None
 
 
 def _cell(name: str) -> tuple[int, int] | None:
