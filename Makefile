@@ -70,7 +70,8 @@ bench: venv system-deps
 	$(BIN)/roundhouse bench tree
 	$(BIN)/roundhouse bench observation
 
-# The desktop and GUI tests RUNS times (default 20) beside a CPU-heavy process: the flake hunt.
+# The model client, desktop and GUI tests RUNS times (default 20) beside LOAD (2) CPU-heavy
+# processes: the flake hunt. STRESS_TESTS chooses the test files.
 stress: venv system-deps
 	bash scripts/stress.sh
 
