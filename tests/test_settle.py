@@ -10,9 +10,11 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
+from PIL import Image, ImageDraw
+
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.changes import Changes
-from roundhouse.devices.linux.settle import GAP, Watch, settle
+from roundhouse.devices.linux.settle import GAP, Pixels, Watch, settle
 
 WINDOW = Rect(left=0, top=0, right=800, bottom=600)
 CARET = Rect(left=10, top=10, right=12, bottom=30)
@@ -102,3 +104,16 @@ async def test_it_gives_up_at_the_timeout() -> None:
         later(0.01 + step * 0.015, lambda: screen.bump(WINDOW))
     _, changed, timed_out = await timed(Watch(screen=screen), timeout=0.3)
     assert changed and timed_out
+
+
+def test_pixels_tell_a_caret_fading_from_a_change() -> None:
+    """Where the screen's rectangles are coarse (wlroots' whole output for GTK 4's caret
+    fading), its pixels are compared: a sliver a caret wide is no change, more is one."""
+    frames = [Image.new("RGB", (200, 100), "white") for _ in range(3)]
+    ImageDraw.Draw(frames[1]).line([(50, 10), (50, 30)], fill="black")  # a caret drawn
+    ImageDraw.Draw(frames[2]).rectangle([(40, 10), (90, 40)], fill="black")  # a digit shown
+    shown = iter(frames)
+    pixels = Pixels(lambda: next(shown))
+    assert not pixels.caret_only()  # nothing to compare with yet
+    assert pixels.caret_only()
+    assert not pixels.caret_only()

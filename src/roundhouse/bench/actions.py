@@ -1,7 +1,8 @@
 """The action kinds `bench sessions` measures in each application: a key, a click through
-the control's accessibility action, a pointer click at its centre, and 20 characters
-typed; each as the tool call an agent makes (its look before, the input, the settle, the
-look after), the way the code now settles ("after": by what the session tells, reads kept
+the control's accessibility action, a pointer click at its centre, click_control as an
+agent issues it (by the route it picks: acting.py, pointing.py), and 20 characters typed;
+each as the tool call an agent makes (its look before, the input, the settle, the look
+after), the way the code now settles ("after": by what the session tells, reads kept
 while nothing changes) and the way it did before (pixels still for 120 ms, every read
 fresh), taking turns in one process so that load falls on both alike.
 
@@ -27,7 +28,7 @@ from typing import Any
 from roundhouse.bench.tree import QT_APP, available
 from roundhouse.devices.linux.tools import DesktopTools
 
-KINDS = ("key", "click by action", "click by pointer", "type 20 characters")
+KINDS = ("key", "click by action", "click by pointer", "click as issued", "type 20 characters")
 MODES = ("before", "after")
 TYPED = "abcdefghijklmnopqrst"  # 20 characters
 READY_TIMEOUT = 60.0
@@ -174,12 +175,17 @@ async def _act(
         "type 20 characters": lambda: tools.type_text(script.typed),
         "click by action": lambda: _by_action(tools, button),
         "click by pointer": lambda: tools.click_coordinates(*_centre(button["rect"])),
+        "click as issued": lambda: tools.click_control(label=button["label"]),
     }
     return await actions[kind]()
 
 
 async def _by_action(tools: DesktopTools, button: dict[str, Any]) -> dict[str, Any]:
-    done = await tools.click_control(label=button["label"])
+    tools.pointer_clicks = False  # the action route itself, wherever the pointer is faster
+    try:
+        done = await tools.click_control(label=button["label"])
+    finally:
+        tools.pointer_clicks = True
     if not str(done.get("route", "")).startswith("action:"):
         raise RuntimeError(f"{button['name']!r} was clicked by {done.get('route')}")
     return done

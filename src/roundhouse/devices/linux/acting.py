@@ -22,11 +22,13 @@ from roundhouse.devices.linux.atspi.constants import COMPONENT, EDITABLE_TEXT, T
 from roundhouse.devices.linux.display.base import (
     Button,
     PositionsUnknown,
+    RouteRefused,
     WindowError,
     find_window,
 )
 from roundhouse.devices.linux.display.keys import LayoutError
 from roundhouse.devices.linux.observing import Observing, Sight, ToolError, brief
+from roundhouse.devices.linux.pointing import holds_press, pointer_refusal
 
 log = logging.getLogger(__name__)
 
@@ -107,16 +109,24 @@ class Acting(Observing):
 
         Name it by `label` (its number in get_controls) or `control_id`. A plain left click
         uses the control's own accessibility action when it has one (works even when the
-        control is covered); otherwise the centre is clicked.
+        control is covered), unless the pointer is as sure to hit it and faster; otherwise
+        the centre is clicked.
         """
         sight = self._sight()
         window = sight.window(window_id)
         control = await self._control(label, control_id, window)
         action = _click_action(control) if button == "left" and not double else None
+        pointer_first = action is not None and await self._pointer_first(control, window, sight)
         route = "pointer"
 
         async def act() -> None:
             nonlocal route
+            if pointer_first:
+                try:
+                    await asyncio.to_thread(self.input.click, *self._position(control))
+                    return
+                except RouteRefused as refused:  # a session that refuses our input
+                    log.info("%s: pointer refused (%s); action next", brief(control), refused)
             if action is not None and await self._do_action(control, action):
                 route = f"action:{action}"
                 return
@@ -255,6 +265,24 @@ class Acting(Observing):
         return {"route": route, **done}
 
     # ------------------------------------------------------------ the routes
+
+    async def _pointer_first(self, control: Control, window: WindowInfo, sight: Sight) -> bool:
+        """Whether the pointer clicks the control in place of its action: where the action
+        holds a press first and the pointer is sure to land on it (pointing.py)."""
+        if not self.pointer_clicks or self.tree is None or not self._marks_placed():
+            return False
+        try:
+            toolkit = await self.tree.toolkit(control.id)
+        except AtspiError as error:
+            log.info("%s: toolkit not known (%s); its action clicks", brief(control), error)
+            return False
+        if not holds_press(toolkit.name, toolkit.version):
+            return False
+        above = await asyncio.to_thread(self.windows.above, window.xid)
+        refused = pointer_refusal(control, window, sight.listed(), self.screen.size, above)
+        if refused is not None:
+            log.info("%s: clicked by its action: %s", brief(control), refused)
+        return refused is None
 
     async def _do_action(self, control: Control, action: str) -> bool:
         """Whether the control's named action was done; one it refuses (or lacks) is

@@ -29,8 +29,12 @@ Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[None]"]
 class Changes:
     """How many changes a witness has seen, and when the latest came."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, exact: bool = False) -> None:
         self.name = name
+        # Whether its rectangles are where the pixels changed (X11's damage), so that a
+        # caret's blink is told by its size; not where they are extents or a whole window
+        # or output (wlroots' screen copy gives the whole output for GTK 4's caret fading).
+        self.exact = exact
         self.count = 0
         self.last = 0.0  # time.monotonic() of the latest
         self._lock = threading.Lock()

@@ -20,6 +20,7 @@ from roundhouse.devices.contract import ControlList, UiNode, UiSnapshot, WindowI
 from roundhouse.devices.linux.atspi.bus import AtspiError, NodeGone
 from roundhouse.devices.linux.atspi.client import DISPLAY_ROLES
 from roundhouse.devices.linux.atspi.constants import ACTION, COMPONENT, EDITABLE_TEXT, TEXT
+from roundhouse.devices.linux.atspi.frames import Toolkit
 from roundhouse.devices.linux.atspi.node import TreeLimits
 from roundhouse.devices.linux.atspi.seam import Announcing, TextRead
 from roundhouse.devices.linux.atspi.tree import select_view
@@ -119,6 +120,10 @@ class FakeTree:
         if control.editable_text:
             found.add(EDITABLE_TEXT)
         return frozenset(found)
+
+    async def toolkit(self, node_id: str) -> Toolkit:
+        xid = int(node_id.split("/")[1])
+        return Toolkit(*next(w.toolkit for w in self._desktop.windows if w.xid == xid))
 
     def announcing(self, window_id: int) -> Announcing | None:
         return None  # the fake applications announce nothing: the settle compares pixels

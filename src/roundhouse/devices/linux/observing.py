@@ -49,7 +49,14 @@ from roundhouse.devices.linux.screenshots import (
     capture_monitor_png,
     capture_window_png,
 )
-from roundhouse.devices.linux.settle import Settled, Watch, frame, settle, wait_quiet
+from roundhouse.devices.linux.settle import (
+    Pixels,
+    Settled,
+    Watch,
+    frame,
+    settle,
+    wait_quiet,
+)
 
 log = logging.getLogger(__name__)
 Shot = TypeVar("Shot")
@@ -121,6 +128,9 @@ class Observing(Closing):
         # False: the settle compares pixels whatever the session tells, and every read is
         # fresh, as before there were witnesses (bench sessions measures both in one run).
         self.witnessed = True
+        # False: a left click always goes by the control's action where it has one, as
+        # before the pointer was preferred (pointing.py; bench sessions measures both).
+        self.pointer_clicks = True
         # Screenshots are grabbed, marked and encoded here, one at a time: off the event
         # loop (an MCP server's other requests go on), but not side by side (each holds a
         # screen's pixels; 20 clients at once grew the server by 74 MB in threads of its
@@ -376,11 +386,13 @@ class Observing(Closing):
             node = (seen.nodes or {}).get(target.id)
             if node is None or "pressed" not in node.states:
                 held = _Held(self.tree, target.id).pressed
+        drawn = self.display.drawn
         return Watch(
-            screen=self.display.drawn,
+            screen=drawn,
             app=announcing.changes if announcing else None,
             caught_up=announcing.caught_up if announcing else None,
             held=held,
+            pixels=Pixels(self.screen.desktop) if drawn is not None and not drawn.exact else None,
         )
 
     async def _changes_late(

@@ -32,6 +32,8 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from PIL import Image, ImageChops
+
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.changes import Changes, any_change, caret_like
 from roundhouse.devices.linux.display.base import RouteRefused, Screen
@@ -50,6 +52,31 @@ class Settled:
     timed_out: bool  # still changing at `timeout`
 
 
+class Pixels:
+    """The screen's pixels, looked at where its account of a change is too coarse to tell a
+    caret's blink from a change (changes.Changes.exact): GTK 4 fades its text caret out and
+    in, drawing ~200 ms of frames every half second, which wlroots reports as the whole
+    output damaged, GNOME as painted frames, KWin as the window damaged. Each look compares
+    the screen with the previous look's."""
+
+    def __init__(self, grab: Callable[[], Image.Image]) -> None:
+        self._grab = grab
+        self._last: Image.Image | None = None
+
+    def caret_only(self) -> bool:
+        """Whether the screen differs from the last look only in a caret-sized sliver, or
+        not at all; False at the first look (nothing to compare with)."""
+        try:
+            now = self._grab()
+        except RouteRefused:
+            return False
+        last, self._last = self._last, now
+        if last is None or last.size != now.size or last.mode != now.mode:
+            return False
+        box = ImageChops.difference(last, now).getbbox()
+        return box is None or caret_like(Rect(*box))
+
+
 @dataclass(frozen=True)
 class Watch:
     """What tells that the application acted on is done: `screen` reports what is drawn,
@@ -61,6 +88,7 @@ class Watch:
     app: Changes | None = None
     caught_up: Callable[[], Awaitable[bool]] | None = None
     held: Callable[[], Awaitable[bool]] | None = None
+    pixels: Pixels | None = None  # looked at where the screen's rectangles are not exact
 
     @property
     def witnesses(self) -> list[Changes]:
@@ -72,6 +100,10 @@ class Watch:
     def changed_since(self, marks: tuple[int, ...]) -> bool:
         """Whether a change that matters came after `marks` (a caret's blink does not)."""
         for witness, mark in zip(self.witnesses, marks, strict=True):
+            if witness is self.screen and self.pixels is not None and not witness.exact:
+                if witness.since(mark) and not self.pixels.caret_only():
+                    return True
+                continue
             ignore = caret_like if witness is self.screen else None
             if witness.since(mark, ignore):
                 return True

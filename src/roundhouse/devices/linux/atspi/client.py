@@ -58,7 +58,7 @@ from roundhouse.devices.linux.atspi.constants import (
     state_names,
 )
 from roundhouse.devices.linux.atspi.events import Announcements
-from roundhouse.devices.linux.atspi.frames import Frame, FrameFinder
+from roundhouse.devices.linux.atspi.frames import Frame, FrameFinder, Toolkit
 from roundhouse.devices.linux.atspi.kept import KeptReads
 from roundhouse.devices.linux.atspi.names import name_the_nameless, tidy_gtk4_names
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
@@ -527,12 +527,13 @@ class AtspiClient(Closing):
 
     async def states(self, node_id: str) -> list[str]:
         """The node's states as they are now ("focused", "editable", ...)."""
-        (bits,) = await self._on_node(parse_node_id(node_id), GET_STATE)
-        return state_names(bits)
+        return state_names((await self._on_node(parse_node_id(node_id), GET_STATE))[0])
 
     async def grab_focus(self, node_id: str) -> bool:
-        (done,) = await self._on_node(parse_node_id(node_id), GRAB_FOCUS)
-        return bool(done)
+        return bool((await self._on_node(parse_node_id(node_id), GRAB_FOCUS))[0])
+
+    async def toolkit(self, node_id: str) -> Toolkit:
+        return await self.frames.toolkit(await self._connected(), parse_node_id(node_id)[0])
 
     def announcing(self, window_id: int) -> Announcing | None:
         """The application of a window read before, as the settle watches it."""

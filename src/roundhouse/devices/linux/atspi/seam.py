@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from roundhouse.devices.contract import ControlList, UiNode, UiSnapshot, WindowInfo
+from roundhouse.devices.linux.atspi.frames import Toolkit
 from roundhouse.devices.linux.atspi.node import TreeLimits
 from roundhouse.devices.linux.changes import Changes
 
@@ -69,6 +70,9 @@ class AccessibleTree(Protocol):
 
     async def interfaces(self, node_id: str) -> frozenset[str]:
         """The node's interfaces (constants.py: EDITABLE_TEXT, VALUE, COMPONENT, TEXT...)."""
+
+    async def toolkit(self, node_id: str) -> Toolkit:
+        """The toolkit of the node's application, as it names itself ("Qt", "6.4.2")."""
 
     def announcing(self, window_id: int) -> Announcing | None:
         """The application of a window read before, as the settle watches it; None where

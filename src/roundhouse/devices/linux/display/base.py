@@ -179,6 +179,10 @@ class WindowList:
     def active_window(self) -> WindowInfo | None:
         return next((window for window in self.list_windows() if window.active), None)
 
+    def above(self, xid: int) -> list[Rect] | None:
+        """What lies over the window, where the session says: None where it does not."""
+        return None
+
     def get(self, xid: int) -> WindowInfo:
         """The window with this id; WindowError naming the windows there are."""
         windows = self.list_windows()
@@ -215,6 +219,10 @@ class Windows(Protocol):
 
     def viewable(self, xid: int) -> bool:
         """Whether the window is mapped and on screen, so it can be seen and focused."""
+
+    def above(self, xid: int) -> list[Rect] | None:
+        """The rectangles of what is shown over the window (other windows, menus, tooltips)
+        in the session's stacking order; None where the session gives no such order."""
 
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo: ...
 

@@ -93,6 +93,7 @@ class FakeWindow:
     controls: list[FakeControl] = field(default_factory=list)
     pid: int | None = None
     accessible: bool = True  # False: its application exposes no accessibility tree
+    toolkit: tuple[str, str] = ("", "")  # as AT-SPI names it: ("Qt", "6.4.2"), ("GTK", "4.8")
     # What a close asks of it: whether it closed (False: it asked something first).
     on_close: Callable[[], bool] | None = None
 
@@ -119,8 +120,9 @@ class FakeWindow:
 class FakeDesktop:
     """The world the fake display server shows and is driven through (see the module)."""
 
-    def __init__(self, size: tuple[int, int] = (800, 600)) -> None:
+    def __init__(self, size: tuple[int, int] = (800, 600), *, stacking: bool = True) -> None:
         self.size = size
+        self.stacking = stacking  # False: the windows' order is not told (as on sway, KWin)
         self.background = Image.new("RGB", size, (58, 110, 165))  # draw on it freely
         self.windows: list[FakeWindow] = []  # in stacking order: the last one on top
         self.active: int | None = None
@@ -378,6 +380,13 @@ class FakeWindows(WindowList, Closing):
 
     def viewable(self, xid: int) -> bool:
         return any(window.xid == xid for window in self._desktop.windows)
+
+    def above(self, xid: int) -> list[Rect] | None:
+        windows = self._desktop.windows
+        found = [n for n, window in enumerate(windows) if window.xid == xid]
+        if not self._desktop.stacking or not found:
+            return None
+        return [window.rect for window in windows[found[0] + 1 :]]
 
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
         self.get(xid)

@@ -29,7 +29,7 @@ class DamageWatch:
     has no DAMAGE extension."""
 
     def __init__(self, connection: Display) -> None:
-        self.changes = Changes("the X screen")
+        self.changes = Changes("the X screen", exact=True)
         self._x = connection
         self._stop_read, self._stop_write = os.pipe()
         self._thread = threading.Thread(target=self._watch, name="roundhouse-damage", daemon=True)

@@ -77,6 +77,34 @@ class WindowManager(WindowList, Closing):
             except (error.BadWindow, error.BadDrawable):
                 return False
 
+    def above(self, xid: int) -> list[Rect] | None:
+        """What is shown over the window: the mapped children of the root stacked above the
+        one that holds it (its frame, under a reparenting window manager), menus and
+        tooltips among them (windows no manager holds); None when the window is gone."""
+        with self._lock:
+            try:
+                children = list(self._root.query_tree().children)
+                holder = self._holder(xid)
+            except (error.BadWindow, error.BadDrawable):
+                return None
+            ids = [int(child.id) for child in children]
+            if holder not in ids:
+                return None
+            return [
+                rect
+                for child in children[ids.index(holder) + 1 :]
+                if (rect := _mapped_rect(child)) is not None
+            ]
+
+    def _holder(self, xid: int) -> int:
+        """The child of the root that holds the window (itself, or its frame)."""
+        window = self._display.create_resource_object("window", xid)
+        while True:
+            parent = window.query_tree().parent
+            if parent is None or int(parent.id) == int(self._root.id):
+                return int(window.id)
+            window = parent
+
     def _minimised(self, xid: int) -> bool:
         with self._lock:
             window = self._display.create_resource_object("window", xid)
@@ -201,6 +229,18 @@ class WindowManager(WindowList, Closing):
         mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
         self._root.send_event(request, event_mask=mask)
         self._display.flush()
+
+
+def _mapped_rect(window: Any) -> Rect | None:
+    """A child of the root's rectangle, where it is mapped; None where not (or gone)."""
+    try:
+        if window.get_attributes().map_state != X.IsViewable:
+            return None
+        geometry = window.get_geometry()
+    except (error.BadWindow, error.BadDrawable):
+        return None
+    left, top = int(geometry.x), int(geometry.y)
+    return Rect(left, top, left + int(geometry.width), top + int(geometry.height))
 
 
 def _process_name(pid: int | None) -> str:
