@@ -19,6 +19,7 @@ from roundhouse.devices.linux.display.a11y_windows import A11yWindows
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import (
     DisplayServer,
+    NoWatch,
     PositionsUnknown,
     RouteRefused,
 )
@@ -31,6 +32,7 @@ from roundhouse.devices.linux.display.compositor import (
 )
 from roundhouse.devices.linux.display.gnome import cast, install
 from roundhouse.devices.linux.display.gnome.cast import CastScreen
+from roundhouse.devices.linux.display.gnome.person import GnomeWatch
 from roundhouse.devices.linux.display.gnome.remote import MutterInput
 from roundhouse.devices.linux.display.gnome.shell import (
     EvalShell,
@@ -144,6 +146,12 @@ def open_gnome(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServe
         # The stage's own paints (Eval), else the cast's frames (later, and the same changes).
         painted = shell_paints(shell) if isinstance(shell, EvalShell) else None
         drawn = painted or (screen.drawn if isinstance(screen, CastScreen) else None)
+        watch: GnomeWatch | NoWatch
+        try:
+            watch = GnomeWatch(bus, lambda: pointer.last_sent)
+        except DBusCallError as error:  # a Mutter without its idle monitor
+            log.warning("no person watch on this GNOME session: %s", error)
+            watch = NoWatch()
     return DisplayServer(
         "gnome",
         pointer,
@@ -156,6 +164,7 @@ def open_gnome(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServe
         # Mutter focuses a window another program launched only with a token.
         startup=lambda: startup_env(env),
         drawn=drawn,
+        watch=watch,
     )
 
 

@@ -62,6 +62,9 @@ class MutterInput(ApproachingPointer, ChordKeyboard):
         self.size = size
         self._pointer = pointer
         self.node = 0  # the PipeWire node of the screen cast, once started
+        # When our last input was sent (time.monotonic(), Mutter's clock too): the person
+        # watch (gnome/person.py) tells ours from other input by it.
+        self.last_sent = time.monotonic()
         if not bus.has_name(REMOTE):
             raise DisplayUnavailable(
                 "this GNOME session offers no org.gnome.Mutter.RemoteDesktop on its session bus"
@@ -129,6 +132,8 @@ class MutterInput(ApproachingPointer, ChordKeyboard):
         self._evdev_key(KEY_LEFTSHIFT, False)
 
     def _call(self, member: str, signature: str = "", *args: object) -> None:
+        if member.startswith("Notify"):
+            self.last_sent = time.monotonic()
         self._bus.call(REMOTE, self._session, REMOTE_SESSION, member, signature, list(args))
 
     def close(self) -> None:
