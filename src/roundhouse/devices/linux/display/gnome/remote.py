@@ -7,7 +7,8 @@ starting it needs PipeWire in the session (the screen cast's stream).
 
 Keys go as key codes of the session's own keymap (read from the seat, as applications
 read it): Mutter would take keysyms too, but drops one its layout lacks without a word.
-A character the layout lacks is refused, naming set_text, which types any text.
+A character the layout lacks is composed with its dead key where it has one (é: dead
+acute, e), else refused, naming set_text, which types any text.
 """
 
 from __future__ import annotations

@@ -101,7 +101,7 @@ class KWin(Compositor):
         return ["kwin_wayland"]
 
     def start(self, spawner: Spawner, at: Headless) -> Started:
-        at.refuse("kde")
+        at.refuse("kde", layouts=True)  # its keyboard layout: kxkbrc, as Plasma's is
         width, height = at.size
         argv = [
             compositor.runnable(
@@ -122,6 +122,8 @@ class KWin(Compositor):
         menus.mkdir(parents=True)
         (menus / "applications.menu").write_text(APPLICATIONS_MENU)
         (at.runtime_dir / "xdg" / "kscreenlockerrc").write_text(LOCKER_CONFIG)
+        if at.layout:
+            (at.runtime_dir / "xdg" / "kxkbrc").write_text(layout_config(*at.xkb))
         config_dirs = f"{at.runtime_dir / 'xdg'}:{at.base.get('XDG_CONFIG_DIRS') or '/etc/xdg'}"
         env = compositor.compositor_env(
             at.base,
@@ -168,6 +170,12 @@ APPLICATIONS_MENU = (
     "<Menu><Name>Applications</Name><DefaultAppDirs/><DefaultDirectoryDirs/>"
     "<Include><All/></Include></Menu>\n"
 )
+
+
+def layout_config(layout: str, variant: str) -> str:
+    """kxkbrc naming one keyboard layout, as Plasma's keyboard settings write it (KWin
+    reads it at start)."""
+    return f"[Layout]\nUse=true\nLayoutList={layout}\nVariantList={variant}\n"
 
 
 def _kwin_scripting(bus: SyncBus) -> bool:
