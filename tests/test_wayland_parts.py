@@ -102,6 +102,22 @@ def test_a_character_the_layout_lacks_gets_a_key_of_its_own_or_is_refused() -> N
     assert widened.stroke(ord("a")) == keymap.stroke(ord("a"))
 
 
+def test_an_accented_letter_the_layout_lacks_is_composed_with_its_dead_key() -> None:
+    """German has no é key but a dead acute, French no ö but a dead diaeresis: in the
+    session's own keymap (GNOME, KDE) they are typed as a person types them."""
+    german, french = Keymap.from_names("de"), Keymap.from_names("fr")
+    dead_acute, e = german.stroke(0xFE51), german.stroke(ord("e"))
+    assert dead_acute is not None and e is not None and german.stroke(char_keysym("é")) is None
+    assert [chord.key for chord in text_chords("é", german)] == [dead_acute.keycode, e.keycode]
+    dead_diaeresis, o = french.stroke(0xFE57), french.stroke(ord("o"))
+    assert dead_diaeresis is not None and o is not None
+    chords = text_chords("ö", french)
+    assert [chord.key for chord in chords] == [dead_diaeresis.keycode, o.keycode]
+    # A letter no dead key of the layout makes is refused, naming it.
+    with pytest.raises(InputError, match="no key for 'ö'"):
+        text_chords("ö", Keymap.from_names("us"))
+
+
 def test_combinations_hold_their_modifiers_and_a_letter_needs_no_shift() -> None:
     keymap = Keymap.from_names("us")
     save, capital, question = combo_chords("ctrl+s ctrl+S ctrl+?", keymap)

@@ -21,6 +21,8 @@ from roundhouse.devices.linux.tools import DesktopTools
 
 # The kinds whose virtual desktops have two monitors and any layout.
 KINDS = ("x11", "sway")
+# The kinds whose display server sees the person: their input, and a locked screen.
+WATCHED = (*KINDS, "gnome", "kde")
 
 
 def settings_for(kind: str, **desktop: object) -> Settings:
@@ -128,6 +130,13 @@ def person_moves(desktop: Desktop, to: tuple[int, int] = (600, 400)) -> None:
     """ "The person": a second input client, not roundhouse's, moves the pointer."""
     if desktop.kind == "sway":
         _virtual_mouse_moves(desktop, to)
+    elif desktop.kind == "gnome":
+        _remote_desktop_moves(desktop, to)
+    elif desktop.kind == "kde":
+        from roundhouse.devices.linux.display.kde.fakeinput import FakeInput
+
+        with FakeInput(desktop.env) as theirs:  # a fake-input client of its own
+            theirs.move(*to)
     else:
         from roundhouse.devices.linux.display.x11.input import XInput
 
@@ -152,3 +161,20 @@ def _virtual_mouse_moves(desktop: Desktop, to: tuple[int, int]) -> None:
         wayland.roundtrip()
         wayland.request(pointer, 8)  # destroy
         wayland.roundtrip()
+
+
+def _remote_desktop_moves(desktop: Desktop, to: tuple[int, int]) -> None:
+    """A remote desktop of its own (a session of Mutter's, on a bus connection of its own,
+    as another program makes one) moves the pointer to `to`."""
+    from roundhouse.devices.linux.display.gnome.remote import MutterInput
+    from roundhouse.devices.linux.display.wayland.dbus import SyncBus
+
+    bus = SyncBus(desktop.env["DBUS_SESSION_BUS_ADDRESS"])
+    try:
+        theirs = MutterInput(bus, desktop.env, (desktop.width, desktop.height))
+        try:
+            theirs.move(*to)
+        finally:
+            theirs.close()
+    finally:
+        bus.close()

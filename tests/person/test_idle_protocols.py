@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from roundhouse.devices.linux.display.wlroots.lockers import (
-    INHIBIT,
-    SESSION_LOCK,
-    lock_protocols,
-)
-from roundhouse.devices.linux.display.wlroots.person import (
+from roundhouse.devices.linux.display.wayland.idle import (
     EXT_IDLE,
     EXT_INPUT_IDLE,
     KDE_IDLE,
     idle_protocol,
+)
+from roundhouse.devices.linux.display.wlroots.lockers import (
+    INHIBIT,
+    SESSION_LOCK,
+    lock_protocols,
 )
 
 SWAY_1_7 = {"wl_seat": 7, "org_kde_kwin_idle": 1, INHIBIT: 1}

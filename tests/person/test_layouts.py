@@ -2,9 +2,12 @@
 what it was given into gedit (GTK 3) and GNOME Text Editor (GTK 4), and ctrl+z undoes it.
 
 Keys are found by keysym in the keymap the application reads them with: on X11 the
-server's (setxkbmap de), on sway our virtual keyboard's, built from the session's layout.
-In both "z" is another key under de and fr than under us, "1" needs Shift under fr, "@"
-and "€" need AltGr, and "é" and "à" are keys of fr that de lacks."""
+server's (setxkbmap de), on sway our virtual keyboard's, built from the session's layout,
+on GNOME and KDE the session's own (GNOME Shell's input sources, KWin's kxkbrc). In all
+"z" is another key under de and fr than under us, "1" needs Shift under fr, "@" and "€"
+need AltGr, and "é" and "à" are keys of fr that de lacks, as "ö" is a key of de that fr
+lacks: on GNOME and KDE, which take no keys of ours, those are typed with the layout's
+dead keys (´ e, ` a, ¨ o), as a person types them."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from tests.desktop.conftest import wait_until_async
-from tests.person.conftest import KINDS, Apps, settings_for
+from tests.person.conftest import WATCHED, Apps, settings_for
 
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
@@ -27,7 +30,7 @@ EDITORS = {
 }
 
 
-@pytest.fixture(scope="module", params=list(itertools.product(KINDS, LAYOUTS)), ids=str)
+@pytest.fixture(scope="module", params=list(itertools.product(WATCHED, LAYOUTS)), ids=str)
 def laid_out(request: pytest.FixtureRequest) -> Iterator[Desktop]:
     kind, layout = request.param
     with VirtualDesktop(settings_for(kind, layout=layout).desktop) as started:

@@ -1,5 +1,6 @@
 """A locked screen is an outcome, not a place to type: with a real locker up (i3lock on
-X11, swaylock on sway), a run FAILs naming it, and no action is run. On a person's own sway
+X11, swaylock on sway, GNOME Shell's screen shield, KWin's screen locker), a run FAILs
+naming it, and no action is run. On a person's own sway
 the locker is found by its process, and the session lock is never asked for."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from tests.desktop.conftest import kill_session, wait_until
-from tests.person.conftest import KINDS, settings_for
+from tests.person.conftest import WATCHED, settings_for
 
 from roundhouse.config import Settings
 from roundhouse.core.commands import ResultStatus
@@ -22,6 +23,7 @@ from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.devices.linux.display.base import DisplayServer
+from roundhouse.devices.linux.display.wayland.dbus import SyncBus
 from roundhouse.devices.linux.display.wlroots import lockers
 from roundhouse.devices.linux.doctor import diagnose
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry, person_tools
@@ -42,10 +44,14 @@ def start_locker(desktop: Desktop) -> subprocess.Popen[bytes]:
     )
 
 
-@pytest.fixture(params=KINDS)
+@pytest.fixture(params=WATCHED)
 def locked(request: pytest.FixtureRequest) -> Iterator[Desktop]:
     """A virtual desktop whose screen a real locker has locked."""
     with VirtualDesktop(settings_for(request.param).desktop) as desktop:
+        if desktop.kind in ("gnome", "kde"):
+            lock_session(desktop)
+            yield desktop
+            return
         locker = start_locker(desktop)
         try:
             with open_display(desktop) as display:
@@ -57,6 +63,37 @@ def locked(request: pytest.FixtureRequest) -> Iterator[Desktop]:
             yield desktop
         finally:
             kill_session(locker)
+
+
+# GNOME Shell makes its screen shield at start only where it can lock a session (GDM and
+# logind answer on the system bus: main.js, LoginManager.canLock); a headless one has none.
+# Made as main.js makes it, it is the Shell's own lock screen, which then locks as a
+# person's does, through its D-Bus Lock.
+GNOME_SHIELD = (
+    "const Main = imports.ui.main;"
+    "if (!Main.screenShield) Main.screenShield = new imports.ui.screenShield.ScreenShield();"
+    "true"
+)
+
+
+def lock_session(desktop: Desktop) -> None:
+    """Lock a GNOME or KDE session as a person's is locked (their lock key, their idle
+    time): through the locker's own D-Bus Lock."""
+    bus = SyncBus(desktop.env["DBUS_SESSION_BUS_ADDRESS"], 30)
+    try:
+        if desktop.kind == "gnome":
+            shell = ("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell")
+            made, said = bus.call(*shell, "Eval", "s", [GNOME_SHIELD])
+            assert made, said
+            locker = ("org.gnome.Shell.ScreenShield", "/org/gnome/ScreenSaver")
+            bus.call(*locker, "org.gnome.ScreenSaver", "Lock")  # answered once it shows
+        else:
+            locker = ("org.freedesktop.ScreenSaver", "/ScreenSaver")
+            bus.call(*locker, "org.freedesktop.ScreenSaver", "Lock")
+        interface = "org.gnome.ScreenSaver" if desktop.kind == "gnome" else locker[0]
+        wait_until(lambda: bus.call(*locker, interface, "GetActive")[0], 20, "the lock")
+    finally:
+        bus.close()
 
 
 async def test_a_run_on_a_locked_screen_fails_naming_it_and_acts_not(
@@ -142,3 +179,17 @@ async def test_doctor_says_which_way_a_locker_is_found() -> None:
     [ours_too] = [check.detail for check in virtual.checks if check.name == "person"]
     assert "lockers by the lock they hold, asked for" in ours_too
     assert "their process" not in ours_too
+
+
+@pytest.mark.parametrize("kind", ["gnome", "kde"])
+async def test_doctor_says_how_a_shipped_gnome_or_kde_sees_the_person(kind: str) -> None:
+    """As distributions ship them (no unsafe mode, KWin's permission checks on), before
+    `roundhouse setup`: the idle monitor or protocol and the locker answer any client."""
+    with VirtualDesktop(settings_for(kind, shipped=True).desktop) as shipped:
+        report = await diagnose(dataclasses.replace(shipped, virtual=False))
+    [person] = [check for check in report.checks if check.name == "person"]
+    assert person.ok, person.detail
+    if kind == "gnome":
+        assert "Mutter's idle monitor" in person.detail and "screen shield" in person.detail
+    else:
+        assert "ext_idle_notifier_v1" in person.detail and "KWin's screen locker" in person.detail

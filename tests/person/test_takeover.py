@@ -1,7 +1,8 @@
 """The person takes over: a pointer move by another input client during a run pauses it
 before its next action; nothing is typed until the person hands back; then the run
 finishes. The pause and the hand-back are on the round's record and in the log; over MCP,
-the tool result says the person took over. On X11 and sway."""
+the tool result says the person took over. On X11, sway, GNOME and KDE (where the person
+is another remote desktop, or another fake-input client)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from tests.person.conftest import KINDS, person_moves, settings_for
+from tests.person.conftest import WATCHED, person_moves, settings_for
 
 from roundhouse.config import Settings
 from roundhouse.core.commands import Command, ResultStatus
@@ -26,7 +27,7 @@ from roundhouse.engine.compose import compose_session
 from roundhouse.logs.report.render import write_report
 
 
-@pytest.fixture(scope="module", params=KINDS)
+@pytest.fixture(scope="module", params=WATCHED)
 def desk(request: pytest.FixtureRequest) -> Iterator[Desktop]:
     with VirtualDesktop(settings_for(request.param).desktop) as started:
         yield started

@@ -75,8 +75,8 @@ async def test_a_character_the_layout_lacks_is_typed_or_refused_by_name(
     display: DisplayServer, start_gedit: StartGedit, tmp_path: Path
 ) -> None:
     """sway and labwc read keys with the keymap we send, which gains a key for é; GNOME and
-    KDE with the session's own, which has none: the whole text is refused before a key is
-    pressed, naming the tool that sets any text."""
+    KDE with the session's own, US, which has neither a key nor a dead key for it: the
+    whole text is refused before a key is pressed, naming the tool that sets any text."""
     target = tmp_path / "cafe.txt"
     _, window = await start_gedit(target)
     if named(display.kind).family == "wlroots":

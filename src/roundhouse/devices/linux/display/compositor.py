@@ -102,7 +102,7 @@ class Headless:
         if self.layout and not layouts:
             raise CompositorUnavailable(
                 f"a virtual {kind} desktop reads keys in the US layout here; --layout runs "
-                "on x11, sway and labwc"
+                "on x11, sway, labwc, kde and gnome (not --shipped)"
             )
 
 

@@ -5,6 +5,7 @@ virtual desktop is GNOME Shell headless on a virtual monitor."""
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -19,6 +20,7 @@ from roundhouse.devices.linux.display.a11y_windows import A11yWindows
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import (
     DisplayServer,
+    NoWatch,
     PositionsUnknown,
     RouteRefused,
 )
@@ -31,6 +33,7 @@ from roundhouse.devices.linux.display.compositor import (
 )
 from roundhouse.devices.linux.display.gnome import cast, install
 from roundhouse.devices.linux.display.gnome.cast import CastScreen
+from roundhouse.devices.linux.display.gnome.person import GnomeWatch
 from roundhouse.devices.linux.display.gnome.remote import MutterInput
 from roundhouse.devices.linux.display.gnome.shell import (
     EvalShell,
@@ -144,6 +147,12 @@ def open_gnome(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServe
         # The stage's own paints (Eval), else the cast's frames (later, and the same changes).
         painted = shell_paints(shell) if isinstance(shell, EvalShell) else None
         drawn = painted or (screen.drawn if isinstance(screen, CastScreen) else None)
+        watch: GnomeWatch | NoWatch
+        try:
+            watch = GnomeWatch(bus, lambda: pointer.last_sent)
+        except DBusCallError as error:  # a Mutter without its idle monitor
+            log.warning("no person watch on this GNOME session: %s", error)
+            watch = NoWatch()
     return DisplayServer(
         "gnome",
         pointer,
@@ -156,6 +165,7 @@ def open_gnome(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServe
         # Mutter focuses a window another program launched only with a token.
         startup=lambda: startup_env(env),
         drawn=drawn,
+        watch=watch,
     )
 
 
@@ -170,7 +180,9 @@ class GnomeShell(Compositor):
         return ["gnome-shell", "pipewire", "wireplumber"]
 
     def start(self, spawner: Spawner, at: Headless) -> Started:
-        at.refuse("gnome")
+        # The layout is set in the Shell's settings once it answers (ready): a shipped
+        # Shell's Eval, which sets them, is refused.
+        at.refuse("gnome", layouts=not at.shipped)
         width, height = at.size
         system_bus = spawner.spawn_reading(
             "dbus-daemon",
@@ -226,6 +238,7 @@ class GnomeShell(Compositor):
 
             try:
                 prepare_shell(shell_access(bus), deadline, unstick)
+                _use_layout(bus, env, deadline)
             except ShellRefused:  # as shipped: out of the Overview as a person gets out
                 _close_overview(bus, deadline, unstick)
         except ShellSilent as error:
@@ -237,6 +250,41 @@ class GnomeShell(Compositor):
 
 
 READY_WAIT = 15.0  # seconds for GNOME Shell's Wayland socket
+
+
+def _use_layout(bus: SyncBus, env: Mapping[str, str], deadline: float) -> None:
+    """Give the Shell the desktop's keyboard layout (XKB_DEFAULT_LAYOUT, where `--layout`
+    set one) as a person's GNOME has it: its input sources (org.gnome.desktop.input-sources
+    `sources`, set inside the Shell, whose settings are in memory here), and wait until the
+    Shell has switched Mutter's keymap to it (its current source)."""
+    layout = env.get("XKB_DEFAULT_LAYOUT")
+    if not layout:
+        return
+    variant = env.get("XKB_DEFAULT_VARIANT")
+    source = f"{layout}+{variant}" if variant else layout
+    script = (
+        "const { Gio, GLib } = imports.gi;"
+        "new Gio.Settings({ schema_id: 'org.gnome.desktop.input-sources' }).set_value("
+        f"'sources', new GLib.Variant('a(ss)', [['xkb', {json.dumps(source)}]]));"
+        "const current = imports.ui.status.keyboard.getInputSourceManager().currentSource;"
+        "current ? current.id : ''"
+    )
+    shell = ("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell")
+    while True:
+        ok, current = answered(
+            lambda left: bus.call(*shell, "Eval", "s", [script], timeout=left),
+            deadline,
+            "setting its keyboard layout (Eval)",
+        )
+        if not ok:
+            raise CompositorUnavailable(f"GNOME Shell did not take the layout {source}: {current}")
+        if json.loads(current) == source:
+            return
+        if time.monotonic() >= deadline:
+            raise CompositorUnavailable(f"GNOME Shell did not switch to the layout {source}")
+        time.sleep(0.05)
+
+
 # What a virtual desktop's GNOME Shell writes (its warnings: a few lines a start), in the
 # desktop's runtime folder: the lines it last wrote go with an error saying it stopped
 # answering.

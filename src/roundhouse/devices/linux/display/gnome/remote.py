@@ -7,7 +7,8 @@ starting it needs PipeWire in the session (the screen cast's stream).
 
 Keys go as key codes of the session's own keymap (read from the seat, as applications
 read it): Mutter would take keysyms too, but drops one its layout lacks without a word.
-A character the layout lacks is refused, naming set_text, which types any text.
+A character the layout lacks is composed with its dead key where it has one (é: dead
+acute, e), else refused, naming set_text, which types any text.
 """
 
 from __future__ import annotations
@@ -62,6 +63,9 @@ class MutterInput(ApproachingPointer, ChordKeyboard):
         self.size = size
         self._pointer = pointer
         self.node = 0  # the PipeWire node of the screen cast, once started
+        # When our last input was sent (time.monotonic(), Mutter's clock too): the person
+        # watch (gnome/person.py) tells ours from other input by it.
+        self.last_sent = time.monotonic()
         if not bus.has_name(REMOTE):
             raise DisplayUnavailable(
                 "this GNOME session offers no org.gnome.Mutter.RemoteDesktop on its session bus"
@@ -129,6 +133,8 @@ class MutterInput(ApproachingPointer, ChordKeyboard):
         self._evdev_key(KEY_LEFTSHIFT, False)
 
     def _call(self, member: str, signature: str = "", *args: object) -> None:
+        if member.startswith("Notify"):
+            self.last_sent = time.monotonic()
         self._bus.call(REMOTE, self._session, REMOTE_SESSION, member, signature, list(args))
 
     def close(self) -> None:

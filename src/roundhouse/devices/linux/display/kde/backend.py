@@ -25,6 +25,7 @@ from roundhouse.devices.linux.display.kde.kwin import (
     KWinScripts,
     KWinWindows,
 )
+from roundhouse.devices.linux.display.kde.person import kwin_watch
 from roundhouse.devices.linux.display.wayland.dbus import (
     BusGone,
     DBusCallError,
@@ -54,7 +55,7 @@ ROUTES = (INPUT, SCREENSHOT, SCRIPTING)
 def open_kde(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServer:
     """KWin through its D-Bus interfaces, the same on any desktop, `virtual` or not."""
     bus = SyncBus(session_bus_address(env, "KWin"), unix_fds=True)
-    with opening_on_bus(bus, KWinRefused, SCRIPTING.fix):
+    with opening_on_bus(bus, KWinRefused, SCRIPTING.fix) as opened:
         if not bus.has_name("org.kde.KWin"):
             raise RouteRefused("no KWin on this session's bus (org.kde.KWin)", SCRIPTING.fix)
         scripts = KWinScripts(bus)
@@ -71,9 +72,12 @@ def open_kde(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServer:
             with Connection.open(env) as wayland:
                 size = bind_output(wayland).logical_size
         screen = KWinScreen(bus, windows, size)
+        watch = kwin_watch(env, bus)
+        if watch is not None:
+            opened.callback(watch.close)
         damage = KWinDamage(scripts)
         drawn = damage.start()
-    return DisplayServer(
+    server = DisplayServer(
         "kde",
         pointer,
         screen,
@@ -84,6 +88,9 @@ def open_kde(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServer:
         missing=missing,
         drawn=drawn,
     )
+    if watch is not None:
+        server.watch = watch
+    return server
 
 
 class KWin(Compositor):
@@ -94,7 +101,7 @@ class KWin(Compositor):
         return ["kwin_wayland"]
 
     def start(self, spawner: Spawner, at: Headless) -> Started:
-        at.refuse("kde")
+        at.refuse("kde", layouts=True)  # its keyboard layout: kxkbrc, as Plasma's is
         width, height = at.size
         argv = [
             compositor.runnable(
@@ -102,7 +109,9 @@ class KWin(Compositor):
             ),
             *("--virtual", "--width", str(width), "--height", str(height)),
             *("--socket", "wayland-0"),
-            *("--no-lockscreen", "--no-global-shortcuts", "--no-kactivities"),
+            # With its screen locker, as a person's KWin runs (what locks it is the person
+            # watch's question: kde/person.py), never locking by itself (LOCKER_CONFIG).
+            *("--no-global-shortcuts", "--no-kactivities"),
         ]
         # Not KWIN_COMPOSE=Q: KWin's screenshots come from its OpenGL compositor (Mesa's
         # software renderer here), and with QPainter it offers none.
@@ -112,6 +121,9 @@ class KWin(Compositor):
         menus = at.runtime_dir / "xdg" / "menus"
         menus.mkdir(parents=True)
         (menus / "applications.menu").write_text(APPLICATIONS_MENU)
+        (at.runtime_dir / "xdg" / "kscreenlockerrc").write_text(LOCKER_CONFIG)
+        if at.layout:
+            (at.runtime_dir / "xdg" / "kxkbrc").write_text(layout_config(*at.xkb))
         config_dirs = f"{at.runtime_dir / 'xdg'}:{at.base.get('XDG_CONFIG_DIRS') or '/etc/xdg'}"
         env = compositor.compositor_env(
             at.base,
@@ -149,12 +161,21 @@ class KWin(Compositor):
 
 
 READY_WAIT = 15.0  # seconds for KWin's Wayland socket
+# A system-wide default (the session's XDG_CONFIG_DIRS): KWin's locker locks only when
+# asked (Plasma's default locks after 5 idle minutes, which a long test sits through).
+LOCKER_CONFIG = "[Daemon]\nAutolock=false\nLockOnResume=false\n"
 APPLICATIONS_MENU = (
     '<!DOCTYPE Menu PUBLIC "-//freedesktop//DTD Menu 1.0//EN" '
     '"http://www.freedesktop.org/standards/menu-spec/menu-1.0.dtd">\n'
     "<Menu><Name>Applications</Name><DefaultAppDirs/><DefaultDirectoryDirs/>"
     "<Include><All/></Include></Menu>\n"
 )
+
+
+def layout_config(layout: str, variant: str) -> str:
+    """kxkbrc naming one keyboard layout, as Plasma's keyboard settings write it (KWin
+    reads it at start)."""
+    return f"[Layout]\nUse=true\nLayoutList={layout}\nVariantList={variant}\n"
 
 
 def _kwin_scripting(bus: SyncBus) -> bool:

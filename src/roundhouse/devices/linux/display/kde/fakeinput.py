@@ -5,7 +5,7 @@ KWin offers the interface only to programs it trusts: in a person's Plasma sessi
 a program whose desktop file lists it in X-KDE-Wayland-Interfaces; our virtual KDE
 desktops run KWin with KWIN_WAYLAND_NO_PERMISSION_CHECKS. Keys are evdev key codes, read
 in the session's own keymap (from the seat, as applications read it); a character the
-layout lacks is refused, naming set_text.
+layout lacks is composed with its dead key where it has one, else refused, naming set_text.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ ChordKeyboard is the shared keyboard (display/keyboard.py) finding its chords so
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 from roundhouse.devices.linux.display.keyboard import Chord, Keyboard
@@ -52,22 +53,61 @@ def chord_for(keymap: Keymap, keysym: int, extra_modifiers: tuple[str, ...] = ()
     return Chord(tuple(held), stroke.keycode, tuple(wanted))
 
 
+# The dead keys a layout composes an accented letter with, by the combining mark that
+# Unicode's decomposition gives it: é is e + U+0301, typed dead_acute, e (German has no é
+# key, French no ö: a person types them so, and GTK and Qt compose them).
+DEAD_KEYS = {
+    "\u0300": 0xFE50,  # dead_grave
+    "\u0301": 0xFE51,  # dead_acute
+    "\u0302": 0xFE52,  # dead_circumflex
+    "\u0303": 0xFE53,  # dead_tilde
+    "\u0308": 0xFE57,  # dead_diaeresis
+    "\u030a": 0xFE58,  # dead_abovering
+    "\u030c": 0xFE5A,  # dead_caron
+    "\u0327": 0xFE5B,  # dead_cedilla
+}
+
+
+def dead_key_chords(char: str, keymap: Keymap) -> list[Chord] | None:
+    """The chords that compose `char` with a dead key of `keymap` (the dead key, then the
+    letter), or None where its layout has no such pair."""
+    decomposed = unicodedata.normalize("NFD", char)
+    if len(decomposed) != 2 or decomposed[1] not in DEAD_KEYS:
+        return None
+    dead = chord_for(keymap, DEAD_KEYS[decomposed[1]])
+    base = chord_for(keymap, char_keysym(decomposed[0]))
+    return [dead, base] if dead is not None and base is not None else None
+
+
 def text_chords(
     text: str, keymap: Keymap, missing: Callable[[list[int]], Keymap] | None = None
 ) -> list[Chord]:
     """The chords that type `text`. Characters the keymap lacks are handed to `missing`
-    (which returns a keymap that has them) or refused, naming them."""
+    (which returns a keymap that has them), else composed with its dead keys, or refused,
+    naming them."""
     keysyms = [char_keysym(char) for char in text]
     absent = sorted({k for k in keysyms if keymap.stroke(k) is None})
     if absent and missing is not None:
         keymap = missing(absent)
         absent = sorted({k for k in keysyms if keymap.stroke(k) is None})
-    if absent:
-        chars = "".join(sorted({c for c, k in zip(text, keysyms, strict=True) if k in absent}))
+    chords: list[Chord] = []
+    lacking: set[str] = set()
+    for char, keysym in zip(text, keysyms, strict=True):
+        if keysym not in absent:
+            chord = chord_for(keymap, keysym)
+            chords.extend([chord] if chord is not None else [])
+            continue
+        composed = dead_key_chords(char, keymap)
+        if composed is None:
+            lacking.add(char)
+        else:
+            chords.extend(composed)
+    if lacking:
         raise LayoutError(
-            f"the keyboard layout has no key for {chars!r}; set the field's text with set_text"
+            f"the keyboard layout has no key for {''.join(sorted(lacking))!r}; set the "
+            "field's text with set_text"
         )
-    return [chord for keysym in keysyms if (chord := chord_for(keymap, keysym)) is not None]
+    return chords
 
 
 def combo_chords(keys: str, keymap: Keymap) -> list[Chord]:

@@ -1,28 +1,12 @@
-"""The person at a wlroots session: input not ours, through an idle protocol, and a locker,
-by its process or the lock it holds (lockers.py).
-
-A Wayland client sees no other client's input, nor where the pointer is. What wlroots does
-tell any client is when the seat stops being idle, through ext-idle-notify-v1 (sway 1.8
-on) or org_kde_kwin_idle before it (sway 1.7), which swayidle uses: with a timeout of 1 ms
-the seat is idle again a moment after any input, and says "resumed" at the next, from
-whatever device or client (a person's mouse, another program's virtual pointer). Ours too,
-told apart by order as on X11: the compositor handles our input before it answers the
-input connection's roundtrip, and queues the "resumed" it caused on this connection then;
-a roundtrip here afterwards comes after it. So `ours` dispatches and forgets, `foreign`
-dispatches and finds what came since. An application that inhibits idling (a video
-playing full-screen) hides input from every notification but ext-idle-notify-v1's input
-one (version 2), which is asked for where offered.
-"""
+"""The person at a wlroots session: input not ours, through an idle protocol
+(wayland/idle.py), and a locker, by its process or the lock it holds (lockers.py)."""
 
 from __future__ import annotations
 
-import threading
-from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
-from roundhouse.devices.linux.display.base import Closing
-from roundhouse.devices.linux.display.wayland.wire import TIMEOUT, Connection
+from roundhouse.devices.linux.display.wayland import idle
+from roundhouse.devices.linux.display.wayland.wire import TIMEOUT
 from roundhouse.devices.linux.display.wlroots.lockers import (
     Lockers,
     locker_holds,
@@ -30,120 +14,37 @@ from roundhouse.devices.linux.display.wlroots.lockers import (
     lockers,
 )
 
-IDLE_TIMEOUT_MS = 1
-# Both protocols' notifications send idled/idle (0), then resumed (1) at the next input.
-RESUMED = 1
 
+def locker_check(
+    env: Mapping[str, str], locks: Lockers, focused: Callable[[], bool]
+) -> Callable[[], str | None]:
+    """Why the session is locked, or None, asked as `locks` says."""
+    env = dict(env)
 
-@dataclass(frozen=True)
-class IdleProtocol:
-    """How one idle protocol is asked for a notification on the seat."""
-
-    interface: str
-    version: int  # the highest we speak
-    opcode: int  # the request that makes a notification
-    signature: str
-    seat_first: bool  # the order of its seat and timeout arguments
-
-    def request(self, wayland: Connection, notifier: int, notification: int, seat: int) -> None:
-        args = (seat, IDLE_TIMEOUT_MS) if self.seat_first else (IDLE_TIMEOUT_MS, seat)
-        wayland.request(notifier, self.opcode, self.signature, notification, *args)
-
-
-# get_input_idle_notification(id, timeout, seat): input alone, idle inhibitors ignored.
-EXT_INPUT_IDLE = IdleProtocol("ext_idle_notifier_v1", 2, 2, "nuo", seat_first=False)
-# get_idle_notification(id, timeout, seat): held idle-free by an idle inhibitor.
-EXT_IDLE = IdleProtocol("ext_idle_notifier_v1", 1, 1, "nuo", seat_first=False)
-# get_idle_timeout(id, seat, timeout)
-KDE_IDLE = IdleProtocol("org_kde_kwin_idle", 1, 0, "nou", seat_first=True)
-
-
-def idle_protocol(offered: Mapping[str, int]) -> IdleProtocol | None:
-    """The idle protocol to watch by, of those offered (interface -> version): the one that
-    sees input through an idle inhibitor first."""
-    for protocol in (EXT_INPUT_IDLE, EXT_IDLE, KDE_IDLE):
-        if offered.get(protocol.interface, 0) >= protocol.version:
-            return protocol
-    return None
-
-
-class IdleWatch(Closing):
-    """Other input, and a locker, on a wlroots session (a display.base.PersonWatch)."""
-
-    def __init__(
-        self,
-        env: Mapping[str, str],
-        protocol: IdleProtocol,
-        locks: Lockers,
-        focused: Callable[[], bool] = lambda: False,
-        timeout: float = TIMEOUT,
-    ) -> None:
-        self.route = (
-            f"{protocol.interface} v{protocol.version} (any input ends the 1 ms idle); "
-            f"lockers by {locks.route}"
-        )
-        self._env = dict(env)
-        self._locks = locks
-        self._focused = focused
-        self._timeout = timeout
-        self._lock = threading.Lock()
-        self._resumed = 0
-        self._wayland = Connection.open(env, timeout)
-        try:
-            seat = self._wayland.bind("wl_seat", 1)
-            notifier = self._wayland.bind(protocol.interface, protocol.version)
-            watched = self._wayland.new_id(self._on_event)
-            protocol.request(self._wayland, notifier, watched, seat)
-            self.ours()
-        except BaseException:
-            self._wayland.close()
-            raise
-
-    def _on_event(self, opcode: int, _payload: bytes, _fds: deque[int]) -> None:
-        if opcode == RESUMED:
-            self._resumed += 1
-
-    def close(self) -> None:
-        with self._lock:
-            self._wayland.close()
-
-    def ours(self) -> None:
-        with self._lock:
-            self._wayland.roundtrip()
-            self._resumed = 0
-
-    def foreign(self) -> str | None:
-        with self._lock:
-            self._wayland.roundtrip()
-            resumed, self._resumed = self._resumed, 0
-        # The idle protocols do not say which device: a key, a button or the pointer.
-        return "input came from a mouse or keyboard not ours" if resumed else None
-
-    def blocked(self) -> str | None:
+    def locked() -> str | None:
         # A locker's process is looked for whatever has the focus: looking changes nothing,
         # and a locker that has started but not yet locked is caught before our keys race it.
-        if self._locks.processes:
-            running = locker_running(self._env)
+        if locks.processes:
+            running = locker_running(env)
             if running:
                 return running
         # A locker takes the keyboard focus from every window. Only then is a lock asked
         # for: granted to us for a moment, the input inhibitor takes the focus too (and
         # sway 1.7 does not give it back), the session lock blanks the screen.
-        if not self._locks.probes or self._focused():
+        if not locks.probes or focused():
             return None
-        return locker_holds(self._env, self._locks.probes, self._timeout)
+        return locker_holds(env, locks.probes, TIMEOUT)
+
+    return locked
 
 
 def idle_watch(
     env: Mapping[str, str], focused: Callable[[], bool], virtual: bool
-) -> IdleWatch | None:
+) -> idle.IdleWatch | None:
     """The watch, where the compositor offers an idle protocol; None where it does not.
     `focused`: whether a window has the keyboard focus (no locker is up then); `virtual`:
     a desktop roundhouse started, where a locker may be looked for by taking the session
     lock (lockers.py says why a person's never is)."""
-    with Connection.open(env) as wayland:
-        offered = {found.interface: found.version for found in wayland.registry().values()}
-    protocol = idle_protocol(offered)
-    if protocol is None or "wl_seat" not in offered:
-        return None
-    return IdleWatch(env, protocol, lockers(set(offered), virtual), focused)
+    offered = idle.offered(env)
+    locks = lockers(set(offered), virtual)
+    return idle.idle_watch(env, offered, locker_check(env, locks, focused), locks.route)
