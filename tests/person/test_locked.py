@@ -23,6 +23,7 @@ from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.devices.linux.display.base import DisplayServer
+from roundhouse.devices.linux.display.gnome.shell import with_shell_module
 from roundhouse.devices.linux.display.wayland.dbus import SyncBus
 from roundhouse.devices.linux.display.wlroots import lockers
 from roundhouse.devices.linux.doctor import diagnose
@@ -69,10 +70,10 @@ def locked(request: pytest.FixtureRequest) -> Iterator[Desktop]:
 # logind answer on the system bus: main.js, LoginManager.canLock); a headless one has none.
 # Made as main.js makes it, it is the Shell's own lock screen, which then locks as a
 # person's does, through its D-Bus Lock.
-GNOME_SHIELD = (
-    "const Main = imports.ui.main;"
-    "if (!Main.screenShield) Main.screenShield = new imports.ui.screenShield.ScreenShield();"
-    "true"
+GNOME_SHIELD = with_shell_module(
+    "screenShield",
+    "shield => { if (!Main.screenShield) Main.screenShield = new shield.ScreenShield();"
+    " return true; }",
 )
 
 

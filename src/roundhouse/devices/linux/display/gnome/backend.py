@@ -47,6 +47,7 @@ from roundhouse.devices.linux.display.gnome.shell import (
     prepare_shell,
     shell_access,
     shell_paints,
+    with_shell_module,
 )
 from roundhouse.devices.linux.display.wayland.activation import startup_env
 from roundhouse.devices.linux.display.wayland.dbus import (
@@ -266,8 +267,11 @@ def _use_layout(bus: SyncBus, env: Mapping[str, str], deadline: float) -> None:
         "const { Gio, GLib } = imports.gi;"
         "new Gio.Settings({ schema_id: 'org.gnome.desktop.input-sources' }).set_value("
         f"'sources', new GLib.Variant('a(ss)', [['xkb', {json.dumps(source)}]]));"
-        "const current = imports.ui.status.keyboard.getInputSourceManager().currentSource;"
-        "current ? current.id : ''"
+        + with_shell_module(
+            "status/keyboard",
+            "keyboard => { const current = keyboard.getInputSourceManager().currentSource;"
+            " return current ? current.id : ''; }",
+        )
     )
     shell = ("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell")
     while True:

@@ -71,6 +71,23 @@ _PAINTS_JS = (
 )
 
 
+def with_shell_module(name: str, use: str) -> str:
+    """A JavaScript expression for Eval that calls the function `use` with one of GNOME
+    Shell's own modules ("status/keyboard") and gives what it returns. GNOME Shell 43 and
+    44 load their modules as scripts (imports.ui), at once, and their Eval gives what the
+    code gives; 45 and later load them as modules, by a dynamic import of the same file
+    (the instance the Shell uses), and their Eval awaits a promise. Tried in that order:
+    on 45 and later the script loader refuses a module's `import` lines, a SyntaxError
+    before any of it runs."""
+    path = name.replace("/", ".")
+    url = json.dumps(f"resource:///org/gnome/shell/ui/{name}.js")
+    return (
+        f"((use) => {{ let module; try {{ module = imports.ui.{path}; }} catch (error) {{ "
+        "if (!(error instanceof SyntaxError)) throw error; "
+        f"return import({url}).then(use); }} return use(module); }})({use})"
+    )
+
+
 class ShellRefused(RuntimeError):
     """GNOME Shell refused: it is not in unsafe mode, and roundhouse's extension is not there."""
 
