@@ -103,23 +103,28 @@ def lock_session(desktop: Desktop) -> None:
 async def test_a_run_on_a_locked_screen_fails_naming_it_and_acts_not(
     locked: Desktop, tmp_path: Path
 ) -> None:
+    await fails_naming_it_and_acts_not(locked, tmp_path, "the screen is locked")
+
+
+async def fails_naming_it_and_acts_not(desktop: Desktop, tmp_path: Path, reason: str) -> None:
+    """A round on `desktop` FAILs saying `reason`, and launched, clicked and typed nothing."""
     config = Settings.model_validate(
         {
             "logs": tmp_path / "logs",
             "workdir": tmp_path,
-            "task": "locked",
+            "task": "blocked",
             "agent": "host",
-            "desktop": {"session": locked.kind},
+            "desktop": {"session": desktop.kind},
         }
     )
-    async with await DesktopTools.open(locked, config) as tools:
+    async with await DesktopTools.open(desktop, config) as tools:
         registry = desktop_registry(
             tools, extra=[*person_tools(tools), *ShellTools(config).tools()]
         )
         async with compose_session(config, dispatcher=LocalDispatcher(registry)) as session:
             outcome = await session.run_round("open gedit and type hello")
     assert outcome.state is RoundState.FAIL
-    assert outcome.result is not None and "the screen is locked" in outcome.result
+    assert outcome.result is not None and reason in outcome.result
     acted = [
         action
         for step in outcome.steps
@@ -129,6 +134,38 @@ async def test_a_run_on_a_locked_screen_fails_naming_it_and_acts_not(
         and action.function not in ("run_shell", "wait")
     ]
     assert acted == []  # nothing was launched, clicked or typed
+
+
+# The session's own question (log out?), a modal dialog of GNOME Shell as polkit's password
+# and a portal's consent are: asked of the Shell over D-Bus by any client, as gnome-session
+# asks it.
+END_SESSION = (
+    "org.gnome.Shell",
+    "/org/gnome/SessionManager/EndSessionDialog",
+    "org.gnome.SessionManager.EndSessionDialog",
+)
+
+
+async def test_a_gnome_shell_dialog_up_fails_a_run_naming_it_and_goes_with_it(
+    tmp_path: Path,
+) -> None:
+    with VirtualDesktop(settings_for("gnome").desktop) as desktop:
+        bus = SyncBus(desktop.env["DBUS_SESSION_BUS_ADDRESS"], 30)
+        try:
+            with open_display(desktop) as display:
+                assert display.watch.blocked() is None
+                assert "the Shell's own dialogs (polkit's, a portal's) by the Shell" in (
+                    display.watch.route
+                )
+                bus.call(*END_SESSION, "Open", "uuuao", [0, 0, 600, []])  # log out, in 600 s
+                reason = wait_until(display.watch.blocked, 20, "the Shell's dialog to show")
+            assert reason.startswith("GNOME Shell's own dialog 'Log Out' is up"), reason
+            await fails_naming_it_and_acts_not(desktop, tmp_path, "GNOME Shell's own dialog")
+            bus.call(*END_SESSION, "Close")
+            with open_display(desktop) as display:
+                wait_until(lambda: display.watch.blocked() is None, 20, "the dialog to go")
+        finally:
+            bus.close()
 
 
 def test_on_a_persons_sway_the_locker_is_found_by_its_process_and_no_lock_is_taken(

@@ -23,10 +23,12 @@ from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 from PIL import Image
 from tests.desktop.conftest import wait_until
+from tests.person.test_locked import END_SESSION
 from tests.wayland.conftest import skip_unless_this_release_has
 from tests.wayland.test_sessions import COMMAND_TIMEOUT, ROUNDHOUSE, screen_refused, session_env
 
 from roundhouse.devices.linux.display.backends import named
+from roundhouse.devices.linux.display.wayland.dbus import SyncBus
 
 
 class Session:
@@ -154,6 +156,8 @@ def test_after_setup_the_agent_works_as_on_its_own_desktops(
         assert done.returncode == 0, done.stdout + done.stderr
         wait_until(lambda: target.exists(), 10, "the saved file")
         assert target.read_text() == "Hello from roundhouse\n"
+        if shipped.kind == "gnome":
+            a_shell_dialog_fails_a_run(shipped, tmp_path)
         if screen_refused(shipped.env) is not None:
             return
         shot = tmp_path / "after.png"
@@ -167,6 +171,25 @@ def test_after_setup_the_agent_works_as_on_its_own_desktops(
         shipped.quit_apps()
     undone = shipped.run("setup", "--undo", shipped.kind)
     assert undone.returncode == 0 and "removed" in undone.stdout, undone.stdout
+
+
+def a_shell_dialog_fails_a_run(shipped: Session, tmp_path: Path) -> None:
+    """Through the extension, as through Eval (tests/person/test_locked.py): a run while
+    one of GNOME Shell's own dialogs shows FAILs naming it."""
+    bus = SyncBus(shipped.env["DBUS_SESSION_BUS_ADDRESS"], 30)
+    try:
+        bus.call(*END_SESSION, "Open", "uuuao", [0, 0, 600, []])
+        done = shipped.run(
+            "run",
+            "open gedit and type hello",
+            *("--model", "offline", "--desktop", "current", "--yes", "--logs", str(tmp_path)),
+            cwd=tmp_path,
+        )
+        assert done.returncode != 0, done.stdout
+        assert "GNOME Shell's own dialog 'Log Out' is up" in done.stdout, done.stdout
+    finally:
+        bus.call(*END_SESSION, "Close")
+        bus.close()
 
 
 INSPECTOR = Path(__file__).parents[2] / ".mcp-inspector" / "node_modules" / ".bin" / "mcp-inspector"

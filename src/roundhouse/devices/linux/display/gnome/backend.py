@@ -150,7 +150,8 @@ def open_gnome(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServe
         drawn = painted or (screen.drawn if isinstance(screen, CastScreen) else None)
         watch: GnomeWatch | NoWatch
         try:
-            watch = GnomeWatch(bus, lambda: pointer.last_sent)
+            dialogs = shell.dialogs if shell is not None else None
+            watch = GnomeWatch(bus, lambda: pointer.last_sent, dialogs)
         except DBusCallError as error:  # a Mutter without its idle monitor
             log.warning("no person watch on this GNOME session: %s", error)
             watch = NoWatch()

@@ -18,6 +18,13 @@ GNOME Shell's screen shield (org.gnome.Shell.ScreenShield, object /org/gnome/Scr
 what the org.gnome.ScreenSaver service asks) says whether it is up: locked, or blanked on
 its way to locking. The Shell makes one only where it can lock (GDM and logind): a
 headless GNOME Shell has none, and then nothing locks it.
+
+A consent or a password the Shell itself asks for (polkit's authentication, a portal's
+question, the session's log-out) is one of its modal dialogs, which take the keyboard
+while they show. Where roundhouse reaches into the Shell (its extension, or Eval: shell.py
+`dialogs`), one that shows blocks the desktop as a lock does, named by its first label.
+Without either (a person's GNOME before `roundhouse setup gnome`, or an extension
+installed by an older roundhouse) they are not seen.
 """
 
 from __future__ import annotations
@@ -43,19 +50,31 @@ TICK = 0.001  # GetIdletime counts whole milliseconds
 
 
 class GnomeWatch(Closing):
-    """Other input and the screen shield on one GNOME session (a display.base.PersonWatch).
-    `last_sent` says when our input (gnome/remote.py) last sent anything."""
+    """Other input, the screen shield and the Shell's own dialogs on one GNOME session (a
+    display.base.PersonWatch). `last_sent` says when our input (gnome/remote.py) last sent
+    anything; `dialogs`, where the Shell is reached, which of its modal dialogs show."""
 
-    route = (
-        "Mutter's idle monitor (input after ours resets it); lockers by GNOME Shell's "
-        "screen shield (org.gnome.ScreenSaver GetActive)"
-    )
-
-    def __init__(self, bus: SyncBus, last_sent: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        bus: SyncBus,
+        last_sent: Callable[[], float],
+        dialogs: Callable[[], list[str]] | None = None,
+    ) -> None:
         self._bus = bus
         self._last_sent = last_sent
+        self._dialogs = dialogs
         self._lock = threading.Lock()
         self._ours_until = 0.0
+        self.route = (
+            "Mutter's idle monitor (input after ours resets it); lockers by GNOME Shell's "
+            "screen shield (org.gnome.ScreenSaver GetActive); "
+            + (
+                "the Shell's own dialogs (polkit's, a portal's) by the Shell"
+                if dialogs is not None
+                else "the Shell's own dialogs (polkit's, a portal's) not seen: "
+                "roundhouse's extension is not running"
+            )
+        )
         self.last_input()  # refused or missing: say so now
         self.ours()
 
@@ -96,11 +115,31 @@ class GnomeWatch(Closing):
 
     def blocked(self) -> str | None:
         with self._lock:
-            if not self._bus.has_name(SHIELD[0]):
-                return None  # no screen shield: this GNOME Shell cannot lock
-            try:
-                (active,) = self._bus.call(*SHIELD, "GetActive")
-            except DBusCallError as error:
-                log.info("GNOME Shell's screen shield did not answer: %s", error)
-                return None
-        return "the screen is locked (GNOME Shell's screen shield is up)" if active else None
+            if self._shield_up():
+                return "the screen is locked (GNOME Shell's screen shield is up)"
+            dialogs = self._shown_dialogs()
+        if not dialogs:
+            return None
+        return (
+            f"GNOME Shell's own dialog {dialogs[0]!r} is up (it asks the person: a password "
+            "or a consent), and takes the keyboard"
+        )
+
+    def _shield_up(self) -> bool:
+        if not self._bus.has_name(SHIELD[0]):
+            return False  # no screen shield: this GNOME Shell cannot lock
+        try:
+            (active,) = self._bus.call(*SHIELD, "GetActive")
+        except DBusCallError as error:
+            log.info("GNOME Shell's screen shield did not answer: %s", error)
+            return False
+        return bool(active)
+
+    def _shown_dialogs(self) -> list[str]:
+        if self._dialogs is None:
+            return []
+        try:
+            return self._dialogs()
+        except RuntimeError as error:  # ShellRefused: an extension of an older roundhouse
+            log.info("GNOME Shell did not say which of its dialogs show: %s", error)
+            return []

@@ -116,6 +116,11 @@ class ShellAccess(Protocol):
         Overview still shows. TimeoutError when the Shell does not answer within `timeout`."""
         ...
 
+    def dialogs(self) -> list[str]:
+        """The Shell's own modal dialogs that show (polkit's, a portal's, the session's),
+        each by its first label ("Authentication Required")."""
+        ...
+
 
 class EvalShell:
     """core.js through Eval: GNOME Shell in unsafe mode."""
@@ -165,6 +170,9 @@ class EvalShell:
     def prepare(self, timeout: float) -> bool:
         return bool(self._call("prepare()", timeout))
 
+    def dialogs(self) -> list[str]:
+        return [str(title) for title in self._call("dialogs()") or []]
+
 
 class ExtensionShell:
     """core.js through roundhouse's extension (dev.roundhouse.Shell on the session bus)."""
@@ -201,6 +209,10 @@ class ExtensionShell:
 
     def prepare(self, timeout: float) -> bool:
         return bool(self._call("Prepare", timeout=timeout)[0])
+
+    def dialogs(self) -> list[str]:
+        (text,) = self._call("Dialogs")
+        return [str(title) for title in json.loads(text)]
 
 
 def shell_access(bus: SyncBus) -> ShellAccess:

@@ -1,6 +1,6 @@
 // roundhouse's part inside GNOME Shell: the windows a person switches between, with their
 // rectangles; activating and closing one; where the pointer is; how many frames the stage
-// has painted. The same code serves Eval on a Shell in unsafe mode (roundhouse's virtual
+// has painted; the Shell's own dialogs that show. The same code serves Eval on a Shell in unsafe mode (roundhouse's virtual
 // desktops) and the extension a person installs with `roundhouse setup gnome`, which
 // exports these and nothing else (no Eval) as dev.roundhouse.Shell on the session bus.
 
@@ -53,6 +53,23 @@ function roundhouseShell(Main) {
                 global.stage.disconnect(handler);
             handler = 0;
         },
+        // GNOME Shell's own modal dialogs that show (polkit's password, a portal's or the
+        // session's question), each by its first label: a place where nothing is typed.
+        dialogs() {
+            const firstLabel = actor => {
+                if (actor.constructor.$gtype?.name === 'StLabel' && actor.visible && actor.get_text())
+                    return actor.get_text();
+                for (const child of actor.get_children()) {
+                    const found = firstLabel(child);
+                    if (found)
+                        return found;
+                }
+                return '';
+            };
+            return Main.layoutManager.modalDialogGroup.get_children()
+                .filter(actor => actor.visible)
+                .map(firstLabel);
+        },
         // A virtual desktop's Shell: out of the Overview it starts in, and no banners (as
         // root it says "Logged in as a privileged user" over the top of the screen).
         prepare() {
@@ -72,6 +89,7 @@ const ROUNDHOUSE_INTERFACE = `<node><interface name="dev.roundhouse.Shell1">
   <method name="Pointer"><arg type="i" direction="out"/><arg type="i" direction="out"/></method>
   <method name="Frames"><arg type="u" direction="out"/></method>
   <method name="Prepare"><arg type="b" direction="out"/></method>
+  <method name="Dialogs"><arg type="s" direction="out" name="json"/></method>
 </interface></node>`;
 
 // The extension: the service above exported while it is enabled, its name owned.
@@ -86,6 +104,7 @@ function roundhouseService(Gio, Main) {
         Pointer: () => shell.pointer(),
         Frames: () => shell.frames(),
         Prepare: () => shell.prepare(),
+        Dialogs: () => JSON.stringify(shell.dialogs()),
     };
     return {
         enable() {
