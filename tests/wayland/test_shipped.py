@@ -11,6 +11,7 @@ is a real picture."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -23,12 +24,12 @@ from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 from PIL import Image
 from tests.desktop.conftest import wait_until
-from tests.person.test_locked import END_SESSION
+from tests.person.test_locked import CONSENT, DENIED, consent_asked
 from tests.wayland.conftest import skip_unless_this_release_has
 from tests.wayland.test_sessions import COMMAND_TIMEOUT, ROUNDHOUSE, screen_refused, session_env
 
-from roundhouse.devices.linux.display.backends import named
-from roundhouse.devices.linux.display.wayland.dbus import SyncBus
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.backends import named, open_display
 
 
 class Session:
@@ -175,21 +176,21 @@ def test_after_setup_the_agent_works_as_on_its_own_desktops(
 
 def a_shell_dialog_fails_a_run(shipped: Session, tmp_path: Path) -> None:
     """Through the extension, as through Eval (tests/person/test_locked.py): a run while
-    one of GNOME Shell's own dialogs shows FAILs naming it."""
-    bus = SyncBus(shipped.env["DBUS_SESSION_BUS_ADDRESS"], 30)
-    try:
-        bus.call(*END_SESSION, "Open", "uuuao", [0, 0, 600, []])
-        done = shipped.run(
-            "run",
-            "open gedit and type hello",
-            *("--model", "offline", "--desktop", "current", "--yes", "--logs", str(tmp_path)),
-            cwd=tmp_path,
-        )
-        assert done.returncode != 0, done.stdout
-        assert "GNOME Shell's own dialog 'Log Out' is up" in done.stdout, done.stdout
-    finally:
-        bus.call(*END_SESSION, "Close")
-        bus.close()
+    one of GNOME Shell's own dialogs (a consent) shows FAILs naming it."""
+    persons = Desktop(display="", env=shipped.env, width=1280, height=800, virtual=False)
+    with open_display(dataclasses.replace(persons, kind="gnome")) as display:
+        with consent_asked(shipped.env["DBUS_SESSION_BUS_ADDRESS"]) as answers:
+            wait_until(display.watch.blocked, 20, "the consent dialog")
+            done = shipped.run(
+                "run",
+                "open gedit and type hello",
+                *("--model", "offline", "--desktop", "current", "--yes", "--logs", str(tmp_path)),
+                cwd=tmp_path,
+            )
+            display.input.press_keys("Escape")  # the person says no
+    assert done.returncode != 0, done.stdout
+    assert f"GNOME Shell's own dialog {CONSENT!r} is up" in done.stdout, done.stdout
+    assert answers == [DENIED]
 
 
 INSPECTOR = Path(__file__).parents[2] / ".mcp-inspector" / "node_modules" / ".bin" / "mcp-inspector"
