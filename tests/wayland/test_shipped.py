@@ -24,7 +24,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 from PIL import Image
 from tests.desktop.conftest import wait_until
-from tests.person.test_locked import CONSENT, DENIED, consent_asked
+from tests.person.test_locked import RUN_DIALOG
 from tests.wayland.conftest import skip_unless_this_release_has
 from tests.wayland.test_sessions import COMMAND_TIMEOUT, ROUNDHOUSE, screen_refused, session_env
 
@@ -176,21 +176,23 @@ def test_after_setup_the_agent_works_as_on_its_own_desktops(
 
 def a_shell_dialog_fails_a_run(shipped: Session, tmp_path: Path) -> None:
     """Through the extension, as through Eval (tests/person/test_locked.py): a run while
-    one of GNOME Shell's own dialogs (a consent) shows FAILs naming it."""
+    one of GNOME Shell's own dialogs shows FAILs naming it."""
     persons = Desktop(display="", env=shipped.env, width=1280, height=800, virtual=False)
     with open_display(dataclasses.replace(persons, kind="gnome")) as display:
-        with consent_asked(shipped.env["DBUS_SESSION_BUS_ADDRESS"]) as answers:
-            wait_until(display.watch.blocked, 20, "the consent dialog")
+        display.input.press_keys("alt+F2")  # the person opens the Shell's run dialog
+        wait_until(display.watch.blocked, 20, "the Shell's dialog")
+        try:
             done = shipped.run(
                 "run",
                 "open gedit and type hello",
                 *("--model", "offline", "--desktop", "current", "--yes", "--logs", str(tmp_path)),
                 cwd=tmp_path,
             )
-            display.input.press_keys("Escape")  # the person says no
+        finally:
+            display.input.press_keys("Escape")
+        wait_until(lambda: display.watch.blocked() is None, 20, "the dialog to go")
     assert done.returncode != 0, done.stdout
-    assert f"GNOME Shell's own dialog {CONSENT!r} is up" in done.stdout, done.stdout
-    assert answers == [DENIED]
+    assert f"GNOME Shell's own dialog {RUN_DIALOG!r} is up" in done.stdout, done.stdout
 
 
 INSPECTOR = Path(__file__).parents[2] / ".mcp-inspector" / "node_modules" / ".bin" / "mcp-inspector"
