@@ -90,24 +90,14 @@ class Headless:
         name, _, variant = (self.layout or "us").partition("(")
         return name, variant.rstrip(")")
 
-    @property
-    def scaled_size(self) -> tuple[int, int]:
-        """The desktop's size in logical pixels with SECOND_MONITOR at SECOND_SCALE right of
-        the first (sway, GNOME): 1920x1200 at 1.5 is 1280x800 of them."""
-        width, height = self.size
-        if self.monitors == 1:
-            return width, height
-        second_width, second_height = (round(side / SECOND_SCALE) for side in SECOND_MONITOR)
-        return width + second_width, max(height, second_height)
-
-    def refuse(self, kind: str, layouts: bool = False, monitors: bool = False) -> None:
-        """For a compositor whose virtual desktops have one monitor (unless `monitors`) and
-        the US layout (unless `layouts`): refuse more, at once."""
-        if self.monitors > 1 and not monitors:
+    def refuse(self, kind: str, layouts: bool = False) -> None:
+        """For a compositor whose virtual desktops have one monitor (and, unless `layouts`,
+        the US layout): refuse more, at once."""
+        if self.monitors > 1:
             raise CompositorUnavailable(
                 f"a virtual {kind} desktop has one monitor here; two monitors run on x11 "
-                "(two RandR monitors on one Xvfb screen), sway, kde and gnome (not --shipped; "
-                "two outputs, the second at scale 1.5)"
+                "(two RandR monitors on one Xvfb screen) and sway (two outputs, the second "
+                "at scale 1.5)"
             )
         if self.layout and not layouts:
             raise CompositorUnavailable(

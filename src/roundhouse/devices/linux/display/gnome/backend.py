@@ -31,7 +31,7 @@ from roundhouse.devices.linux.display.compositor import (
     Spawner,
     Started,
 )
-from roundhouse.devices.linux.display.gnome import cast, install, monitors
+from roundhouse.devices.linux.display.gnome import cast, install
 from roundhouse.devices.linux.display.gnome.cast import CastScreen
 from roundhouse.devices.linux.display.gnome.person import GnomeWatch
 from roundhouse.devices.linux.display.gnome.remote import MutterInput
@@ -57,7 +57,7 @@ from roundhouse.devices.linux.display.wayland.dbus import (
     opening_on_bus,
     session_bus_address,
 )
-from roundhouse.devices.linux.display.wayland.globals import bind_outputs, desktop_box
+from roundhouse.devices.linux.display.wayland.globals import bind_output
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandGone
 
 log = logging.getLogger(__name__)
@@ -105,8 +105,7 @@ def open_gnome(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServe
     on any desktop, `virtual` or not."""
     address = session_bus_address(env, "GNOME")
     with Connection.open(env) as wayland:
-        box = desktop_box(bind_outputs(wayland))  # every monitor's, in logical pixels
-    size = (box.right, box.bottom)
+        size = bind_output(wayland).logical_size
     bus = SyncBus(address)
     with opening_on_bus(bus, ShellRefused, SETUP_FIX) as opened:
         shell: ShellAccess | None = shell_access(bus)
@@ -136,7 +135,7 @@ def open_gnome(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServe
             )
         screen: CastScreen | ShellScreen
         if cast.available():
-            screen, shots = CastScreen(pointer.streams, env, size), SCREEN_CAST
+            screen, shots = CastScreen(pointer.node, env, size), SCREEN_CAST
         elif isinstance(shell, EvalShell):  # ~100 ms a PNG, where GStreamer's source is not
             screen = ShellScreen(shell, bus, size, env.get("XDG_RUNTIME_DIR", ""))
             shots = SHELL_SCREENSHOT
@@ -185,12 +184,8 @@ class GnomeShell(Compositor):
     def start(self, spawner: Spawner, at: Headless) -> Started:
         # The layout is set in the Shell's settings once it answers (ready): a shipped
         # Shell's Eval, which sets them, is refused.
-        # So are its monitors arranged (through Eval too, which a shipped Shell refuses).
-        at.refuse("gnome", layouts=not at.shipped, monitors=not at.shipped)
+        at.refuse("gnome", layouts=not at.shipped)
         width, height = at.size
-        second: tuple[str, ...] = ()
-        if at.monitors > 1:
-            second = ("--virtual-monitor", "x".join(map(str, compositor.SECOND_MONITOR)))
         system_bus = spawner.spawn_reading(
             "dbus-daemon",
             [
@@ -207,7 +202,7 @@ class GnomeShell(Compositor):
         spawner.spawn("wireplumber", ["wireplumber"], env)
         shell = [
             *("gnome-shell", "--headless", *(() if at.shipped else ("--unsafe-mode",))),
-            *("--virtual-monitor", f"{width}x{height}", *second, "--wayland", "--no-x11"),
+            *("--virtual-monitor", f"{width}x{height}", "--wayland", "--no-x11"),
             *("--wayland-display", "wayland-0"),
         ]
         shell_env = {
@@ -220,7 +215,7 @@ class GnomeShell(Compositor):
             shell_env["GSETTINGS_BACKEND"] = "memory"
         spawner.spawn("gnome-shell", shell, shell_env, log=at.runtime_dir / SHELL_LOG)
         socket = compositor.wait_for_socket(at.runtime_dir, READY_WAIT)
-        return Started(socket, {"DBUS_SYSTEM_BUS_ADDRESS": system_bus}, size=at.scaled_size)
+        return Started(socket, {"DBUS_SYSTEM_BUS_ADDRESS": system_bus})
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         """Once the Shell's D-Bus services are up: prepared (display.gnome.shell), all
@@ -246,7 +241,6 @@ class GnomeShell(Compositor):
             try:
                 prepare_shell(shell_access(bus), deadline, unstick)
                 _use_layout(bus, env, deadline)
-                _arrange_monitors(bus, deadline)
             except ShellRefused:  # as shipped: out of the Overview as a person gets out
                 _close_overview(bus, deadline, unstick)
         except ShellSilent as error:
@@ -258,17 +252,6 @@ class GnomeShell(Compositor):
 
 
 READY_WAIT = 15.0  # seconds for GNOME Shell's Wayland socket
-
-
-def _arrange_monitors(bus: SyncBus, deadline: float) -> None:
-    """Two virtual monitors as sway's are (Mutter put the larger one first, at the left):
-    the first at the left at scale 1, the second right of it at compositor.SECOND_SCALE."""
-    try:
-        if len(monitors.read_state(bus).modes) < 2:
-            return
-        monitors.arrange(bus, [1.0, compositor.SECOND_SCALE], deadline)
-    except (RuntimeError, DBusCallError, TimeoutError) as error:
-        raise CompositorUnavailable(f"GNOME's monitors were not arranged: {error}") from None
 
 
 def _use_layout(bus: SyncBus, env: Mapping[str, str], deadline: float) -> None:

@@ -1,8 +1,7 @@
 """GNOME input through Mutter's remote desktop (org.gnome.Mutter.RemoteDesktop).
 
-A remote-desktop session with a screen cast of each monitor lets a client move the pointer
-to absolute positions on a monitor (in that monitor's stream: its own pixels, from its
-corner) and press keys and buttons, with no dialog.
+A remote-desktop session with a screen cast of the primary monitor lets a client move the
+pointer to absolute positions on that monitor and press keys and buttons, with no dialog.
 The session belongs to the D-Bus connection that made it (it ends when that closes), and
 starting it needs PipeWire in the session (the screen cast's stream).
 
@@ -14,17 +13,13 @@ acute, e), else refused, naming set_text, which types any text.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 from dbus_fast import Variant
 
-from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.display.base import Button, DisplayUnavailable, Monitor
-from roundhouse.devices.linux.display.gnome.monitors import read_monitors
+from roundhouse.devices.linux.display.base import Button, DisplayUnavailable
 from roundhouse.devices.linux.display.pointer import EVDEV_BUTTONS
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.globals import seat_keymap
@@ -33,8 +28,6 @@ from roundhouse.devices.linux.display.wayland.keymap import Keymap
 from roundhouse.devices.linux.display.wayland.pointer import ApproachingPointer
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError
 
-log = logging.getLogger(__name__)
-
 REMOTE = "org.gnome.Mutter.RemoteDesktop"
 REMOTE_PATH = "/org/gnome/Mutter/RemoteDesktop"
 REMOTE_SESSION = "org.gnome.Mutter.RemoteDesktop.Session"
@@ -42,7 +35,6 @@ CAST = "org.gnome.Mutter.ScreenCast"
 CAST_PATH = "/org/gnome/Mutter/ScreenCast"
 CAST_SESSION = "org.gnome.Mutter.ScreenCast.Session"
 CAST_STREAM = "org.gnome.Mutter.ScreenCast.Stream"
-PRIMARY = "primary"  # the monitor recorded as "" (Mutter's primary), where none is named
 START_TIMEOUT = 5.0  # seconds for the screen cast's PipeWire stream to appear
 # The first key after a session starts was lost (measured on Mutter 43; see _wake): a
 # Shift pressed and released, and a pause, go first.
@@ -52,35 +44,6 @@ KEYMAP_TIMEOUT = 2.0
 KEYBOARD_SETTLE = 0.05  # seconds for a window to be handed the keyboard (see _wake)
 POINTER_TIMEOUT = 1.0  # seconds for Mutter to have moved the pointer
 POINTER_SETTLE = 0.03  # seconds after each motion for the window under it to hear of it
-
-
-@dataclass(frozen=True)
-class Stream:
-    """A monitor's screen-cast stream: absolute pointer motion on the monitor goes to it,
-    and its PipeWire node is the monitor's pixels (gnome/cast.py)."""
-
-    monitor: Monitor
-    path: str
-    node: int = 0
-
-    def position(self, x: int, y: int) -> tuple[float, float]:
-        """The desktop's point (x, y) in the stream's pixels (Mutter divides them by the
-        monitor's scale, and adds the monitor's corner)."""
-        rect, scale = self.monitor.rect, self.monitor.scale
-        return (x - rect.left) * scale, (y - rect.top) * scale
-
-
-def stream_for(streams: list[Stream], x: int, y: int) -> Stream:
-    """The stream of the monitor the point lies on; else the nearest one's (a point in the
-    desktop's box but on no monitor: the pointer stops at that monitor's edge)."""
-
-    def away(stream: Stream) -> int:
-        rect = stream.monitor.rect
-        dx = max(rect.left - x, 0, x - (rect.right - 1))
-        dy = max(rect.top - y, 0, y - (rect.bottom - 1))
-        return dx + dy
-
-    return min(streams, key=away)
 
 
 class MutterInput(ApproachingPointer, ChordKeyboard):
@@ -99,7 +62,7 @@ class MutterInput(ApproachingPointer, ChordKeyboard):
         self._lock = threading.Lock()
         self.size = size
         self._pointer = pointer
-        self.streams: list[Stream] = []  # each monitor's, once started
+        self.node = 0  # the PipeWire node of the screen cast, once started
         # When our last input was sent (time.monotonic(), Mutter's clock too): the person
         # watch (gnome/person.py) tells ours from other input by it.
         self.last_sent = time.monotonic()
@@ -129,42 +92,26 @@ class MutterInput(ApproachingPointer, ChordKeyboard):
         session_id = properties["SessionId"].value
         options = {"remote-desktop-session-id": Variant("s", session_id)}
         (cast,) = self._bus.call(CAST, CAST_PATH, CAST, "CreateSession", "a{sv}", [options])
-        # Each monitor, without the pointer drawn in: absolute pointer positions on it are
-        # its stream's, and its PipeWire node is its pixels (gnome/cast.py).
-        streams = []
-        for monitor in self._monitors():
-            (path,) = self._bus.call(
-                CAST,
-                cast,
-                CAST_SESSION,
-                "RecordMonitor",
-                "sa{sv}",
-                [monitor.name if monitor.name != PRIMARY else "", {"cursor-mode": Variant("u", 0)}],
-            )
-            added = self._bus.watch(CAST_STREAM, "PipeWireStreamAdded", path)
-            streams.append((monitor, path, added))
+        # The primary monitor (""), without the pointer drawn in: absolute pointer positions
+        # are this stream's, and its PipeWire node is the screen (gnome/cast.py).
+        (self._stream,) = self._bus.call(
+            CAST,
+            cast,
+            CAST_SESSION,
+            "RecordMonitor",
+            "sa{sv}",
+            ["", {"cursor-mode": Variant("u", 0)}],
+        )
+        added = self._bus.watch(CAST_STREAM, "PipeWireStreamAdded", self._stream)
         try:
             self._call("Start")
-            for monitor, path, added in streams:
-                (node,) = added.next(START_TIMEOUT)
-                self.streams.append(Stream(monitor, path, node))
+            (self.node,) = added.next(START_TIMEOUT)
         except (DBusCallError, TimeoutError) as error:
             raise DisplayUnavailable(
                 f"Mutter's remote desktop did not start ({error}); it needs PipeWire in the "
                 "session: start pipewire and wireplumber"
             ) from None
         self._wake(WARM_UP)
-
-    def _monitors(self) -> list[Monitor]:
-        """Mutter's monitors; the primary one alone, covering the screen, where its display
-        settings do not answer."""
-        try:
-            found = read_monitors(self._bus)
-        except (DBusCallError, TimeoutError, KeyError, ValueError) as error:
-            log.warning("Mutter's monitors unread (%s): the primary one alone", error)
-            found = []
-        width, height = self.size
-        return found or [Monitor(1, PRIMARY, Rect(0, 0, width, height))]
 
     def wake(self) -> None:
         """Give the focused window the keyboard (see _wake)."""
@@ -211,8 +158,7 @@ class MutterInput(ApproachingPointer, ChordKeyboard):
         under the old position (1 click in 3 on this machine kind). The first motion may
         be what hands a window the pointer, as a key hands it the keyboard (_wake): the
         one after it (approach) waits a moment, then arrives as a motion."""
-        stream = stream_for(self.streams, x, y)
-        self._call("NotifyPointerMotionAbsolute", "sdd", stream.path, *stream.position(x, y))
+        self._call("NotifyPointerMotionAbsolute", "sdd", self._stream, float(x), float(y))
         if self._pointer is not None:
             deadline = time.monotonic() + POINTER_TIMEOUT
             while self._pointer() != (x, y) and time.monotonic() < deadline:

@@ -101,7 +101,9 @@ class Sway(Compositor):
             at.base, HOME=str(at.runtime_dir), **{**HEADLESS_WLROOTS, **outputs}
         )
         spawner.spawn("sway", argv, env)
-        return Started(compositor.wait_for_socket(at.runtime_dir, READY_WAIT), size=at.scaled_size)
+        return Started(
+            compositor.wait_for_socket(at.runtime_dir, READY_WAIT), size=desktop_size(at)
+        )
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         runtime = Path(env["XDG_RUNTIME_DIR"])
@@ -137,6 +139,17 @@ def sway_config(at: Headless) -> str:
             lines.append(f"input type:keyboard xkb_variant {variant}")
     lines.append("xwayland disable")
     return "\n".join(lines) + "\n"
+
+
+def desktop_size(at: Headless) -> tuple[int, int]:
+    """The desktop's size in logical pixels: the second monitor's 1920x1200 at 1.5 is
+    1280x800 of them."""
+    width, height = at.size
+    if at.monitors == 1:
+        return width, height
+    scale = compositor.SECOND_SCALE
+    second_width, second_height = (round(side / scale) for side in compositor.SECOND_MONITOR)
+    return width + second_width, max(height, second_height)
 
 
 READY_WAIT = 15.0  # seconds for a headless wlroots compositor's socket
