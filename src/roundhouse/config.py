@@ -74,7 +74,8 @@ class DesktopSettings(_Section):
     width: int = Field(default=1280, ge=320)
     height: int = Field(default=800, ge=240)
     # A virtual desktop's monitors: 2 adds a second one to the right of the first, 1920x1200
-    # pixels at scale 1.5 where the compositor scales (sway), else at scale 1 (X11).
+    # pixels at scale 1.5 (sway), the first's pixels at scale 1.5 (KWin, whose virtual
+    # outputs are all one size), or 1920x1200 at scale 1 (X11).
     monitors: int = Field(default=1, ge=1, le=2)
     # A virtual desktop's keyboard layout, as XKB names it ("de", "fr", "us(dvorak)"); ""
     # is US. What a person's own session reads keys with is its own.

@@ -12,7 +12,7 @@ import pytest
 from tests.desktop.conftest import kill_session, wait_until_async
 
 from roundhouse.config import DesktopSettings, Settings
-from roundhouse.devices.contract import WindowInfo
+from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.base import Monitor
@@ -21,6 +21,8 @@ from roundhouse.devices.linux.tools import DesktopTools
 
 # The kinds whose virtual desktops have two monitors and any layout.
 KINDS = ("x11", "sway")
+# Those whose virtual desktops have two monitors.
+MONITORS = (*KINDS, "kde")
 # The kinds whose display server sees the person: their input, and a locked screen.
 WATCHED = (*KINDS, "gnome", "kde")
 
@@ -29,9 +31,10 @@ def settings_for(kind: str, **desktop: object) -> Settings:
     return Settings(desktop=DesktopSettings(session=kind, **desktop))
 
 
-@pytest.fixture(scope="module", params=KINDS)
+@pytest.fixture(scope="module", params=MONITORS)
 def two_monitors(request: pytest.FixtureRequest) -> Iterator[Desktop]:
-    """A virtual desktop of each kind with a second monitor (at scale 1.5 on sway)."""
+    """A virtual desktop of each kind with a second monitor (at scale 1.5 on sway and
+    kde)."""
     with VirtualDesktop(settings_for(request.param, monitors=2).desktop) as started:
         yield started
 
@@ -83,8 +86,20 @@ def apps() -> Iterator[Apps]:
 
 async def move_to(desktop: Desktop, tools: DesktopTools, xid: int, monitor: Monitor) -> WindowInfo:
     """Put the window on `monitor` as a person would drag it there, and wait until it is:
-    sway moves it to the monitor's output; on X11 openbox is asked to move its frame."""
-    if desktop.kind == "sway":
+    sway moves it to the monitor's output; on X11 openbox is asked to move its frame; KWin
+    moves it (and sizes it to fit: a KDE desktop's second monitor is 853x533)."""
+    if desktop.kind == "kde":
+        from roundhouse.devices.linux.display.kde.kwin import KWinWindows
+
+        assert isinstance(tools.windows, KWinWindows)
+        area = monitor.rect
+        window = tools.windows.get(xid)
+        width = min(window.rect.width, area.width - 40)
+        height = min(window.rect.height, area.height - 40)
+        tools.windows.move(
+            xid, Rect(area.left + 20, area.top + 20, area.left + 20 + width, area.top + 20 + height)
+        )
+    elif desktop.kind == "sway":
         ipc = SwayIpc(sway_socket(desktop.env))
         try:
             ipc.command(f"[con_id={xid}] move container to output {monitor.name}")

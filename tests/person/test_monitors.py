@@ -1,6 +1,6 @@
-"""Two monitors, the second at scale 1.5 where the compositor scales (sway; X11 has no scale
-per monitor): each monitor's screenshot is its own size, a click on a control of a window
-on the second lands on it, and the marks are drawn where its controls are."""
+"""Two monitors, the second at scale 1.5 where the compositor scales (sway and KWin; X11 has
+no scale per monitor): each monitor's screenshot is its own size, a click on a control of a
+window on the second lands on it, and the marks are drawn where its controls are."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ def expected_second(kind: str) -> tuple[list[int], float, tuple[int, int]]:
     """The second monitor's place on the desktop, its scale and its pixels."""
     if kind == "sway":  # 1920x1200 pixels at 1.5: 1280x800 of the desktop's
         return [1280, 0, 2560, 800], 1.5, (1920, 1200)
+    if kind == "kde":  # KWin's outputs are all the first's size: 1280x800 at 1.5 is 853x533
+        return [1280, 0, 2133, 533], 1.5, (1280, 800)
     return [1280, 0, 3200, 1200], 1.0, (1920, 1200)
 
 

@@ -137,7 +137,8 @@ def start(
             min=1,
             max=2,
             help="2: a second monitor to the right of the first, 1920x1200 at scale 1.5 "
-            "where the compositor scales (sway), else at scale 1 (x11)",
+            "(sway), the first's size at scale 1.5 (kde: KWin's outputs are all one size), "
+            "or 1920x1200 at scale 1 (x11)",
         ),
     ] = None,
     layout: Annotated[

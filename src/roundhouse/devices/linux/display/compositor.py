@@ -90,14 +90,14 @@ class Headless:
         name, _, variant = (self.layout or "us").partition("(")
         return name, variant.rstrip(")")
 
-    def refuse(self, kind: str, layouts: bool = False) -> None:
-        """For a compositor whose virtual desktops have one monitor (and, unless `layouts`,
-        the US layout): refuse more, at once."""
-        if self.monitors > 1:
+    def refuse(self, kind: str, layouts: bool = False, monitors: bool = False) -> None:
+        """For a compositor whose virtual desktops have one monitor (unless `monitors`) and
+        the US layout (unless `layouts`): refuse more, at once."""
+        if self.monitors > 1 and not monitors:
             raise CompositorUnavailable(
                 f"a virtual {kind} desktop has one monitor here; two monitors run on x11 "
-                "(two RandR monitors on one Xvfb screen) and sway (two outputs, the second "
-                "at scale 1.5)"
+                "(two RandR monitors on one Xvfb screen), sway and kde (two outputs, the "
+                "second at scale 1.5)"
             )
         if self.layout and not layouts:
             raise CompositorUnavailable(

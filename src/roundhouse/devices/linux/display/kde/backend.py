@@ -1,5 +1,5 @@
 """KDE: KWin's fake input on a Wayland connection, its ScreenShot2 and its scripts (the
-windows) on one session-bus connection; a virtual desktop is KWin on a virtual output."""
+windows) on one session-bus connection; a virtual desktop is KWin on virtual outputs."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from roundhouse.devices.linux.display.kde.kwin import (
     KWinScripts,
     KWinWindows,
 )
+from roundhouse.devices.linux.display.kde.outputs import read_monitors, scale_outputs
 from roundhouse.devices.linux.display.kde.person import kwin_watch
 from roundhouse.devices.linux.display.wayland.dbus import (
     BusGone,
@@ -33,8 +34,8 @@ from roundhouse.devices.linux.display.wayland.dbus import (
     opening_on_bus,
     session_bus_address,
 )
-from roundhouse.devices.linux.display.wayland.globals import bind_output
-from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandGone
+from roundhouse.devices.linux.display.wayland.globals import bind_outputs, desktop_box
+from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError, WaylandGone
 
 TRUSTED = (
     "KWin trusts a program with it when its desktop file lists it "
@@ -65,13 +66,10 @@ def open_kde(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServer:
         missing: tuple[RouteRefused, ...] = ()
         try:
             pointer = FakeInput(env)
-            size = pointer.output.logical_size
         except DisplayUnavailable as error:  # KWin hides it from a program it does not trust
             refusal = RouteRefused(str(error), INPUT.fix, "input")
             pointer, missing = RefusedInput(refusal), (refusal,)
-            with Connection.open(env) as wayland:
-                size = bind_output(wayland).logical_size
-        screen = KWinScreen(bus, windows, size)
+        screen = KWinScreen(bus, windows, env)
         watch = kwin_watch(env, bus)
         if watch is not None:
             opened.callback(watch.close)
@@ -94,14 +92,15 @@ def open_kde(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServer:
 
 
 class KWin(Compositor):
-    """KWin 5.27+ on a virtual output, trusting its clients (fake input, screenshots and
+    """KWin 5.27+ on virtual outputs, trusting its clients (fake input, screenshots and
     window management are otherwise for programs a desktop file vouches for)."""
 
     def programs(self) -> list[str]:
         return ["kwin_wayland"]
 
     def start(self, spawner: Spawner, at: Headless) -> Started:
-        at.refuse("kde", layouts=True)  # its keyboard layout: kxkbrc, as Plasma's is
+        # Its keyboard layout: kxkbrc, as Plasma's is; its monitors: outputs of its own.
+        at.refuse("kde", layouts=True, monitors=True)
         width, height = at.size
         argv = [
             compositor.runnable(
@@ -113,6 +112,8 @@ class KWin(Compositor):
             # watch's question: kde/person.py), never locking by itself (LOCKER_CONFIG).
             *("--no-global-shortcuts", "--no-kactivities"),
         ]
+        if at.monitors > 1:  # each of the same pixels: the second is scaled once it is up
+            argv += ["--output-count", str(at.monitors)]
         # Not KWIN_COMPOSE=Q: KWin's screenshots come from its OpenGL compositor (Mesa's
         # software renderer here), and with QPainter it offers none.
         # The applications menu a Plasma session has (plasma-applications.menu): KWin 6
@@ -138,8 +139,11 @@ class KWin(Compositor):
         spawner.spawn("kwin_wayland", argv, env)
         # The session's programs see the menu too, as in Plasma: `roundhouse setup kde`
         # rebuilds KWin's service cache (kbuildsycoca6) with the session's environment.
+        display = compositor.wait_for_socket(at.runtime_dir, READY_WAIT)
         return Started(
-            compositor.wait_for_socket(at.runtime_dir, READY_WAIT), {"XDG_CONFIG_DIRS": config_dirs}
+            display,
+            {"XDG_CONFIG_DIRS": config_dirs},
+            size=_scaled(env, display) if at.monitors > 1 else None,
         )
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
@@ -176,6 +180,22 @@ def layout_config(layout: str, variant: str) -> str:
     """kxkbrc naming one keyboard layout, as Plasma's keyboard settings write it (KWin
     reads it at start)."""
     return f"[Layout]\nUse=true\nLayoutList={layout}\nVariantList={variant}\n"
+
+
+def _scaled(env: Mapping[str, str], display: str) -> tuple[int, int]:
+    """Scale the second output by compositor.SECOND_SCALE, as a person's display settings
+    do; the desktop's size then, in its logical pixels."""
+    wayland_env = {**env, "WAYLAND_DISPLAY": display}
+    try:
+        names = [monitor.name for monitor in read_monitors(wayland_env)]
+        scale_outputs(wayland_env, {names[1]: compositor.SECOND_SCALE})
+        with Connection.open(wayland_env) as wayland:
+            box = desktop_box(bind_outputs(wayland))
+    except WaylandError as error:
+        raise compositor.CompositorUnavailable(
+            f"KWin did not scale its second output: {error}"
+        ) from None
+    return box.right, box.bottom
 
 
 def _kwin_scripting(bus: SyncBus) -> bool:

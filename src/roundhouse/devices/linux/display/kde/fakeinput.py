@@ -10,9 +10,14 @@ layout lacks is composed with its dead key where it has one, else refused, namin
 
 from __future__ import annotations
 
+from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.display.base import Button, DisplayUnavailable
 from roundhouse.devices.linux.display.pointer import EVDEV_BUTTONS, WHEEL_STEP
-from roundhouse.devices.linux.display.wayland.globals import Output, bind_output, seat_keymap
+from roundhouse.devices.linux.display.wayland.globals import (
+    bind_outputs,
+    desktop_box,
+    seat_keymap,
+)
 from roundhouse.devices.linux.display.wayland.input import WaylandInput
 from roundhouse.devices.linux.display.wayland.keymap import Keymap
 
@@ -35,7 +40,8 @@ class FakeInput(WaylandInput):
                 "session, a program may use it only when its desktop file lists it in "
                 "X-KDE-Wayland-Interfaces (`roundhouse doctor` says how)"
             )
-        self.output: Output = bind_output(self._wayland)
+        # KWin's absolute motion is in the desktop's logical pixels, across every output.
+        self.desktop: Rect = desktop_box(bind_outputs(self._wayland))
         self._fake = self._wayland.bind(INTERFACE, 4)
         self._wayland.request(self._fake, AUTHENTICATE, "ss", "roundhouse", "desktop automation")
         self._keymap = Keymap(seat_keymap(self._wayland, KEYMAP_TIMEOUT))
@@ -44,7 +50,7 @@ class FakeInput(WaylandInput):
     # ------------------------------------------------------------ pointer
 
     def _screen_size(self) -> tuple[int, int]:
-        return self.output.logical_size
+        return self.desktop.right, self.desktop.bottom
 
     def _motion(self, x: int, y: int) -> None:
         # Each motion in a roundtrip of its own: the pointer arrives by moving (approach).

@@ -34,6 +34,7 @@ from PIL import Image
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import (
+    Monitor,
     RegionScreen,
     RouteRefused,
     WindowList,
@@ -41,6 +42,7 @@ from roundhouse.devices.linux.display.base import (
     clip,
     wait_until,
 )
+from roundhouse.devices.linux.display.kde.outputs import read_monitors
 from roundhouse.devices.linux.display.wayland.dbus import BusGone, DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
 
@@ -83,6 +85,11 @@ if (w) { if (workspace.activeWindow !== undefined) workspace.activeWindow = w;
 answer(!!w);
 """
 _CLOSE = "const w = find(%(id)s); if (w) w.closeWindow(); answer(!!w);"
+_MOVE = """
+const w = find(%(id)s), to = JSON.parse(%(rect)s);
+if (w) w.frameGeometry = {x: to[0], y: to[1], width: to[2], height: to[3]};
+answer(w ? row(w) : null);
+"""
 
 
 class KWinRefused(RuntimeError):
@@ -246,6 +253,12 @@ class KWinWindows(WindowList):
         self._scripts.run(_CLOSE, id=self.uuid(xid))
         return await self._until_gone(xid, timeout)
 
+    def move(self, xid: int, rect: Rect) -> None:
+        """Put the window's frame at `rect` (on another monitor, say), as a person drags
+        and sizes it."""
+        box = json.dumps([rect.left, rect.top, rect.width, rect.height])
+        self._scripts.run(_MOVE, id=self.uuid(xid), rect=box)
+
     def content(self, window: WindowInfo) -> Rect:
         """The frame; for GTK 3, which places its objects relative to its whole surface,
         the buffer (the shadow it draws included)."""
@@ -274,19 +287,32 @@ def _info(row: Mapping[str, Any]) -> WindowInfo:
 
 
 class KWinScreen(RegionScreen):
-    """The screen through KWin's ScreenShot2 (a display.base.Screen)."""
+    """The screen through KWin's ScreenShot2 (a display.base.Screen). The desktop, its
+    regions and a window come in the desktop's logical pixels (KWin shrinks what lies on a
+    scaled output); a monitor in its own."""
 
-    def __init__(self, bus: SyncBus, windows: KWinWindows, size: tuple[int, int]) -> None:
+    def __init__(self, bus: SyncBus, windows: KWinWindows, env: Mapping[str, str]) -> None:
         self._bus = bus
         self._windows = windows
-        self.size = size
+        self._env = dict(env)
+        monitors = self.monitors()
+        self.size = (max(m.rect.right for m in monitors), max(m.rect.bottom for m in monitors))
         self._lock = threading.Lock()
 
     def close(self) -> None:
         pass  # the bus is the server's
 
+    def monitors(self) -> list[Monitor]:
+        """KWin's outputs (asked each time, as a person may plug one in)."""
+        return read_monitors(self._env)
+
+    def monitor(self, number: int) -> tuple[Image.Image, Monitor]:
+        """The output's own pixels."""
+        found = self._monitor(number)
+        return self._capture("CaptureScreen", "sa{sv}h", [found.name], native=True), found
+
     def desktop(self) -> Image.Image:
-        return self._capture("CaptureActiveScreen", "a{sv}h", [])
+        return self._capture("CaptureWorkspace", "a{sv}h", [])
 
     def region(self, rect: Rect) -> Image.Image:
         clipped = clip(rect, self.size)
@@ -302,8 +328,15 @@ class KWinScreen(RegionScreen):
         image = self._capture("CaptureWindow", "sa{sv}h", [self._windows.uuid(window.xid)])
         return image, "composite"
 
-    def _capture(self, member: str, signature: str, args: list[Any]) -> Image.Image:
-        options = {"include-cursor": Variant("b", False), "native-resolution": Variant("b", True)}
+    def _capture(
+        self, member: str, signature: str, args: list[Any], native: bool = False
+    ) -> Image.Image:
+        # Not `native`: in logical pixels (a region across a 1.5 output comes 1.5 times its
+        # size in its pixels otherwise, the whole desktop included).
+        options = {
+            "include-cursor": Variant("b", False),
+            "native-resolution": Variant("b", native),
+        }
         if member == "CaptureWindow":
             options["include-decoration"] = Variant("b", True)
         read_end, write_end = os.pipe()
