@@ -13,6 +13,7 @@ import pytest
 from PIL import Image
 from tests.desktop.conftest import wait_until_async
 from tests.person.conftest import Apps, move_to
+from tests.wayland.conftest import screen_refusal
 
 from roundhouse.devices.contract import Control
 from roundhouse.devices.linux.desktops.desktop import Desktop
@@ -37,8 +38,11 @@ def _image(result: dict[str, Any]) -> Image.Image:
 async def test_each_monitor_and_the_desktop_have_their_own_size(
     two_monitors: Desktop, tools_on: DesktopTools
 ) -> None:
-    whole = await tools_on.capture_desktop_screenshot()
     rect, scale, pixels = expected_second(two_monitors.kind)
+    listed = [(m.rect.as_list(), m.scale) for m in tools_on.screen.monitors()]
+    assert listed == [([0, 0, 1280, 800], 1.0), (rect, scale)]
+    _unless_screen_refused(tools_on)
+    whole = await tools_on.capture_desktop_screenshot()
     assert [m["rect"] for m in whole["monitors"]] == [[0, 0, 1280, 800], rect]
     assert [m["scale"] for m in whole["monitors"]] == [1.0, scale]
     assert (whole["width"], whole["height"]) == (two_monitors.width, two_monitors.height)
@@ -87,6 +91,7 @@ async def test_a_click_on_monitor_two_lands_on_its_control_and_marks_are_on_them
 
     # The chooser closed, gedit's window is the active one again: the marks are its own.
     await tools_on.press_keys("Escape")
+    _unless_screen_refused(tools_on)
 
     async def closed() -> bool:
         return not await chooser()
@@ -113,6 +118,14 @@ async def test_a_click_on_monitor_two_lands_on_its_control_and_marks_are_on_them
     open_mark = next(mark for mark in marks if mark.control.name == "Open")
     box = open_mark.box
     assert image.getpixel((box.left, (box.top + box.bottom) // 2)) == _rgb(colour_of(opening))
+
+
+def _unless_screen_refused(tools: DesktopTools) -> None:
+    """Skip the rest, naming why, where the session serves no screenshots for a cause no
+    setup helps (KWin 6 without a GPU render node, Debian 13 here)."""
+    why = screen_refusal(tools.display)
+    if why is not None:
+        pytest.skip(f"no screenshots on this machine: {why}")
 
 
 def _rgb(colour: str) -> tuple[int, int, int]:

@@ -123,6 +123,8 @@ class KWin(Compositor):
         menus.mkdir(parents=True)
         (menus / "applications.menu").write_text(APPLICATIONS_MENU)
         (at.runtime_dir / "xdg" / "kscreenlockerrc").write_text(LOCKER_CONFIG)
+        if at.monitors > 1:
+            (at.runtime_dir / "xdg" / "kwinrc").write_text(NO_EDGE_BARRIER)
         if at.layout:
             (at.runtime_dir / "xdg" / "kxkbrc").write_text(layout_config(*at.xkb))
         config_dirs = f"{at.runtime_dir / 'xdg'}:{at.base.get('XDG_CONFIG_DIRS') or '/etc/xdg'}"
@@ -168,6 +170,10 @@ READY_WAIT = 15.0  # seconds for KWin's Wayland socket
 # A system-wide default (the session's XDG_CONFIG_DIRS): KWin's locker locks only when
 # asked (Plasma's default locks after 5 idle minutes, which a long test sits through).
 LOCKER_CONFIG = "[Daemon]\nAutolock=false\nLockOnResume=false\n"
+# KWin 6 holds the pointer at the edge between two outputs until it has been pushed 100
+# pixels past it (its edge barrier), absolute motion too: fake input's move from monitor 1
+# to a point on monitor 2 stopped short of it (Debian 13, KWin 6.3). KWin 5.27 has none.
+NO_EDGE_BARRIER = "[EdgeBarrier]\nEdgeBarrier=0\nCornerBarrier=false\n"
 APPLICATIONS_MENU = (
     '<!DOCTYPE Menu PUBLIC "-//freedesktop//DTD Menu 1.0//EN" '
     '"http://www.freedesktop.org/standards/menu-spec/menu-1.0.dtd">\n'
