@@ -11,7 +11,9 @@ changes at every turn: gedit's Save button after a key has modified the document
 then animates its header bar for ~200 ms from the second save on, which the settle waits
 out), the digit 7 on GNOME Calculator's keypad, the Qt test app's "Press me" button, whose
 label counts the presses. Keys go to gedit's document and the Qt app's line edit, clicked
-first (not measured).
+first (not measured). Before each click the pointer is moved off the window's controls and
+its hover left to fade (not measured), so that every click's pointer arrives from
+elsewhere, as an agent's does, and the button's hover transition is in every turn.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ KINDS = ("key", "click by action", "click by pointer", "click as issued", "type 
 MODES = ("before", "after")
 TYPED = "abcdefghijklmnopqrst"  # 20 characters
 READY_TIMEOUT = 60.0
+AWAY_WAIT = 0.35  # seconds a hover left is given to fade (GTK's transitions take 200 ms)
+AWAY_INSET = 12  # pixels from the screen's edge where the pointer waits between clicks
 
 
 @dataclass(frozen=True)
@@ -164,7 +168,28 @@ async def _prepare(tools: DesktopTools, script: Script, kind: str) -> dict[str, 
         await tools.click_control(label=(await _control(tools, *script.field))["label"])
         if script.name == "gedit" and kind.startswith("click"):
             await tools.press_keys(script.key)
+    if kind.startswith("click"):
+        await _pointer_away(tools)
     return await _control(tools, "push button", script.button)
+
+
+async def _pointer_away(tools: DesktopTools) -> None:
+    """The pointer moved where no control of the window is (low on the screen: GNOME's
+    top bar has buttons of its own), and what it left allowed to fade."""
+    listed = await tools.get_controls()
+    rects = [control["rect"] for control in listed["controls"]]
+    width, height = tools.screen.size
+    low = height - AWAY_INSET
+    spots = [(AWAY_INSET, low), (width // 2, low), (width - AWAY_INSET, low)]
+    spots += [(AWAY_INSET, height // 2), (width - AWAY_INSET, height // 2)]
+    free = [spot for spot in spots if not any(_holds(rect, spot) for rect in rects)]
+    await asyncio.to_thread(tools.input.move, *(free or spots)[0])
+    await asyncio.sleep(AWAY_WAIT)
+
+
+def _holds(rect: dict[str, int], spot: tuple[int, int]) -> bool:
+    x, y = spot
+    return rect["left"] <= x < rect["right"] and rect["top"] <= y < rect["bottom"]
 
 
 async def _act(
