@@ -227,9 +227,10 @@ async def _quiet_for(watch: Watch, gap: float, deadline: float) -> bool:
             return False
         wait = min(quiet_since + gap, deadline) - now
         if await any_change(watch.witnesses, counts, wait):
+            woken = time.monotonic()  # the change came by now; judging it may take a grab
             fresh = watch.marks()
             if watch.changed_since(counts, answer=True):
-                quiet_since = time.monotonic()
+                quiet_since = woken
             counts = fresh
 
 
