@@ -3,8 +3,10 @@ the control's accessibility action, a pointer click at its centre, click_control
 agent issues it (by the route it picks: acting.py, pointing.py), and 20 characters typed;
 each as the tool call an agent makes (its look before, the input, the settle, the look
 after), the way the code now settles ("after": by what the session tells, reads kept
-while nothing changes) and the way it did before (pixels still for 120 ms, every read
-fresh), taking turns in one process so that load falls on both alike.
+while nothing changes, a clicked control's own feedback not waited out), the way it did
+before (pixels still for 120 ms, every read fresh), and for the clicks "waited": as now,
+but with that feedback waited out; taking turns in one process so that load falls on all
+alike.
 
 Each application is opened on a document of its own, and each kind acts on something that
 changes at every turn: gedit's Save button after a key has modified the document (gedit
@@ -31,7 +33,10 @@ from roundhouse.bench.tree import QT_APP, available
 from roundhouse.devices.linux.tools import DesktopTools
 
 KINDS = ("key", "click by action", "click by pointer", "click as issued", "type 20 characters")
-MODES = ("before", "after")
+MODES = ("before", "waited", "after")
+# "waited": as "after", but what a clicked control draws on itself is waited out, as the
+# settle did before it spared that feedback; measured for the clicks only.
+CLICKS = ("click by action", "click by pointer", "click as issued")
 TYPED = "abcdefghijklmnopqrst"  # 20 characters
 READY_TIMEOUT = 60.0
 AWAY_WAIT = 0.35  # seconds a hover left is given to fade (GTK's transitions take 200 ms)
@@ -60,6 +65,8 @@ class KindFigures:
     before_settle_ms: float
     after_settle_ms: float
     after_not_seen: int  # turns whose effect was "not seen" (the late watch then ran)
+    waited_ms: float | None = None  # the clicks: their feedback waited out
+    waited_settle_ms: float | None = None
 
 
 def scripts(folder: Path) -> tuple[list[Script], list[str]]:
@@ -104,6 +111,8 @@ async def measure(tools: DesktopTools, script: Script, runs: int) -> list[KindFi
         for turn in range(runs + 1):
             for kind in KINDS:
                 for mode in MODES:
+                    if mode == "waited" and kind not in CLICKS:
+                        continue
                     _mode(tools, mode)
                     button = await _prepare(tools, script, kind)
                     started = time.perf_counter()
@@ -126,6 +135,8 @@ async def measure(tools: DesktopTools, script: Script, runs: int) -> list[KindFi
             before_settle_ms=_median(settles[(kind, "before")]),
             after_settle_ms=_median(settles[(kind, "after")]),
             after_not_seen=not_seen[kind],
+            waited_ms=_median(totals[(kind, "waited")]) if kind in CLICKS else None,
+            waited_settle_ms=_median(settles[(kind, "waited")]) if kind in CLICKS else None,
         )
         for kind in KINDS
     ]
@@ -133,8 +144,10 @@ async def measure(tools: DesktopTools, script: Script, runs: int) -> list[KindFi
 
 def _mode(tools: DesktopTools, mode: str) -> None:
     """ "before": the settle compares pixels and every read is fresh, as before the
-    witnesses; "after": as the code runs."""
-    tools.witnessed = mode == "after"
+    witnesses; "waited": the witnesses, but a clicked control's own feedback waited out;
+    "after": as the code runs."""
+    tools.witnessed = mode != "before"
+    tools.spare_feedback = mode == "after"
 
 
 async def _ready(tools: DesktopTools, name: str) -> None:

@@ -132,6 +132,9 @@ class Observing(Closing):
         # False: a left click always goes by the control's action where it has one, as
         # before the pointer was preferred (pointing.py; bench sessions measures both).
         self.pointer_clicks = True
+        # False: what a clicked control draws on itself alone (its hover, its press) is
+        # waited out like any change, as before (settle.py; bench sessions measures both).
+        self.spare_feedback = True
         # Screenshots are grabbed, marked and encoded here, one at a time: off the event
         # loop (an MCP server's other requests go on), but not side by side (each holds a
         # screen's pixels; 20 clients at once grew the server by 74 MB in threads of its
@@ -392,7 +395,7 @@ class Observing(Closing):
             if node is None or "pressed" not in node.states:
                 held = _Held(self.tree, target.id).pressed
         drawn = self.display.drawn
-        feedback = own_feedback(clicked) if clicked is not None else None
+        feedback = own_feedback(clicked) if clicked and self.spare_feedback else None
         # Pixels are looked at where the screen's rectangles are coarse, and on X11 where
         # a box drawn may hold both the control and a caret.
         looked = drawn is not None and (not drawn.exact or feedback is not None)
