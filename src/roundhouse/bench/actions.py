@@ -125,6 +125,10 @@ async def measure(tools: DesktopTools, script: Script, runs: int) -> list[KindFi
                             not_seen[kind] += 1
     finally:
         _mode(tools, "after")
+        if script.field is not None and script.name == "gedit":
+            # Saved, so that it closes without asking: a Save dialog left open held the
+            # focus on sway, and the next application's window was not the active one.
+            await tools.press_keys("ctrl+s")
         await tools.close_window(launched["xid"])
     return [
         KindFigures(
@@ -187,14 +191,18 @@ async def _prepare(tools: DesktopTools, script: Script, kind: str) -> dict[str, 
 
 
 async def _pointer_away(tools: DesktopTools) -> None:
-    """The pointer moved where no control of the window is (low on the screen: GNOME's
-    top bar has buttons of its own), and what it left allowed to fade."""
+    """The pointer moved onto the active window where none of its controls is (inside it:
+    sway focuses the window under the pointer), and what it left allowed to fade."""
     listed = await tools.get_controls()
     rects = [control["rect"] for control in listed["controls"]]
     width, height = tools.screen.size
-    low = height - AWAY_INSET
-    spots = [(AWAY_INSET, low), (width // 2, low), (width - AWAY_INSET, low)]
-    spots += [(AWAY_INSET, height // 2), (width - AWAY_INSET, height // 2)]
+    whole = {"left": 0, "top": 0, "right": width, "bottom": height}
+    window = listed["window"]["rect"] if listed.get("window") else whole
+    left, right = window["left"] + AWAY_INSET, window["right"] - AWAY_INSET
+    top, bottom = window["top"] + AWAY_INSET, window["bottom"] - AWAY_INSET
+    middle, centre = (top + bottom) // 2, (left + right) // 2
+    spots = [(left, bottom), (centre, bottom), (right, bottom), (left, middle), (right, middle)]
+    spots += [(left, top), (centre, top), (right, top)]
     free = [spot for spot in spots if not any(_holds(rect, spot) for rect in rects)]
     await asyncio.to_thread(tools.input.move, *(free or spots)[0])
     await asyncio.sleep(AWAY_WAIT)
