@@ -125,11 +125,7 @@ async def measure(tools: DesktopTools, script: Script, runs: int) -> list[KindFi
                             not_seen[kind] += 1
     finally:
         _mode(tools, "after")
-        if script.field is not None and script.name == "gedit":
-            # Saved, so that it closes without asking: a Save dialog left open held the
-            # focus on sway, and the next application's window was not the active one.
-            await tools.press_keys("ctrl+s")
-        await tools.close_window(launched["xid"])
+        await close(tools, launched["xid"])
     return [
         KindFigures(
             app=script.name,
@@ -144,6 +140,18 @@ async def measure(tools: DesktopTools, script: Script, runs: int) -> list[KindFi
         )
         for kind in KINDS
     ]
+
+
+async def close(tools: DesktopTools, xid: int) -> None:
+    """Close the window, its edits discarded where it asks first (gedit): a question left
+    open took the focus on sway, and the next application's window was not the active one."""
+    await tools.close_window(xid)
+    for window in await tools.list_windows():
+        if window["active"] and window["xid"] != xid:
+            listed = await tools.get_controls(window["xid"])
+            discard = [c for c in listed["controls"] if c["name"] == "Close without Saving"]
+            if discard:
+                await tools.click_control(label=discard[0]["label"], window_id=window["xid"])
 
 
 def _mode(tools: DesktopTools, mode: str) -> None:

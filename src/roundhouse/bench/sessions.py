@@ -110,7 +110,7 @@ async def _rounds(
         act.append(ms_act)
         settle.append(float(done.get("settle_ms", 0.0)))
         count = len(listed["controls"])
-    await tools.close_window(launched["xid"])
+    await bench_actions.close(tools, launched["xid"])
     return SessionFigures(
         session=kind,
         routes=dict(tools.display.routes),
