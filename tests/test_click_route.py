@@ -12,7 +12,7 @@ from roundhouse.config import Settings
 from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop, FakeWindow
 from roundhouse.devices.linux.fake import fake_tools
-from roundhouse.devices.linux.pointing import holds_press, pointer_refusal
+from roundhouse.devices.linux.pointing import holds_press, pointer_refusal, under
 from roundhouse.devices.linux.tools import DesktopTools
 
 SETTINGS = Settings.model_validate({"desktop": {"effect_grace": 0.2}})
@@ -151,3 +151,13 @@ def test_refusals_name_why() -> None:
 def test_the_toolkits_that_hold_a_press() -> None:
     assert holds_press("Qt", "5.15.8") and holds_press("GTK", "4.8.3")
     assert not holds_press("gtk", "3.24.38") and not holds_press("Chromium", "120")
+
+
+def test_the_control_a_point_lands_on_is_the_smallest_holding_it() -> None:
+    """click_coordinates' click lands on the button, not on the toolbar around it."""
+    toolbar = control(box(0, 0, 400, 40)).model_copy(update={"id": "x:/2", "name": "Tools"})
+    button = control(box(10, 5, 60, 30))
+    assert under([toolbar, button], 20, 10) == button
+    assert under([toolbar, button], 200, 10) == toolbar
+    assert under([toolbar, button], 200, 100) is None
+    assert under([button], 70, 10) is None  # its right edge is outside

@@ -117,3 +117,112 @@ def test_pixels_tell_a_caret_fading_from_a_change() -> None:
     assert not pixels.caret_only()  # nothing to compare with yet
     assert pixels.caret_only()
     assert not pixels.caret_only()
+
+
+BUTTON = Rect(left=300, top=300, right=360, bottom=340)  # the control clicked
+LABEL = Rect(left=300, top=100, right=400, bottom=120)  # where the click's answer shows
+
+
+def hover(screen: Changes, frames: int, drawn: list[int]) -> None:
+    """GTK's hover transition: a frame on the button every 20 ms, counted as drawn."""
+
+    def frame() -> None:
+        drawn.append(1)
+        screen.bump(BUTTON)
+
+    for step in range(frames):
+        later(0.01 + step * 0.02, frame)
+
+
+async def test_the_control_s_own_feedback_does_not_hold_it() -> None:
+    """A button's hover fades for a second: its frames are a first sign, then nothing
+    the settle waits on once the application has answered (the label, its Ping)."""
+    screen, app = Changes("screen", exact=True), Changes("app")
+    drawn: list[int] = []
+    hover(screen, 50, drawn)
+    later(0.03, app.bump)
+    later(0.04, lambda: screen.bump(LABEL))
+    watch = Watch(screen=screen, app=app, caught_up=answering(), feedback=BUTTON)
+    elapsed, changed, timed_out = await timed(watch)
+    assert changed and not timed_out and elapsed >= 0.04 + GAP
+    assert len(drawn) < 50  # it ended with the fading still under way
+
+
+async def test_without_the_control_s_rectangle_its_feedback_is_waited_out() -> None:
+    screen = Changes("screen", exact=True)
+    drawn: list[int] = []
+    hover(screen, 10, drawn)
+    elapsed, changed, _ = await timed(Watch(screen=screen))
+    assert changed and len(drawn) == 10 and elapsed >= 0.19 + GAP
+
+
+async def test_the_feedback_alone_is_a_sign() -> None:
+    """A click whose answer is its own button (a toggle drawn pressed) changed something."""
+    screen = Changes("screen", exact=True)
+    later(0.01, lambda: screen.bump(BUTTON))
+    _, changed, _ = await timed(Watch(screen=screen, feedback=BUTTON), grace=0.1)
+    assert changed
+
+
+async def test_what_is_drawn_outside_the_control_still_holds_it() -> None:
+    """A menu sliding in below the button it opens from: every frame is waited on."""
+    screen = Changes("screen", exact=True)
+    menu = Rect(left=300, top=340, right=500, bottom=600)
+    for step in range(10):
+        later(0.01 + step * 0.02, lambda: screen.bump(menu))
+    elapsed, changed, _ = await timed(Watch(screen=screen, feedback=BUTTON))
+    assert changed and elapsed >= 0.19 + GAP
+
+
+async def test_a_control_held_pressed_is_waited_on_though_drawn_on_itself() -> None:
+    """Qt's click through its action: drawn pressed on the button, 100 ms of nothing,
+    then the click's answer in the label."""
+    screen = Changes("screen", exact=True)
+    released = [False]
+
+    def click() -> None:
+        released[0] = True
+        screen.bump(BUTTON)
+        screen.bump(LABEL)
+
+    async def held() -> bool:
+        return not released[0]
+
+    later(0.01, lambda: screen.bump(BUTTON))
+    later(0.15, click)
+    elapsed, changed, _ = await timed(Watch(screen=screen, held=held, feedback=BUTTON))
+    assert changed and elapsed >= 0.15 + GAP
+
+
+def test_pixels_outside_the_control_tell_a_box_around_it_and_a_caret() -> None:
+    """GTK 4 on X11 reports a frame as one box around a caret and the button: compared
+    outside the button, only the caret differs; a digit shown outside it is a change."""
+    frames = [Image.new("RGB", (500, 400), "white") for _ in range(3)]
+    ImageDraw.Draw(frames[1]).rectangle([(305, 305), (350, 330)], fill="grey")  # hover
+    ImageDraw.Draw(frames[1]).line([(50, 10), (50, 30)], fill="black")  # a caret
+    ImageDraw.Draw(frames[2]).rectangle([(305, 305), (350, 330)], fill="white")
+    ImageDraw.Draw(frames[2]).rectangle([(40, 10), (90, 40)], fill="black")  # a digit
+    shown = iter(frames)
+    pixels = Pixels(lambda: next(shown))
+    pixels.prime()
+    assert pixels.caret_only(BUTTON)
+    assert not pixels.caret_only(BUTTON)
+
+
+async def test_a_box_around_the_control_and_elsewhere_is_told_by_pixels() -> None:
+    """X11's exact rectangles, where a frame's box reaches past the button: the pixels
+    outside it decide, and a still screen there lets the settle end."""
+    screen = Changes("screen", exact=True)
+    still = Image.new("RGB", (500, 400), "white")
+    around = Rect(left=40, top=10, right=360, bottom=340)
+    drawn: list[int] = []
+
+    def frame() -> None:
+        drawn.append(1)
+        screen.bump(around)
+
+    for step in range(50):
+        later(0.01 + step * 0.02, frame)
+    watch = Watch(screen=screen, pixels=Pixels(lambda: still), feedback=BUTTON)
+    _, changed, timed_out = await timed(watch)
+    assert changed and not timed_out and len(drawn) < 50

@@ -110,7 +110,7 @@ async def _rounds(
         act.append(ms_act)
         settle.append(float(done.get("settle_ms", 0.0)))
         count = len(listed["controls"])
-    await tools.close_window(launched["xid"])
+    await bench_actions.close(tools, launched["xid"])
     return SessionFigures(
         session=kind,
         routes=dict(tools.display.routes),
@@ -138,7 +138,12 @@ def table(rows: list[SessionFigures]) -> str:
             f"{row.controls_ms} ({row.controls}) | {row.controls_warm_ms} | "
             f"{row.action_ms} ({row.settle_ms}) |"
         )
-    lines += ["", "Action + settle per kind, ms: before -> after (settle before -> after)", ""]
+    lines += [
+        "",
+        "Action + settle per kind, ms: before -> after (settle before -> after); the clicks "
+        "before -> feedback waited out -> after",
+        "",
+    ]
     lines.append("| session | application | " + " | ".join(bench_actions.KINDS) + " |")
     lines.append("|---|---|" + "---|" * len(bench_actions.KINDS))
     for row in rows:
@@ -147,9 +152,14 @@ def table(rows: list[SessionFigures]) -> str:
             for kind in bench_actions.KINDS:
                 figure = next(f for f in row.kinds if f.app == app and f.kind == kind)
                 late = f", {figure.after_not_seen} not seen" if figure.after_not_seen else ""
+                waited = waited_settle = ""
+                if figure.waited_ms is not None:
+                    waited = f" -> {figure.waited_ms}"
+                    waited_settle = f" -> {figure.waited_settle_ms}"
                 cells.append(
-                    f"{figure.before_ms} -> {figure.after_ms} "
-                    f"({figure.before_settle_ms} -> {figure.after_settle_ms}{late})"
+                    f"{figure.before_ms}{waited} -> {figure.after_ms} "
+                    f"({figure.before_settle_ms}{waited_settle} -> "
+                    f"{figure.after_settle_ms}{late})"
                 )
             lines.append(f"| {row.session} | {app} | " + " | ".join(cells) + " |")
     lines.append("")

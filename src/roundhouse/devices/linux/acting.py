@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
-from roundhouse.devices.contract import Control, WindowInfo
+from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.devices.linux.apps.launch import LAUNCH_TIMEOUT
 from roundhouse.devices.linux.atspi.bus import AtspiError
 from roundhouse.devices.linux.atspi.constants import COMPONENT, EDITABLE_TEXT, TEXT, VALUE
@@ -28,7 +28,7 @@ from roundhouse.devices.linux.display.base import (
 )
 from roundhouse.devices.linux.display.keys import LayoutError
 from roundhouse.devices.linux.observing import Observing, Sight, ToolError, brief
-from roundhouse.devices.linux.pointing import holds_press, pointer_refusal
+from roundhouse.devices.linux.pointing import holds_press, pointer_refusal, under
 
 log = logging.getLogger(__name__)
 
@@ -133,16 +133,23 @@ class Acting(Observing):
             x, y = self._position(control)
             await asyncio.to_thread(self.input.click, x, y, button, 2 if double else 1)
 
-        done = await self._observed(sight, act, window, target=control)
+        # A button's hover and press are drawn on it alone; a text field's caret is no such.
+        clicked = control.rect if _click_action(control) is not None else None
+        done = await self._observed(sight, act, window, target=control, clicked=clicked)
         return {"control": brief(control), "route": route, **done}
 
     async def click_coordinates(
         self, x: int, y: int, button: Button = "left", double: bool = False
     ) -> dict[str, Any]:
         """Click at screen coordinates (pixels from the desktop's top-left corner)."""
-        return await self._act(
-            lambda: self.input.click(x, y, button, 2 if double else 1), "pointer"
+        sight = self._sight()
+        done = await self._observed(
+            sight,
+            lambda: asyncio.to_thread(self.input.click, x, y, button, 2 if double else 1),
+            None,
+            clicked=self._clicked_at(sight, x, y),
         )
+        return {"route": "pointer", **done}
 
     async def set_text(
         self,
@@ -263,6 +270,21 @@ class Acting(Observing):
             self._sight(), lambda: asyncio.to_thread(action), None, focused_text=focused_text
         )
         return {"route": route, **done}
+
+    def _clicked_at(self, sight: Sight, x: int, y: int) -> Rect | None:
+        """The rectangle of the button-like control a click at (x, y) lands on, as the
+        active window's controls were last listed (what the click was aimed by); None where
+        none was listed there."""
+        try:
+            window = sight.window(None)
+        except WindowError:
+            return None
+        listed = self._controls.get(window.xid)
+        if listed is None:
+            return None
+        buttons = [control for control in listed.controls if _click_action(control) is not None]
+        found = under(buttons, x, y)
+        return found.rect if found is not None else None
 
     # ------------------------------------------------------------ the routes
 

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from roundhouse.config import Settings
 from roundhouse.devices.base import Closing
-from roundhouse.devices.contract import Control, ControlList, UiNode, WindowInfo
+from roundhouse.devices.contract import Control, ControlList, Rect, UiNode, WindowInfo
 from roundhouse.devices.linux.apps.launch import Launcher
 from roundhouse.devices.linux.apps.launcher import Applications, application_list
 from roundhouse.devices.linux.atspi.bus import AtspiError, AtspiTimeout
@@ -54,6 +54,7 @@ from roundhouse.devices.linux.settle import (
     Settled,
     Watch,
     frame,
+    own_feedback,
     settle,
     wait_quiet,
 )
@@ -131,6 +132,9 @@ class Observing(Closing):
         # False: a left click always goes by the control's action where it has one, as
         # before the pointer was preferred (pointing.py; bench sessions measures both).
         self.pointer_clicks = True
+        # False: what a clicked control draws on itself alone (its hover, its press) is
+        # waited out like any change, as before (settle.py; bench sessions measures both).
+        self.spare_feedback = True
         # Screenshots are grabbed, marked and encoded here, one at a time: off the event
         # loop (an MCP server's other requests go on), but not side by side (each holds a
         # screen's pixels; 20 clients at once grew the server by 74 MB in threads of its
@@ -303,6 +307,7 @@ class Observing(Closing):
         focused_text: bool = False,
         settle_from_start: bool = True,
         controls: bool = True,
+        clicked: Rect | None = None,
     ) -> dict[str, Any]:
         """Run `act` in `window` (default: the active one), wait for the screen to settle,
         and say what came of it, read from the window list and the accessibility tree
@@ -311,6 +316,8 @@ class Observing(Closing):
         With `typed`, the text was meant for `target` (else for the focused control);
         `focused_text` also compares the focused control's text (keys may edit it).
         Without `controls`, only the window list is compared, and at once.
+        `clicked` is the rectangle of the control a click acts on: what is drawn there
+        alone is its own feedback, which the settle does not wait out (settle.py).
         """
         text_of = None
         if target is not None and typed is not None:
@@ -327,7 +334,7 @@ class Observing(Closing):
             controls=controls,
             fresh=not self.witnessed,
         )
-        watch = self._watch(before, target)
+        watch = self._watch(before, target, clicked)
         marks = watch.marks()
         pixels = frame(self.screen) if settle_from_start and watch.screen is None else None
         await act()
@@ -364,7 +371,7 @@ class Observing(Closing):
                 and time.monotonic() < deadline
                 and await self._changes_late(sight, after.windows, watch, deadline)
             ):
-                later = await self._settle(self._watch(after, None), None, None)
+                later = await self._settle(self._watch(after, None, clicked), None, None)
                 waited = (time.monotonic() - started) * 1000
                 settled = Settled(settled.elapsed_ms + waited, True, later.timed_out)
                 started = time.monotonic()
@@ -372,10 +379,11 @@ class Observing(Closing):
                 effect = effect_of(before, after, typed=typed, target=target_id)
         return {**effect.as_result(), **_settled(settled)}
 
-    def _watch(self, seen: Look, target: Control | None) -> Watch:
+    def _watch(self, seen: Look, target: Control | None, clicked: Rect | None = None) -> Watch:
         """What tells that the application of the window `seen` is done with an action:
-        the screen's account of what it draws, what the application announces, and whether
-        the control acted on says it is pressed where it did not before."""
+        the screen's account of what it draws, what the application announces, whether
+        the control acted on says it is pressed where it did not before, and where the
+        control clicked (`clicked`) draws its own feedback."""
         if not self.witnessed:
             return Watch()
         announcing = None
@@ -387,12 +395,17 @@ class Observing(Closing):
             if node is None or "pressed" not in node.states:
                 held = _Held(self.tree, target.id).pressed
         drawn = self.display.drawn
+        feedback = own_feedback(clicked) if clicked and self.spare_feedback else None
+        # Pixels are looked at where the screen's rectangles are coarse, and on X11 where
+        # a box drawn may hold both the control and a caret.
+        looked = drawn is not None and (not drawn.exact or feedback is not None)
         return Watch(
             screen=drawn,
             app=announcing.changes if announcing else None,
             caught_up=announcing.caught_up if announcing else None,
             held=held,
-            pixels=Pixels(self.screen.desktop) if drawn is not None and not drawn.exact else None,
+            pixels=Pixels(self.screen.desktop) if looked else None,
+            feedback=feedback,
         )
 
     async def _changes_late(
@@ -402,14 +415,15 @@ class Observing(Closing):
         then from `seen` (the last look's): the screen is watched, and the windows listed
         once, at the end (a window that opens or closes changes the screen)."""
         if watch.screen is not None and self.witnessed:
-            drawn = Watch(screen=watch.screen)
+            # The control clicked's own feedback (its hover fading out) is no late answer.
+            drawn = Watch(screen=watch.screen, pixels=watch.pixels, feedback=watch.feedback)
             marks = drawn.marks()
             while (remaining := deadline - time.monotonic()) > 0:
                 counts = drawn.marks()
-                if drawn.changed_since(marks):
+                if drawn.changed_since(marks, answer=True):
                     return True
                 await any_change(drawn.witnesses, counts, remaining)
-            if drawn.changed_since(marks):
+            if drawn.changed_since(marks, answer=True):
                 return True
         else:
             pixels = frame(self.screen)

@@ -60,3 +60,12 @@ def pointer_refusal(
     if any(rect.overlap(control.rect) for rect in above):
         return "something may lie over it"
     return None
+
+
+def under(controls: Sequence[Control], x: int, y: int) -> Control | None:
+    """The control at (x, y): the smallest whose rectangle holds the point (a button over
+    the toolbar that holds it), None where none does."""
+    holding = [
+        c for c in controls if c.rect.left <= x < c.rect.right and c.rect.top <= y < c.rect.bottom
+    ]
+    return min(holding, key=lambda control: control.rect.area, default=None)

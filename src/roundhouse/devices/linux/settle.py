@@ -9,6 +9,14 @@ what the session offers says the application is done (`settle`, with a Watch):
   through the bus, answered once it has handled everything sent to it before;
 - the control acted on, where it says it is still pressed.
 
+What is drawn only on the control acted on (`Watch.feedback`: its hover, press and focus
+animations, GTK's ~200 ms transitions) is its own feedback, not the application's answer:
+it is a first sign, but once that came it holds nothing. The application's answer is
+what it announces, its answer to the question, and what is drawn anywhere else: a menu
+sliding in, a dialog, a label that counts the clicks. X11's rectangles are exact, but GTK 4
+reports a frame's damage as one box around all it drew (a caret and the button), so a
+rectangle that reaches past the control is told by its pixels, compared outside it.
+
 The action is seen to have started once either witness reports a change (a caret's blink
 is none); it is done once neither has reported one for `gap` (an animation draws every
 frame, ~17 ms apart), the application has answered, what it last announced has been
@@ -28,6 +36,7 @@ so that a change that happened before we started watching still counts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -41,6 +50,9 @@ from roundhouse.devices.linux.display.base import RouteRefused, Screen
 GAP = 0.04  # seconds without a sign that end the settle: over two frames at 60 Hz
 GRACE = 0.15  # seconds an action gets to show a first sign
 QUIET = 0.12  # seconds of stillness where only pixels tell (it outlasts Qt's press animation)
+# Pixels around a control's accessible rectangle still drawn as its own: GTK 4 draws a
+# keypad button's hover 4 px past it on each side.
+FEEDBACK_MARGIN = 8
 DRAWN_WAIT = 0.1  # seconds after the first sign an announced change gets to be drawn
 HELD_POLL = 0.02  # seconds between two questions to a control still pressed
 
@@ -63,9 +75,10 @@ class Pixels:
         self._grab = grab
         self._last: Image.Image | None = None
 
-    def caret_only(self) -> bool:
+    def caret_only(self, beyond: Rect | None = None) -> bool:
         """Whether the screen differs from the last look only in a caret-sized sliver, or
-        not at all; False at the first look (nothing to compare with)."""
+        not at all, outside `beyond` (what is drawn inside it does not count); False at the
+        first look (nothing to compare with)."""
         try:
             now = self._grab()
         except RouteRefused:
@@ -73,8 +86,25 @@ class Pixels:
         last, self._last = self._last, now
         if last is None or last.size != now.size or last.mode != now.mode:
             return False
-        box = ImageChops.difference(last, now).getbbox()
-        return box is None or caret_like(Rect(*box))
+        difference = ImageChops.difference(last, now)
+        if beyond is not None:
+            width, height = now.size
+            box = (
+                max(beyond.left, 0),
+                max(beyond.top, 0),
+                min(beyond.right, width),
+                min(beyond.bottom, height),
+            )
+            if box[0] < box[2] and box[1] < box[3]:
+                difference.paste(0, box)
+        changed = difference.getbbox()
+        return changed is None or caret_like(Rect(*changed))
+
+    def prime(self) -> None:
+        """Look now, where there is no look to compare the next with."""
+        if self._last is None:
+            with contextlib.suppress(RouteRefused):
+                self._last = self._grab()
 
 
 @dataclass(frozen=True)
@@ -82,13 +112,14 @@ class Watch:
     """What tells that the application acted on is done: `screen` reports what is drawn,
     `app` what the application announces, `caught_up` returns once it has handled what was
     sent to it before (False: it did not answer), `held` says the control acted on is still
-    pressed."""
+    pressed, `feedback` is where that control draws its own feedback (own_feedback)."""
 
     screen: Changes | None = None
     app: Changes | None = None
     caught_up: Callable[[], Awaitable[bool]] | None = None
     held: Callable[[], Awaitable[bool]] | None = None
-    pixels: Pixels | None = None  # looked at where the screen's rectangles are not exact
+    pixels: Pixels | None = None  # looked at where the screen's rectangles do not tell
+    feedback: Rect | None = None
 
     @property
     def witnesses(self) -> list[Changes]:
@@ -97,17 +128,28 @@ class Watch:
     def marks(self) -> tuple[int, ...]:
         return tuple(witness.mark() for witness in self.witnesses)
 
-    def changed_since(self, marks: tuple[int, ...]) -> bool:
-        """Whether a change that matters came after `marks` (a caret's blink does not)."""
+    def changed_since(self, marks: tuple[int, ...], *, answer: bool = False) -> bool:
+        """Whether a change that matters came after `marks` (a caret's blink does not);
+        with `answer`, only the application's answer does: not the control's feedback."""
+        own = self.feedback if answer else None
         for witness, mark in zip(self.witnesses, marks, strict=True):
-            if witness is self.screen and self.pixels is not None and not witness.exact:
-                if witness.since(mark) and not self.pixels.caret_only():
+            if witness is not self.screen:
+                if witness.since(mark):
                     return True
-                continue
-            ignore = caret_like if witness is self.screen else None
-            if witness.since(mark, ignore):
+            elif self._drawn_since(witness, mark, own):
                 return True
         return False
+
+    def _drawn_since(self, screen: Changes, mark: int, own: Rect | None) -> bool:
+        if screen.exact:
+            if own is None:
+                return screen.since(mark, caret_like)
+            if not screen.since(mark, lambda rect: caret_like(rect) or own.contains(rect)):
+                return False
+            # A rectangle past the control may be a box around it and a caret (GTK 4).
+        if self.pixels is None:
+            return screen.since(mark, caret_like)
+        return screen.since(mark) and not self.pixels.caret_only(own)
 
     def undrawn(self, before: tuple[int, ...]) -> bool:
         """Whether the application announced something since `before` and the screen has
@@ -135,6 +177,8 @@ async def settle(
         await asyncio.sleep(floor)
     if not await _first_sign(watch, before, min(start + grace, deadline)):
         return Settled(_ms(start), changed=False, timed_out=False)
+    if watch.feedback is not None and watch.pixels is not None:
+        watch.pixels.prime()  # X11's first look at pixels: the next is compared with this
     drawn_by = time.monotonic() + DRAWN_WAIT
     while True:
         if not await _quiet_for(watch, gap, deadline):
@@ -142,14 +186,14 @@ async def settle(
         marks = watch.marks()
         if watch.caught_up is not None and not await _answered(watch.caught_up, deadline):
             return Settled(_ms(start), changed=True, timed_out=True)
-        if watch.changed_since(marks):
+        if watch.changed_since(marks, answer=True):
             continue
         if watch.undrawn(before) and time.monotonic() < drawn_by:
             await any_change(watch.witnesses, marks, min(drawn_by, deadline) - time.monotonic())
             continue
         if watch.held is not None and await watch.held():
             # Asked again until it is let go, or something changes (the click, as a rule).
-            while not watch.changed_since(marks) and await watch.held():
+            while not watch.changed_since(marks, answer=True) and await watch.held():
                 if time.monotonic() >= deadline:
                     return Settled(_ms(start), changed=True, timed_out=True)
                 await any_change(watch.witnesses, marks, HELD_POLL)
@@ -170,8 +214,9 @@ async def _first_sign(watch: Watch, before: tuple[int, ...], until: float) -> bo
 
 
 async def _quiet_for(watch: Watch, gap: float, deadline: float) -> bool:
-    """Wait until `gap` seconds pass with no change that matters: True, or False when the
-    deadline comes first."""
+    """Wait until `gap` seconds pass with nothing of the application's answer (the
+    control's own feedback goes on as it will): True, or False when the deadline comes
+    first."""
     quiet_since = time.monotonic()
     counts = watch.marks()
     while True:
@@ -182,9 +227,10 @@ async def _quiet_for(watch: Watch, gap: float, deadline: float) -> bool:
             return False
         wait = min(quiet_since + gap, deadline) - now
         if await any_change(watch.witnesses, counts, wait):
+            woken = time.monotonic()  # the change came by now; judging it may take a grab
             fresh = watch.marks()
-            if watch.changed_since(counts):
-                quiet_since = time.monotonic()
+            if watch.changed_since(counts, answer=True):
+                quiet_since = woken
             counts = fresh
 
 
@@ -194,6 +240,14 @@ async def _answered(caught_up: Callable[[], Awaitable[bool]], deadline: float) -
         return await asyncio.wait_for(caught_up(), max(deadline - time.monotonic(), 0.001))
     except TimeoutError:
         return False
+
+
+def own_feedback(control: Rect) -> Rect:
+    """Where a control acted on draws its own feedback: its rectangle and a margin."""
+    grow = FEEDBACK_MARGIN
+    return Rect(
+        control.left - grow, control.top - grow, control.right + grow, control.bottom + grow
+    )
 
 
 # ------------------------------------------------------------ where only pixels tell
