@@ -180,6 +180,18 @@ def consent_asked(address: str) -> Iterator[list[object]]:
 RUN_DIALOG = "Run a Command"  # GNOME Shell's own dialog that alt+F2 opens, 43 to 48
 
 
+def open_run_dialog(desktop: Desktop) -> None:
+    """What alt+F2 does, through Eval: a key sent at once may be lost (Mutter drops the
+    first key after a focus change), and this test is about the dialog, not the key."""
+    bus = SyncBus(desktop.env["DBUS_SESSION_BUS_ADDRESS"], 30)
+    try:
+        shell = ("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell")
+        done, said = bus.call(*shell, "Eval", "s", ["Main.openRunDialog(); true"])
+        assert done, said
+    finally:
+        bus.close()
+
+
 async def test_a_gnome_shell_dialog_fails_a_run_naming_it_and_goes_with_it(
     tmp_path: Path,
 ) -> None:
@@ -189,7 +201,7 @@ async def test_a_gnome_shell_dialog_fails_a_run_naming_it_and_goes_with_it(
             assert "the Shell's own dialogs (polkit's, a portal's) by the Shell" in (
                 display.watch.route
             )
-            display.input.press_keys("alt+F2")  # the person opens it
+            open_run_dialog(desktop)  # as alt+F2 opens it
             reason = wait_until(display.watch.blocked, 20, "the Shell's dialog to show")
             assert reason.startswith(f"GNOME Shell's own dialog {RUN_DIALOG!r} is up"), reason
             await fails_naming_it_and_acts_not(desktop, tmp_path, RUN_DIALOG)

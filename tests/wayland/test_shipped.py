@@ -16,6 +16,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from tests.wayland.test_sessions import COMMAND_TIMEOUT, ROUNDHOUSE, screen_refu
 
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.backends import named, open_display
+from roundhouse.devices.linux.display.base import DisplayServer
 
 
 class Session:
@@ -179,8 +181,7 @@ def a_shell_dialog_fails_a_run(shipped: Session, tmp_path: Path) -> None:
     one of GNOME Shell's own dialogs shows FAILs naming it."""
     persons = Desktop(display="", env=shipped.env, width=1280, height=800, virtual=False)
     with open_display(dataclasses.replace(persons, kind="gnome")) as display:
-        display.input.press_keys("alt+F2")  # the person opens the Shell's run dialog
-        wait_until(display.watch.blocked, 20, "the Shell's dialog")
+        wait_until(lambda: opened_by_keys(display), 30, "the Shell's dialog")
         try:
             done = shipped.run(
                 "run",
@@ -193,6 +194,18 @@ def a_shell_dialog_fails_a_run(shipped: Session, tmp_path: Path) -> None:
         wait_until(lambda: display.watch.blocked() is None, 20, "the dialog to go")
     assert done.returncode != 0, done.stdout
     assert f"GNOME Shell's own dialog {RUN_DIALOG!r} is up" in done.stdout, done.stdout
+
+
+def opened_by_keys(display: DisplayServer) -> str | None:
+    """The person presses alt+F2, and the Shell's run dialog shows within 5 s; again where
+    it does not (Mutter drops the first key after a focus change: the key was lost)."""
+    display.input.press_keys("alt+F2")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        if reason := display.watch.blocked():
+            return reason
+        time.sleep(0.1)
+    return None
 
 
 INSPECTOR = Path(__file__).parents[2] / ".mcp-inspector" / "node_modules" / ".bin" / "mcp-inspector"
