@@ -64,9 +64,7 @@ async def test_gtk3_keeps_its_action(tools_on: tuple[FakeDesktop, DesktopTools])
     fake, tools = tools_on
     counter(fake, ("gtk", "3.24.38"))  # GTK 3's bridge: its action is as fast as a click
     result = await click_press_me(tools)
-    assert result["route"] == "action:click"
-    assert fake.clicks == []
-    assert result["effect"] == "confirmed"
+    assert_clicked_by_action(result, fake)
 
 
 async def test_a_button_covered_by_another_window_is_clicked_by_its_action(
@@ -77,9 +75,7 @@ async def test_a_button_covered_by_another_window_is_clicked_by_its_action(
     # Stacked over the active window (one kept on top), not active itself.
     fake.open_window("Over it", "other", box(80, 80, 200, 100), active=False)
     result = await click_press_me(tools)
-    assert result["route"] == "action:click"
-    assert fake.clicks == []
-    assert result["effect"] == "confirmed"
+    assert_clicked_by_action(result, fake)
 
 
 async def test_a_window_below_the_button_does_not_count(
@@ -109,9 +105,7 @@ async def test_a_button_off_screen_is_clicked_by_its_action(
     window = counter(fake, QT, Rect(left=-300, top=30, right=500, bottom=570))
     window.controls[0].rect = box(-250, 100)
     result = await click_press_me(tools)
-    assert result["route"] == "action:click"
-    assert fake.clicks == []
-    assert result["effect"] == "confirmed"
+    assert_clicked_by_action(result, fake)
 
 
 async def test_turned_off_the_action_is_taken(tools_on: tuple[FakeDesktop, DesktopTools]) -> None:
@@ -161,3 +155,10 @@ def test_the_control_a_point_lands_on_is_the_smallest_holding_it() -> None:
     assert under([toolbar, button], 200, 10) == toolbar
     assert under([toolbar, button], 200, 100) is None
     assert under([button], 70, 10) is None  # its right edge is outside
+
+
+def assert_clicked_by_action(result: dict[str, object], fake: FakeDesktop) -> None:
+    """The click went by the control's action: no pointer click, and its effect seen."""
+    assert result["route"] == "action:click"
+    assert fake.clicks == []
+    assert result["effect"] == "confirmed"
