@@ -114,7 +114,7 @@ def open_gnome(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServe
             shell.windows()  # refused outside unsafe mode without the extension
         except ShellRefused:
             shell = None
-        pointer = MutterInput(bus, env, size, shell.pointer if shell is not None else None)
+        pointer = MutterInput(bus, env, size)
         opened.callback(pointer.close)
         windows: ShellWindows | A11yWindows
         missing: tuple[RouteRefused, ...] = ()

@@ -107,8 +107,6 @@ class ShellAccess(Protocol):
 
     def close(self, window_id: str) -> bool: ...
 
-    def pointer(self) -> tuple[int, int]: ...
-
     def frames(self) -> int: ...
 
     def prepare(self, timeout: float) -> bool:
@@ -160,10 +158,6 @@ class EvalShell:
     def close(self, window_id: str) -> bool:
         return bool(self._call(f"close({json.dumps(window_id)})"))
 
-    def pointer(self) -> tuple[int, int]:
-        x, y = self._call("pointer()")
-        return int(x), int(y)
-
     def frames(self) -> int:
         return int(self._call("frames()"))
 
@@ -199,10 +193,6 @@ class ExtensionShell:
 
     def close(self, window_id: str) -> bool:
         return bool(self._call("Close", "s", window_id)[0])
-
-    def pointer(self) -> tuple[int, int]:
-        x, y = self._call("Pointer")
-        return int(x), int(y)
 
     def frames(self) -> int:
         return int(self._call("Frames")[0])

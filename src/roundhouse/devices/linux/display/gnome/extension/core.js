@@ -1,7 +1,7 @@
 // roundhouse's part inside GNOME Shell: the windows a person switches between, with their
-// rectangles; activating and closing one; where the pointer is; how many frames the stage
-// has painted; the Shell's own dialogs that show. The same code serves Eval on a Shell in unsafe mode (roundhouse's virtual
-// desktops) and the extension a person installs with `roundhouse setup gnome`, which
+// rectangles; activating and closing one; how many frames the stage has painted; the
+// Shell's own dialogs that show. The same code serves Eval on a Shell in unsafe mode
+// (roundhouse's virtual desktops) and the extension a person installs with `roundhouse setup gnome`, which
 // exports these and nothing else (no Eval) as dev.roundhouse.Shell on the session bus.
 
 function roundhouseShell(Main) {
@@ -39,9 +39,6 @@ function roundhouseShell(Main) {
             if (!w) return false;
             w.delete(global.get_current_time());
             return true;
-        },
-        pointer() {
-            return global.get_pointer().slice(0, 2);
         },
         frames() {
             if (!handler)
@@ -86,7 +83,6 @@ const ROUNDHOUSE_INTERFACE = `<node><interface name="dev.roundhouse.Shell1">
   <method name="Windows"><arg type="s" direction="out" name="json"/></method>
   <method name="Activate"><arg type="s" direction="in" name="id"/><arg type="b" direction="out"/></method>
   <method name="Close"><arg type="s" direction="in" name="id"/><arg type="b" direction="out"/></method>
-  <method name="Pointer"><arg type="i" direction="out"/><arg type="i" direction="out"/></method>
   <method name="Frames"><arg type="u" direction="out"/></method>
   <method name="Prepare"><arg type="b" direction="out"/></method>
   <method name="Dialogs"><arg type="s" direction="out" name="json"/></method>
@@ -101,7 +97,6 @@ function roundhouseService(Gio, Main) {
         Windows: () => JSON.stringify(shell.windows()),
         Activate: id => shell.activate(id),
         Close: id => shell.close(id),
-        Pointer: () => shell.pointer(),
         Frames: () => shell.frames(),
         Prepare: () => shell.prepare(),
         Dialogs: () => JSON.stringify(shell.dialogs()),
