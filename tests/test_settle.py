@@ -113,10 +113,47 @@ def test_pixels_tell_a_caret_fading_from_a_change() -> None:
     ImageDraw.Draw(frames[1]).line([(50, 10), (50, 30)], fill="black")  # a caret drawn
     ImageDraw.Draw(frames[2]).rectangle([(40, 10), (90, 40)], fill="black")  # a digit shown
     shown = iter(frames)
-    pixels = Pixels(lambda: next(shown))
+    pixels = Pixels(lambda _area: next(shown))
     assert not pixels.caret_only()  # nothing to compare with yet
     assert pixels.caret_only()
     assert not pixels.caret_only()
+
+
+def test_pixels_look_only_where_the_screen_said_it_changed() -> None:
+    """KWin names the window damaged: the look is of that area alone (a screenshot of it
+    costs half one of the desktop), compared with what the last look saw there."""
+    desktop = Image.new("RGB", (400, 300), "white")
+    asked: list[Rect | None] = []
+
+    def grab(area: Rect | None) -> Image.Image:
+        asked.append(area)
+        return desktop.copy() if area is None else desktop.crop(tuple(area.as_list()))
+
+    window = Rect(left=100, top=50, right=300, bottom=250)
+    pixels = Pixels(grab, desktop.size)
+    pixels.prime()
+    assert pixels.caret_only(within=window)  # nothing changed in the window
+    ImageDraw.Draw(desktop).rectangle([(10, 10), (60, 40)], fill="black")  # outside it
+    assert pixels.caret_only(within=window)
+    ImageDraw.Draw(desktop).rectangle([(150, 100), (200, 130)], fill="black")  # inside
+    assert not pixels.caret_only(within=window)
+    assert asked == [None, window, window, window]
+    # An area the last look did not see whole cannot be compared: a change, to be safe.
+    assert not pixels.caret_only(within=Rect(left=0, top=0, right=120, bottom=60))
+    # The whole desktop's area is looked at as the desktop; one off it, likewise.
+    assert not pixels.caret_only(within=Rect(left=-5, top=-5, right=500, bottom=400))
+    assert asked[-1] is None
+
+
+def test_the_extent_of_changes_is_the_box_around_their_rectangles() -> None:
+    screen = Changes("screen")
+    mark = screen.mark()
+    assert screen.extent(mark) is None  # nothing came
+    screen.bump(Rect(left=10, top=20, right=30, bottom=40))
+    screen.bump(Rect(left=5, top=25, right=20, bottom=60))
+    assert screen.extent(mark) == Rect(left=5, top=20, right=30, bottom=60)
+    screen.bump()  # a change without a rectangle may have been anywhere
+    assert screen.extent(mark) is None
 
 
 BUTTON = Rect(left=300, top=300, right=360, bottom=340)  # the control clicked
@@ -203,7 +240,7 @@ def test_pixels_outside_the_control_tell_a_box_around_it_and_a_caret() -> None:
     ImageDraw.Draw(frames[2]).rectangle([(305, 305), (350, 330)], fill="white")
     ImageDraw.Draw(frames[2]).rectangle([(40, 10), (90, 40)], fill="black")  # a digit
     shown = iter(frames)
-    pixels = Pixels(lambda: next(shown))
+    pixels = Pixels(lambda _area: next(shown))
     pixels.prime()
     assert pixels.caret_only(BUTTON)
     assert not pixels.caret_only(BUTTON)
@@ -223,6 +260,6 @@ async def test_a_box_around_the_control_and_elsewhere_is_told_by_pixels() -> Non
 
     for step in range(50):
         later(0.01 + step * 0.02, frame)
-    watch = Watch(screen=screen, pixels=Pixels(lambda: still), feedback=BUTTON)
+    watch = Watch(screen=screen, pixels=Pixels(lambda _area: still), feedback=BUTTON)
     _, changed, timed_out = await timed(watch)
     assert changed and not timed_out and len(drawn) < 50

@@ -68,6 +68,23 @@ class Changes:
                 rect is None or not ignore(rect) for number, rect in self._latest if number > mark
             )
 
+    def extent(self, mark: int) -> Rect | None:
+        """The box around every change after `mark`; None where one came without a
+        rectangle or is too old to be kept (then it may have been anywhere), or none came."""
+        with self._lock:
+            if self.count == mark or self.count - mark > len(self._latest):
+                return None
+            rects = [rect for number, rect in self._latest if number > mark]
+        if any(rect is None for rect in rects):
+            return None
+        boxes = [rect for rect in rects if rect is not None]
+        return Rect(
+            left=min(box.left for box in boxes),
+            top=min(box.top for box in boxes),
+            right=max(box.right for box in boxes),
+            bottom=max(box.bottom for box in boxes),
+        )
+
     def _add_waiter(self, waiter: Waiter) -> None:
         with self._lock:
             self._waiters.append(waiter)

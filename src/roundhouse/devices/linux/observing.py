@@ -22,6 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from PIL import Image
+
 from roundhouse.config import Settings
 from roundhouse.devices.base import Closing
 from roundhouse.devices.contract import Control, ControlList, Rect, UiNode, WindowInfo
@@ -404,9 +406,13 @@ class Observing(Closing):
             app=announcing.changes if announcing else None,
             caught_up=announcing.caught_up if announcing else None,
             held=held,
-            pixels=Pixels(self.screen.desktop) if looked else None,
+            pixels=Pixels(self._grab, self.screen.size) if looked else None,
             feedback=feedback,
         )
+
+    def _grab(self, area: Rect | None) -> Image.Image:
+        """The settle's look at the pixels: the whole desktop's, or an area's."""
+        return self.screen.desktop() if area is None else self.screen.region(area)
 
     async def _changes_late(
         self, sight: Sight, seen: Sequence[WindowInfo], watch: Watch, deadline: float

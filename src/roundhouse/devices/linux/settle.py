@@ -64,36 +64,46 @@ class Settled:
     timed_out: bool  # still changing at `timeout`
 
 
+Grab = Callable[[Rect | None], Image.Image]  # a region's pixels; None: the whole desktop's
+
+
 class Pixels:
     """The screen's pixels, looked at where its account of a change is too coarse to tell a
     caret's blink from a change (changes.Changes.exact): GTK 4 fades its text caret out and
     in, drawing ~200 ms of frames every half second, which wlroots reports as the whole
     output damaged, GNOME as painted frames, KWin as the window damaged. Each look compares
-    the screen with the previous look's."""
+    the screen with the previous look's, only where the screen said it changed: a KWin
+    screenshot of a window's area costs ~16 ms, of the whole desktop 35-40."""
 
-    def __init__(self, grab: Callable[[], Image.Image]) -> None:
+    def __init__(self, grab: Grab, size: tuple[int, int] | None = None) -> None:
+        """`size` is the desktop's: without it every look is of the whole desktop."""
         self._grab = grab
-        self._last: Image.Image | None = None
+        self._desktop = Rect(0, 0, *size) if size is not None else None
+        self._last: tuple[Image.Image, Rect | None] | None = None  # a look, and its area
 
-    def caret_only(self, beyond: Rect | None = None) -> bool:
+    def caret_only(self, beyond: Rect | None = None, within: Rect | None = None) -> bool:
         """Whether the screen differs from the last look only in a caret-sized sliver, or
-        not at all, outside `beyond` (what is drawn inside it does not count); False at the
-        first look (nothing to compare with)."""
+        not at all, outside `beyond` (what is drawn inside it does not count), looking only
+        `within` where given (where the screen said it changed); False where there is no
+        earlier look of that area to compare with."""
+        area = self._area(within)
         try:
-            now = self._grab()
+            now = self._grab(area)
         except RouteRefused:
             return False
-        last, self._last = self._last, now
-        if last is None or last.size != now.size or last.mode != now.mode:
+        last, self._last = self._last, (now, area)
+        before = _cropped(last, area) if last is not None else None
+        if before is None or before.size != now.size or before.mode != now.mode:
             return False
-        difference = ImageChops.difference(last, now)
+        difference = ImageChops.difference(before, now)
         if beyond is not None:
+            left, top = (area.left, area.top) if area is not None else (0, 0)
             width, height = now.size
             box = (
-                max(beyond.left, 0),
-                max(beyond.top, 0),
-                min(beyond.right, width),
-                min(beyond.bottom, height),
+                max(beyond.left - left, 0),
+                max(beyond.top - top, 0),
+                min(beyond.right - left, width),
+                min(beyond.bottom - top, height),
             )
             if box[0] < box[2] and box[1] < box[3]:
                 difference.paste(0, box)
@@ -104,7 +114,34 @@ class Pixels:
         """Look now, where there is no look to compare the next with."""
         if self._last is None:
             with contextlib.suppress(RouteRefused):
-                self._last = self._grab()
+                self._last = (self._grab(None), None)
+
+    def _area(self, within: Rect | None) -> Rect | None:
+        """The part of the desktop to look at: None for all of it."""
+        if within is None or self._desktop is None:
+            return None
+        desktop = self._desktop
+        area = Rect(
+            left=max(within.left, desktop.left),
+            top=max(within.top, desktop.top),
+            right=min(within.right, desktop.right),
+            bottom=min(within.bottom, desktop.bottom),
+        )
+        if area.width <= 0 or area.height <= 0 or area == desktop:
+            return None
+        return area
+
+
+def _cropped(look: tuple[Image.Image, Rect | None], area: Rect | None) -> Image.Image | None:
+    """What the earlier `look` saw of `area` (None: the whole desktop); None where it did
+    not see all of it."""
+    image, seen = look
+    if area is None:
+        return image if seen is None else None
+    left, top = (seen.left, seen.top) if seen is not None else (0, 0)
+    if seen is not None and not seen.contains(area):
+        return None
+    return image.crop((area.left - left, area.top - top, area.right - left, area.bottom - top))
 
 
 @dataclass(frozen=True)
@@ -149,7 +186,7 @@ class Watch:
             # A rectangle past the control may be a box around it and a caret (GTK 4).
         if self.pixels is None:
             return screen.since(mark, caret_like)
-        return screen.since(mark) and not self.pixels.caret_only(own)
+        return screen.since(mark) and not self.pixels.caret_only(own, screen.extent(mark))
 
     def undrawn(self, before: tuple[int, ...]) -> bool:
         """Whether the application announced something since `before` and the screen has
