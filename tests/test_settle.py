@@ -130,14 +130,14 @@ def test_pixels_look_only_where_the_screen_said_it_changed() -> None:
         return desktop.copy() if area is None else desktop.crop(tuple(area.as_list()))
 
     window = Rect(left=100, top=50, right=300, bottom=250)
-    pixels = Pixels(grab, desktop.size)
-    pixels.prime()
+    pixels = Pixels(grab, desktop.size, home=window)
+    pixels.prime()  # before any change: the window acted on
     assert pixels.caret_only(within=window)  # nothing changed in the window
     ImageDraw.Draw(desktop).rectangle([(10, 10), (60, 40)], fill="black")  # outside it
     assert pixels.caret_only(within=window)
     ImageDraw.Draw(desktop).rectangle([(150, 100), (200, 130)], fill="black")  # inside
     assert not pixels.caret_only(within=window)
-    assert asked == [None, window, window, window]
+    assert asked == [window, window, window, window]
     # An area the last look did not see whole cannot be compared: a change, to be safe.
     assert not pixels.caret_only(within=Rect(left=0, top=0, right=120, bottom=60))
     # The whole desktop's area is looked at as the desktop; one off it, likewise.

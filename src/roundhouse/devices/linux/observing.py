@@ -406,7 +406,7 @@ class Observing(Closing):
             app=announcing.changes if announcing else None,
             caught_up=announcing.caught_up if announcing else None,
             held=held,
-            pixels=Pixels(self._grab, self.screen.size) if looked else None,
+            pixels=Pixels(self._grab, self.screen.size, _acted_on(seen)) if looked else None,
             feedback=feedback,
         )
 
@@ -540,3 +540,11 @@ def _shot_result(shot: Screenshot, path: str | None) -> dict[str, Any]:
     else:
         result["png_base64"] = base64.b64encode(shot.png).decode("ascii")
     return result
+
+
+def _acted_on(seen: Look) -> Rect | None:
+    """Where the window acted on is: the one whose controls were read, else the active one."""
+    for window in seen.windows:
+        if window.xid == seen.window or (seen.window is None and window.active):
+            return window.rect
+    return None

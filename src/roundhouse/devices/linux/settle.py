@@ -75,10 +75,14 @@ class Pixels:
     the screen with the previous look's, only where the screen said it changed: a KWin
     screenshot of a window's area costs ~16 ms, of the whole desktop 35-40."""
 
-    def __init__(self, grab: Grab, size: tuple[int, int] | None = None) -> None:
-        """`size` is the desktop's: without it every look is of the whole desktop."""
+    def __init__(
+        self, grab: Grab, size: tuple[int, int] | None = None, home: Rect | None = None
+    ) -> None:
+        """`size` is the desktop's: without it every look is of the whole desktop. `home`
+        is the window acted on, where a look made before any change (`prime`) looks."""
         self._grab = grab
         self._desktop = Rect(0, 0, *size) if size is not None else None
+        self._home = home
         self._last: tuple[Image.Image, Rect | None] | None = None  # a look, and its area
 
     def caret_only(self, beyond: Rect | None = None, within: Rect | None = None) -> bool:
@@ -113,8 +117,9 @@ class Pixels:
     def prime(self) -> None:
         """Look now, where there is no look to compare the next with."""
         if self._last is None:
+            area = self._area(self._home)
             with contextlib.suppress(RouteRefused):
-                self._last = (self._grab(None), None)
+                self._last = (self._grab(area), area)
 
     def _area(self, within: Rect | None) -> Rect | None:
         """The part of the desktop to look at: None for all of it."""
