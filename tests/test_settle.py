@@ -145,6 +145,25 @@ def test_pixels_look_only_where_the_screen_said_it_changed() -> None:
     assert asked[-1] is None
 
 
+def test_the_first_look_takes_in_the_window_acted_on() -> None:
+    """The first change a look sees (a button's hover) sets what the next are compared with:
+    a look at the window too, so that a change elsewhere in it next is compared, not
+    counted as a change because the first look did not see that part."""
+    desktop = Image.new("RGB", (400, 300), "white")
+    asked: list[Rect | None] = []
+
+    def grab(area: Rect | None) -> Image.Image:
+        asked.append(area)
+        return desktop.copy() if area is None else desktop.crop(tuple(area.as_list()))
+
+    window = Rect(left=100, top=50, right=300, bottom=250)
+    button = Rect(left=150, top=200, right=200, bottom=230)
+    pixels = Pixels(grab, desktop.size, home=window)
+    assert not pixels.caret_only(within=button)  # nothing to compare with yet
+    assert pixels.caret_only(within=Rect(left=110, top=60, right=290, bottom=240))
+    assert asked[0] == window
+
+
 def test_the_extent_of_changes_is_the_box_around_their_rectangles() -> None:
     screen = Changes("screen")
     mark = screen.mark()

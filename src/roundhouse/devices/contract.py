@@ -8,6 +8,7 @@ Rectangles are screen pixels [left, top, right, bottom], as the seeds' bounding_
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
@@ -115,6 +116,17 @@ class Rect:
 
     def within(self, width: int, height: int) -> bool:
         return self.left >= 0 and self.top >= 0 and self.right <= width and self.bottom <= height
+
+
+def bounding(rects: Iterable[Rect]) -> Rect:
+    """The smallest rectangle holding every one of `rects` (at least one)."""
+    boxes = list(rects)
+    return Rect(
+        min(box.left for box in boxes),
+        min(box.top for box in boxes),
+        max(box.right for box in boxes),
+        max(box.bottom for box in boxes),
+    )
 
 
 class WindowInfo(BaseModel):

@@ -15,7 +15,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from roundhouse.devices.contract import Rect
+from roundhouse.devices.contract import Rect, bounding
 
 KEPT = 256  # the latest changes kept with their rectangles; older ones count as any change
 # A text caret drawn or wiped: at most this wide (GTK 3 draws it 3 px wide with its margin,
@@ -77,13 +77,7 @@ class Changes:
             rects = [rect for number, rect in self._latest if number > mark]
         if any(rect is None for rect in rects):
             return None
-        boxes = [rect for rect in rects if rect is not None]
-        return Rect(
-            left=min(box.left for box in boxes),
-            top=min(box.top for box in boxes),
-            right=max(box.right for box in boxes),
-            bottom=max(box.bottom for box in boxes),
-        )
+        return bounding(rect for rect in rects if rect is not None)
 
     def _add_waiter(self, waiter: Waiter) -> None:
         with self._lock:

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageChops
 
-from roundhouse.devices.contract import Rect
+from roundhouse.devices.contract import Rect, bounding
 from roundhouse.devices.linux.changes import Changes, any_change, caret_like
 from roundhouse.devices.linux.display.base import RouteRefused, Screen
 
@@ -79,7 +79,7 @@ class Pixels:
         self, grab: Grab, size: tuple[int, int] | None = None, home: Rect | None = None
     ) -> None:
         """`size` is the desktop's: without it every look is of the whole desktop. `home`
-        is the window acted on, where a look made before any change (`prime`) looks."""
+        is the window acted on: the first look (`prime`'s too) takes it in."""
         self._grab = grab
         self._desktop = Rect(0, 0, *size) if size is not None else None
         self._home = home
@@ -90,6 +90,11 @@ class Pixels:
         not at all, outside `beyond` (what is drawn inside it does not count), looking only
         `within` where given (where the screen said it changed); False where there is no
         earlier look of that area to compare with."""
+        if self._last is None and within is not None and self._home is not None:
+            # The first look sets what the next are compared with: the window acted on too,
+            # where the next changes are likely to be (a look at more than was seen before
+            # cannot be compared, and counts as a change).
+            within = bounding([within, self._home])
         area = self._area(within)
         try:
             now = self._grab(area)

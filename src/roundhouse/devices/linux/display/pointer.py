@@ -4,8 +4,8 @@ before anything is sent.
 A backend says only how one motion, one button and one wheel step reach its server
 (`_motion`, `_button`, `_axis`) and what the screen's size is; its quirks are hooks:
 `_points` (where the pointer passes on its way to a point: Wayland's approach, in
-wayland/pointer.py), `_flush` (X11's sync, a Wayland roundtrip). Mutter's wait for the
-pointer to arrive is part of its `_motion`.
+wayland/pointer.py), `_flush` (X11's sync, a Wayland roundtrip, Mutter's calls sent in
+one go).
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ class Pointer(ABC):
         """The positions the pointer moves through to reach (x, y), the point last."""
         return [(x, y)]
 
-    def _flush(self) -> None:  # noqa: B027 (a hook: Mutter's calls need no flush)
+    def _flush(self) -> None:  # noqa: B027 (a hook: a backend without one needs none)
         """Make sure what was sent has reached the server (X11's sync, a Wayland roundtrip)."""
 
     @abstractmethod

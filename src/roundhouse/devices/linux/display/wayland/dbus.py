@@ -113,8 +113,6 @@ class SyncBus:
         unix_fds: Sequence[int] = (),
     ) -> list[Any]:
         """Call a method and return its answer's body; DBusCallError for an error answer."""
-        if not self._bus.connected:
-            raise BusGone("the D-Bus connection is gone")
         message = Message(
             destination=destination,
             path=path,
@@ -124,16 +122,35 @@ class SyncBus:
             body=list(body),
             unix_fds=list(unix_fds),
         )
+        return self.call_all([message], timeout=timeout)[0]
+
+    def call_all(
+        self, messages: Sequence[Message], *, timeout: float | None = None
+    ) -> list[list[Any]]:
+        """Send method calls one after another without waiting, then wait for every answer
+        (their bodies, in order): a service handles one connection's calls in the order
+        sent, so a run of calls costs one round trip, not one each. DBusCallError for the
+        first error answer."""
+        if not self._bus.connected:
+            raise BusGone("the D-Bus connection is gone")
+
+        async def send() -> list[Message | None]:
+            # Each call is written out when its task first runs, in the order created.
+            return list(await asyncio.gather(*(self._bus.call(m) for m in messages)))
+
         try:
-            reply = self._run(self._bus.call(message), timeout or self.timeout)
+            replies = self._run(send(), timeout or self.timeout)
         except DBusFastError as error:
             raise DBusCallError(type(error).__name__, str(error)) from None
-        if reply is None:
-            raise BusGone("the D-Bus connection closed before the answer")
-        if reply.message_type is MessageType.ERROR:
-            text = str(reply.body[0]) if reply.body else ""
-            raise DBusCallError(reply.error_name or "error", text)
-        return list(reply.body)
+        bodies = []
+        for reply in replies:
+            if reply is None:
+                raise BusGone("the D-Bus connection closed before the answer")
+            if reply.message_type is MessageType.ERROR:
+                text = str(reply.body[0]) if reply.body else ""
+                raise DBusCallError(reply.error_name or "error", text)
+            bodies.append(list(reply.body))
+        return bodies
 
     def watch(self, interface: str, member: str, path: str) -> Signals:
         """The bodies of the signals `member` of `interface` that `path` sends from now on."""

@@ -7,7 +7,7 @@ import os
 from collections import deque
 from dataclasses import dataclass
 
-from roundhouse.devices.contract import Rect
+from roundhouse.devices.contract import Rect, bounding
 from roundhouse.devices.linux.display.wayland.wire import Connection, Global, WaylandError, decode
 
 MODE_CURRENT = 0x1
@@ -65,13 +65,7 @@ def bind_outputs(connection: Connection) -> list[Output]:
 
 def desktop_box(outputs: list[Output]) -> Rect:
     """The rectangle every output lies in: the desktop, in logical pixels."""
-    rects = [output.rect for output in outputs]
-    return Rect(
-        min(rect.left for rect in rects),
-        min(rect.top for rect in rects),
-        max(rect.right for rect in rects),
-        max(rect.bottom for rect in rects),
-    )
+    return bounding(output.rect for output in outputs)
 
 
 XDG_OUTPUT_MANAGER = "zxdg_output_manager_v1"
