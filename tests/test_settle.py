@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.changes import Changes
-from roundhouse.devices.linux.settle import GAP, Pixels, Watch, settle
+from roundhouse.devices.linux.settle import GAP, Grab, Pixels, Watch, settle
 
 WINDOW = Rect(left=0, top=0, right=800, bottom=600)
 CARET = Rect(left=10, top=10, right=12, bottom=30)
@@ -119,9 +119,8 @@ def test_pixels_tell_a_caret_fading_from_a_change() -> None:
     assert not pixels.caret_only()
 
 
-def test_pixels_look_only_where_the_screen_said_it_changed() -> None:
-    """KWin names the window damaged: the look is of that area alone (a screenshot of it
-    costs half one of the desktop), compared with what the last look saw there."""
+def looked_at() -> tuple[Image.Image, list[Rect | None], Grab]:
+    """A white 400x300 desktop, the areas looked at (None: all of it), and its grab."""
     desktop = Image.new("RGB", (400, 300), "white")
     asked: list[Rect | None] = []
 
@@ -129,6 +128,13 @@ def test_pixels_look_only_where_the_screen_said_it_changed() -> None:
         asked.append(area)
         return desktop.copy() if area is None else desktop.crop(tuple(area.as_list()))
 
+    return desktop, asked, grab
+
+
+def test_pixels_look_only_where_the_screen_said_it_changed() -> None:
+    """KWin names the window damaged: the look is of that area alone (a screenshot of it
+    costs half one of the desktop), compared with what the last look saw there."""
+    desktop, asked, grab = looked_at()
     window = Rect(left=100, top=50, right=300, bottom=250)
     pixels = Pixels(grab, desktop.size, home=window)
     pixels.prime()  # before any change: the window acted on
@@ -149,13 +155,7 @@ def test_the_first_look_takes_in_the_window_acted_on() -> None:
     """The first change a look sees (a button's hover) sets what the next are compared with:
     a look at the window too, so that a change elsewhere in it next is compared, not
     counted as a change because the first look did not see that part."""
-    desktop = Image.new("RGB", (400, 300), "white")
-    asked: list[Rect | None] = []
-
-    def grab(area: Rect | None) -> Image.Image:
-        asked.append(area)
-        return desktop.copy() if area is None else desktop.crop(tuple(area.as_list()))
-
+    desktop, asked, grab = looked_at()
     window = Rect(left=100, top=50, right=300, bottom=250)
     button = Rect(left=150, top=200, right=200, bottom=230)
     pixels = Pixels(grab, desktop.size, home=window)

@@ -45,7 +45,7 @@ from PIL import Image, ImageChops
 
 from roundhouse.devices.contract import Rect, bounding
 from roundhouse.devices.linux.changes import Changes, any_change, caret_like
-from roundhouse.devices.linux.display.base import RouteRefused, Screen
+from roundhouse.devices.linux.display.base import RouteRefused, Screen, clip
 
 GAP = 0.04  # seconds without a sign that end the settle: over two frames at 60 Hz
 GRACE = 0.15  # seconds an action gets to show a first sign
@@ -81,7 +81,7 @@ class Pixels:
         """`size` is the desktop's: without it every look is of the whole desktop. `home`
         is the window acted on: the first look (`prime`'s too) takes it in."""
         self._grab = grab
-        self._desktop = Rect(0, 0, *size) if size is not None else None
+        self._size = size
         self._home = home
         self._last: tuple[Image.Image, Rect | None] | None = None  # a look, and its area
 
@@ -128,18 +128,13 @@ class Pixels:
 
     def _area(self, within: Rect | None) -> Rect | None:
         """The part of the desktop to look at: None for all of it."""
-        if within is None or self._desktop is None:
+        if within is None or self._size is None:
             return None
-        desktop = self._desktop
-        area = Rect(
-            left=max(within.left, desktop.left),
-            top=max(within.top, desktop.top),
-            right=min(within.right, desktop.right),
-            bottom=min(within.bottom, desktop.bottom),
-        )
-        if area.width <= 0 or area.height <= 0 or area == desktop:
+        try:
+            area = clip(within, self._size)
+        except ValueError:  # off the desktop
             return None
-        return area
+        return None if area == Rect(0, 0, *self._size) else area
 
 
 def _cropped(look: tuple[Image.Image, Rect | None], area: Rect | None) -> Image.Image | None:

@@ -1,8 +1,9 @@
 // roundhouse's part inside GNOME Shell: the windows a person switches between, with their
 // rectangles; activating and closing one; how many frames the stage has painted; the
 // Shell's own dialogs that show. The same code serves Eval on a Shell in unsafe mode
-// (roundhouse's virtual desktops) and the extension a person installs with `roundhouse setup gnome`, which
-// exports these and nothing else (no Eval) as dev.roundhouse.Shell on the session bus.
+// (roundhouse's virtual desktops) and the extension a person installs with `roundhouse
+// setup gnome`, which exports these and nothing else (no Eval) as dev.roundhouse.Shell on
+// the session bus.
 
 function roundhouseShell(Main) {
     const KINDS = [0, 3, 4, 7];  // Meta.WindowType: NORMAL, DIALOG, MODAL_DIALOG, UTILITY
