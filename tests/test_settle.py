@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.changes import Changes
-from roundhouse.devices.linux.settle import GAP, Grab, Pixels, Watch, settle
+from roundhouse.devices.linux.settle import GAP, LOOK_AHEAD, Grab, Pixels, Watch, settle
 
 WINDOW = Rect(left=0, top=0, right=800, bottom=600)
 CARET = Rect(left=10, top=10, right=12, bottom=30)
@@ -98,6 +98,51 @@ async def test_a_control_held_pressed_is_waited_on() -> None:
     assert changed and elapsed >= 0.15 + GAP
 
 
+async def test_a_look_ahead_stands_only_from_the_last_change() -> None:
+    """Once a stretch of quiet has lasted LOOK_AHEAD the caller is asked to look ahead; a
+    change after that begins a new stretch, and a look begun before it does not stand: the
+    settle's quiet_from is later than it."""
+    screen = Changes("screen")
+    asked: list[float] = []
+    changed: list[float] = []
+
+    def change() -> None:
+        changed.append(time.monotonic())
+        screen.bump(WINDOW)
+
+    def ahead() -> None:
+        asked.append(time.monotonic())
+        if len(asked) == 1:
+            later(0.005, change)  # lands while the first look ahead reads
+
+    later(0.01, change)
+    done = await settle(Watch(screen=screen), (screen.mark(),), ahead=ahead)
+    assert not done.timed_out and done.quiet_from is not None
+    assert len(asked) == 2
+    assert asked[0] < changed[-1] <= done.quiet_from <= asked[1]
+    assert asked[1] - done.quiet_from >= LOOK_AHEAD
+
+
+async def test_no_look_ahead_while_an_animation_draws() -> None:
+    """An animation draws every frame: no stretch of quiet lasts LOOK_AHEAD until it stops,
+    so the application is not asked to be read meanwhile."""
+    screen = Changes("screen")
+    asked: list[float] = []
+    drawn: list[float] = []
+
+    def frame() -> None:
+        drawn.append(time.monotonic())
+        screen.bump(WINDOW)
+
+    for step in range(10):
+        later(0.01 + step * 0.01, frame)
+    done = await settle(
+        Watch(screen=screen), (screen.mark(),), ahead=lambda: asked.append(time.monotonic())
+    )
+    assert len(drawn) == 10 and not done.timed_out
+    assert asked and asked[0] > drawn[-1]
+
+
 async def test_it_gives_up_at_the_timeout() -> None:
     screen = Changes("screen")
     for step in range(40):
@@ -106,7 +151,7 @@ async def test_it_gives_up_at_the_timeout() -> None:
     assert changed and timed_out
 
 
-def test_pixels_tell_a_caret_fading_from_a_change() -> None:
+async def test_pixels_tell_a_caret_fading_from_a_change() -> None:
     """Where the screen's rectangles are coarse (wlroots' whole output for GTK 4's caret
     fading), its pixels are compared: a sliver a caret wide is no change, more is one."""
     frames = [Image.new("RGB", (200, 100), "white") for _ in range(3)]
@@ -114,9 +159,9 @@ def test_pixels_tell_a_caret_fading_from_a_change() -> None:
     ImageDraw.Draw(frames[2]).rectangle([(40, 10), (90, 40)], fill="black")  # a digit shown
     shown = iter(frames)
     pixels = Pixels(lambda _area: next(shown))
-    assert not pixels.caret_only()  # nothing to compare with yet
-    assert pixels.caret_only()
-    assert not pixels.caret_only()
+    assert not await pixels.caret_only()  # nothing to compare with yet
+    assert await pixels.caret_only()
+    assert not await pixels.caret_only()
 
 
 def looked_at() -> tuple[Image.Image, list[Rect | None], Grab]:
@@ -131,27 +176,27 @@ def looked_at() -> tuple[Image.Image, list[Rect | None], Grab]:
     return desktop, asked, grab
 
 
-def test_pixels_look_only_where_the_screen_said_it_changed() -> None:
+async def test_pixels_look_only_where_the_screen_said_it_changed() -> None:
     """KWin names the window damaged: the look is of that area alone (a screenshot of it
     costs half one of the desktop), compared with what the last look saw there."""
     desktop, asked, grab = looked_at()
     window = Rect(left=100, top=50, right=300, bottom=250)
     pixels = Pixels(grab, desktop.size, home=window)
-    pixels.prime()  # before any change: the window acted on
-    assert pixels.caret_only(within=window)  # nothing changed in the window
+    await pixels.prime()  # before any change: the window acted on
+    assert await pixels.caret_only(within=window)  # nothing changed in the window
     ImageDraw.Draw(desktop).rectangle([(10, 10), (60, 40)], fill="black")  # outside it
-    assert pixels.caret_only(within=window)
+    assert await pixels.caret_only(within=window)
     ImageDraw.Draw(desktop).rectangle([(150, 100), (200, 130)], fill="black")  # inside
-    assert not pixels.caret_only(within=window)
+    assert not await pixels.caret_only(within=window)
     assert asked == [window, window, window, window]
     # An area the last look did not see whole cannot be compared: a change, to be safe.
-    assert not pixels.caret_only(within=Rect(left=0, top=0, right=120, bottom=60))
+    assert not await pixels.caret_only(within=Rect(left=0, top=0, right=120, bottom=60))
     # The whole desktop's area is looked at as the desktop; one off it, likewise.
-    assert not pixels.caret_only(within=Rect(left=-5, top=-5, right=500, bottom=400))
+    assert not await pixels.caret_only(within=Rect(left=-5, top=-5, right=500, bottom=400))
     assert asked[-1] is None
 
 
-def test_the_first_look_takes_in_the_window_acted_on() -> None:
+async def test_the_first_look_takes_in_the_window_acted_on() -> None:
     """The first change a look sees (a button's hover) sets what the next are compared with:
     a look at the window too, so that a change elsewhere in it next is compared, not
     counted as a change because the first look did not see that part."""
@@ -159,8 +204,8 @@ def test_the_first_look_takes_in_the_window_acted_on() -> None:
     window = Rect(left=100, top=50, right=300, bottom=250)
     button = Rect(left=150, top=200, right=200, bottom=230)
     pixels = Pixels(grab, desktop.size, home=window)
-    assert not pixels.caret_only(within=button)  # nothing to compare with yet
-    assert pixels.caret_only(within=Rect(left=110, top=60, right=290, bottom=240))
+    assert not await pixels.caret_only(within=button)  # nothing to compare with yet
+    assert await pixels.caret_only(within=Rect(left=110, top=60, right=290, bottom=240))
     assert asked[0] == window
 
 
@@ -250,7 +295,7 @@ async def test_a_control_held_pressed_is_waited_on_though_drawn_on_itself() -> N
     assert changed and elapsed >= 0.15 + GAP
 
 
-def test_pixels_outside_the_control_tell_a_box_around_it_and_a_caret() -> None:
+async def test_pixels_outside_the_control_tell_a_box_around_it_and_a_caret() -> None:
     """GTK 4 on X11 reports a frame as one box around a caret and the button: compared
     outside the button, only the caret differs; a digit shown outside it is a change."""
     frames = [Image.new("RGB", (500, 400), "white") for _ in range(3)]
@@ -260,9 +305,9 @@ def test_pixels_outside_the_control_tell_a_box_around_it_and_a_caret() -> None:
     ImageDraw.Draw(frames[2]).rectangle([(40, 10), (90, 40)], fill="black")  # a digit
     shown = iter(frames)
     pixels = Pixels(lambda _area: next(shown))
-    pixels.prime()
-    assert pixels.caret_only(BUTTON)
-    assert not pixels.caret_only(BUTTON)
+    await pixels.prime()
+    assert await pixels.caret_only(BUTTON)
+    assert not await pixels.caret_only(BUTTON)
 
 
 async def test_a_box_around_the_control_and_elsewhere_is_told_by_pixels() -> None:

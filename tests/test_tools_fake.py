@@ -3,17 +3,22 @@ each tool sends, which route it takes, and what it reads back, with no desktop."
 
 from __future__ import annotations
 
+import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator
 
 import pytest
 
 from roundhouse.config import Settings
 from roundhouse.core.commands import Command, ResultStatus
-from roundhouse.devices.contract import Rect
+from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.atspi.bus import AtspiError
 from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop, FakeWindow
 from roundhouse.devices.linux.display.pointer import HORIZONTAL, VERTICAL
+from roundhouse.devices.linux.effects import Look
 from roundhouse.devices.linux.fake import fake_tools
+from roundhouse.devices.linux.observing import LookAhead
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 
 # A short watch for late changes: an action that changes nothing returns sooner.
@@ -82,6 +87,80 @@ async def test_click_control_with_an_action_uses_it_and_not_the_pointer(
     assert result["route"] == "action:click"
     assert fake.clicks == []
     assert result["effect"] == "confirmed" and "window 'Notes' closed" in result["seen"]
+
+
+async def test_what_an_application_shows_after_a_first_change_is_in_the_look_after() -> None:
+    """On a fake that tells what it draws, the settle waits on it and the look after is
+    begun ahead, while the settle waits out its gap: Save shows "Saving" at once and
+    "Saved" 30 ms later, after that look may have begun. The result says "Saved"."""
+    fake = FakeDesktop(size=(800, 600), drawing=True)
+    loop = asyncio.get_running_loop()
+    status = FakeControl.text_field("Status", box(100, 100, 300), "Idle")
+
+    def saved() -> None:
+        status.text = "Saved"
+        fake.drew()
+
+    def save() -> None:
+        status.text = "Saving"
+        loop.call_soon_threadsafe(loop.call_later, 0.03, saved)
+
+    fake.open_window(
+        "Notes", "notes", controls=[status, FakeControl.button("Save", box(100, 200), save)]
+    )
+    async with fake_tools(fake, SETTINGS) as tools:
+        result = await tools.click_control(label=await label_of(tools, "Save"))
+    assert result["effect"] == "confirmed" and not result["still_changing"]
+    assert "'Status' (text) now shows 'Saved'" in result["seen"], result["seen"]
+
+
+def look_of(*titles: str) -> Look:
+    rect = box(0, 0, 400, 300)
+    return Look(
+        tuple(
+            WindowInfo(xid=n, title=t, application="notes", pid=None, rect=rect, active=n == 1)
+            for n, t in enumerate(titles, 1)
+        ),
+        1,
+    )
+
+
+async def test_a_look_begun_ahead_stands_only_where_nothing_changed_since() -> None:
+    """LookAhead's look stands where it began after the settle's last change and the
+    windows are listed the same after; else it is taken again (None), and a look still
+    under way is cancelled."""
+    listed = look_of("Notes").windows
+
+    async def notes() -> Look:
+        return look_of("Notes")
+
+    ahead = LookAhead(notes)
+    ahead.begin()
+    quiet_from = time.monotonic()  # a change came after the look began
+    assert await ahead.taken(quiet_from, listed) is None
+    ahead.begin()
+    assert await ahead.taken(quiet_from, listed) == look_of("Notes")
+    ahead.begin()
+    assert await ahead.taken(quiet_from, look_of("Notes", "Save As").windows) is None
+    assert await ahead.taken(None, listed) is None  # the settle did not end done
+
+    async def hung() -> Look:
+        await asyncio.sleep(10)
+        return look_of("Notes")
+
+    async def failed() -> Look:
+        raise AtspiError("the application left the bus")
+
+    slow = LookAhead(hung)
+    slow.begin()
+    task = slow._task
+    slow.begin()  # a change came: the look under way is stale
+    await asyncio.sleep(0)
+    assert task is not None and task.cancelled()
+    slow.drop()
+    broken = LookAhead(failed)
+    broken.begin()
+    assert await broken.taken(quiet_from, listed) is None
 
 
 async def test_type_text_into_a_field_focuses_it_then_types(

@@ -136,11 +136,13 @@ class FakeTree:
             raise AtspiError(f"control {node_id} has no action {action!r}")
         if control.on_press is not None:
             control.on_press()
+        self._desktop.drew()
         return True
 
     async def set_text(self, node_id: str, text: str) -> bool:
         control = self._editable(node_id)
         control.text, control.caret = text, len(text)
+        self._desktop.drew()
         return True
 
     async def insert_text(self, node_id: str, text: str) -> bool:
@@ -148,6 +150,7 @@ class FakeTree:
         at = control.caret
         control.text = control.text[:at] + text + control.text[at:]
         control.caret = at + len(text)
+        self._desktop.drew()
         return True
 
     async def set_value(self, node_id: str, value: float) -> None:
@@ -157,6 +160,7 @@ class FakeTree:
         control = self._control(node_id)
         if control.grabs_focus:
             self._desktop.focus(control)
+            self._desktop.drew()
         return control.grabs_focus
 
     async def close(self) -> None:

@@ -55,6 +55,10 @@ QUIET = 0.12  # seconds of stillness where only pixels tell (it outlasts Qt's pr
 FEEDBACK_MARGIN = 8
 DRAWN_WAIT = 0.1  # seconds after the first sign an announced change gets to be drawn
 HELD_POLL = 0.02  # seconds between two questions to a control still pressed
+# Seconds of quiet after which the look after the action is begun, while the settle waits
+# out the rest of its gap: an animation draws every ~17 ms, so a look is not begun (and
+# the application not asked) while one runs.
+LOOK_AHEAD = 0.02
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,9 @@ class Settled:
     elapsed_ms: float
     changed: bool  # the screen changed after the action
     timed_out: bool  # still changing at `timeout`
+    # When the last stretch of quiet began (time.monotonic()): nothing of the application's
+    # answer came since. None where the settle did not end done after one.
+    quiet_from: float | None = None
 
 
 Grab = Callable[[Rect | None], Image.Image]  # a region's pixels; None: the whole desktop's
@@ -85,11 +92,16 @@ class Pixels:
         self._home = home
         self._last: tuple[Image.Image, Rect | None] | None = None  # a look, and its area
 
-    def caret_only(self, beyond: Rect | None = None, within: Rect | None = None) -> bool:
+    async def caret_only(self, beyond: Rect | None = None, within: Rect | None = None) -> bool:
         """Whether the screen differs from the last look only in a caret-sized sliver, or
         not at all, outside `beyond` (what is drawn inside it does not count), looking only
         `within` where given (where the screen said it changed); False where there is no
-        earlier look of that area to compare with."""
+        earlier look of that area to compare with. The look is taken off the event loop:
+        a wlroots copy or a KWin screenshot waits for a frame, and the look after the
+        action is read meanwhile (settle's `ahead`)."""
+        return await asyncio.to_thread(self._caret_only, beyond, within)
+
+    def _caret_only(self, beyond: Rect | None, within: Rect | None) -> bool:
         if self._last is None and within is not None and self._home is not None:
             # The first look sets what the next are compared with: the window acted on too,
             # where the next changes are likely to be (a look at more than was seen before
@@ -119,12 +131,12 @@ class Pixels:
         changed = difference.getbbox()
         return changed is None or caret_like(Rect(*changed))
 
-    def prime(self) -> None:
+    async def prime(self) -> None:
         """Look now, where there is no look to compare the next with."""
         if self._last is None:
             area = self._area(self._home)
             with contextlib.suppress(RouteRefused):
-                self._last = (self._grab(area), area)
+                self._last = (await asyncio.to_thread(self._grab, area), area)
 
     def _area(self, within: Rect | None) -> Rect | None:
         """The part of the desktop to look at: None for all of it."""
@@ -170,7 +182,7 @@ class Watch:
     def marks(self) -> tuple[int, ...]:
         return tuple(witness.mark() for witness in self.witnesses)
 
-    def changed_since(self, marks: tuple[int, ...], *, answer: bool = False) -> bool:
+    async def changed_since(self, marks: tuple[int, ...], *, answer: bool = False) -> bool:
         """Whether a change that matters came after `marks` (a caret's blink does not);
         with `answer`, only the application's answer does: not the control's feedback."""
         own = self.feedback if answer else None
@@ -178,11 +190,11 @@ class Watch:
             if witness is not self.screen:
                 if witness.since(mark):
                     return True
-            elif self._drawn_since(witness, mark, own):
+            elif await self._drawn_since(witness, mark, own):
                 return True
         return False
 
-    def _drawn_since(self, screen: Changes, mark: int, own: Rect | None) -> bool:
+    async def _drawn_since(self, screen: Changes, mark: int, own: Rect | None) -> bool:
         if screen.exact:
             if own is None:
                 return screen.since(mark, caret_like)
@@ -191,7 +203,7 @@ class Watch:
             # A rectangle past the control may be a box around it and a caret (GTK 4).
         if self.pixels is None:
             return screen.since(mark, caret_like)
-        return screen.since(mark) and not self.pixels.caret_only(own, screen.extent(mark))
+        return screen.since(mark) and not await self.pixels.caret_only(own, screen.extent(mark))
 
     def undrawn(self, before: tuple[int, ...]) -> bool:
         """Whether the application announced something since `before` and the screen has
@@ -210,9 +222,12 @@ async def settle(
     floor: float = 0.0,
     grace: float = GRACE,
     gap: float = GAP,
+    ahead: Callable[[], object] | None = None,
 ) -> Settled:
     """Wait until the application is done with an action (see the module docstring);
-    `before` are the watch's marks taken before the action."""
+    `before` are the watch's marks taken before the action. `ahead` is called each time a
+    stretch of quiet has lasted LOOK_AHEAD: the caller may read what shows then, and that
+    read stands if it began at or after the `quiet_from` of a settle that ended done."""
     start = time.monotonic()
     deadline = start + timeout
     if floor > 0:
@@ -220,34 +235,35 @@ async def settle(
     if not await _first_sign(watch, before, min(start + grace, deadline)):
         return Settled(_ms(start), changed=False, timed_out=False)
     if watch.feedback is not None and watch.pixels is not None:
-        watch.pixels.prime()  # X11's first look at pixels: the next is compared with this
+        await watch.pixels.prime()  # X11's first look at pixels: the next is compared with this
     drawn_by = time.monotonic() + DRAWN_WAIT
     while True:
-        if not await _quiet_for(watch, gap, deadline):
+        quiet_from = await _quiet_for(watch, gap, deadline, ahead)
+        if quiet_from is None:
             return Settled(_ms(start), changed=True, timed_out=True)
         marks = watch.marks()
         if watch.caught_up is not None and not await _answered(watch.caught_up, deadline):
             return Settled(_ms(start), changed=True, timed_out=True)
-        if watch.changed_since(marks, answer=True):
+        if await watch.changed_since(marks, answer=True):
             continue
         if watch.undrawn(before) and time.monotonic() < drawn_by:
             await any_change(watch.witnesses, marks, min(drawn_by, deadline) - time.monotonic())
             continue
         if watch.held is not None and await watch.held():
             # Asked again until it is let go, or something changes (the click, as a rule).
-            while not watch.changed_since(marks, answer=True) and await watch.held():
+            while not await watch.changed_since(marks, answer=True) and await watch.held():
                 if time.monotonic() >= deadline:
                     return Settled(_ms(start), changed=True, timed_out=True)
                 await any_change(watch.witnesses, marks, HELD_POLL)
             continue
-        return Settled(_ms(start), changed=True, timed_out=False)
+        return Settled(_ms(start), changed=True, timed_out=False, quiet_from=quiet_from)
 
 
 async def _first_sign(watch: Watch, before: tuple[int, ...], until: float) -> bool:
     """Whether a change that matters comes after `before` by `until`."""
     while True:
         counts = watch.marks()  # read first: a change after this wakes the wait below
-        if watch.changed_since(before):
+        if await watch.changed_since(before):
             return True
         remaining = until - time.monotonic()
         if remaining <= 0:
@@ -255,25 +271,33 @@ async def _first_sign(watch: Watch, before: tuple[int, ...], until: float) -> bo
         await any_change(watch.witnesses, counts, remaining)
 
 
-async def _quiet_for(watch: Watch, gap: float, deadline: float) -> bool:
+async def _quiet_for(
+    watch: Watch, gap: float, deadline: float, ahead: Callable[[], object] | None
+) -> float | None:
     """Wait until `gap` seconds pass with nothing of the application's answer (the
-    control's own feedback goes on as it will): True, or False when the deadline comes
-    first."""
+    control's own feedback goes on as it will): when that stretch of quiet began, or None
+    when the deadline comes first. `ahead` is called once a stretch has lasted LOOK_AHEAD."""
     quiet_since = time.monotonic()
     counts = watch.marks()
+    looked_ahead = ahead is None
     while True:
         now = time.monotonic()
-        if now - quiet_since >= gap:
-            return True
         if now >= deadline:
-            return False
-        wait = min(quiet_since + gap, deadline) - now
-        if await any_change(watch.witnesses, counts, wait):
-            woken = time.monotonic()  # the change came by now; judging it may take a grab
+            return None
+        if watch.marks() != counts:  # judged before anything else: its wake may be queued
             fresh = watch.marks()
-            if watch.changed_since(counts, answer=True):
-                quiet_since = woken
+            if await watch.changed_since(counts, answer=True):  # may take a grab
+                quiet_since = now
+                looked_ahead = ahead is None
             counts = fresh
+            continue
+        if not looked_ahead and now - quiet_since >= LOOK_AHEAD and ahead is not None:
+            ahead()  # in every stretch that ends the settle, however late the loop woke
+            looked_ahead = True
+        if now - quiet_since >= gap:
+            return quiet_since
+        wake = quiet_since + (gap if looked_ahead else LOOK_AHEAD)
+        await any_change(watch.witnesses, counts, min(wake, deadline) - now)
 
 
 async def _answered(caught_up: Callable[[], Awaitable[bool]], deadline: float) -> bool:

@@ -15,6 +15,11 @@ The input goes through the shared Pointer and Keyboard (pointer.py, keyboard.py)
 backend's does, so the bounds check and the chords are the real ones; a key is its keysym.
 What an application would do is scripted: a control's `on_press` (clicked, or its action
 done through the fake tree), a window's `on_close`, and FakeDesktop.on_keys.
+
+A fake made `drawing` tells what it draws, as a compositor does (DisplayServer.drawn):
+every press, key, wheel notch and change through the fake tree counts as drawn, and a
+script that changes the screen later calls `drew` itself. The settle then waits on that,
+as on a real session, and the look after an action is begun ahead (observing.LookAhead).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from PIL import Image, ImageDraw
 from Xlib import XK  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import (
     Button,
     Closing,
@@ -120,9 +126,12 @@ class FakeWindow:
 class FakeDesktop:
     """The world the fake display server shows and is driven through (see the module)."""
 
-    def __init__(self, size: tuple[int, int] = (800, 600), *, stacking: bool = True) -> None:
+    def __init__(
+        self, size: tuple[int, int] = (800, 600), *, stacking: bool = True, drawing: bool = False
+    ) -> None:
         self.size = size
         self.stacking = stacking  # False: the windows' order is not told (as on sway, KWin)
+        self.drawn = Changes("the fake screen") if drawing else None
         self.background = Image.new("RGB", size, (58, 110, 165))  # draw on it freely
         self.windows: list[FakeWindow] = []  # in stacking order: the last one on top
         self.active: int | None = None
@@ -222,7 +231,12 @@ class FakeDesktop:
         """A display server on this desktop, as display/backends.py opens a real one."""
         routes = {"input": "memory", "screenshots": "memory", "windows": "memory"}
         return DisplayServer(
-            "fake", FakeInput(self), FakeScreen(self), FakeWindows(self), routes=routes
+            "fake",
+            FakeInput(self),
+            FakeScreen(self),
+            FakeWindows(self),
+            routes=routes,
+            drawn=self.drawn,
         )
 
     def list_windows(self) -> list[WindowInfo]:
@@ -241,12 +255,14 @@ class FakeDesktop:
     def wheel(self, axis: int, steps: int) -> None:
         with self._lock:
             self.scrolls.append((*self.pointer, axis, steps))
+        self.drew()
 
     def press(self, button: Button) -> None:
         """A button went down where the pointer is: the window under it is raised and made
         active, and a left press focuses the control under it and runs its on_press."""
         with self._lock:
             self._pressed(button)
+        self.drew()
 
     def _pressed(self, button: Button) -> None:
         x, y = self.pointer
@@ -267,6 +283,12 @@ class FakeDesktop:
     def key(self, keysym: int, pressed: bool) -> None:
         with self._lock:
             self._key(keysym, pressed)
+        self.drew()
+
+    def drew(self) -> None:
+        """What shows was drawn again: counted where the fake is `drawing`."""
+        if self.drawn is not None:
+            self.drawn.bump()
 
     def _key(self, keysym: int, pressed: bool) -> None:
         name = _key_name(keysym)
