@@ -143,6 +143,24 @@ async def test_no_look_ahead_while_an_animation_draws() -> None:
     assert asked and asked[0] > drawn[-1]
 
 
+async def test_drawing_judged_no_answer_does_not_hold_it() -> None:
+    """KWin names gedit's window damaged at every frame of its header bar's animation, and
+    each look at the pixels (a screenshot of ~30 ms) finds nothing that matters: the settle
+    ends after its gap, though the drawing goes on past the timeout."""
+    screen = Changes("screen")
+    still = Image.new("RGB", (200, 100), "white")
+
+    def grab(_area: Rect | None) -> Image.Image:
+        time.sleep(0.03)
+        return still.copy()
+
+    for step in range(100):
+        later(0.01 + step * 0.015, lambda: screen.bump(WINDOW))
+    watch = Watch(screen=screen, pixels=Pixels(grab))
+    done = await settle(watch, (screen.mark(),), timeout=1.0)
+    assert done.changed and not done.timed_out
+
+
 async def test_it_gives_up_at_the_timeout() -> None:
     screen = Changes("screen")
     for step in range(40):

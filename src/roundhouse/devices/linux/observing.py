@@ -361,7 +361,8 @@ class Observing(Closing):
         try:
             settled = await self._settle(watch, marks, pixels, ahead.begin)
             listed = sight.relist()
-            after = await ahead.taken(settled.quiet_from, listed) or await look_after(listed)
+            taken = await ahead.taken(settled.quiet_from, listed)
+            after = taken if taken is not None else await look_after(listed)
         finally:
             ahead.drop()
         target_id = target.id if target else None

@@ -26,6 +26,11 @@ holds the button down for 100 ms, drawing and announcing nothing, before it clic
 action that shows no sign within `grace` changed nothing to be seen. `timeout` caps it all
 (an animation that never stops).
 
+The caller's look after the action need not wait for the end: once a stretch of quiet has
+lasted LOOK_AHEAD, `ahead` is called, and a look begun then stands if the settle ends done
+with that stretch (`Settled.quiet_from`: nothing of the answer came since). The pixel looks
+are taken off the event loop, so that the read goes on while one waits for a frame.
+
 Where the screen reports nothing (a display server without such an account: the fake
 display, GNOME without GStreamer's PipeWire source), `wait_quiet` compares its pixels and
 waits for `quiet` seconds of stillness, as every settle did before: a raw grab costs ~1.5 ms
@@ -284,17 +289,19 @@ async def _quiet_for(
         now = time.monotonic()
         if now >= deadline:
             return None
-        if watch.marks() != counts:  # judged before anything else: its wake may be queued
+        if watch.marks() != counts:  # judged first: its wake may still be queued
             fresh = watch.marks()
-            if await watch.changed_since(counts, answer=True):  # may take a grab
+            if await watch.changed_since(counts, answer=True):
                 quiet_since = now
                 looked_ahead = ahead is None
             counts = fresh
-            continue
+            now = time.monotonic()  # judging may have taken a grab
         if not looked_ahead and now - quiet_since >= LOOK_AHEAD and ahead is not None:
             ahead()  # in every stretch that ends the settle, however late the loop woke
             looked_ahead = True
         if now - quiet_since >= gap:
+            # What came while the last grab was taken is not judged: drawing that goes on
+            # (a header bar's animation, judged no answer at each look) cannot hold it.
             return quiet_since
         wake = quiet_since + (gap if looked_ahead else LOOK_AHEAD)
         await any_change(watch.witnesses, counts, min(wake, deadline) - now)
