@@ -302,6 +302,9 @@ async def _quiet_for(
         if now - quiet_since >= gap:
             # What came while the last grab was taken is not judged: drawing that goes on
             # (a header bar's animation, judged no answer at each look) cannot hold it.
+            # A look begun before it is begun again, to see what that drew.
+            if ahead is not None and watch.marks() != counts:
+                ahead()
             return quiet_since
         wake = quiet_since + (gap if looked_ahead else LOOK_AHEAD)
         await any_change(watch.witnesses, counts, min(wake, deadline) - now)
