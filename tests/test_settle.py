@@ -161,38 +161,6 @@ async def test_drawing_judged_no_answer_does_not_hold_it() -> None:
     assert done.changed and not done.timed_out
 
 
-async def test_what_the_last_look_did_not_judge_is_looked_at_again() -> None:
-    """A look ahead is begun; drawing resumes, and the settle's gap runs out while a look
-    at the pixels is taken: what was drawn meanwhile is not judged, so the look after is
-    begun again, after it."""
-    screen = Changes("screen")
-    still = Image.new("RGB", (200, 100), "white")
-    drawn: list[float] = []
-    asked: list[float] = []
-
-    def grab(_area: Rect | None) -> Image.Image:
-        time.sleep(0.03)
-        return still.copy()
-
-    def frame() -> None:
-        drawn.append(time.monotonic())
-        screen.bump(WINDOW)
-
-    def ahead() -> None:
-        asked.append(time.monotonic())
-        if len(asked) == 1:
-            for step in range(30):
-                later(0.005 + step * 0.01, frame)
-
-    later(0.01, lambda: screen.bump(WINDOW))
-    watch = Watch(screen=screen, pixels=Pixels(grab))
-    done = await settle(watch, (screen.mark(),), timeout=1.0, ahead=ahead)
-    ended = time.monotonic()
-    assert done.changed and not done.timed_out
-    assert any(at < ended for at in drawn)
-    assert all(at <= asked[-1] for at in drawn if at < ended)
-
-
 async def test_it_gives_up_at_the_timeout() -> None:
     screen = Changes("screen")
     for step in range(40):
