@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from roundhouse.devices.linux.atspi.client import AtspiClient
 from roundhouse.devices.linux.desktops.reaper import TAG_ENV
@@ -58,6 +60,61 @@ def processes_running(cmdline: str) -> list[int]:
             except OSError:
                 continue
     return pids
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rpartition(")")[2].split()[1])  # the name may hold spaces and parens
+
+
+def descendants_running(ancestor: int, cmdline: str) -> list[int]:
+    """The processes started (directly or not) by `ancestor` whose command line holds
+    `cmdline`: a test's own, never another test's running beside it."""
+    found = []
+    for pid in processes_running(cmdline):
+        parent = _parent(pid)
+        while parent not in (None, 0, 1, ancestor):
+            parent = _parent(parent)
+        if parent == ancestor:
+            found.append(pid)
+    return found
+
+
+T = TypeVar("T")
+
+
+def wait_for(
+    predicate: Callable[[], T | None],
+    what: str,
+    timeout: float = 30.0,
+    seen: Callable[[], object] = lambda: "nothing more to say",
+) -> T:
+    """predicate()'s first truthy value, polled; after `timeout` the test fails naming
+    `what` and what `seen()` says of the state then (a condition, never a fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}: {seen()}")
+        time.sleep(0.02)
+    return value
+
+
+async def wait_for_async(
+    predicate: Callable[[], T | None],
+    what: str,
+    timeout: float = 30.0,
+    seen: Callable[[], object] = lambda: "nothing more to say",
+) -> T:
+    """wait_for on the event loop: what the test awaits goes on meanwhile."""
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}: {seen()}")
+        await asyncio.sleep(0.02)
+    return value
 
 
 def kill_processes(cmdline: str) -> None:

@@ -7,10 +7,16 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from tests.helpers import processes_running, read_jsonl, shell_answer, write_replay
+from tests.helpers import (
+    descendants_running,
+    processes_running,
+    read_jsonl,
+    shell_answer,
+    wait_for,
+    write_replay,
+)
 
 ROUNDHOUSE = [sys.executable, "-m", "roundhouse"]
 
@@ -207,10 +213,8 @@ def test_ctrl_c_marks_the_round_cancelled_and_keeps_the_logs(tmp_path: Path) -> 
         text=True,
     )
     log = tmp_path / "L" / "k" / "response.log"
-    deadline = time.monotonic() + 30
-    while not (log.exists() and log.read_text().strip()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.5)  # now inside `sleep 60`
+    wait_for(lambda: log.exists() and log.read_text().strip(), "the first step in the log")
+    wait_for(lambda: descendants_running(process.pid, "sleep\x0061.25"), "the second command")
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr

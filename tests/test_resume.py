@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,14 @@ from roundhouse.core.record import RoundRecord, SessionRecord
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.logs.resume import mark_interrupted, plan_resume
 from roundhouse.logs.store import LogStore
-from tests.helpers import kill_processes, read_jsonl, shell_answer, write_replay
+from tests.helpers import (
+    descendants_running,
+    kill_processes,
+    read_jsonl,
+    shell_answer,
+    wait_for,
+    write_replay,
+)
 
 PRICED = {"usage": {"input_tokens": 1000, "output_tokens": 10}, "model": "gpt-4o-mini"}
 
@@ -44,13 +50,14 @@ def start(args: list[str], cwd: Path, stdin: str | None = None) -> subprocess.Po
 
 
 def kill_when(process: subprocess.Popen[str], log: Path, lines: int) -> None:
-    """SIGKILL once the response log has this many steps (a command is then running)."""
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if log.exists() and len(log.read_text().splitlines()) >= lines:
-            break
-        time.sleep(0.05)
-    time.sleep(0.5)
+    """SIGKILL once the response log has this many steps and the next step's command
+    (`sleep 29.75`) is running."""
+    wait_for(
+        lambda: log.exists() and len(log.read_text().splitlines()) >= lines,
+        f"{lines} steps in {log.name}",
+        seen=lambda: log.read_text() if log.exists() else "no log",
+    )
+    wait_for(lambda: descendants_running(process.pid, "sleep\x0029.75"), "the command to run")
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=10)
     kill_processes("sleep\x0029.75")
@@ -139,7 +146,6 @@ def test_finished_rounds_are_kept_and_the_blackboard_restored(tmp_path: Path) ->
     process.stdin.flush()
     folder = tmp_path / "L" / "c"
     kill_when(process, folder / "response.log", 1)
-    time.sleep(0.3)
 
     plan = plan_resume(folder)
     assert [r.id for r in plan.kept] == [0] and [r.id for r in plan.interrupted] == [1]

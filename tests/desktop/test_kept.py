@@ -281,7 +281,13 @@ async def test_a_windows_first_read_is_not_served_again(
     again, and the keypad shows once built."""
     process = launch(desktop, ["gnome-calculator"])
     window = wait_for_window(desktop, pid=process.pid)
-    await asyncio.sleep(1.0)  # drawn by now, as an agent's first look finds it
+
+    def drawn() -> bool:  # as an agent's first look finds it: the window shows something
+        image = readers.display.screen.region(readers.window(window.xid).rect)
+        colours = image.convert("RGB").getcolors(maxcolors=64)
+        return colours is None or len(colours) > 8  # None: more than 64
+
+    await wait_until_async(lambda: asyncio.to_thread(drawn), what="the window drawn")
     await readers.keeping.controls(readers.window(window.xid))
     served = readers.keeping.kept.served
     await readers.keeping.controls(readers.window(window.xid))

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -27,6 +28,7 @@ from tests.desktop.conftest import (
     qt_app_argv,
     wait_for_window,
     wait_until,
+    wait_until_async,
 )
 
 from roundhouse.cli.serve import engine_tools
@@ -110,6 +112,16 @@ def _kill_server(serve_http: Any, url: str) -> None:
     process.wait(timeout=10)
     port = int(url.rsplit(":", 1)[1].split("/")[0])
     wait_until(lambda: not _accepting(port), what="the killed server's port to close")
+
+
+def _bytes_received(port: int) -> int:
+    """What the server on `port` has received over its open connections, as the kernel
+    counts it (ss): a call has reached it once this grows."""
+    listed = subprocess.run(
+        ["ss", "-tinH", "state", "established", f"( sport = :{port} )"],
+        capture_output=True, text=True, timeout=10, check=True,
+    ).stdout  # fmt: skip
+    return sum(int(n) for n in re.findall(r"bytes_received:(\d+)", listed))
 
 
 def _stdio_server(desktop: Desktop) -> StdioServerParameters:
@@ -284,10 +296,15 @@ async def test_a_server_restarted_within_the_window_is_used_again(
 
         # The server dies while an action runs: its effect is unknown, and it is not
         # replayed; the agent is told to look again.
+        before = _bytes_received(port)
         acting = asyncio.create_task(
             dispatcher.execute([Command(tool_name="wait", parameters={"seconds": 3})])
         )
-        await asyncio.sleep(1.0)
+        await wait_until_async(
+            lambda: asyncio.to_thread(lambda: _bytes_received(port) > before),
+            what="the server to receive the call",
+        )
+        assert not acting.done()
         _kill_server(serve_http, url)
         await asyncio.to_thread(serve_http, "127.0.0.1", None, port)
         (waited,) = await acting

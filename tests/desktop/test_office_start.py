@@ -35,6 +35,29 @@ def _kill_office(marker: str) -> None:
                 os.kill(int(entry.name), signal.SIGKILL)
 
 
+def _office_cpu(marker: str) -> int | None:
+    """The CPU time (clock ticks) soffice.bin of this profile has used, None before it runs."""
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                if (entry / "comm").read_text().strip() == "soffice.bin":
+                    fields = (entry / "stat").read_text().rpartition(")")[2].split()
+                    return int(fields[11]) + int(fields[12])  # utime + stime
+    return None
+
+
+def _wait_idle(marker: str, quiet: float = 1.0, timeout: float = 60.0) -> None:
+    """Until soffice.bin has used no CPU for `quiet` seconds; fails after `timeout`."""
+    deadline = time.monotonic() + timeout
+    used, since = _office_cpu(marker), time.monotonic()
+    while time.monotonic() - since < quiet:
+        assert time.monotonic() < deadline, f"soffice.bin still busy after {timeout:g} s: {used}"
+        time.sleep(0.1)
+        now = _office_cpu(marker)
+        if now != used:
+            used, since = now, time.monotonic()
+
+
 @pytest.fixture
 def first_start(request: pytest.FixtureRequest) -> Iterator[Desktop]:
     """A virtual desktop of this test's own, as a user's first start has: no LibreOffice
@@ -68,8 +91,10 @@ def test_calc_and_writer_start_without_first_start_dialogs(
     assert "--nologo" in command
     launch(desktop, [program])
     document = wait_for_window(desktop, title=title, timeout=90)
-    # The tip of the day opens a moment after the document window, when it opens at all.
-    time.sleep(3)
+    # The tip of the day opens a moment after the document window, when it opens at all:
+    # from an event LibreOffice posts as the document loads. Once soffice.bin has used no
+    # CPU for a while, its start is over and the event handled.
+    _wait_idle(office_profile)
     titles = [window.title for window in list_windows(desktop.display)]
     assert not any("Tip" in title or "Welcome" in title for title in titles), titles
     assert document.title.startswith("Untitled")

@@ -53,7 +53,7 @@ def test_a_known_locker_of_this_user_on_this_display_is_named(tmp_path: Path, na
 
 def test_a_display_named_by_its_socket_path_is_the_same_display(tmp_path: Path) -> None:
     process(tmp_path, 7, "swaylock", {"WAYLAND_DISPLAY": "/run/user/1000/wayland-1"})
-    assert running(tmp_path) is not None
+    assert running(tmp_path) == "the screen is locked (swaylock is running on this display, pid 7)"
 
 
 @pytest.mark.parametrize(
