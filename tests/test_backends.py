@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -132,3 +136,39 @@ def test_kde_relaunches_only_under_a_vouched_interpreter_it_is_not_yet(tmp_path:
     vouch.desktop_file(env).parent.mkdir(parents=True)
     vouch.desktop_file(env).write_text("[Desktop Entry]\n")
     assert vouch.relaunch_interpreter(env) == str(interpreter)
+
+
+@pytest.mark.skipif(
+    shutil.which("gnome-shell") is None or shutil.which("dbus-run-session") is None,
+    reason="gnome-shell and dbus are installed by `make system-deps`",
+)
+def test_setup_gnome_with_no_session_bus_stores_what_the_next_login_reads(tmp_path: Path) -> None:
+    """Over ssh or from a provisioning script there is no session bus, and gsettings loses
+    its writes with exit 0: setup writes through a private bus, reads it back, and the
+    person's dconf file (what GNOME Shell reads at the next login) holds it; --undo too."""
+    env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"], "LANG": "C.UTF-8"}
+
+    def setup(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "roundhouse", "setup", *args, "gnome"],
+            env=env, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+
+    def enabled() -> str:  # read as GNOME Shell reads it at its start: no bus needed
+        return subprocess.run(
+            ["gsettings", "get", "org.gnome.shell", "enabled-extensions"],
+            env=env, capture_output=True, text=True, timeout=30, check=True,
+        ).stdout.strip()  # fmt: skip
+
+    done = setup()
+    assert done.returncode == 0, done.stderr
+    assert "added it to GNOME Shell's enabled extensions (read back)" in done.stdout
+    assert enabled() == f"['{install.UUID}']"
+    assert (tmp_path / ".config/dconf/user").is_file()
+    assert (install.extension_folder(env) / "extension.js").is_file()
+
+    undone = setup("--undo")
+    assert undone.returncode == 0, undone.stderr
+    assert "removed it from GNOME Shell's enabled extensions (read back)" in undone.stdout
+    assert enabled() == "@as []"
+    assert not install.extension_folder(env).exists()

@@ -127,10 +127,8 @@ def uninstall(env: Mapping[str, str]) -> Outcome:
             bus.close()
     enabled = _gsettings_list(env, "enabled-extensions")
     if enabled is not None and UUID in enabled:
-        _gsettings(env, "set", SCHEMA, "enabled-extensions", _gvariant_list(
-            [uuid for uuid in enabled if uuid != UUID]
-        ))  # fmt: skip
-        outcome.done.append("removed it from GNOME Shell's enabled extensions")
+        _store_list(env, "enabled-extensions", [uuid for uuid in enabled if uuid != UUID])
+        outcome.done.append("removed it from GNOME Shell's enabled extensions (read back)")
     folder = extension_folder(env)
     if folder.exists():
         shutil.rmtree(folder)
@@ -145,11 +143,22 @@ def _enable_in_settings(env: Mapping[str, str], outcome: Outcome) -> None:
         raise SetupFailed("gsettings is not installed (sudo apt-get install libglib2.0-bin)")
     enabled = _gsettings_list(env, "enabled-extensions") or []
     if UUID not in enabled:
-        _gsettings(env, "set", SCHEMA, "enabled-extensions", _gvariant_list([*enabled, UUID]))
-        outcome.done.append("added it to GNOME Shell's enabled extensions")
+        _store_list(env, "enabled-extensions", [*enabled, UUID])
+        outcome.done.append("added it to GNOME Shell's enabled extensions (read back)")
     if _gsettings(env, "get", SCHEMA, "disable-user-extensions").stdout.strip() == "true":
         _gsettings(env, "set", SCHEMA, "disable-user-extensions", "false")
+        stored = _gsettings(env, "get", SCHEMA, "disable-user-extensions").stdout.strip()
+        if stored != "false":
+            raise SetupFailed(f"disable-user-extensions was not stored: it reads {stored}")
         outcome.done.append("allowed user extensions (disable-user-extensions was on)")
+
+
+def _store_list(env: Mapping[str, str], key: str, items: list[str]) -> None:
+    """Set a list key and read it back: gsettings says nothing when dconf lost the write."""
+    _gsettings(env, "set", SCHEMA, key, _gvariant_list(items))
+    stored = _gsettings_list(env, key)
+    if stored != items:
+        raise SetupFailed(f"GNOME Shell's {key} was not stored: it reads {stored}, not {items}")
 
 
 def _enable_now(bus: SyncBus) -> bool:
@@ -195,4 +204,22 @@ def _run(
 ) -> subprocess.CompletedProcess[str]:
     # Settings in memory (a virtual desktop's apps) would be lost: these go to dconf.
     kept = {key: value for key, value in env.items() if key != "GSETTINGS_BACKEND"}
+    if argv[0] == "gsettings" and _session_bus_address(kept) is None:
+        # dconf writes through its service on the session bus; with none (ssh, a text
+        # console, a provisioning script) gsettings loses the write and exits 0. A private
+        # bus of this one command's starts the service, which writes the person's
+        # ~/.config/dconf/user: what the next login reads. Reads need no bus.
+        if shutil.which("dbus-run-session") is None:
+            raise SetupFailed("no session bus, and no dbus-run-session (apt-get install dbus)")
+        kept.pop("DBUS_SESSION_BUS_ADDRESS", None)
+        argv = ["dbus-run-session", "--", *argv]
     return setup_command(argv, kept, check, COMMAND_TIMEOUT)
+
+
+def _session_bus_address(env: Mapping[str, str]) -> str | None:
+    """The session bus of `env`, if one answers there."""
+    bus = _session_bus(env)
+    if bus is None:
+        return None
+    bus.close()
+    return env["DBUS_SESSION_BUS_ADDRESS"]
