@@ -34,6 +34,9 @@ while [ $# -gt 0 ]; do
 done
 [[ "$release" =~ ^[a-z]+$ ]] || { echo "roundhouse: not a release name: $release" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "roundhouse: $0 needs root (debootstrap, mount, chroot)" >&2; exit 1; }
+# A fresh machine has no debootstrap: installed here, as make installs what it needs.
+command -v debootstrap >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null ||
+  { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null; } || true
 for tool in debootstrap unshare setpriv chroot findmnt; do
   command -v "$tool" >/dev/null || {
     echo "roundhouse: $tool is missing (apt-get install debootstrap util-linux)" >&2
