@@ -96,9 +96,16 @@ async def move_to(desktop: Desktop, tools: DesktopTools, xid: int, monitor: Moni
         window = tools.windows.get(xid)
         width = min(window.rect.width, area.width - 40)
         height = min(window.rect.height, area.height - 40)
-        tools.windows.move(
-            xid, Rect(area.left + 20, area.top + 20, area.left + 20 + width, area.top + 20 + height)
-        )
+        to = Rect(area.left + 20, area.top + 20, area.left + 20 + width, area.top + 20 + height)
+        await asyncio.to_thread(tools.windows.move, xid, to)
+        # KWin 6 puts a window moved and resized at its place once the client acks the
+        # configure, and GTK 3 acks it at its next frame: a gedit with nothing to draw
+        # stayed where it was, 1 run in 3 on Debian 13 (a key typed into it then moved it
+        # at once). A person's drag passes the pointer over the header bar, whose buttons
+        # light up under it: gedit draws, and the move lands.
+        frame = window.rect
+        for x in range(frame.left + 20, frame.right - 20, 30):
+            await asyncio.to_thread(tools.display.input.move, x, frame.top + 20)
     elif desktop.kind == "sway":
         ipc = SwayIpc(sway_socket(desktop.env))
         try:
