@@ -6,8 +6,10 @@ is another remote desktop, or another fake-input client)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -43,11 +45,13 @@ class Waiting:
     """The person's hand-back, for a test: it looks at the document while the run waits
     (nothing may have been typed), then hands back."""
 
-    def __init__(self, tools: DesktopTools) -> None:
+    def __init__(self, tools: DesktopTools, before: Callable[[], None] = lambda: None) -> None:
         self.tools = tools
+        self.before = before  # what the person does first (takes their hand off the mouse)
         self.seen: list[str] = []  # the document's text at each wait
 
     async def wait(self, reason: str, timeout: float | None) -> str | None:
+        await asyncio.to_thread(self.before)
         gedit = next(w for w in await self.tools.list_windows() if "gedit" in w["title"])
         listed = await self.tools.get_controls(gedit["xid"])
         texts = [c["text"] or "" for c in listed["controls"] if c["role"] == "text"]
@@ -134,3 +138,76 @@ async def test_over_mcp_the_tool_result_says_the_person_took_over(
     assert handed.ok and handed.result["handed_back"] is True
     done = await registry.call(pressed, 10)
     assert done.ok, done.error
+
+
+async def test_the_persons_input_during_our_settle_is_theirs(
+    desk: Desktop, tools: DesktopTools, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person who keeps moving the mouse, from the moment our first text has been typed
+    (while its screen settles): the run pauses before its next action, and nothing more is
+    typed until the hand-back. Input during our settle was taken for ours once, and such a
+    run never paused."""
+    target = tmp_path / "two.txt"
+    config = Settings.model_validate(
+        {
+            "logs": tmp_path / "logs",
+            "workdir": tmp_path,
+            "task": "takeover-settle",
+            "agent": "host",
+            "desktop": {"session": desk.kind},
+        }
+    )
+    person = Person(desk)
+    sent = tools.display.input.type_text  # the display's own input, under roundhouse's
+
+    def typed_then_the_person_moves(text: str) -> None:
+        sent(text)
+        person.start()  # moves from now on, every 200 ms, while our screen settles
+
+    monkeypatch.setattr(tools.display.input, "type_text", typed_then_the_person_moves)
+    waiting = Waiting(tools, before=person.stop)
+    registry = desktop_registry(tools, extra=[*person_tools(tools), *ShellTools(config).tools()])
+    try:
+        async with compose_session(
+            config,
+            user=NonInteractiveUser(assume_yes=True),
+            dispatcher=LocalDispatcher(registry),
+            hand_back=waiting,
+        ) as session:
+            outcome = await session.run_round(
+                f"open gedit, type 'one' then type ' two', and save it as {target}"
+            )
+    finally:
+        person.stop()
+
+    assert outcome.finished, (outcome.error, outcome.result)
+    assert target.read_text().strip() == "one two"
+    assert len(outcome.pauses) == 1, outcome.pauses
+    assert person.moves >= 1, "; ".join(f"{a.function} {a.arguments}"[:60] for s in outcome.steps for a in s.actions)
+    assert waiting.seen == ["one"]  # paused before the second text: nothing typed after
+
+
+class Person:
+    """A person's hand on the mouse: moves every 200 ms from start() until stop()."""
+
+    def __init__(self, desktop: Desktop) -> None:
+        self.desktop = desktop
+        self.moves = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._move, daemon=True)
+            self._thread.start()
+
+    def _move(self) -> None:
+        points = ((600, 400), (640, 420))
+        while not self._stop.wait(0.2 if self.moves else 0.02):
+            person_moves(self.desktop, points[self.moves % 2])
+            self.moves += 1
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)

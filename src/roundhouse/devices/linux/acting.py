@@ -58,7 +58,7 @@ class Acting(Observing):
             raise ToolError("give window_id or title")
         windows = self.windows.list_windows()
         xid = window_id if window_id is not None else find_window(windows, title or "").xid
-        return (await self.windows.activate(xid)).model_dump(mode="json")
+        return (await self._window_request(self.windows.activate(xid))).model_dump(mode="json")
 
     async def launch_application(
         self, name: str, timeout: float = LAUNCH_TIMEOUT
@@ -74,7 +74,7 @@ class Acting(Observing):
         launched = await self.launcher.launch(name, timeout=timeout)
         # The window manager focuses a new window when it gets to it; the next tool call
         # (window_id omitted = the active window) must find this one active.
-        window = await self.windows.activate(launched.window.xid)
+        window = await self._window_request(self.windows.activate(launched.window.xid))
         window = await self._loaded(window)
         await self._settle(None, None, None)
         return {
@@ -223,7 +223,7 @@ class Acting(Observing):
         # A window that asks first stays: CLOSE_WAIT is what a closing one is given.
         done = await self._observed(
             sight,
-            lambda: self.windows.close_window(window.xid, timeout=CLOSE_WAIT),
+            lambda: self._window_request(self.windows.close_window(window.xid, timeout=CLOSE_WAIT)),
             window,
             controls=False,
         )

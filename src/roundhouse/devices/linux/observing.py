@@ -44,7 +44,7 @@ from roundhouse.devices.linux.display.base import (
 )
 from roundhouse.devices.linux.effects import Look, effect_of
 from roundhouse.devices.linux.effects_read import TEXT_LIMIT, TextOf, look
-from roundhouse.devices.linux.person import Desk
+from roundhouse.devices.linux.person import Desk, SentAsOurs
 from roundhouse.devices.linux.screenshots import (
     Screenshot,
     capture_desktop_png,
@@ -63,6 +63,7 @@ from roundhouse.devices.linux.settle import (
 
 log = logging.getLogger(__name__)
 Shot = TypeVar("Shot")
+T = TypeVar("T")
 
 _MAX_LISTED = 60  # controls named in an error message
 HELD_LIMIT = 0.5  # seconds a control acted on is waited on while it says it is pressed
@@ -119,14 +120,15 @@ class Observing(Closing):
         self.settings = settings
         self.display = display
         self.screen = display.screen
-        self.input = display.input
+        # Whose the desktop is: asked before every action (tools.desktop_tools), told
+        # after every input sent.
+        self.desk = Desk(display.watch, settings.desktop.hand_back_after)
+        self.input = SentAsOurs(display.input, self.desk)
         self.windows = display.windows
         self.launcher = Launcher(
             display.windows, desktop.env, desktop.app_command, startup=display.startup
         )
         self.tree = tree  # None: no AT-SPI bus; screenshots and coordinates still work
-        # Whose the desktop is: asked before every action (tools.desktop_tools).
-        self.desk = Desk(display.watch, settings.desktop.hand_back_after)
         self._controls: dict[int, ControlList] = {}  # the latest get_controls per window
         # False: the settle compares pixels whatever the session tells, and every read is
         # fresh, as before there were witnesses (bench sessions measures both in one run).
@@ -297,6 +299,15 @@ class Observing(Closing):
         )
 
     # ------------------------------------------------------------ the look around an action
+
+    async def _window_request(self, request: Awaitable[T]) -> T:
+        """A request to the window manager (activate, close), after which what came is
+        the person's as after our input (person.SentAsOurs): Mutter resets its idle time
+        as it activates a window, and that was taken for the person's input."""
+        try:
+            return await request
+        finally:
+            await asyncio.to_thread(self.desk.after_action)
 
     async def _observed(
         self,

@@ -11,8 +11,13 @@ why (BLOCKED): the round ends there, in FAIL.
 
     desk = Desk(display.watch, settings.desktop.hand_back_after)
     desk.before_action()      # raises TakenOver or Blocked
-    ...act...
-    desk.after_action()       # what came until now was ours
+    input = SentAsOurs(display.input, desk)
+    input.click(x, y)         # then desk.after_action(): what came until now was ours
+
+"Ours" ends as soon as our input has been handled (each Input call returns after the
+display server handled it: an XTest request and its sync, a Wayland roundtrip, Mutter's
+word), not when the action's settle and look end: a person who moves the mouse while the
+screen settles has moved it, and the next action is refused.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roundhouse.devices.base import BLOCKED, HAND_BACK, TAKEN_OVER, NotRun, Tool, make_tool
-from roundhouse.devices.linux.display.base import PersonWatch
+from roundhouse.devices.linux.display.base import Button, Input, PersonWatch
 
 
 class TakenOver(NotRun):
@@ -90,6 +95,55 @@ class Desk:
             "taken_over_for_s": round(time.monotonic() - taken.since, 1),
             "reason": taken.reason,
         }
+
+
+class SentAsOurs:
+    """The display's Input (display.base.Input), each call followed by the desk's
+    after_action: the input that came until it returned was ours, any after it the
+    person's."""
+
+    def __init__(self, input: Input, desk: Desk) -> None:
+        self._input = input
+        self._desk = desk
+
+    def move(self, x: int, y: int) -> None:
+        try:
+            self._input.move(x, y)
+        finally:
+            self._desk.after_action()
+
+    def click(self, x: int, y: int, button: Button = "left", count: int = 1) -> None:
+        try:
+            self._input.click(x, y, button, count)
+        finally:
+            self._desk.after_action()
+
+    def scroll(self, x: int, y: int, dx: int = 0, dy: int = 0) -> None:
+        try:
+            self._input.scroll(x, y, dx, dy)
+        finally:
+            self._desk.after_action()
+
+    def drag(self, start: tuple[int, int], end: tuple[int, int], button: Button = "left") -> None:
+        try:
+            self._input.drag(start, end, button)
+        finally:
+            self._desk.after_action()
+
+    def type_text(self, text: str) -> None:
+        try:
+            self._input.type_text(text)
+        finally:
+            self._desk.after_action()
+
+    def press_keys(self, keys: str) -> None:
+        try:
+            self._input.press_keys(keys)
+        finally:
+            self._desk.after_action()
+
+    def close(self) -> None:
+        self._input.close()
 
 
 def takeover_message(reason: str, hand_back_after: float | None) -> str:

@@ -138,16 +138,14 @@ def _the_persons_first(
     tool: Callable[..., Awaitable[Any]], desk: Desk
 ) -> Callable[..., Awaitable[Any]]:
     """The action, run only while the desktop is ours: refused (not run: the person took
-    over, or the screen is locked) before it sends anything otherwise; and what arrived
-    while it ran is taken for its own."""
+    over, or the screen is locked) before it sends anything otherwise. What arrives while
+    it runs is its own only until its input has been handled (person.SentAsOurs): input
+    during its settle and look is the person's, and refuses the next action."""
 
     @functools.wraps(tool)
     async def guarded(*args: Any, **kwargs: Any) -> Any:
         await asyncio.to_thread(desk.before_action)
-        try:
-            return await tool(*args, **kwargs)
-        finally:
-            await asyncio.to_thread(desk.after_action)
+        return await tool(*args, **kwargs)
 
     return guarded
 
