@@ -174,3 +174,36 @@ def test_a_pages_disabled_button_is_listed_as_disabled_and_the_chrome_is_told_ap
     chrome = _node("frame", "App", 0, _node("push button", "Paste", 20, enabled=False))
     chrome.rect = Rect(left=0, top=0, right=1000, bottom=800)
     assert select_view(chrome, chrome.rect).controls == []
+
+
+# --- a save's outcome ----------------------------------------------------------------------
+
+SAVE = Op("save", "save it")
+
+
+def test_a_save_stands_once_the_title_no_longer_marks_the_document_changed() -> None:
+    work = Handed((SAVE,))
+    pressed = work.next(app("save it", [], title="*notes.txt - gedit"))
+    assert action(pressed) == ("CONTINUE", ToolName.PRESS_KEYS, {"keys": "ctrl+s"})
+    history = [step(pressed, {"effect": "confirmed", "seen": "window retitled"})]
+    done = work.next(app("save it", [], history, title="notes.txt - gedit"))
+    assert action(done)[0] == "FINISH" and done["result"] == "saved"
+
+
+def test_a_save_that_asks_for_a_name_or_leaves_the_title_unsaved_fails() -> None:
+    work = Handed((SAVE,))
+    pressed = work.next(app("save it", [], title="*Untitled Document 1 - gedit"))
+    history = [step(pressed, {"effect": "confirmed", "seen": "new window 'Save As' opened"})]
+    for _ in range(5):
+        answer = work.next(app("save it", [NAME], history, title="Save As", in_dialog=True))
+        history.append(step(answer))
+    assert action(answer)[0] == "FAIL"
+    assert "saving opened 'Save As': the document has no file name yet" in answer["result"]
+    work = Handed((SAVE,))
+    pressed = work.next(app("save it", [], title="*notes.txt - gedit"))
+    history = [step(pressed, {"effect": "not seen", "seen": "no visible effect"})]
+    for _ in range(5):
+        answer = work.next(app("save it", [], history, title="*notes.txt - gedit"))
+        history.append(step(answer))
+    assert action(answer)[0] == "FAIL"
+    assert "still marks the document changed" in answer["result"]

@@ -391,7 +391,7 @@ def _next(
     if op.kind == "keys":
         return Done(f"pressed {op.text}") if mine else keys(op.text)
     if op.kind == "save":
-        return Done("saved") if mine else keys("ctrl+s")
+        return _saved(mine, obs) if mine else keys("ctrl+s")
     if op.kind == "close":
         if not mine:
             return close_window()
@@ -500,6 +500,24 @@ def _clicked(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
         " shows the window unchanged",
         final=True,
     )
+
+
+def _saved(mine: list[PastStep], obs: AppObservation) -> Decision:
+    """ctrl+s pressed: saved once nothing asks for more (LibreOffice's question whether to
+    keep a format not its own is answered yes) and the title no longer marks the document
+    changed (gedit's "*"). A Save dialog means the document has no name yet: FAIL."""
+    keep = keep_format(obs)
+    clicked = {plain(str(s.arguments.get("name", ""))) for s in mine if s.function}
+    if keep is not None and plain(keep.name) not in clicked:
+        return _click(keep.name, obs, "Keep the format the document has.")
+    waited = sum(1 for step in mine if step.status == "SCREENSHOT")
+    if obs.in_dialog:
+        asks = f"saving opened {obs.window.title!r}: the document has no file name yet"
+        return reobserve(waited, "the save to end", f"{asks} (say: save it as PATH)")
+    if obs.window.title.startswith("*"):
+        unsaved = f"the title {obs.window.title!r} still marks the document changed"
+        return reobserve(waited, "the title to show it saved", unsaved)
+    return Done("saved")
 
 
 def _save_as(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
