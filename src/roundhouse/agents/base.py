@@ -109,6 +109,9 @@ class AgentCore(Generic[Obs, A]):
 
     answer_type: ClassVar[type[StepAnswer]]
     functions: ClassVar[tuple[str, ...]]  # the tools this agent may call, if served
+    # Whether its FINISH is the outcome of its own actions, to be asked about once after one
+    # whose effect was not seen. The host's is its subtasks' (it only opened windows).
+    finishes_its_actions: ClassVar[bool] = True
 
     # --- the step ------------------------------------------------------------------------
 
@@ -249,7 +252,7 @@ class AgentCore(Generic[Obs, A]):
     def _unseen_before(self, context: RoundContext, answer: A) -> str | None:
         """What the model is told when it answers FINISH, acting no more, right after an
         action of its own whose effect was not seen, and has not been told so yet."""
-        if answer.status is not Status.FINISH or to_run(answer):
+        if not self.finishes_its_actions or answer.status is not Status.FINISH or to_run(answer):
             return None
         for step in reversed(context.round.steps[self.since :]):
             if step.agent_name != self.name or not step.concluded or not step.ran:
@@ -262,7 +265,9 @@ class AgentCore(Generic[Obs, A]):
         self, context: RoundContext, step: StepRecord, answer: A, acted: Acted
     ) -> str | None:
         """The same, for a FINISH whose own last action ran and showed nothing."""
-        if answer.status is not Status.FINISH or acted.stopped is not None or not step.ran:
+        if not self.finishes_its_actions or answer.status is not Status.FINISH:
+            return None
+        if acted.stopped is not None or not step.ran:
             return None
         return self._tell(context, step, max(n for n, a in enumerate(step.actions, 1) if a.ran))
 
