@@ -207,3 +207,17 @@ def test_a_save_that_asks_for_a_name_or_leaves_the_title_unsaved_fails() -> None
         history.append(step(answer))
     assert action(answer)[0] == "FAIL"
     assert "still marks the document changed" in answer["result"]
+
+
+def test_the_field_named_is_the_pages_entry_before_the_windows_own() -> None:
+    said = "type Ada into the Find field"
+    find_bar = control(3, "entry", "Find", False)
+    paragraph = control(20, "paragraph", "Find")  # a page's paragraph named by its label
+    page_entry = control(21, "entry", "Find")
+    work = Handed(tuple(parse_request(said)[0]))
+    typed = work.next(app(said, [find_bar, paragraph, page_entry]))
+    assert action(typed) == (
+        "CONTINUE",
+        ToolName.TYPE_TEXT,
+        {"id": 21, "name": "Find", "text": "Ada"},
+    )

@@ -425,10 +425,15 @@ def _type(op: Op, mine: list[PastStep], obs: AppObservation, focused: bool) -> D
             why = f"no text field named {op.target!r}; text fields: {names(obs, TEXT_ROLES)}"
             return reobserve(len(mine), f"a field named {op.target!r}", why)
         # A web page's paragraph is named after the label it holds ("Name"), as is the
-        # entry beside it: the field is the one that takes text, the closest name first.
+        # entry beside it: the field is the one that takes text, the closest name first,
+        # the page's before the window's own (a browser's find bar).
         field = min(
             fields,
-            key=lambda c: (c.role not in ENTRY_ROLES, c.name.strip().casefold() != wanted),
+            key=lambda c: (
+                c.role not in ENTRY_ROLES,
+                c.name.strip().casefold() != wanted,
+                not c.in_document,
+            ),
         )
     elif not fields:
         return Failed(f"no text field in {obs.window.title!r}; controls: {names(obs)}")
