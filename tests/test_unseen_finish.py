@@ -14,6 +14,7 @@ from roundhouse.devices.linux.display.fake import FakeDesktop
 from roundhouse.models.base import DOUBT, ModelRequest
 from roundhouse.models.function import FunctionModel
 from roundhouse.models.observation import AppObservation
+from roundhouse.models.recording import RecordingModel
 from roundhouse.models.replay import ReplayModel
 from tests.test_action_lists import Answer, app_steps, click, keypad, keypad_session, said
 
@@ -153,3 +154,17 @@ async def test_a_replay_stands_by_its_finish_unless_the_recording_was_asked_too(
     await replay.complete(request("look"))
     second = await replay.complete(request("look", f"{DOUBT} not seen"))
     assert json.loads(second.text)["result"] == "not done"  # its second word, recorded
+
+
+async def test_a_recording_marks_the_finish_it_was_asked_about_again(tmp_path: Path) -> None:
+    answers = iter([_answer("FINISH", "done"), _answer("FAIL", "not done")])
+    inner = FunctionModel(lambda request: next(answers))
+    recording = RecordingModel(inner, tmp_path / "r.json", facts=())
+
+    def request(*texts: str) -> ModelRequest:
+        return ModelRequest(agent="app", messages=tuple(Message("user", t) for t in texts))
+
+    await recording.complete(request("look"))
+    await recording.complete(request("look", f"{DOUBT} not seen"))
+    first, second = json.loads((tmp_path / "r.json").read_text())
+    assert first.get("refused") is True and "refused" not in second
