@@ -221,3 +221,34 @@ def test_the_field_named_is_the_pages_entry_before_the_windows_own() -> None:
         ToolName.TYPE_TEXT,
         {"id": 21, "name": "Find", "text": "Ada"},
     )
+
+
+# --- a cell's outcome ----------------------------------------------------------------------
+
+
+def _cell(text: str) -> Control:
+    return Control(
+        label=90,
+        id=":1.2/90",
+        role="table cell",
+        name="A1",
+        rect=Rect(left=0, top=200, right=80, bottom=220),
+        text=text,
+        in_document=True,
+    )
+
+
+def test_a_cell_entered_stands_once_it_shows_the_value_else_fails_saying_what_it_shows() -> None:
+    said = "type 12 into cell A1"
+    work = Handed((Op("cell", said, "12", "A1"),))
+    moves = work.next(app(said, [_cell("")]))
+    typed = work.next(app(said, [_cell("")], [step(moves)]))
+    assert action(typed)[1] == ToolName.TYPE_TEXT
+    history = [step(moves), step(typed, {"effect": "not seen", "seen": "no visible effect"})]
+    done = work.next(app(said, [_cell("12.0")], history))
+    assert action(done)[0] == "FINISH" and done["result"] == "typed '12' into cell A1"
+    for _ in range(5):  # the cell still empty: looked at again, then FAIL
+        answer = work.next(app(said, [_cell("")], history))
+        history.append(step(answer))
+    assert action(answer)[0] == "FAIL"
+    assert "cell A1 to show '12' (it shows '')" in answer["result"]
