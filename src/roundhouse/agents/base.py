@@ -6,6 +6,8 @@ in an answer, how it acts, what its answer comes to); none has a copy of the ste
     seen   = await self.observe(context, specs)          # hook (or the step ends here)
     prompt = self.render(seen, offered)                   # hook
     asked  = await self.ask(step, prompt, parse)          # parse = the answer type + check()
+             (a FINISH right after an action of its own not seen: observed and asked once
+             more, told so; a FINISH whose own last action is not seen waits a step)
     acted  = the answer's actions in turn: each act(...)  # hook; recheck(...) before each
              after the first, stop_reason(...) after each (agents/action_list.py)
              (or the user is asked: PENDING)
