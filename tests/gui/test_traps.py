@@ -1,12 +1,13 @@
 """Traps (issue 46), with the offline planner, real Chromium and pages served on 127.0.0.1,
-on an X11 (Xvfb) desktop: each passes by doing what was asked or by FAILing honestly, never
-by a false FINISH. Controls that share a name (a tab titled like a button, a link and a
-button, a heading and a field's label), a disabled twin, and a save that cannot succeed.
+on an X11 (Xvfb) desktop and on a sway one: each passes by doing what was asked or by
+FAILing honestly, never by a false FINISH. Controls that share a name (a tab titled like a
+button, a link and a button, a heading and a field's label), a disabled twin, and a save
+that cannot succeed.
 
-One desktop and one browser serve the module: each request goes to its page in the browser
-that is open, as a person's next request would. The issue's own request opens Chromium
-itself, first: a second start of it on the same desktop (its profile) would only hand its
-page to the first."""
+One desktop, one server and one browser serve the module per session kind: each request
+goes to its page in the browser that is open, as a person's next request would. The
+issue's own request opens Chromium itself, first: a second start of it on the same
+desktop (its profile) would only hand its page to the first."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ from roundhouse.core.record import RoundRecord
 from roundhouse.core.states import RoundState
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
+from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.suite.server import TaskServer, read_posted
-from tests.desktop.conftest import kill_session, wait_for_window
+from tests.desktop.conftest import kill_session, wait_until
 from tests.gui.conftest import GuiSession
 
 pytestmark = pytest.mark.skipif(
@@ -56,15 +58,21 @@ PAGES = {
 }
 
 
-@pytest.fixture(scope="module")
-def desktop() -> Iterator[Desktop]:
-    with VirtualDesktop(DesktopSettings()) as started:
+@pytest.fixture(scope="module", params=["x11", "sway"])
+def desktop(request: pytest.FixtureRequest) -> Iterator[Desktop]:
+    """An X11 (Xvfb) desktop, then a sway one: the traps hold on X11 and on Wayland."""
+    if request.param != "x11" and shutil.which(request.param) is None:
+        pytest.skip(f"{request.param} is installed by `make system-deps`")
+    with VirtualDesktop(DesktopSettings(session=request.param)) as started:
         yield started
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """The pages at {url}/NAME/, and the record of what was posted to them."""
+def served(
+    desktop: Desktop, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, Path]]:
+    """The pages at {url}/NAME/, and the record of what was posted to them: one server per
+    desktop, so that each desktop's record holds what was posted there."""
     root = tmp_path_factory.mktemp("pages")
     for name, body in PAGES.items():
         (root / name).mkdir()
@@ -88,7 +96,12 @@ def browser(desktop: Desktop, served: tuple[str, Path]) -> Iterator[None]:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    wait_for_window(desktop, title="Elsewhere", timeout=60)
+    with open_display(desktop) as display:  # X11 or Wayland alike
+
+        def shown() -> bool:
+            return any("Elsewhere" in w.title for w in display.windows.list_windows())
+
+        wait_until(shown, timeout=60, what="Chromium's window")
     yield
     kill_session(process)
 
