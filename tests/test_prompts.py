@@ -10,6 +10,7 @@ import pytest
 from mcp import Client
 
 from roundhouse.agents.app import _tool_arguments, as_app_tool
+from roundhouse.agents.prompting import app_messages
 from roundhouse.cli.serve import engine_tools
 from roundhouse.config import Settings
 from roundhouse.core.commands import Command, Result, ResultStatus
@@ -348,3 +349,41 @@ def test_no_label_is_repeated_in_a_prompt(every_prompt: list[Prompt]) -> None:
     app = next(p["user"] for p in every_prompt if p["agent"] == "app")
     assert app.count("type the word hello") == 1, app  # under "Your subtask:" alone
     assert app.startswith("Request: open gedit and type hello\nPlan:\n- type the text\n")
+
+
+def test_a_model_is_shown_each_controls_role_so_twins_of_one_name_differ() -> None:
+    """Issue 46: a page titled "Order" has a tab and a button named "Order"; the app prompt
+    gives each its role, and a disabled one says so, for a model to tell them apart."""
+
+    def control(label: int, role: str, states: list[str] | None = None) -> Control:
+        box = Rect(left=10, top=10 * label, right=90, bottom=10 * label + 8)
+        return Control(
+            label=label, id=str(label), role=role, name="Order", rect=box, states=states or []
+        )
+
+    window = WindowInfo(
+        xid=4,
+        title="Order - Chromium",
+        application="chromium",
+        pid=1,
+        active=True,
+        rect=Rect(left=0, top=0, right=1000, bottom=800),
+    )
+    shown = (
+        control(2, "page tab", ["selected"]),
+        control(15, "push button"),
+        control(16, "link"),
+        control(17, "push button", ["disabled"]),
+    )
+    observation = AppObservation(
+        board="Request: click the Order button",
+        subtask="click the Order button",
+        application="chromium",
+        window=window,
+        controls=shown,
+    )
+    _, user = app_messages(observation, [])
+    assert "2: [page tab] 'Order' (selected)" in user.text
+    assert "15: [push button] 'Order'\n" in user.text
+    assert "16: [link] 'Order'" in user.text
+    assert "17: [push button] 'Order' (disabled)" in user.text

@@ -6,6 +6,8 @@ in an answer, how it acts, what its answer comes to); none has a copy of the ste
     seen   = await self.observe(context, specs)          # hook (or the step ends here)
     prompt = self.render(seen, offered)                   # hook
     asked  = await self.ask(step, prompt, parse)          # parse = the answer type + check()
+             (a FINISH right after an action of its own not seen: observed and asked once
+             more, told so; a FINISH whose own last action is not seen waits a step)
     acted  = the answer's actions in turn: each act(...)  # hook; recheck(...) before each
              after the first, stop_reason(...) after each (agents/action_list.py)
              (or the user is asked: PENDING)
@@ -20,9 +22,10 @@ are derived from it.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
@@ -41,7 +44,7 @@ from roundhouse.devices.base import Dispatcher
 from roundhouse.devices.contract import ToolName
 from roundhouse.devices.describing import ToolSpec
 from roundhouse.devices.shell import destructive_reason
-from roundhouse.models.base import LanguageModel, ModelRequest, OfferedTool
+from roundhouse.models.base import DOUBT, LanguageModel, ModelRequest, OfferedTool
 from roundhouse.models.observation import NOT_RUN, PastStep
 
 Obs = TypeVar("Obs")  # what the agent observes
@@ -101,9 +104,16 @@ class AgentCore(Generic[Obs, A]):
     kind: AgentKind
     name: str
     since: int = 0  # the round step after which this agent's history starts (its assignment)
+    # The actions (round, round step, action number) whose unseen effect the model was told
+    # of before its FINISH: told once each.
+    told: set[tuple[int, int, int]] = field(default_factory=set)
+    tell_next: tuple[int, str] | None = None  # (round id, what): for the next step to tell
 
     answer_type: ClassVar[type[StepAnswer]]
     functions: ClassVar[tuple[str, ...]]  # the tools this agent may call, if served
+    # Whether its FINISH is the outcome of its own actions, to be asked about once after one
+    # whose effect was not seen. The host's is its subtasks' (it only opened windows).
+    finishes_its_actions: ClassVar[bool] = True
 
     # --- the step ------------------------------------------------------------------------
 
@@ -119,6 +129,9 @@ class AgentCore(Generic[Obs, A]):
         round_.steps.append(step)  # on the record from now: a step cut short stays on it
         specs = await self.services.dispatcher.tool_specs()
         offered = [spec for spec in specs if spec.name in self.functions]
+        told = self._told_now(context)  # a FINISH the step before did not let stand
+        if told is not None:
+            await self._pause(specs)  # a late effect shows in this look
         seen = await self.observe(context, specs)
         if isinstance(seen, Ended):
             return self._conclude(context, step, Seen(None), seen.answer, Acted())
@@ -155,7 +168,28 @@ class AgentCore(Generic[Obs, A]):
             current = fresh
             return request_for(current)
 
-        asked = await self.ask(step, request_for(current), parse, look_again)
+        async def ask_again(told: str) -> Asked[A] | Ended[A]:
+            """The model asked once more, with a fresh look and `told` after it."""
+            nonlocal current
+            await self._pause(specs)  # a late effect shows in this look
+            fresh = await self.observe(context, specs)
+            if isinstance(fresh, Ended):
+                return fresh
+            current = fresh
+            spent, retries = step.model_ms, step.retries
+            again = await self.ask(step, _telling(request_for(current), told), parse, look_again)
+            step.model_ms, step.retries = step.model_ms + spent, step.retries + retries
+            return again
+
+        asked = await self.ask(step, _telling(request_for(current), told), parse, look_again)
+        unseen = self._unseen_before(context, asked.answer)
+        if unseen is not None:
+            # A FINISH after an action whose effect was not seen: told so once, with a fresh
+            # look, before it stands. The answer given then is the step's.
+            again = await ask_again(unseen)
+            if isinstance(again, Ended):
+                return self._conclude(context, step, Seen(None), again.answer, Acted())
+            asked = again
         answer = asked.answer
         calls = to_run(answer)
         step.actions = [
@@ -168,10 +202,16 @@ class AgentCore(Generic[Obs, A]):
             step.question = answer.question or ""
             step.user_reply = await self.ask_user(context, step.question)
         step.action_ms = round((time.monotonic() - started) * 1000, 1)
-        if answer.status is Status.SCREENSHOT and any(s.name == ToolName.WAIT for s in specs):
+        unseen = self._unseen_last(context, step, answer, acted)
+        if unseen is not None:
+            # Its own last action showed nothing, and the answer says FINISH: not yet. The
+            # step goes on, and the next one tells the model so, with the look it takes.
+            self.tell_next = (context.round.id, unseen)
+            acted = Acted(acted.results, "its FINISH waits: its last effect was not seen")
+        if answer.status is Status.SCREENSHOT:
             # "Look again" means after a moment: a look costs a few ms where reads are kept
             # warm, and an agent waiting for a window to close would use up its looks at once.
-            await self.collect(ToolName.WAIT, seconds=LOOK_AGAIN_PAUSE)
+            await self._pause(specs)
         return self._conclude(context, step, current, answer, acted)
 
     async def _act_in_turn(
@@ -198,6 +238,59 @@ class AgentCore(Generic[Obs, A]):
             if why is not None:
                 return _stop(results, records[number:], stopped_after(number, record.function, why))
         return Acted(tuple(results))
+
+    async def _pause(self, specs: list[ToolSpec]) -> None:
+        """A moment for the UI to finish changing (the wait tool: a pause, then the settle)."""
+        if any(spec.name == ToolName.WAIT for spec in specs):
+            await self.collect(ToolName.WAIT, seconds=LOOK_AGAIN_PAUSE)
+
+    def _told_now(self, context: RoundContext) -> str | None:
+        """What the step before left to tell the model in this one's first request."""
+        pending, self.tell_next = self.tell_next, None
+        if pending is None or pending[0] != context.round.id:
+            return None
+        return pending[1]
+
+    def _unseen_before(self, context: RoundContext, answer: A) -> str | None:
+        """What the model is told when it answers FINISH, acting no more, right after an
+        action of its own whose effect was not seen, and has not been told so yet."""
+        if not self.finishes_its_actions or answer.status is not Status.FINISH or to_run(answer):
+            return None
+        for step in reversed(context.round.steps[self.since :]):
+            if step.agent_name != self.name or not step.concluded or not step.ran:
+                continue
+            number = max(n for n, action in enumerate(step.actions, 1) if action.ran)
+            return self._tell(context, step, number)
+        return None
+
+    def _unseen_last(
+        self, context: RoundContext, step: StepRecord, answer: A, acted: Acted
+    ) -> str | None:
+        """The same, for a FINISH whose own last action ran and showed nothing."""
+        if not self.finishes_its_actions or answer.status is not Status.FINISH:
+            return None
+        if acted.stopped is not None or not step.ran:
+            return None
+        return self._tell(context, step, max(n for n, a in enumerate(step.actions, 1) if a.ran))
+
+    def _tell(self, context: RoundContext, step: StepRecord, number: int) -> str | None:
+        """What to tell the model of action `number` of `step`, once: None where its effect
+        was seen, or the model was told already."""
+        action = step.actions[number - 1]
+        output = action.result.result if action.result is not None else None
+        key = (context.round.id, step.round_step, number)
+        if action.function == ToolName.WAIT or key in self.told:
+            return None
+        if not (isinstance(output, dict) and output.get("effect") == "not seen"):
+            return None
+        self.told.add(key)
+        call = f"{action.function}({json.dumps(action.arguments, ensure_ascii=False)})"
+        return (
+            f"{DOUBT} your last action, {call}, showed no effect (effect not seen:"
+            f" {output.get('seen', '')}). Above is the window as it is now, looked at once"
+            " more. Answer FINISH only if what the subtask asks for is there now; if it is"
+            " not, act again, or answer FAIL saying which step did not work."
+        )
 
     def _conclude(
         self,
@@ -326,6 +419,13 @@ class AgentCore(Generic[Obs, A]):
             [Command(tool_name=function, parameters=arguments, tool_type="data_collection")]
         )
         return result
+
+
+def _telling(request: ModelRequest, told: str | None) -> ModelRequest:
+    """`request` with `told` said after it, if anything is to be told."""
+    if told is None:
+        return request
+    return replace(request, messages=(*request.messages, Message("user", told)))
 
 
 def to_run(answer: StepAnswer) -> list[ActionAnswer]:

@@ -40,6 +40,7 @@ class HostAgent(AgentCore[HostObservation, HostAnswer]):
     name: str = "host"
     assignment: Assignment | None = None
     answer_type: ClassVar = HostAnswer
+    finishes_its_actions: ClassVar = False  # its FINISH is its subtasks' outcome
     functions: ClassVar = (
         ToolName.SELECT_WINDOW,
         ToolName.LAUNCH_APPLICATION,

@@ -218,6 +218,10 @@ class Control(BaseModel):
     # What a person sees of its state: focused, checked / unchecked, selected, expanded /
     # collapsed, disabled, editable (atspi_tree.shown_states).
     states: list[str] = Field(default_factory=list)
+    # Inside the document the window shows (a web page, an office document), not the
+    # window's own chrome (its tabs, title bar, toolbars, menus): of two controls that share
+    # a name, the page's is the one a request means (models/offline/ops.find_control).
+    in_document: bool = False
 
     def shown_value(self) -> str | None:
         """The value as a model reads it: an entry's text, a combo box's item, a slider's

@@ -34,6 +34,17 @@ class ModelError(RuntimeError):
 REFUSAL = "That answer is invalid:"
 
 
+# How the step tells a model that its FINISH follows an action whose effect was not seen
+# (agents/base.py): asked once more, with a fresh look, before the FINISH stands.
+DOUBT = "Before your FINISH stands:"
+
+
+def doubts_the_last_answer(request: ModelRequest) -> bool:
+    """Whether `request` asks the model again about its FINISH after an unseen effect."""
+    last = request.messages[-1] if request.messages else None
+    return last is not None and last.role == "user" and last.text.startswith(DOUBT)
+
+
 def refuses_the_last_answer(request: ModelRequest) -> bool:
     """Whether `request` sends the model's last answer back as refused."""
     last = request.messages[-1] if request.messages else None

@@ -32,6 +32,7 @@ from roundhouse.models.base import (
     LanguageModel,
     ModelError,
     ModelRequest,
+    doubts_the_last_answer,
     refuses_the_last_answer,
 )
 from roundhouse.models.held_controls import action_count, hold_control, hold_window
@@ -54,7 +55,7 @@ class RecordingModel:
         self.recorded: list[dict[str, Any]] = []
 
     async def complete(self, request: ModelRequest) -> Completion:
-        if self.recorded and refuses_the_last_answer(request):
+        if self.recorded and (refuses_the_last_answer(request) or doubts_the_last_answer(request)):
             self.recorded[-1]["refused"] = True  # a replay gives the correction next, not it
         completion = await self.inner.complete(request)
         try:

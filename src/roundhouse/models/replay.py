@@ -14,7 +14,10 @@ An answer that named a control, accepted where it was recorded and refused here,
 again, pointed at the fresh view the refusal came with: the window was still coming up (a
 web page drawn but not yet exposed), and the recording's next answer belongs to the next
 step. The asking agent's retries bound how often. An answer the recording itself saw
-refused (`refused: true`) is not given again: the next one is the model's correction.
+refused (`refused: true`) is not given again: the next one is the model's correction. A
+FINISH the step asks about again after an unseen effect (agents/base.py) stands: its status
+is given again without its actions, unless the recording saw that question too (`refused:
+true`): then its next answer is the model's second word.
 """
 
 from __future__ import annotations
@@ -29,7 +32,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from roundhouse.config import ConfigError
 from roundhouse.core.usage import Usage
-from roundhouse.models.base import Completion, ModelError, ModelRequest, refuses_the_last_answer
+from roundhouse.models.base import (
+    Completion,
+    ModelError,
+    ModelRequest,
+    doubts_the_last_answer,
+    refuses_the_last_answer,
+)
 from roundhouse.models.held_controls import HeldControl, HeldWindow, point_at, point_at_window
 from roundhouse.models.references import UnfillableReference, fill_answer, step_outputs
 
@@ -50,7 +59,9 @@ class _Recorded(BaseModel):
     # An answer of several actions: what each action names, by its place in the list.
     controls: list[HeldControl | None] | None = None
     windows: list[HeldWindow | None] | None = None
-    refused: bool = False  # where it was recorded: the recording's next answer corrects it
+    # Where it was recorded, it was refused, or a FINISH asked about again after an unseen
+    # effect (agents/base.py): the recording's next answer is the model's second word.
+    refused: bool = False
 
     @property
     def names_controls(self) -> bool:
@@ -73,6 +84,20 @@ class _Recorded(BaseModel):
     @property
     def text(self) -> str:
         return self.answer if isinstance(self.answer, str) else json.dumps(self.answer)
+
+    def standing(self) -> _Recorded:
+        """The answer said again, its actions done: its last status, with no action."""
+        if not isinstance(self.answer, dict):
+            return self
+        actions = self.answer.get("action")
+        last = actions[-1] if isinstance(actions, list) and actions else actions
+        status = last.get("status") if isinstance(last, dict) else None
+        if status is None:
+            return self
+        action = {"function": None, "arguments": {}, "status": status}
+        said = {**self.answer, "action": action}
+        unheld = dict.fromkeys(("control", "controls", "window", "windows"))
+        return self.model_copy(update={"answer": said, **unheld})
 
 
 def load_recording(path: Path) -> list[_Recorded]:
@@ -113,6 +138,10 @@ class ReplayModel:
         last = self._last
         if last and last.names_controls and not last.refused and refuses_the_last_answer(request):
             return self._serve(last, request)
+        if last and not last.refused and doubts_the_last_answer(request):
+            # Asked again about a FINISH after an unseen effect, where the recording was not:
+            # the recorded model stands by it, acting no more.
+            return self._serve(last.standing(), request)
         if not self._answers:
             raise ModelError(f"replay file {self.path} has no answer left after {self.used}")
         self._last = self._answers.popleft()

@@ -134,7 +134,7 @@ def into_cell(
     stages: list[Stage] = [
         lambda _: keys(moves),
         lambda _: _type_here(op.text + "\n", f"The cursor is in cell {op.target.upper()}."),
-        lambda _: Done(f"typed {op.text!r} into cell {op.target.upper()}"),
+        lambda seen: _entered(seen, op.target.upper(), op.text),
     ]
     acted = [step for step in mine if step.function]
     if acted:  # decided when the operation began: the cursor has moved on since
@@ -145,6 +145,29 @@ def into_cell(
     if there:
         stages = stages[1:]
     return staged(stages, mine, obs)
+
+
+def _entered(obs: AppObservation, name: str, value: str) -> Decision | str:
+    """Entered, once cell `name` shows `value` where that can be told: a cell in view, a
+    value not a formula (its result is not known here). A number is compared as a number
+    (the sheet may show 12.50 as 12.5); a text shown otherwise (a format, a correction)
+    stands. Else what to wait for, and then the failure."""
+    done = Done(f"typed {value!r} into cell {name}")
+    cell = next((c for c in obs.controls if c.role in CELL_ROLES and c.name == name), None)
+    if cell is None or value.startswith("=") or not value.strip():
+        return done
+    shown = (cell.text or "").strip()
+    wanted, seen = _number(value), _number(shown)
+    if shown and (wanted is None or seen is None or wanted == seen):
+        return done
+    return f"cell {name} to show {value!r} (it shows {shown!r})"
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def cursor_cell(obs: AppObservation) -> tuple[int, int] | None:

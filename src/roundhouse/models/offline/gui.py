@@ -43,6 +43,7 @@ from roundhouse.models.offline.intents import read_request
 from roundhouse.models.offline.ops import (
     BUTTON_ROLES,
     ENTRY_ROLES,
+    SAID_ROLES,
     TEXT_ROLES,
     Decision,
     Done,
@@ -381,15 +382,16 @@ def _next(
         return rename(op, mine, obs)
     if op.kind == "click":
         if any(step.function for step in mine):
-            return Done(f"clicked {op.target!r}")
-        clicked = _click(op.target, obs, f"Click {op.target!r}.")
-        if isinstance(clicked, Failed):  # a window still filling its tree: look again first
+            return _clicked(op, mine, obs)
+        clicked = _click(op.target, obs, f"Click {op.target!r}.", op.role)
+        if isinstance(clicked, Failed) and not clicked.final:
+            # A window still filling its tree: look again first.
             return reobserve(len(mine), f"a control named {op.target!r}", clicked.reason)
         return clicked
     if op.kind == "keys":
         return Done(f"pressed {op.text}") if mine else keys(op.text)
     if op.kind == "save":
-        return Done("saved") if mine else keys("ctrl+s")
+        return _saved(mine, obs) if mine else keys("ctrl+s")
     if op.kind == "close":
         if not mine:
             return close_window()
@@ -423,10 +425,15 @@ def _type(op: Op, mine: list[PastStep], obs: AppObservation, focused: bool) -> D
             why = f"no text field named {op.target!r}; text fields: {names(obs, TEXT_ROLES)}"
             return reobserve(len(mine), f"a field named {op.target!r}", why)
         # A web page's paragraph is named after the label it holds ("Name"), as is the
-        # entry beside it: the field is the one that takes text, the closest name first.
+        # entry beside it: the field is the one that takes text, the closest name first,
+        # the page's before the window's own (a browser's find bar).
         field = min(
             fields,
-            key=lambda c: (c.role not in ENTRY_ROLES, c.name.strip().casefold() != wanted),
+            key=lambda c: (
+                c.role not in ENTRY_ROLES,
+                c.name.strip().casefold() != wanted,
+                not c.in_document,
+            ),
         )
     elif not fields:
         return Failed(f"no text field in {obs.window.title!r}; controls: {names(obs)}")
@@ -441,17 +448,81 @@ def _type(op: Op, mine: list[PastStep], obs: AppObservation, focused: bool) -> D
     )
 
 
-def _click(target: str, obs: AppObservation, thought: str) -> Decision:
-    control = find_control(obs.controls, target, BUTTON_ROLES)
+def _click(target: str, obs: AppObservation, thought: str, said: str = "") -> Decision:
+    """Click the control named `target`, of the kind the request `said` ("button"), if it
+    said one. A disabled one is not clicked: the operation fails, naming it."""
+    control = find_control(obs.controls, target, BUTTON_ROLES, said)
+    kind = f"{said} " if said in SAID_ROLES else "control "
     if control is None:
-        return Failed(f"no control named {target!r}; controls: {names(obs, BUTTON_ROLES)}")
+        others = find_control(obs.controls, target, BUTTON_ROLES)
+        if others is not None:
+            # Another kind of control of that name is no answer: "the Order button" is not
+            # the page's tab. Looking again may show the one meant.
+            return Failed(
+                f"no {kind}named {target!r}: control {others.label} {others.name!r} is a"
+                f" {others.role}, not a {said}; controls: {names(obs, BUTTON_ROLES)}"
+            )
+        return Failed(f"no {kind}named {target!r}; controls: {names(obs, BUTTON_ROLES)}")
+    if "disabled" in control.states:
+        return Failed(
+            f"control {control.label} {control.name!r} ({control.role}) is disabled:"
+            " it cannot be clicked",
+            final=True,
+        )
     return answer(
         "CONTINUE",
-        f"Control {control.label} is {control.name!r}.",
+        f"Control {control.label} is {control.name!r} ({control.role}).",
         thought,
         function=ToolName.CLICK_CONTROL,
         arguments={"id": control.label, "name": control.name},
     )
+
+
+def _clicked(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
+    """A click done: its outcome. Where its effect was not seen, the window is looked at
+    once more (a page may load late); the click stands only where the window changed since
+    (the control clicked gone, or another), else the operation fails, naming the click."""
+    clicks = [at for at, step in enumerate(mine) if step.function == ToolName.CLICK_CONTROL]
+    if not clicks:
+        return Done(f"clicked {op.target!r}")
+    click = mine[clicks[-1]]
+    output = click.output if isinstance(click.output, dict) else {}
+    if output.get("effect") != "not seen":
+        return Done(f"clicked {op.target!r}")
+    looked = any(step.status == "SCREENSHOT" for step in mine[clicks[-1] + 1 :])
+    if not looked:
+        return answer(
+            "SCREENSHOT",
+            f"The click on {op.target!r} showed no effect yet.",
+            "Look again before going on: the outcome must be there.",
+        )
+    label, name = click.arguments.get("id"), str(click.arguments.get("name", ""))
+    same = any(c.label == label and c.name == name for c in obs.controls)
+    if not same:
+        return Done(f"clicked {op.target!r}; the window changed after it")
+    return Failed(
+        f"clicked control {label} {name!r}, but its effect was not seen, and a look after it"
+        " shows the window unchanged",
+        final=True,
+    )
+
+
+def _saved(mine: list[PastStep], obs: AppObservation) -> Decision:
+    """ctrl+s pressed: saved once nothing asks for more (LibreOffice's question whether to
+    keep a format not its own is answered yes) and the title no longer marks the document
+    changed (gedit's "*"). A Save dialog means the document has no name yet: FAIL."""
+    keep = keep_format(obs)
+    clicked = {plain(str(s.arguments.get("name", ""))) for s in mine if s.function}
+    if keep is not None and plain(keep.name) not in clicked:
+        return _click(keep.name, obs, "Keep the format the document has.")
+    waited = sum(1 for step in mine if step.status == "SCREENSHOT")
+    if obs.in_dialog:
+        asks = f"saving opened {obs.window.title!r}: the document has no file name yet"
+        return reobserve(waited, "the save to end", f"{asks} (say: save it as PATH)")
+    if obs.window.title.startswith("*"):
+        unsaved = f"the title {obs.window.title!r} still marks the document changed"
+        return reobserve(waited, "the title to show it saved", unsaved)
+    return Done("saved")
 
 
 def _save_as(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:

@@ -47,6 +47,8 @@ class Op:
     # type: the field's name; click: the control's name; read: the column, or a cell (B3);
     # cell: the cell (A1); rename: the file's name now
     target: str = ""
+    # click: the kind of control the request said ("button", "link", "tab"), if it said one
+    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ class Done:
 @dataclass(frozen=True)
 class Failed:
     reason: str
+    final: bool = False  # no look again can mend it (a control that is disabled)
 
 
 Decision = dict[str, Any] | Done | Failed
@@ -122,9 +125,30 @@ def staged(stages: Sequence[Stage], mine: list[PastStep], obs: AppObservation) -
 # --- controls by name ---------------------------------------------------------------------
 
 
-def find_control(controls: tuple[Control, ...], name: str, roles: frozenset[str]) -> Control | None:
-    """A control by name, as a person reads it: exact first, then a prefix; mnemonics ignored."""
+# The roles a kind of control has, by the word a request calls it: "the Order button" is a
+# push button, never a page tab, a link or a heading of that name. A word not here ("icon",
+# "option") names no role: any control of that name will do.
+SAID_ROLES: dict[str, frozenset[str]] = {
+    "button": frozenset({"push button", "toggle button", "button", "push button menu"}),
+    "checkbox": frozenset({"check box", "check menu item"}),
+    "check box": frozenset({"check box", "check menu item"}),
+    "tab": frozenset({"page tab"}),
+    "menu item": frozenset({"menu item", "check menu item", "radio menu item", "menu"}),
+    "link": frozenset({"link"}),
+    "radio button": frozenset({"radio button", "radio menu item"}),
+}
+
+
+def find_control(
+    controls: tuple[Control, ...], name: str, roles: frozenset[str], said: str = ""
+) -> Control | None:
+    """A control by name, as a person reads it: exact first, then a prefix, then a part;
+    mnemonics ignored. Of the kind the request `said` ("button": SAID_ROLES), when it said
+    one. Of two that match alike, one that is enabled before a disabled one, and one in the
+    window's document (a web page) before the window's chrome (its tabs, title bar, menus):
+    a page titled "Order" names its tab so too."""
     wanted = plain(name)
+    roles = roles & SAID_ROLES.get(said, roles)
     names = [(c, plain(c.name)) for c in controls if c.role in roles]
     for found in (
         [c for c, known in names if known == wanted],
@@ -132,7 +156,7 @@ def find_control(controls: tuple[Control, ...], name: str, roles: frozenset[str]
         [c for c, known in names if wanted in known],
     ):
         if found:
-            return found[0]
+            return min(found, key=lambda c: ("disabled" in c.states, not c.in_document))
     return None
 
 

@@ -88,6 +88,14 @@ def _usable(states: set[str] | list[str]) -> bool:
     )
 
 
+def _greyed(role: str, states: set[str] | list[str]) -> bool:
+    """A control shown greyed out: showing, of a role one operates, but neither enabled nor
+    focusable (Chromium's disabled button). Listed, as "disabled", inside a document only
+    (a web page), where a disabled twin of a control must not make the planner click
+    another control of that name; elsewhere the window's chrome keeps them out of the list."""
+    return "showing" in states and "visible" in states and role in INTERACTIVE_ROLES
+
+
 def _operable(role: str, states: set[str] | list[str], has_actions: bool) -> bool:
     """Whether a person operates a node of this role and state. Containers never: Chromium
     gives panels and documents actions and the focus, and they are not what one clicks;
@@ -105,7 +113,7 @@ def may_be_control(node: RawNode) -> bool:
     """What can be told before reading details: every control passes, most other nodes not."""
     states = set(node.states)
     return (
-        _usable(states)
+        (_usable(states) or _greyed(node.role, states))
         and COMPONENT in node.interfaces
         and _operable(node.role, states, ACTION in node.interfaces)
     )
@@ -136,15 +144,15 @@ def needs_rect(node: RawNode) -> bool:
     )
 
 
-def is_control(node: UiNode, area: Rect) -> bool:
-    """An interactive control a person sees: usable, operable, of some size, inside `area`;
-    not a cell that holds cells (GTK's row of a list: its cells are what shows)."""
+def is_control(node: UiNode, area: Rect, document: bool = False) -> bool:
+    """An interactive control a person sees: usable (in a `document`, greyed out too),
+    operable, of some size, inside `area`; not a cell that holds cells (GTK's row of a
+    list: its cells are what shows)."""
     states = set(node.states)
     if node.role == "table cell" and any(child.role == "table cell" for child in node.children):
         return False
-    return (
-        _usable(states) and _operable(node.role, states, bool(node.actions)) and _placed(node, area)
-    )
+    usable = _usable(states) or (document and _greyed(node.role, states))
+    return usable and _operable(node.role, states, bool(node.actions)) and _placed(node, area)
 
 
 def _placed(node: UiNode, area: Rect) -> bool:
@@ -225,11 +233,15 @@ def select_view(root: UiNode, area: Rect) -> View:
     """The controls under `root` inside `area`, numbered 1..N in reading order, and the
     context: named headings, labels, alerts and groups, that name no control and are not
     part of one (a link's text is the link's name), listed once."""
-    controls: list[UiNode] = []
+    controls: list[tuple[UiNode, bool]] = []
     texts: list[UiNode] = []
     _gather(root, area, root, controls, texts, inside=False)
-    ordered = reading_order([node for node in controls if not _blank_cell(node)])
-    listed = [_control(label, node, area) for label, node in enumerate(ordered, start=1)]
+    in_document = {id(node) for node, document in controls if document}
+    ordered = reading_order([node for node, _ in controls if not _blank_cell(node)])
+    listed = [
+        _control(label, node, area, id(node) in in_document)
+        for label, node in enumerate(ordered, start=1)
+    ]
     return View(listed, _context(texts, listed), shown_dialog(root))
 
 
@@ -262,7 +274,7 @@ def _blank_cell(node: UiNode) -> bool:
     )
 
 
-def _control(label: int, node: UiNode, area: Rect) -> Control:
+def _control(label: int, node: UiNode, area: Rect, in_document: bool = False) -> Control:
     """The control as listed: its rectangle is the part of it inside `area` (the window).
     What lies outside is not drawn: GNOME Calculator 48 reports its Undo button one pixel
     left of its window, and a click or a mark must land on what shows."""
@@ -277,6 +289,7 @@ def _control(label: int, node: UiNode, area: Rect) -> Control:
         actions=node.actions,
         text=node.text,
         states=shown_states(node),
+        in_document=in_document,
     )
 
 
@@ -309,16 +322,19 @@ def _gather(
     node: UiNode,
     clip: Rect,
     root: UiNode,
-    controls: list[UiNode],
+    controls: list[tuple[UiNode, bool]],
     texts: list[UiNode],
     inside: bool,
 ) -> None:
-    """Collect controls everywhere and context outside them (iteratively: trees are deep)."""
-    stack = [(node, clip, inside)]
+    """Collect controls everywhere, each with whether it lies in a document (a web page, an
+    office document: the window's content, not its chrome), and context outside them
+    (iteratively: trees are deep)."""
+    stack = [(node, clip, inside, False)]
     while stack:
-        current, area, within = stack.pop()
-        if is_control(current, area):
-            controls.append(current)
+        current, area, within, document = stack.pop()
+        document = document or current.role.startswith("document")
+        if is_control(current, area, document):
+            controls.append((current, document))
             within = True  # what shows inside a control is part of it: its name or value
         elif not within and current is not root and _is_context(current, area, root.name):
             texts.append(current)
@@ -332,7 +348,7 @@ def _gather(
             area = clip
         if _collapsed(current):
             continue  # its popup shows nothing, whatever its states say (Firefox's select)
-        stack.extend((child, area, within) for child in reversed(current.children))
+        stack.extend((child, area, within, document) for child in reversed(current.children))
 
 
 def _collapsed(node: UiNode) -> bool:
