@@ -60,6 +60,20 @@ class OpenAISettings(_Section):
     native_tools: bool = False
 
 
+class AnthropicSettings(_Section):
+    """The Messages API (`anthropic:MODEL`); the key and the URL fall back to the vendor
+    client's ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    retry_budget: float = Field(default=300.0, gt=0)  # as openai.retry_budget
+    max_tokens: int = Field(default=4096, ge=1)  # of one answer: the API wants a cap
+    # Screenshots kept in the conversation; older ones are replaced by a line saying so.
+    keep_screenshots: int = Field(default=3, ge=1)
+
+
 class DesktopSettings(_Section):
     # auto: the current session if there is one, else a virtual desktop; or a desktop
     # started with `roundhouse desktop start` (":3", "sway-1").
@@ -125,6 +139,7 @@ class Settings(_Section):
     answer_retries: int = Field(default=3, ge=0)
     record_answers: Path | None = None  # write every model answer here, as a replay file
     openai: OpenAISettings = Field(default_factory=OpenAISettings)
+    anthropic: AnthropicSettings = Field(default_factory=AnthropicSettings)
     prices: dict[str, Price] = Field(default_factory=dict)
 
     # Where and how rounds run.
