@@ -130,7 +130,8 @@ class Settings(_Section):
     eva_round: bool = False
     eva_session: bool = False
 
-    # Models: "offline", "replay:FILE", "openai:NAME"; per-agent overrides fall back to `model`.
+    # Models: "offline", "replay:FILE", "openai:NAME", "anthropic:NAME" (--agent computer);
+    # per-agent overrides fall back to `model`.
     model: str = "offline"
     model_host: str | None = None
     model_app: str | None = None
@@ -143,7 +144,7 @@ class Settings(_Section):
     prices: dict[str, Price] = Field(default_factory=dict)
 
     # Where and how rounds run.
-    agent: Literal["auto", "linux", "host"] = "auto"
+    agent: Literal["auto", "linux", "host", "computer"] = "auto"
     # The desktop of `roundhouse serve --http` at this URL (.../mcp) instead of one here;
     # its token comes from RH_MCP_TOKEN.
     mcp: str | None = None
@@ -159,11 +160,12 @@ class Settings(_Section):
 
     desktop: DesktopSettings = Field(default_factory=DesktopSettings)
 
-    def model_for(self, agent: Literal["host", "app", "linux", "eval"]) -> str:
+    def model_for(self, agent: Literal["host", "app", "linux", "computer", "eval"]) -> str:
         override = {
             "host": self.model_host,
             "app": self.model_app,
             "linux": self.model_linux,
+            "computer": None,  # the one agent of its rounds: `model`
             "eval": self.model_eval,
         }[agent]
         return override or self.model

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from roundhouse.devices.contract import Rect
+from roundhouse.models.observation import PastStep
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,13 @@ class Outcome:
 @dataclass(frozen=True)
 class ComputerObservation:
     """conversation: the round the step belongs to; a client keeps one transcript per
-    conversation, and starts a new one (from the rendered messages) when it changes."""
+    conversation, and starts a new one (from the rendered messages) when it changes. The
+    request, what the session knows and the steps so far are what the prompt shows (a
+    conversation started again, after `resume`, reads them there)."""
 
     conversation: str
     screenshot: Screenshot
     outcomes: tuple[Outcome, ...] = ()
+    request: str = ""
+    blackboard: str = ""
+    history: tuple[PastStep, ...] = ()

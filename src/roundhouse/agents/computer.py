@@ -1,0 +1,101 @@
+"""The computer agent: one computer-use model drives the whole round by pixels, as UFO's
+single-tier agent does (`--agent computer`, with `anthropic:MODEL`).
+
+Its step is the common one (agents/base.py): it observes a screenshot of the whole desktop
+and what the last answer's actions did; the model's client (models/anthropic/) sends that
+screenshot shrunk to the vendor's size as the result of those actions, and answers with
+roundhouse's tool calls, their points already on the desktop (models/computer/screen.py);
+they run through the dispatcher as every agent's do. A final text with no action is
+FINISH, with the text as the round's result; a refusal is FAIL, named.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from roundhouse.agents.base import AgentCore, Ended, Seen
+from roundhouse.agents.prompting import blackboard_text, describe_step, template
+from roundhouse.agents.responses import ActionAnswer, StepAnswer
+from roundhouse.core.context import RoundContext
+from roundhouse.core.messages import Message
+from roundhouse.core.states import AgentKind, Status
+from roundhouse.core.trajectory import StepRecord
+from roundhouse.devices.contract import Rect, ToolName
+from roundhouse.devices.describing import ToolSpec
+from roundhouse.models.computer.observation import ComputerObservation, Outcome, Screenshot
+
+
+class ComputerAnswer(StepAnswer):
+    """What the model's client makes of its answer: actions, or FINISH / FAIL with a result."""
+
+
+@dataclass(kw_only=True)
+class ComputerAgent(AgentCore[ComputerObservation, ComputerAnswer]):
+    kind: AgentKind = AgentKind.COMPUTER
+    name: str = "computer"
+    answer_type: ClassVar = ComputerAnswer
+    functions: ClassVar = (
+        ToolName.CLICK_COORDINATES,
+        ToolName.TYPE_TEXT,
+        ToolName.PRESS_KEYS,
+        ToolName.SCROLL,
+        ToolName.DRAG,
+        ToolName.WAIT,
+    )
+
+    async def observe(
+        self, context: RoundContext, specs: list[ToolSpec]
+    ) -> Seen[ComputerObservation] | Ended[ComputerAnswer]:
+        path = self.services.log_folder / f"computer_step{context.session.session_step}.png"
+        shot = await self.collect(ToolName.CAPTURE_DESKTOP_SCREENSHOT, path=str(path))
+        if not shot.ok or not isinstance(shot.result, dict):
+            return Ended(failed(f"the desktop's screenshot could not be taken: {shot.error}"))
+        left, top, right, bottom = shot.result["rect"]
+        pixels = (int(shot.result["width"]), int(shot.result["height"]))
+        mine = [s for s in context.round.steps if s.agent_name == self.name and s.concluded]
+        observation = ComputerObservation(
+            conversation=f"round-{context.round.id}",
+            screenshot=Screenshot(path, Rect(left, top, right, bottom), pixels),
+            outcomes=outcomes(mine[-1]) if mine else (),
+            request=context.round.request,
+            blackboard=blackboard_text(context),
+            history=self.history(context),
+        )
+        return Seen(observation, (path.name,))
+
+    def render(
+        self, seen: Seen[ComputerObservation], offered: list[ToolSpec]
+    ) -> tuple[Message, ...]:
+        shown = seen.observation
+        steps = "\n".join(describe_step(i, s) for i, s in enumerate(shown.history, 1))
+        knows = shown.blackboard
+        user = template("computer_user.txt").substitute(
+            request=shown.request,
+            blackboard=f"What this session already knows:\n{knows}\n" if knows else "",
+            history=f"Steps so far (the screen shows where they led):\n{steps}\n" if steps else "",
+        )
+        system = template("computer_system.txt").substitute()
+        return (
+            Message("system", system.strip()),
+            Message("user", user.strip(), (shown.screenshot.file,)),
+        )
+
+
+def failed(why: str) -> ComputerAnswer:
+    return ComputerAnswer(
+        observation="", thought="", action=[ActionAnswer(status=Status.FAIL)], result=why
+    )
+
+
+def outcomes(step: StepRecord) -> tuple[Outcome, ...]:
+    """What each action of a step did, in the order its answer gave them."""
+    said = []
+    for action in step.actions:
+        if action.result is None:
+            said.append(Outcome(action.function, False, f"not run: {action.not_run or 'stopped'}"))
+        elif action.result.ok:
+            said.append(Outcome(action.function, True, "done"))
+        else:
+            said.append(Outcome(action.function, False, action.result.error or "failed"))
+    return tuple(said)

@@ -1,0 +1,163 @@
+"""--agent computer: rounds driven by `anthropic:MODEL` through the real client against the
+fake Anthropic server (which refuses what the API refuses), on the fake desktop. The round
+record, the cost and the ends of a round come out as for every agent."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from roundhouse.config import ConfigError, Settings
+from roundhouse.core.states import AgentKind, RoundState
+from roundhouse.devices.base import LocalDispatcher
+from roundhouse.devices.contract import Rect
+from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop
+from roundhouse.devices.linux.fake import fake_tools
+from roundhouse.devices.linux.tools import desktop_registry
+from roundhouse.engine.compose import compose_session
+from roundhouse.engine.round import NoSnapshots
+from roundhouse.engine.session import Session
+from roundhouse.models.anthropic.fake import FakeAnthropic, Turn
+from roundhouse.models.computer.screen import ScreenMap, fit_anthropic
+
+KEY = "test-key"
+SIZE = (1920, 1080)  # shrunk to 1429x804 for Claude
+
+
+@pytest.fixture(autouse=True)
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RH_LOOPBACK_ONLY", "1")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+
+
+@asynccontextmanager
+async def computer_session(
+    tmp_path: Path, fake: FakeDesktop, server: FakeAnthropic, **settings: Any
+) -> AsyncIterator[Session]:
+    config = Settings.model_validate(
+        {
+            "logs": tmp_path / "logs",
+            "workdir": tmp_path,
+            "model": "anthropic:claude-sonnet-4-5",
+            "agent": "computer",
+            "anthropic": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1},
+            "desktop": {"effect_grace": 0},
+            **settings,
+        }
+    )
+    async with fake_tools(fake, config) as tools:
+        async with compose_session(
+            config, dispatcher=LocalDispatcher(desktop_registry(tools)), snapshots=NoSnapshots()
+        ) as session:
+            yield session
+
+
+def editor(fake: FakeDesktop) -> FakeControl:
+    field = FakeControl.text_field("Text", Rect(left=600, top=400, right=1300, bottom=700))
+    fake.open_window("Untitled - gedit", "gedit", controls=[field])
+    return field
+
+
+def on_image(x: int, y: int) -> list[int]:
+    """Where Claude sees the desktop's logical point (x, y) on the image it is sent."""
+    screen = ScreenMap(Rect(0, 0, *SIZE), fit_anthropic(*SIZE))
+    mx, my = screen.to_model(x, y)
+    return [round(mx), round(my)]
+
+
+async def test_a_round_clicks_types_and_saves_and_finishes_with_the_final_text(
+    tmp_path: Path,
+) -> None:
+    fake = FakeDesktop(size=SIZE)
+    field = editor(fake)
+    saved: list[str] = []
+    fake.on_keys("ctrl+s", lambda: saved.append(field.text))
+    turns = [
+        Turn(actions=({"action": "left_click", "coordinate": on_image(950, 550)},)),
+        Turn(
+            actions=(
+                {"action": "type", "text": "native hello"},
+                {"action": "key", "text": "ctrl+s"},
+            )
+        ),
+        Turn(text="The text is typed and saved."),
+    ]
+    with FakeAnthropic(turns, key=KEY) as server:
+        async with computer_session(tmp_path, fake, server) as session:
+            outcome = await session.run_round("type 'native hello' and save it")
+            steps = session.store.read_steps()
+    assert server.refusals == []  # every request was one the API takes
+    assert outcome.state is RoundState.FINISH
+    assert outcome.result == "The text is typed and saved."
+    [(x, y, button)] = fake.clicks
+    assert abs(x - 950) <= 2 and abs(y - 550) <= 2 and button == "left"
+    assert fake.typed == "native hello"
+    assert saved == ["native hello"]
+    assert [s.agent for s in steps] == [AgentKind.COMPUTER] * 3
+    assert [a.function for a in steps[1].actions] == ["type_text", "press_keys"]
+    assert all(s.screenshots for s in steps)
+    assert outcome.usage.requests == 3
+    assert outcome.usage.cost is not None and outcome.usage.cost > 0  # Claude's price is known
+    # The tool_results answered the ids the fake gave, the screen in the last of them.
+    last = server.received[-1].body["messages"][-1]["content"]
+    assert [r["tool_use_id"] for r in last] == ["toolu_fake_2_1", "toolu_fake_2_2"]
+
+
+async def test_a_refusal_fails_the_round_naming_it(tmp_path: Path) -> None:
+    fake = FakeDesktop(size=SIZE)
+    editor(fake)
+    turns = [Turn(text="I won't do that.", stop_reason="refusal")]
+    with FakeAnthropic(turns, key=KEY) as server:
+        async with computer_session(tmp_path, fake, server) as session:
+            outcome = await session.run_round("do something bad")
+    assert outcome.state is RoundState.FAIL
+    assert outcome.result == "the model refused: I won't do that."
+
+
+async def test_overload_past_the_retries_ends_the_round_in_error_naming_529(
+    tmp_path: Path,
+) -> None:
+    fake = FakeDesktop(size=SIZE)
+    editor(fake)
+    turns = [Turn(status=529, headers={"retry-after": "0"})] * 2
+    with FakeAnthropic(turns, key=KEY) as server:
+        async with computer_session(tmp_path, fake, server) as session:
+            outcome = await session.run_round("anything")
+    assert outcome.state is RoundState.ERROR
+    assert "529 (overloaded)" in (outcome.error or "")
+    assert outcome.usage.requests == 2
+
+
+async def test_an_action_roundhouse_cannot_do_goes_back_to_the_model(tmp_path: Path) -> None:
+    fake = FakeDesktop(size=SIZE)
+    editor(fake)
+    turns = [
+        Turn(actions=({"action": "triple_click", "coordinate": [10, 10]},)),
+        Turn(actions=({"action": "type", "text": "x"},)),
+        Turn(text="done"),
+    ]
+    with FakeAnthropic(turns, key=KEY) as server:
+        async with computer_session(tmp_path, fake, server) as session:
+            outcome = await session.run_round("type x")
+            steps = session.store.read_steps()
+    assert server.refusals == []
+    assert outcome.state is RoundState.FINISH and fake.typed == "x"
+    assert steps[0].retries == 1
+    refused = server.received[1].body["messages"][-1]["content"][0]
+    assert refused["is_error"] is True and "triple_click" in refused["content"][0]["text"]
+
+
+async def test_the_computer_agent_needs_a_computer_use_model(tmp_path: Path) -> None:
+    config = Settings.model_validate({"logs": tmp_path / "logs", "agent": "computer"})
+    fake = FakeDesktop()
+    async with fake_tools(fake, config) as tools:
+        with pytest.raises(ConfigError, match="computer-use model"):
+            async with compose_session(
+                config, dispatcher=LocalDispatcher(desktop_registry(tools)), snapshots=NoSnapshots()
+            ):
+                pass
