@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from roundhouse.config import AnthropicSettings
+from roundhouse.config import AnthropicSettings, Settings
 from roundhouse.core.messages import Message
+from roundhouse.core.record import SessionRecord
+from roundhouse.core.states import AgentKind
 from roundhouse.devices.contract import Rect
 from roundhouse.models.anthropic.client import AnthropicModel, outgoing
 from roundhouse.models.anthropic.fake import FakeAnthropic, Turn
@@ -280,3 +282,9 @@ def test_only_the_newest_screenshots_are_sent() -> None:
     ]
     assert kinds == ["text", "text", "text", "image", "image"]
     assert messages[0]["content"] == [image]  # the transcript itself is untouched
+
+
+def test_the_key_from_the_settings_is_not_written_with_the_session() -> None:
+    settings = Settings.model_validate({"anthropic": {"api_key": KEY}, "agent": "computer"})
+    described = SessionRecord.describe(settings, AgentKind.COMPUTER)
+    assert KEY not in json.dumps(described.settings)
