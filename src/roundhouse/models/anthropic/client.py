@@ -19,18 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import io
 import json
-import logging
 import os
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Self
 
 import httpx
-from PIL import Image
 
 from roundhouse.config import AnthropicSettings
 from roundhouse.core.usage import Usage
@@ -48,16 +44,14 @@ from roundhouse.models.base import (
     ModelRequest,
     refuses_the_last_answer,
 )
+from roundhouse.models.computer.images import png_at
 from roundhouse.models.computer.observation import ComputerObservation, Outcome, Screenshot
+from roundhouse.models.computer.posting import Poster, Retrying
 from roundhouse.models.computer.screen import ScreenMap, screen_map_for
-from roundhouse.models.retrying import Clock, Sleep, backoff_seconds, retry_after_seconds
-
-log = logging.getLogger(__name__)
+from roundhouse.models.retrying import Clock, Sleep
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
-RETRIED = {429: "rate limited", 500: "server error", 502: "bad gateway", 503: "unavailable",
-           504: "gateway timeout", 529: "overloaded"}  # fmt: skip
 CACHED = {"type": "ephemeral"}
 LEFT_OUT = "(an earlier screenshot, left out)"
 
@@ -67,20 +61,6 @@ class _Conversation:
     key: str
     messages: list[dict[str, Any]] = field(default_factory=list)
     pending: tuple[Pending, ...] = ()
-
-
-@dataclass
-class _Attempts:
-    usage: Usage = Usage()
-    retries: int = 0
-    spent: float = 0.0
-    statuses: list[str] = field(default_factory=list)  # what each retried attempt met
-
-
-class _Retry(Exception):
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 class AnthropicModel:
@@ -118,8 +98,6 @@ class AnthropicModel:
                 "no API key for Anthropic: set ANTHROPIC_API_KEY or anthropic.api_key "
                 "in roundhouse.yaml"
             )
-        self._sleep = sleep
-        self._clock = clock or (lambda: datetime.now(UTC))
         self._client = httpx.AsyncClient(
             base_url=self.base_url,
             timeout=settings.timeout,
@@ -130,6 +108,20 @@ class AnthropicModel:
                 "anthropic-beta": self.version.beta,
                 "content-type": "application/json",
             },
+        )
+        self._poster = Poster(
+            self.name,
+            self._client,
+            Retrying(
+                settings.timeout,
+                settings.max_retries,
+                settings.retry_budget,
+                "anthropic.retry_budget",
+                "Check ANTHROPIC_API_KEY or anthropic.api_key in roundhouse.yaml.",
+            ),
+            sleep,
+            clock or (lambda: datetime.now(UTC)),
+            tokens_of,
         )
         self._chat: _Conversation | None = None
 
@@ -160,7 +152,7 @@ class AnthropicModel:
             "tools": [computer_tool(self.version, screen)],
             "messages": outgoing([*chat.messages, turn], self.settings.keep_screenshots),
         }
-        answered, attempts = await self._send(body, request)
+        answered, attempts = await self._poster.post("/v1/messages", body, request)
         content = answered.get("content")
         if not isinstance(content, list):
             raise ModelError(f"{self.base_url}: the answer has no content list", attempts.usage)
@@ -180,78 +172,6 @@ class AnthropicModel:
                 "image_scales": [screen.sent[0] / shot.pixels[0]],
             },
         )
-
-    async def _send(
-        self, body: dict[str, Any], request: ModelRequest
-    ) -> tuple[dict[str, Any], _Attempts]:
-        attempts = _Attempts()
-        budget = self.settings.retry_budget
-        while True:
-            started = time.monotonic()
-            try:
-                return await self._attempt(body, attempts), attempts
-            except _Retry as problem:
-                attempts.spent += time.monotonic() - started
-                tries = attempts.retries + 1
-                if attempts.retries >= self.settings.max_retries:
-                    raise ModelError(
-                        f"{problem} (gave up after {tries} attempts)", attempts.usage
-                    ) from None
-                delay = backoff_seconds(attempts.retries, problem.retry_after)
-                if attempts.spent + delay > budget:
-                    message = (
-                        f"{problem} (gave up after {tries} attempts: waiting {delay:g} s more "
-                        f"would pass the retry budget of {budget:g} s, anthropic.retry_budget)"
-                    )
-                    raise ModelError(message, attempts.usage) from None
-                if request.before_retry is not None:
-                    request.before_retry(attempts.usage)
-                log.warning("%s: %s; retrying in %.1f s", self.name, problem, delay)
-                await self._sleep(delay)
-                attempts.spent += delay
-                attempts.retries += 1
-
-    async def _attempt(self, body: dict[str, Any], attempts: _Attempts) -> dict[str, Any]:
-        attempts.usage += Usage(requests=1)
-        try:
-            response = await self._client.post("/v1/messages", json=body)
-        except httpx.TimeoutException:
-            attempts.statuses.append("timeout")
-            raise _Retry(f"{self.base_url}: no answer within {self.settings.timeout:g} s") from None
-        except httpx.TransportError as error:
-            attempts.statuses.append("connection")
-            raise _Retry(
-                f"cannot connect to {self.base_url}: {error or type(error).__name__}"
-            ) from None
-        status = response.status_code
-        if status in RETRIED:
-            attempts.statuses.append(str(status))
-            wait = retry_after_seconds(response.headers, self._clock())
-            raise _Retry(
-                f"{self.base_url} answered {status} ({RETRIED[status]}): {_detail(response)}", wait
-            )
-        if status == 401:
-            raise ModelError(
-                f"{self.base_url} refused the API key (401): {_detail(response)}. "
-                "Check ANTHROPIC_API_KEY or anthropic.api_key in roundhouse.yaml.",
-                attempts.usage,
-            )
-        if status != 200:
-            raise ModelError(
-                f"{self.base_url} refused the request ({status}): {_detail(response)}",
-                attempts.usage,
-            )
-        try:
-            answered = response.json()
-        except json.JSONDecodeError:
-            attempts.statuses.append("malformed")
-            raise _Retry(
-                f"{self.base_url}: the answer is not JSON: {response.text[:200]!r}"
-            ) from None
-        if not isinstance(answered, dict):
-            raise _Retry(f"{self.base_url}: the answer is not a message")
-        attempts.usage += tokens_of(answered.get("usage"))
-        return answered
 
 
 # ------------------------------------------------------------------ pure parts
@@ -277,13 +197,7 @@ def system_text(request: ModelRequest) -> str:
 
 def image_block(shot: Screenshot, screen: ScreenMap) -> dict[str, Any]:
     """The screenshot at the size the display is declared, as a base64 PNG block."""
-    with Image.open(shot.file) as opened:
-        image = opened.convert("RGB")
-    if image.size != screen.sent:
-        image = image.resize(screen.sent, Image.Resampling.LANCZOS)
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    data = base64.b64encode(png_at(shot.file, screen.sent)).decode("ascii")
     return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
 
 
@@ -356,12 +270,3 @@ def _keep_images(block: dict[str, Any], images: int, keep: int) -> tuple[dict[st
             kept.append(part)
         return {**block, "content": list(reversed(kept))}, images
     return block, images
-
-
-def _detail(response: httpx.Response) -> str:
-    """The API's error message ({"type": "error", "error": {"type", "message"}})."""
-    try:
-        error = response.json().get("error", {})
-        return f"{error.get('type', 'error')}: {error.get('message', '')}".strip()
-    except (json.JSONDecodeError, AttributeError):
-        return response.text[:200] or response.reason_phrase
