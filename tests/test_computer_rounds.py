@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from roundhouse.config import ConfigError, Settings
+from roundhouse.config import ConfigError, Price, Settings
 from roundhouse.core.states import AgentKind, RoundState
 from roundhouse.devices.base import LocalDispatcher
 from roundhouse.devices.contract import Rect
@@ -23,6 +23,8 @@ from roundhouse.engine.round import NoSnapshots
 from roundhouse.engine.session import Session
 from roundhouse.models.anthropic.fake import FakeAnthropic, Turn
 from roundhouse.models.computer.screen import ScreenMap, fit_anthropic
+from roundhouse.models.openai_computer.fake import FakeOpenAIComputer
+from roundhouse.models.openai_computer.fake import Turn as FakeTurn
 
 KEY = "test-key"
 SIZE = (1920, 1080)  # shrunk to 1429x804 for Claude
@@ -32,7 +34,8 @@ SIZE = (1920, 1080)  # shrunk to 1429x804 for Claude
 def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RH_LOOPBACK_ONLY", "1")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    for name in ("ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @asynccontextmanager
@@ -161,3 +164,64 @@ async def test_the_computer_agent_needs_a_computer_use_model(tmp_path: Path) -> 
                 config, dispatcher=LocalDispatcher(desktop_registry(tools)), snapshots=NoSnapshots()
             ):
                 pass
+
+
+CHECK = {"id": "sc_1", "code": "malicious_instructions", "message": "The page asks for a password."}
+
+
+@asynccontextmanager
+async def openai_session(
+    tmp_path: Path, fake: FakeDesktop, server: FakeOpenAIComputer, **settings: Any
+) -> AsyncIterator[Session]:
+    config = Settings.model_validate(
+        {
+            "logs": tmp_path / "logs",
+            "workdir": tmp_path,
+            "model": "openai-computer:computer-use-preview",
+            "agent": "computer",
+            "openai": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1},
+            "prices": {"computer-use-preview": Price(input_per_mtok=3.0, output_per_mtok=12.0)},
+            "desktop": {"effect_grace": 0},
+            **settings,
+        }
+    )
+    async with fake_tools(fake, config) as tools:
+        async with compose_session(
+            config, dispatcher=LocalDispatcher(desktop_registry(tools)), snapshots=NoSnapshots()
+        ) as session:
+            yield session
+
+
+async def test_openai_a_safety_check_is_acknowledged_under_yes(tmp_path: Path) -> None:
+    fake = FakeDesktop(size=SIZE)
+    editor(fake)
+    turns = [
+        FakeTurn(action={"type": "type", "text": "native hello"}, safety_checks=(CHECK,)),
+        FakeTurn(action={"type": "keypress", "keys": ["CTRL", "S"]}),
+        FakeTurn(text="Saved."),
+    ]
+    with FakeOpenAIComputer(turns, key=KEY) as server:
+        async with openai_session(tmp_path, fake, server, assume_yes=True) as session:
+            outcome = await session.run_round("type 'native hello' and save it")
+    assert server.refusals == []
+    assert outcome.state is RoundState.FINISH and outcome.result == "Saved."
+    assert fake.typed == "native hello"
+    acknowledged = server.received[1][1]["input"][0]["acknowledged_safety_checks"]
+    assert acknowledged == [CHECK]
+    assert outcome.usage.cost == pytest.approx((3 * 1000 * 3.0 + 3 * 50 * 12.0) / 1e6)
+
+
+async def test_openai_a_safety_check_declined_without_yes_fails_the_round_naming_it(
+    tmp_path: Path,
+) -> None:
+    fake = FakeDesktop(size=SIZE)
+    editor(fake)
+    turns = [FakeTurn(action={"type": "type", "text": "secret"}, safety_checks=(CHECK,))]
+    with FakeOpenAIComputer(turns, key=KEY) as server:
+        async with openai_session(tmp_path, fake, server) as session:
+            outcome = await session.run_round("type the secret")
+    assert outcome.state is RoundState.FAIL
+    assert "The page asks for a password." in (outcome.result or "")
+    assert "declined" in (outcome.result or "") and "--yes" in (outcome.result or "")
+    assert fake.typed == ""  # nothing ran
+    assert server.remaining == 0 and len(server.received) == 1  # not acknowledged, not sent

@@ -36,6 +36,7 @@ EXPECTED = {
     (L, S.FINISH): (None, R.FINISH, True, True),
     (L, S.FAIL): (None, R.FAIL, True, True),
     (C, S.CONTINUE): (C, R.CONTINUE, False, False),
+    (C, S.CONFIRM): (C, R.CONTINUE, False, False),
     (C, S.FINISH): (None, R.FINISH, True, True),
     (C, S.FAIL): (None, R.FAIL, True, True),
 }

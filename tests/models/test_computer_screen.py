@@ -14,6 +14,7 @@ from roundhouse.devices.contract import Rect
 from roundhouse.models.computer.screen import (
     ScreenMap,
     fit_anthropic,
+    fit_short_side,
     screen_map_for,
     smart_resize,
 )
@@ -37,6 +38,15 @@ def test_anthropic_sizes_of_common_screens() -> None:
     assert fit_anthropic(1024, 768) == (1024, 768)
     assert fit_anthropic(1920, 1080) == (1429, 804)  # 1.15 MP binds before 1568
     assert fit_anthropic(3000, 400) == (1568, 209)  # the long side binds
+
+
+@given(sides, sides)
+def test_openai_size_has_a_short_side_of_at_most_768(width: int, height: int) -> None:
+    sent_w, sent_h = fit_short_side(width, height)
+    assert min(sent_w, sent_h) <= 768 and sent_w <= width and sent_h <= height
+    assert abs(sent_w - width * sent_h / height) <= 1 + width / height
+    assert fit_short_side(1920, 1080) == (1365, 768)
+    assert fit_short_side(1024, 768) == (1024, 768)
 
 
 @given(sides, sides, st.sampled_from([28, 32]))

@@ -1,22 +1,28 @@
 """The computer agent: one computer-use model drives the whole round by pixels, as UFO's
-single-tier agent does (`--agent computer`, with `anthropic:MODEL`).
+single-tier agent does (`--agent computer`, with `anthropic:MODEL` or
+`openai-computer:MODEL`).
 
 Its step is the common one (agents/base.py): it observes a screenshot of the whole desktop
 and what the last answer's actions did; the model's client (models/anthropic/) sends that
 screenshot shrunk to the vendor's size as the result of those actions, and answers with
 roundhouse's tool calls, their points already on the desktop (models/computer/screen.py);
 they run through the dispatcher as every agent's do. A final text with no action is
-FINISH, with the text as the round's result; a refusal is FAIL, named.
+FINISH, with the text as the round's result; a refusal is FAIL, named. An action the
+vendor flagged with a safety check comes as CONFIRM: the person is asked first (--yes says
+yes), and a no ends the round FAIL, naming the check.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from roundhouse.agents.base import AgentCore, Ended, Seen
+from roundhouse.agents.action_list import Acted
+from roundhouse.agents.asking import Asked
+from roundhouse.agents.base import AgentCore, Conclusion, Ended, Seen, answered_status
 from roundhouse.agents.prompting import blackboard_text, describe_step, template
 from roundhouse.agents.responses import ActionAnswer, StepAnswer
+from roundhouse.core.commands import Result, ResultStatus
 from roundhouse.core.context import RoundContext
 from roundhouse.core.messages import Message
 from roundhouse.core.states import AgentKind, Status
@@ -27,7 +33,10 @@ from roundhouse.models.computer.observation import ComputerObservation, Outcome,
 
 
 class ComputerAnswer(StepAnswer):
-    """What the model's client makes of its answer: actions, or FINISH / FAIL with a result."""
+    """What the model's client makes of its answer: actions, or FINISH / FAIL with a result.
+    safety_checks: what the vendor asks the person to confirm before the CONFIRM actions."""
+
+    safety_checks: list[str] = []
 
 
 @dataclass(kw_only=True)
@@ -81,6 +90,31 @@ class ComputerAgent(AgentCore[ComputerObservation, ComputerAnswer]):
             Message("user", user.strip(), (shown.screenshot.file,)),
         )
 
+    async def act(
+        self,
+        context: RoundContext,
+        seen: Seen[ComputerObservation],
+        action: ActionAnswer,
+        asked: Asked[ComputerAnswer],
+        specs: list[ToolSpec],
+    ) -> Result:
+        """As given; a CONFIRM action only after the person's yes to the vendor's checks."""
+        why = None
+        if action.status is Status.CONFIRM:
+            checks = "; ".join(asked.answer.safety_checks) or "the model asked for a confirmation"
+            why = f"the model's safety check: {checks}"
+        return await self.run(action.function or "", action.arguments, specs, why)
+
+    def conclude(
+        self, context: RoundContext, seen: Seen[Any], answer: ComputerAnswer, acted: Acted
+    ) -> Conclusion[ComputerAnswer]:
+        """The answer's status; FAIL, naming it, when the person declined a checked action."""
+        declined = next((r for r in acted.results if r.status is ResultStatus.SKIPPED), None)
+        if declined is not None:
+            result = f"declined: {declined.error}"
+            return Conclusion(Status.FAIL, "user", answer.model_copy(update={"result": result}))
+        return Conclusion(answered_status(answer, acted), "user", answer)
+
 
 def failed(why: str) -> ComputerAnswer:
     return ComputerAnswer(
@@ -94,6 +128,9 @@ def outcomes(step: StepRecord) -> tuple[Outcome, ...]:
     for action in step.actions:
         if action.result is None:
             said.append(Outcome(action.function, False, f"not run: {action.not_run or 'stopped'}"))
+        elif action.result.status is ResultStatus.SKIPPED:
+            why = action.result.error or "declined"
+            said.append(Outcome(action.function, False, why, declined=True))
         elif action.result.ok:
             said.append(Outcome(action.function, True, "done"))
         else:

@@ -73,8 +73,10 @@ TRANSITIONS: tuple[Transition, ...] = (
     Transition(L, S.CONFIRM,    L,    R.CONTINUE, False, False),
     Transition(L, S.FINISH,     None, R.FINISH,   True,  True),
     Transition(L, S.FAIL,       None, R.FAIL,     True,  True),
-    # The computer agent: actions go on; a final text is FINISH; a refusal, FAIL.
+    # The computer agent: actions go on (CONFIRM: the vendor's safety check, asked before
+    # it runs; a no is answered as FAIL); a final text is FINISH; a refusal, FAIL.
     Transition(C, S.CONTINUE,   C,    R.CONTINUE, False, False),
+    Transition(C, S.CONFIRM,    C,    R.CONTINUE, False, False),
     Transition(C, S.FINISH,     None, R.FINISH,   True,  True),
     Transition(C, S.FAIL,       None, R.FAIL,     True,  True),
 )

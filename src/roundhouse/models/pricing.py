@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 # Models that run on this machine cost nothing, and we know it.
 FREE_MODELS = frozenset({"offline"})
 # `--model openai:gpt-4o-mini` and a Completion.model of "gpt-4o-mini" are the same price.
-PROVIDER_PREFIXES = ("openai:",)
+PROVIDER_PREFIXES = ("openai:", "anthropic:", "openai-computer:")
 
 
 def bare_name(model: str) -> str:

@@ -26,6 +26,7 @@ class Outcome:
     function: str
     ok: bool
     text: str  # the error, why it did not run, or a short word that it ran
+    declined: bool = False  # the person (or the policy without --yes) said no to it
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,9 @@ family wants the image at a size of its own:
 
 - Anthropic: at most 1568 pixels on the long side and about 1.15 megapixels, aspect kept
   (the API shrinks a larger image itself, and the model's clicks then miss);
+- OpenAI's computer-use-preview: at most 768 pixels on the short side, aspect kept (what
+  its "high detail" image reading shrinks an image to), so the display it is told of is
+  the image it reads;
 - Qwen-VL and UI-TARS: smart_resize, each side a multiple of a factor (28, Qwen3-VL 32),
   the area between a minimum and a maximum;
 - Gemini and Qwen3-VL: whatever the image, points on a 0–999 grid.
@@ -38,6 +41,22 @@ def fit_anthropic(
     if factor >= 1.0:
         return width, height
     # The epsilon keeps 3000 * (1568 / 3000) at 1568, not 1567.99...
+    return (
+        max(1, math.floor(width * factor + 1e-9)),
+        max(1, math.floor(height * factor + 1e-9)),
+    )
+
+
+OPENAI_SHORT_SIDE = 768
+
+
+def fit_short_side(width: int, height: int, short_side: int = OPENAI_SHORT_SIDE) -> tuple[int, int]:
+    """The size, aspect kept, with the short side at most `short_side`."""
+    if width < 1 or height < 1:
+        raise ValueError(f"an image of {width}x{height} pixels")
+    factor = min(1.0, short_side / min(width, height))
+    if factor >= 1.0:
+        return width, height
     return (
         max(1, math.floor(width * factor + 1e-9)),
         max(1, math.floor(height * factor + 1e-9)),
@@ -124,10 +143,13 @@ def screen_map_for(
     region: Rect, pixels: tuple[int, int], target: str, *, grid: int | None = None
 ) -> ScreenMap:
     """The map for a screenshot of `region` holding `pixels`, shrunk to a family's target:
-    "anthropic" (fit_anthropic), "qwen25" (smart_resize, factor 28), "qwen3" (factor 32)."""
+    "anthropic" (fit_anthropic), "openai" (fit_short_side), "qwen25" (smart_resize, factor
+    28), "qwen3" (factor 32)."""
     width, height = pixels
     if target == "anthropic":
         sent = fit_anthropic(width, height)
+    elif target == "openai":
+        sent = fit_short_side(width, height)
     elif target == "qwen25":
         sent = smart_resize(width, height, 28)
     elif target == "qwen3":
