@@ -1,9 +1,11 @@
-"""The end-to-end command of issue 45 for Claude: `roundhouse run ... --model
-anthropic:claude-sonnet-4-5 --agent computer --yes` on a real Xvfb desktop with gedit
-open, against the fake Anthropic server (ANTHROPIC_BASE_URL), which checks every request
-as the API would: headers, tool version, the display declared against the screenshot
-sent, and every tool_use answered by its id. The desktop is 1920x1080, so the screenshot
-is shrunk for Claude and the scripted click goes through the coordinate map."""
+"""The end-to-end command of issue 45: `roundhouse run ... --model SPEC --agent computer
+--yes` on a real Xvfb desktop with gedit open saves the file, for
+`anthropic:claude-sonnet-4-5` and `openai-computer:computer-use-preview`, each against the
+fake of its protocol (ANTHROPIC_BASE_URL; OPENAI_BASE_URL), which checks every request
+as the API would: headers or key, tool version, the display declared against the
+screenshot sent, every call answered by its id, and (OpenAI) the safety check acknowledged
+under --yes. The desktop is 1920x1080, so the screenshot is shrunk for each and the
+scripted click goes through the coordinate map."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.desktop.conftest import StartApp, gedit_argv, wait_for_window
@@ -21,11 +24,13 @@ from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
-from roundhouse.models.anthropic.fake import FakeAnthropic, load_script
-from roundhouse.models.computer.screen import ScreenMap, fit_anthropic
+from roundhouse.models.anthropic import fake as anthropic_fake
+from roundhouse.models.computer.screen import ScreenMap, fit_anthropic, fit_short_side
+from roundhouse.models.openai_computer import fake as openai_fake
 
 KEY = "test-key"
 SIZE = (1920, 1080)
+CHECK = {"id": "sc_1", "code": "irrelevant_domain", "message": "Check the file name."}
 
 
 @pytest.fixture
@@ -34,17 +39,9 @@ def wide_desktop() -> Iterator[Desktop]:
         yield started
 
 
-def test_claude_saves_a_file_in_gedit_through_the_computer_agent(
-    wide_desktop: Desktop, launch: StartApp, tmp_path: Path
-) -> None:
-    gedit = launch(wide_desktop, gedit_argv())
-    window = wait_for_window(wide_desktop, pid=gedit.pid, title="Untitled")
-    target = tmp_path / "native.txt"
-    # Where Claude sees the middle of gedit's text on the image it is sent.
-    screen = ScreenMap(Rect(0, 0, *SIZE), fit_anthropic(*SIZE))
-    x, y = screen.to_model(*window.rect.center)
-    turns = [
-        {"actions": [{"action": "left_click", "coordinate": [round(x), round(y)]}]},
+def claude_turns(at: tuple[int, int], target: Path) -> list[dict[str, Any]]:
+    return [
+        {"actions": [{"action": "left_click", "coordinate": list(at)}]},
         {
             "actions": [
                 {"action": "type", "text": "native hello"},
@@ -55,35 +52,70 @@ def test_claude_saves_a_file_in_gedit_through_the_computer_agent(
         {"actions": [{"action": "key", "text": "Return"}]},
         {"text": f"The text is saved as {target}."},
     ]
+
+
+def openai_turns(at: tuple[int, int], target: Path) -> list[dict[str, Any]]:
+    return [
+        {"action": {"type": "click", "x": at[0], "y": at[1], "button": "left"}},
+        {"action": {"type": "type", "text": "native hello"}},
+        {"action": {"type": "keypress", "keys": ["CTRL", "S"]}},
+        {"action": {"type": "type", "text": str(target)}, "safety_checks": [CHECK]},
+        {"action": {"type": "keypress", "keys": ["ENTER"]}},
+        {"text": f"The text is saved as {target}."},
+    ]
+
+
+FAMILIES = {
+    "anthropic:claude-sonnet-4-5": (fit_anthropic, claude_turns),
+    "openai-computer:computer-use-preview": (fit_short_side, openai_turns),
+}
+
+
+@pytest.mark.parametrize("spec", list(FAMILIES))
+def test_a_computer_use_model_saves_a_file_in_gedit(
+    spec: str, wide_desktop: Desktop, launch: StartApp, tmp_path: Path
+) -> None:
+    gedit = launch(wide_desktop, gedit_argv())
+    window = wait_for_window(wide_desktop, pid=gedit.pid, title="Untitled")
+    target = tmp_path / "native.txt"
+    fit, turns = FAMILIES[spec]
+    # Where the model sees the middle of gedit's text on the image it is sent.
+    x, y = ScreenMap(Rect(0, 0, *SIZE), fit(*SIZE)).to_model(*window.rect.center)
     script = tmp_path / "turns.json"
-    script.write_text(json.dumps(turns), encoding="utf-8")
+    script.write_text(json.dumps(turns((round(x), round(y)), target)), encoding="utf-8")
     source = Path(__file__).parents[2] / "src"  # this checkout's, first
-    with FakeAnthropic(load_script(script), key=KEY) as fake:
-        env = {
-            **wide_desktop.env,
-            "ANTHROPIC_BASE_URL": fake.base_url,
-            "ANTHROPIC_API_KEY": KEY,
-            "RH_LOOPBACK_ONLY": "1",
-            "PYTHONPATH": os.pathsep.join([str(source), str(source.parent)]),
-            "ROUNDHOUSE_DESKTOP__HAND_BACK_AFTER": "3",
-        }
+    env = {
+        **wide_desktop.env,
+        "RH_LOOPBACK_ONLY": "1",
+        "PYTHONPATH": os.pathsep.join([str(source), str(source.parent)]),
+        "ROUNDHOUSE_DESKTOP__HAND_BACK_AFTER": "3",
+    }
+    argv = [
+        sys.executable,
+        "-m",
+        "roundhouse",
+        "run",
+        f"type 'native hello' into gedit and save it as {target}",
+        "--model",
+        spec,
+        "--agent",
+        "computer",
+        "--yes",
+        "--desktop",
+        "current",
+        "--logs",
+        str(tmp_path / "logs"),
+    ]
+    fake: anthropic_fake.FakeAnthropic | openai_fake.FakeOpenAIComputer
+    if spec.startswith("anthropic:"):
+        fake = anthropic_fake.FakeAnthropic(anthropic_fake.load_script(script), key=KEY)
+        env |= {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": KEY}
+    else:
+        fake = openai_fake.FakeOpenAIComputer(openai_fake.load_script(script), key=KEY)
+        env |= {"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": KEY}
+    with fake:
         done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "roundhouse",
-                "run",
-                f"type 'native hello' into gedit and save it as {target}",
-                "--model",
-                "anthropic:claude-sonnet-4-5",
-                "--agent",
-                "computer",
-                "--yes",
-                "--desktop",
-                "current",
-                "--logs",
-                str(tmp_path / "logs"),
-            ],
+            argv,
             env=env,
             cwd=tmp_path,
             stdin=subprocess.DEVNULL,
@@ -92,14 +124,8 @@ def test_claude_saves_a_file_in_gedit_through_the_computer_agent(
             check=False,
         )
         refusals, left = fake.refusals, fake.remaining
-        received = [r.body for r in fake.received]
     said = f"stdout:\n{done.stdout.decode()}\nstderr:\n{done.stderr.decode()[-3000:]}"
-    assert refusals == [], said
+    assert refusals == [], said  # every request was one the API takes
     assert done.returncode == 0, said
     assert left == 0, said
     assert target.read_text(encoding="utf-8").rstrip("\n") == "native hello", said
-    # Every request declared the shrunk display, and the screenshot of that size.
-    for body in received:
-        [tool] = body["tools"]
-        assert tool["type"] == "computer_20250124"
-        assert (tool["display_width_px"], tool["display_height_px"]) == fit_anthropic(*SIZE)
