@@ -225,3 +225,24 @@ async def test_openai_a_safety_check_declined_without_yes_fails_the_round_naming
     assert "declined" in (outcome.result or "") and "--yes" in (outcome.result or "")
     assert fake.typed == ""  # nothing ran
     assert server.remaining == 0 and len(server.received) == 1  # not acknowledged, not sent
+
+
+async def test_claude_may_use_roundhouse_tools_beside_the_pixels(tmp_path: Path) -> None:
+    """get_controls and set_text as custom tools: their results come back as text."""
+    fake = FakeDesktop(size=SIZE)
+    field = editor(fake)
+    turns = [
+        Turn(calls=({"name": "get_controls", "input": {}},)),
+        Turn(calls=({"name": "set_text", "input": {"label": 1, "text": "native hello"}},)),
+        Turn(text="Set."),
+    ]
+    with FakeAnthropic(turns, key=KEY) as server:
+        async with computer_session(tmp_path, fake, server) as session:
+            outcome = await session.run_round("put native hello in the text")
+    assert server.refusals == []
+    assert outcome.state is RoundState.FINISH and field.text == "native hello"
+    declared = {tool["name"] for tool in server.received[0].body["tools"]}
+    assert {"computer", "get_controls", "set_text", "launch_application"} <= declared
+    [listed] = server.received[1].body["messages"][-1]["content"]
+    assert listed["tool_use_id"] == "toolu_fake_1_1"
+    assert '"Text"' in listed["content"][0]["text"]  # the controls, as text

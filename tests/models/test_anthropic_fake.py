@@ -181,3 +181,16 @@ def test_scripted_errors_and_the_script_file(fake: FakeAnthropic, tmp_path: Path
         assert final["content"] == [{"type": "text", "text": "The file is saved."}]
         assert post(scripted, body()).json()["stop_reason"] == "refusal"
         refused(post(scripted, body()), 400, "no turn left")
+
+
+def custom(name: str = "launch_application", schema: Any = None) -> dict[str, Any]:
+    given = schema if schema is not None else {"type": "object", "properties": {}}
+    return {"name": name, "description": "start an app", "input_schema": given}
+
+
+def test_custom_tools_need_unique_names_and_an_object_schema(fake: FakeAnthropic) -> None:
+    assert post(fake, body(tools=[tool(), custom()])).status_code == 200
+    refused(post(fake, body(tools=[tool(), custom("bad name!")])), 400, "name: must match")
+    refused(post(fake, body(tools=[tool(), custom(), custom()])), 400, "unique")
+    refused(post(fake, body(tools=[tool(), custom(schema={"type": "string"})])), 400, "object")
+    refused(post(fake, body(tools=[tool(), custom("computer")])), 400, "unique")

@@ -20,7 +20,12 @@ from typing import Any, ClassVar
 from roundhouse.agents.action_list import Acted
 from roundhouse.agents.asking import Asked
 from roundhouse.agents.base import AgentCore, Conclusion, Ended, Seen, answered_status
-from roundhouse.agents.prompting import blackboard_text, describe_step, template
+from roundhouse.agents.prompting import (
+    blackboard_text,
+    describe_output,
+    describe_step,
+    template,
+)
 from roundhouse.agents.responses import ActionAnswer, StepAnswer
 from roundhouse.core.commands import Result, ResultStatus
 from roundhouse.core.context import RoundContext
@@ -30,6 +35,8 @@ from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.contract import Rect, ToolName
 from roundhouse.devices.describing import ToolSpec
 from roundhouse.models.computer.observation import ComputerObservation, Outcome, Screenshot
+
+OUTPUT_LIMIT = 4000  # characters of a tool's result said back to the model
 
 
 class ComputerAnswer(StepAnswer):
@@ -44,6 +51,8 @@ class ComputerAgent(AgentCore[ComputerObservation, ComputerAnswer]):
     kind: AgentKind = AgentKind.COMPUTER
     name: str = "computer"
     answer_type: ClassVar = ComputerAnswer
+    # The pixel tools the vendors' computer actions become, and roundhouse's own beside
+    # them (a model that takes custom tools is offered those: models/anthropic/).
     functions: ClassVar = (
         ToolName.CLICK_COORDINATES,
         ToolName.TYPE_TEXT,
@@ -51,6 +60,13 @@ class ComputerAgent(AgentCore[ComputerObservation, ComputerAnswer]):
         ToolName.SCROLL,
         ToolName.DRAG,
         ToolName.WAIT,
+        ToolName.LAUNCH_APPLICATION,
+        ToolName.SELECT_WINDOW,
+        ToolName.LIST_WINDOWS,
+        ToolName.GET_CONTROLS,
+        ToolName.CLICK_CONTROL,
+        ToolName.SET_TEXT,
+        ToolName.RUN_SHELL,
     )
 
     async def observe(
@@ -116,6 +132,14 @@ class ComputerAgent(AgentCore[ComputerObservation, ComputerAnswer]):
         return Conclusion(answered_status(answer, acted), "user", answer)
 
 
+def said_of(output: Any) -> str:
+    """A tool's result as its outcome says it: an action's effect, a data tool's data."""
+    if output is None:
+        return "done"
+    text = describe_output(output)
+    return text if len(text) <= OUTPUT_LIMIT else text[: OUTPUT_LIMIT - 1] + "…"
+
+
 def failed(why: str) -> ComputerAnswer:
     return ComputerAnswer(
         observation="", thought="", action=[ActionAnswer(status=Status.FAIL)], result=why
@@ -132,7 +156,7 @@ def outcomes(step: StepRecord) -> tuple[Outcome, ...]:
             why = action.result.error or "declined"
             said.append(Outcome(action.function, False, why, declined=True))
         elif action.result.ok:
-            said.append(Outcome(action.function, True, "done"))
+            said.append(Outcome(action.function, True, said_of(action.result.result)))
         else:
             said.append(Outcome(action.function, False, action.result.error or "failed"))
     return tuple(said)

@@ -4,8 +4,10 @@ The loop is roundhouse's (agents/computer.py): each call sends the step's screen
 to at most 1568 pixels on the long side and about 1.15 megapixels (models/computer/
 screen.py), as the result of the tool_use blocks the last answer gave, and declares that
 size as the display. The answer's actions come back as roundhouse's JSON answer, their
-points mapped onto the desktop (tools.py). The transcript of a round is kept here, one per
-conversation (ComputerObservation.conversation).
+points mapped onto the desktop (tools.py). roundhouse's own tools the agent offers (an
+application by name, a window's controls by number, a field's text, the shell) go beside
+the computer tool as custom tools, their calls as they are. The transcript of a round is
+kept here, one per conversation (ComputerObservation.conversation).
 
 As the vendor's client: ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (settings first), headers
 x-api-key, anthropic-version and anthropic-beta (the tool version's). As openai_client.py:
@@ -35,6 +37,7 @@ from roundhouse.models.anthropic.tools import (
     Pending,
     UnknownModel,
     computer_tool,
+    custom_tool,
     read_answer,
     tool_version,
 )
@@ -149,7 +152,10 @@ class AnthropicModel:
             "model": self.model,
             "max_tokens": self.settings.max_tokens,
             "system": [{"type": "text", "text": system_text(request), "cache_control": CACHED}],
-            "tools": [computer_tool(self.version, screen)],
+            "tools": [
+                computer_tool(self.version, screen),
+                *(custom_tool(t.name, t.description, t.parameters) for t in request.tools),
+            ],
             "messages": outgoing([*chat.messages, turn], self.settings.keep_screenshots),
         }
         answered, attempts = await self._poster.post("/v1/messages", body, request)
@@ -157,7 +163,8 @@ class AnthropicModel:
         if not isinstance(content, list):
             raise ModelError(f"{self.base_url}: the answer has no content list", attempts.usage)
         chat.messages += [turn, {"role": "assistant", "content": content}]
-        answer, chat.pending = read_answer(content, answered.get("stop_reason"), screen)
+        custom = frozenset(tool.name for tool in request.tools)
+        answer, chat.pending = read_answer(content, answered.get("stop_reason"), screen, custom)
         return Completion(
             text=json.dumps(answer, ensure_ascii=False),
             usage=attempts.usage,

@@ -8,6 +8,7 @@ the API answers it (400 invalid_request_error, 401 authentication_error):
 - x-api-key is the key the fake was given; anthropic-version is 2023-06-01;
 - max_tokens and model are given; messages alternate, from the user;
 - the computer tool's version is one the model takes, and anthropic-beta names its beta;
+  custom tools have unique names and an object input_schema;
 - display_width_px x display_height_px is the size of the last screenshot sent, and no
   image is over 1568 pixels on its long side;
 - every tool_use of an assistant message is answered by a tool_result in the next user
@@ -28,6 +29,7 @@ The script is YAML or JSON: a list of turns (or a mapping with `turns:`), each o
       headers: {retry-after: "0"}
     - text: "I cannot help with that."                           # a refusal
       stop_reason: refusal
+    - calls: [{name: launch_application, input: {name: gedit}}]  # a custom tool's call
 
 Each turn may give `usage:` (input_tokens, output_tokens, cache_read_input_tokens,
 cache_creation_input_tokens). A valid request that finds the script empty gets a 400.
@@ -40,6 +42,7 @@ import base64
 import binascii
 import json
 import logging
+import re
 import struct
 import threading
 import time
@@ -55,6 +58,7 @@ import yaml
 log = logging.getLogger(__name__)
 
 VERSION = "2023-06-01"
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 LONG_SIDE = 1568
 # Tool type → its beta header, and the models that take it (by name prefix), as the
 # documentation's table of computer-use models lists them.
@@ -83,6 +87,7 @@ class Turn:
     """One scripted answer."""
 
     actions: tuple[dict[str, Any], ...] = ()
+    calls: tuple[dict[str, Any], ...] = ()  # custom tools' calls: {name, input}
     text: str = ""
     stop_reason: str | None = None  # default: tool_use with actions, else end_turn
     status: int = 200
@@ -93,6 +98,7 @@ class Turn:
     def from_mapping(cls, data: Mapping[str, Any]) -> Turn:
         return cls(
             actions=tuple(data.get("actions") or ()),
+            calls=tuple(data.get("calls") or ()),
             text=str(data.get("text", "")),
             stop_reason=data.get("stop_reason"),
             status=int(data.get("status", 200)),
@@ -108,10 +114,12 @@ class Turn:
         content: list[dict[str, Any]] = []
         if self.text:
             content.append({"type": "text", "text": self.text})
-        for number, action in enumerate(self.actions, 1):
+        uses = [("computer", action) for action in self.actions]
+        uses += [(str(call["name"]), dict(call.get("input") or {})) for call in self.calls]
+        for number, (name, given) in enumerate(uses, 1):
             use_id = f"toolu_fake_{serial}_{number}"
-            content.append({"type": "tool_use", "id": use_id, "name": "computer", "input": action})
-        stop = self.stop_reason or ("tool_use" if self.actions else "end_turn")
+            content.append({"type": "tool_use", "id": use_id, "name": name, "input": given})
+        stop = self.stop_reason or ("tool_use" if uses else "end_turn")
         usage = {"input_tokens": 1000, "output_tokens": 50, **self.usage}
         message = {
             "id": f"msg_fake_{serial}",
@@ -185,10 +193,24 @@ def _check_tool(tools: Any, model: str, beta: str) -> tuple[int, int] | None:
     if not isinstance(tools, list):
         raise _invalid("tools: must be a list")
     display = None
-    for tool in tools:
-        kind = tool.get("type") if isinstance(tool, dict) else None
-        if not isinstance(kind, str) or not kind.startswith("computer_"):
+    names: set[str] = set()
+    for number, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            raise _invalid(f"tools.{number}: must be an object")
+        name = tool.get("name")
+        if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
+            raise _invalid(f"tools.{number}.name: must match {TOOL_NAME.pattern}")
+        if name in names:
+            raise _invalid(f"tools: tool names must be unique ({name!r} twice)")
+        names.add(name)
+        kind = tool.get("type")
+        if kind in (None, "custom"):
+            schema = tool.get("input_schema")
+            if not isinstance(schema, dict) or schema.get("type") != "object":
+                raise _invalid(f"tools.{number}.input_schema: a JSON schema of type object")
             continue
+        if not isinstance(kind, str) or not kind.startswith("computer_"):
+            raise _invalid(f"tools.{number}: this fake knows custom and computer tools only")
         if kind not in TOOLS:
             raise _invalid(f"tools: unknown tool type {kind!r}")
         needed, models = TOOLS[kind]
@@ -197,7 +219,7 @@ def _check_tool(tools: Any, model: str, beta: str) -> tuple[int, int] | None:
         betas = [part.strip() for part in beta.split(",")]
         if needed not in betas:
             raise _invalid(f"the tool type {kind} needs the beta header {needed} (got {beta!r})")
-        if tool.get("name") != "computer":
+        if name != "computer":
             raise _invalid("the computer tool must be named 'computer'")
         width, height = tool.get("display_width_px"), tool.get("display_height_px")
         if not isinstance(width, int) or not isinstance(height, int) or width < 1 or height < 1:

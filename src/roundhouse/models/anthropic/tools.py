@@ -200,16 +200,25 @@ class Pending:
     why: str | None = None
 
 
+def custom_tool(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    """One of roundhouse's own tools, beside the computer tool."""
+    return {"name": name, "description": description, "input_schema": parameters}
+
+
 def read_answer(
-    content: list[dict[str, Any]], stop_reason: str | None, screen: ScreenMap
+    content: list[dict[str, Any]],
+    stop_reason: str | None,
+    screen: ScreenMap,
+    custom: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, Any], tuple[Pending, ...]]:
     """The model's content as roundhouse's answer (the JSON the agents' one parser reads)
     and the tool_use blocks the next request answers.
 
     Text alone ends the round: FINISH with the text as its result (end_turn), FAIL naming
     a refusal or any other stop. Each computer action is one action of the answer's list,
-    its points on the desktop; one roundhouse cannot do is named so that the parser
-    refuses the answer, and the model is told why in that tool_use's result."""
+    its points on the desktop; a call of one of roundhouse's own tools (`custom`) is that
+    tool's call; one roundhouse cannot do is named so that the parser refuses the answer,
+    and the model is told why in that tool_use's result."""
     thought = "\n".join(
         str(block.get("text", "")) for block in content if block.get("type") == "text"
     ).strip()
@@ -228,9 +237,16 @@ def read_answer(
     for use in uses:
         use_id = str(use.get("id", ""))
         given = use.get("input")
+        name = str(use.get("name"))
+        if name in custom:
+            pending.append(Pending(use_id, len(actions)))
+            actions.append(
+                {"function": name, "arguments": given if isinstance(given, dict) else {}}
+            )
+            continue
         try:
-            if use.get("name") != "computer":
-                raise Unsupported(f"there is no tool {use.get('name')!r}; use computer")
+            if name != "computer":
+                raise Unsupported(f"there is no tool {name!r}")
             call = as_tool_call(given if isinstance(given, dict) else {}, screen)
         except Unsupported as error:
             pending.append(Pending(use_id, len(actions), str(error)))
