@@ -246,3 +246,28 @@ async def test_claude_may_use_roundhouse_tools_beside_the_pixels(tmp_path: Path)
     [listed] = server.received[1].body["messages"][-1]["content"]
     assert listed["tool_use_id"] == "toolu_fake_1_1"
     assert '"Text"' in listed["content"][0]["text"]  # the controls, as text
+
+
+async def test_a_computer_round_recorded_is_replayed_without_the_vendor(tmp_path: Path) -> None:
+    recording = tmp_path / "answers.json"
+    fake = FakeDesktop(size=SIZE)
+    editor(fake)
+    turns = [
+        Turn(actions=({"action": "left_click", "coordinate": on_image(950, 550)},)),
+        Turn(actions=({"action": "type", "text": "native hello"},)),
+        Turn(text="Typed."),
+    ]
+    with FakeAnthropic(turns, key=KEY) as server:
+        async with computer_session(tmp_path, fake, server, record_answers=recording) as session:
+            recorded = await session.run_round("type 'native hello'")
+    assert recorded.state is RoundState.FINISH
+
+    again = FakeDesktop(size=SIZE)
+    editor(again)
+    with FakeAnthropic([], key=KEY) as silent:  # asked nothing: the replay answers
+        replay = {"model": f"replay:{recording}", "logs": tmp_path / "logs2"}
+        async with computer_session(tmp_path, again, silent, **replay) as session:
+            replayed = await session.run_round("type 'native hello'")
+        assert silent.received == []
+    assert replayed.state is RoundState.FINISH and replayed.result == "Typed."
+    assert again.typed == "native hello" and again.clicks == fake.clicks
