@@ -124,7 +124,9 @@ class ComputerAgent(AgentCore[ComputerObservation, ComputerAnswer]):
     def conclude(
         self, context: RoundContext, seen: Seen[Any], answer: ComputerAnswer, acted: Acted
     ) -> Conclusion[ComputerAnswer]:
-        """The answer's status; FAIL, naming it, when the person declined a checked action."""
+        """The answer's status; FAIL, saying why, when the person declined an action (a
+        vendor's safety check, or a shell command the policy asked about), as the AppAgent's
+        subtask does."""
         declined = next((r for r in acted.results if r.status is ResultStatus.SKIPPED), None)
         if declined is not None:
             result = f"declined: {declined.error}"
