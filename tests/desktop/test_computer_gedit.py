@@ -4,11 +4,12 @@
 fake of its protocol (ANTHROPIC_BASE_URL; OPENAI_BASE_URL), which checks every request
 as the API would: headers or key, tool version, the display declared against the
 screenshot sent, every call answered by its id, and (OpenAI) the safety check acknowledged
-under --yes. The desktop is 1920x1080, so the screenshot is shrunk for each and the
-scripted click goes through the coordinate map."""
+under --yes. The desktop is 1920x1080 (X11, and sway), so the screenshot is shrunk for
+each and the scripted click goes through the coordinate map."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -18,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.desktop.conftest import StartApp, gedit_argv, wait_for_window
+from tests.desktop.conftest import StartApp, gedit_argv, wait_until_async
 
-from roundhouse.config import DesktopSettings
-from roundhouse.devices.contract import Rect
+from roundhouse.config import DesktopSettings, Settings
+from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
+from roundhouse.devices.linux.tools import DesktopTools
 from roundhouse.models.anthropic import fake as anthropic_fake
 from roundhouse.models.computer.screen import ScreenMap, fit_anthropic, fit_short_side
 from roundhouse.models.openai_computer import fake as openai_fake
@@ -33,9 +35,10 @@ SIZE = (1920, 1080)
 CHECK = {"id": "sc_1", "code": "irrelevant_domain", "message": "Check the file name."}
 
 
-@pytest.fixture
-def wide_desktop() -> Iterator[Desktop]:
-    with VirtualDesktop(DesktopSettings(width=SIZE[0], height=SIZE[1])) as started:
+@pytest.fixture(params=["x11", "sway"])
+def wide_desktop(request: pytest.FixtureRequest) -> Iterator[Desktop]:
+    settings = DesktopSettings(session=request.param, width=SIZE[0], height=SIZE[1])
+    with VirtualDesktop(settings) as started:
         yield started
 
 
@@ -65,6 +68,20 @@ def openai_turns(at: tuple[int, int], target: Path) -> list[dict[str, Any]]:
     ]
 
 
+async def gedit_window(desktop: Desktop, pid: int) -> WindowInfo:
+    """gedit's window, as the desktop's own backend lists it (X11 or sway)."""
+    settings = Settings(desktop=DesktopSettings(session=desktop.kind))
+    async with await DesktopTools.open(desktop, settings) as tools:
+
+        async def shown() -> WindowInfo | None:
+            for window in await asyncio.to_thread(tools.windows.list_windows):
+                if window.pid == pid and "Untitled" in window.title:
+                    return window
+            return None
+
+        return await wait_until_async(shown, 30, "gedit's window")
+
+
 FAMILIES = {
     "anthropic:claude-sonnet-4-5": (fit_anthropic, claude_turns),
     "openai-computer:computer-use-preview": (fit_short_side, openai_turns),
@@ -72,11 +89,11 @@ FAMILIES = {
 
 
 @pytest.mark.parametrize("spec", list(FAMILIES))
-def test_a_computer_use_model_saves_a_file_in_gedit(
+async def test_a_computer_use_model_saves_a_file_in_gedit(
     spec: str, wide_desktop: Desktop, launch: StartApp, tmp_path: Path
 ) -> None:
     gedit = launch(wide_desktop, gedit_argv())
-    window = wait_for_window(wide_desktop, pid=gedit.pid, title="Untitled")
+    window = await gedit_window(wide_desktop, gedit.pid)
     target = tmp_path / "native.txt"
     fit, turns = FAMILIES[spec]
     # Where the model sees the middle of gedit's text on the image it is sent.
@@ -114,7 +131,8 @@ def test_a_computer_use_model_saves_a_file_in_gedit(
         fake = openai_fake.FakeOpenAIComputer(openai_fake.load_script(script), key=KEY)
         env |= {"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": KEY}
     with fake:
-        done = subprocess.run(
+        done = await asyncio.to_thread(
+            subprocess.run,
             argv,
             env=env,
             cwd=tmp_path,
