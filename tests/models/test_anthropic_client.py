@@ -288,3 +288,18 @@ def test_the_key_from_the_settings_is_not_written_with_the_session() -> None:
     settings = Settings.model_validate({"anthropic": {"api_key": KEY}, "agent": "computer"})
     described = SessionRecord.describe(settings, AgentKind.COMPUTER)
     assert KEY not in json.dumps(described.settings)
+
+
+async def test_a_long_round_sends_and_keeps_only_the_newest_screenshots(
+    anthropic: FakeAnthropic, make_model: MakeModel, tmp_path: Path
+) -> None:
+    screenshot = shot(tmp_path, (1280, 800), Rect(0, 0, 1280, 800))
+    push(anthropic, *[Turn(actions=({"action": "screenshot"},))] * 5)
+    model = make_model(keep_screenshots=2)
+    for _ in range(5):
+        await model.complete(ask(screenshot))
+    assert anthropic.refusals == []
+    dumped = json.dumps(sent(anthropic)["messages"]) + json.dumps(
+        model._chat.messages if model._chat else []
+    )
+    assert dumped.count('"type": "image"') == 2 + 2  # the last request's two, the two kept

@@ -162,7 +162,9 @@ class AnthropicModel:
         content = answered.get("content")
         if not isinstance(content, list):
             raise ModelError(f"{self.base_url}: the answer has no content list", attempts.usage)
-        chat.messages += [turn, {"role": "assistant", "content": content}]
+        # Kept as sent: a screenshot never sent again is not held in memory either.
+        kept = [*chat.messages, turn, {"role": "assistant", "content": content}]
+        chat.messages = newest_images(kept, self.settings.keep_screenshots)
         custom = frozenset(tool.name for tool in request.tools)
         answer, chat.pending = read_answer(content, answered.get("stop_reason"), screen, custom)
         return Completion(
@@ -245,8 +247,18 @@ def outcome_text(pending: Pending, outcomes: tuple[Outcome, ...]) -> str:
 
 
 def outgoing(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
-    """The messages as sent: only the newest `keep` screenshots (each older one a line that
-    says it was left out), and the newest message marked as the end of the cached prefix."""
+    """The messages as sent: only the newest `keep` screenshots (newest_images), and the
+    newest message marked as the end of the cached prefix."""
+    sent = newest_images(messages, keep)
+    last = sent[-1]["content"]
+    if isinstance(last, list) and last:
+        last[-1] = {**last[-1], "cache_control": CACHED}
+    return sent
+
+
+def newest_images(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
+    """The messages with only their newest `keep` screenshots, each older one a line that
+    says it was left out (new lists: `messages` is not changed)."""
     sent: list[dict[str, Any]] = []
     images = 0
     for message in reversed(messages):
@@ -259,9 +271,6 @@ def outgoing(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
             content = list(reversed(blocks))
         sent.append({**message, "content": content})
     sent.reverse()
-    last = sent[-1]["content"]
-    if isinstance(last, list) and last:
-        last[-1] = {**last[-1], "cache_control": CACHED}
     return sent
 
 
