@@ -26,10 +26,13 @@ from roundhouse.models.anthropic.tools import (
     V20250124,
     V20251124,
     UnknownModel,
+    Unsupported,
+    as_tool_call,
     tool_version,
 )
 from roundhouse.models.base import REFUSAL, ModelError, ModelRequest
 from roundhouse.models.computer.observation import ComputerObservation, Outcome, Screenshot
+from roundhouse.models.computer.screen import ScreenMap
 from tests.models.fakes import Sleeps
 
 KEY = "sk-ant-secret-test-key"
@@ -303,3 +306,43 @@ async def test_a_long_round_sends_and_keeps_only_the_newest_screenshots(
         model._chat.messages if model._chat else []
     )
     assert dumped.count('"type": "image"') == 2 + 2  # the last request's two, the two kept
+
+
+def test_each_computer_action_becomes_its_tool_call_or_is_refused_saying_why() -> None:
+    screen = ScreenMap(Rect(100, 50, 1380, 850), (1280, 800))  # a window's own screenshot
+    assert as_tool_call({"action": "right_click", "coordinate": [10, 20]}, screen) == (
+        "click_coordinates",
+        {"x": 110, "y": 70, "button": "right"},
+    )
+    assert as_tool_call({"action": "double_click", "coordinate": [0, 0]}, screen) == (
+        "click_coordinates",
+        {"x": 100, "y": 50, "double": True},
+    )
+    scroll = {
+        "action": "scroll",
+        "coordinate": [5, 5],
+        "scroll_direction": "up",
+        "scroll_amount": 2,
+    }
+    assert as_tool_call(scroll, screen) == (
+        "scroll",
+        {"x": 105, "y": 55, "direction": "up", "amount": 2},
+    )
+    drag = {"action": "left_click_drag", "start_coordinate": [1, 2], "coordinate": [3, 4]}
+    assert as_tool_call(drag, screen) == (
+        "drag",
+        {"start_x": 101, "start_y": 52, "end_x": 103, "end_y": 54},
+    )
+    assert as_tool_call({"action": "wait", "duration": 2}, screen) == ("wait", {"seconds": 2})
+    assert as_tool_call({"action": "screenshot"}, screen) is None
+    for refused, words in (
+        ({"action": "left_click", "coordinate": [5, 5], "text": "shift"}, "keys held"),
+        ({**scroll, "text": "ctrl"}, "keys held"),
+        ({"action": "left_click", "coordinate": [1280, 5]}, "outside the display"),
+        ({"action": "left_click"}, "needs coordinate"),
+        ({"action": "type"}, "needs text"),
+        ({"action": "hold_key", "text": "shift", "duration": 1}, "not supported"),
+        ({"action": "wait", "duration": 600}, "between 0 and 60"),
+    ):
+        with pytest.raises(Unsupported, match=words):
+            as_tool_call(refused, screen)

@@ -124,6 +124,8 @@ def as_tool_call(action: dict[str, Any], screen: ScreenMap) -> tuple[str, dict[s
     if kind == "key":
         return ToolName.PRESS_KEYS, {"keys": _text(action)}
     if kind == "scroll":
+        if action.get("text"):
+            raise Unsupported(f"scroll with keys held ({action['text']!r}) is not supported")
         x, y = _point(action, "coordinate", screen)
         direction = action.get("scroll_direction")
         if direction not in ("up", "down", "left", "right"):
