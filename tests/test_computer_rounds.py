@@ -4,23 +4,27 @@ record, the cost and the ends of a round come out as for every agent."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from roundhouse.config import ConfigError, Price, Settings
+from roundhouse.config import AnthropicSettings, ConfigError, Price, Settings
+from roundhouse.core.commands import Command, Result
 from roundhouse.core.states import AgentKind, RoundState
-from roundhouse.devices.base import LocalDispatcher
+from roundhouse.devices.base import DeviceLost, LocalDispatcher
 from roundhouse.devices.contract import Rect
+from roundhouse.devices.describing import ToolSpec
 from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop
 from roundhouse.devices.linux.fake import fake_tools
 from roundhouse.devices.linux.tools import desktop_registry
 from roundhouse.engine.compose import compose_session
 from roundhouse.engine.round import NoSnapshots
 from roundhouse.engine.session import Session
+from roundhouse.logs.resume import mark_interrupted, plan_resume
 from roundhouse.models.anthropic.fake import FakeAnthropic, Turn
 from roundhouse.models.computer.screen import ScreenMap, fit_anthropic
 from roundhouse.models.openai_computer.fake import FakeOpenAIComputer
@@ -271,3 +275,73 @@ async def test_a_computer_round_recorded_is_replayed_without_the_vendor(tmp_path
         assert silent.received == []
     assert replayed.state is RoundState.FINISH and replayed.result == "Typed."
     assert again.typed == "native hello" and again.clicks == fake.clicks
+
+
+@dataclass
+class LosesTheDisplay:
+    """The desktop's dispatcher, until a `wait` of 30 s: then the display is gone."""
+
+    inner: LocalDispatcher
+
+    async def execute(self, commands: Sequence[Command]) -> list[Result]:
+        if any(c.tool_name == "wait" and c.parameters.get("seconds") == 30 for c in commands):
+            raise DeviceLost("the display went away")
+        return await self.inner.execute(commands)
+
+    async def tool_specs(self) -> list[ToolSpec]:
+        return await self.inner.tool_specs()
+
+
+async def test_a_round_whose_display_was_lost_is_run_again_by_resume_afresh(
+    tmp_path: Path,
+) -> None:
+    fake = FakeDesktop(size=SIZE)
+    editor(fake)
+    lost = [
+        Turn(actions=({"action": "type", "text": "half "},)),
+        Turn(actions=({"action": "wait", "duration": 30},)),
+    ]
+    config = Settings.model_validate(
+        {
+            "logs": tmp_path / "logs",
+            "workdir": tmp_path,
+            "model": "anthropic:claude-sonnet-4-5",
+            "agent": "computer",
+            "desktop": {"effect_grace": 0},
+        }
+    )
+    with FakeAnthropic(lost, key=KEY) as server:
+        first = config.model_copy(
+            update={"anthropic": AnthropicSettings(base_url=server.base_url, api_key=KEY)}
+        )
+        async with fake_tools(fake, first) as tools:
+            dispatcher = LosesTheDisplay(LocalDispatcher(desktop_registry(tools)))
+            async with compose_session(
+                first, dispatcher=dispatcher, snapshots=NoSnapshots()
+            ) as session:
+                ended = await session.run_round("type 'native hello'")
+                folder = session.store.folder
+    assert ended.state is RoundState.ERROR and ended.device_lost
+    plan = plan_resume(folder)
+    assert plan.requests == ["type 'native hello'"]
+
+    again = [Turn(actions=({"action": "type", "text": "native hello"},)), Turn(text="Done.")]
+    with FakeAnthropic(again, key=KEY) as server:
+        second = config.model_copy(
+            update={"anthropic": AnthropicSettings(base_url=server.base_url, api_key=KEY)}
+        )
+        async with fake_tools(fake, second) as tools:
+            async with compose_session(
+                second,
+                resume=plan,
+                dispatcher=LocalDispatcher(desktop_registry(tools)),
+                snapshots=NoSnapshots(),
+            ) as session:
+                mark_interrupted(session.events, plan)
+                outcome = await session.run_round(plan.requests[0])
+                total = session.record.usage
+        opening = server.received[0].body["messages"]
+    assert outcome.state is RoundState.FINISH and outcome.result == "Done."
+    assert len(opening) == 1  # a new transcript: the request and the screen
+    assert fake.typed == "half native hello"
+    assert total.requests == 4  # the lost round's two requests kept, and this round's two
