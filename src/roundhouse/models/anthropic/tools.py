@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roundhouse.devices.contract import ToolName
+from roundhouse.models.computer.keys import press_keys_text
 from roundhouse.models.computer.screen import ScreenMap
 
 
@@ -122,7 +123,7 @@ def as_tool_call(action: dict[str, Any], screen: ScreenMap) -> tuple[str, dict[s
     if kind == "type":
         return ToolName.TYPE_TEXT, {"text": _text(action)}
     if kind == "key":
-        return ToolName.PRESS_KEYS, {"keys": _text(action)}
+        return ToolName.PRESS_KEYS, {"keys": press_keys_text(_text(action))}
     if kind == "scroll":
         if action.get("text"):
             raise Unsupported(f"scroll with keys held ({action['text']!r}) is not supported")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roundhouse.devices.contract import ToolName
+from roundhouse.models.computer.keys import press_keys_text
 from roundhouse.models.computer.screen import ScreenMap
 
 ENVIRONMENT = "linux"
@@ -56,7 +57,7 @@ def chord(keys: list[Any]) -> str:
     for key in keys:
         known = KEYS.get(key.lower())
         names.append(known or (key.lower() if len(key) == 1 else key))
-    return "+".join(names)
+    return press_keys_text("+".join(names))
 
 
 def as_tool_call(action: dict[str, Any], screen: ScreenMap) -> tuple[str, dict[str, Any]] | None:
