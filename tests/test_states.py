@@ -13,7 +13,7 @@ from roundhouse.core.states import (
     transition,
 )
 
-H, A, L = AgentKind.HOST, AgentKind.APP, AgentKind.LINUX
+H, A, L, C = AgentKind.HOST, AgentKind.APP, AgentKind.LINUX, AgentKind.COMPUTER
 S, R = Status, RoundState
 
 # The table of docs/design.md, written out again by hand: (agent, status) →
@@ -35,6 +35,10 @@ EXPECTED = {
     (L, S.CONFIRM): (L, R.CONTINUE, False, False),
     (L, S.FINISH): (None, R.FINISH, True, True),
     (L, S.FAIL): (None, R.FAIL, True, True),
+    (C, S.CONTINUE): (C, R.CONTINUE, False, False),
+    (C, S.CONFIRM): (C, R.CONTINUE, False, False),
+    (C, S.FINISH): (None, R.FINISH, True, True),
+    (C, S.FAIL): (None, R.FAIL, True, True),
 }
 
 
@@ -55,7 +59,15 @@ def test_the_table_has_no_row_the_design_does_not_have() -> None:
 
 @pytest.mark.parametrize(
     ("agent", "status"),
-    [(L, S.ASSIGN), (L, S.SCREENSHOT), (H, S.SCREENSHOT), (H, S.CONFIRM), (A, S.ASSIGN)],
+    [
+        (L, S.ASSIGN),
+        (L, S.SCREENSHOT),
+        (H, S.SCREENSHOT),
+        (H, S.CONFIRM),
+        (A, S.ASSIGN),
+        (C, S.PENDING),
+        (C, S.ASSIGN),
+    ],
 )
 def test_a_status_an_agent_cannot_answer_is_refused_with_the_allowed_ones(
     agent: AgentKind, status: Status

@@ -60,6 +60,20 @@ class OpenAISettings(_Section):
     native_tools: bool = False
 
 
+class AnthropicSettings(_Section):
+    """The Messages API (`anthropic:MODEL`); the key and the URL fall back to the vendor
+    client's ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    retry_budget: float = Field(default=300.0, gt=0)  # as openai.retry_budget
+    max_tokens: int = Field(default=4096, ge=1)  # of one answer: the API wants a cap
+    # Screenshots kept in the conversation; older ones are replaced by a line saying so.
+    keep_screenshots: int = Field(default=3, ge=1)
+
+
 class DesktopSettings(_Section):
     # auto: the current session if there is one, else a virtual desktop; or a desktop
     # started with `roundhouse desktop start` (":3", "sway-1").
@@ -116,7 +130,8 @@ class Settings(_Section):
     eva_round: bool = False
     eva_session: bool = False
 
-    # Models: "offline", "replay:FILE", "openai:NAME"; per-agent overrides fall back to `model`.
+    # Models: "offline", "replay:FILE", "openai:NAME", "anthropic:NAME" (--agent computer);
+    # per-agent overrides fall back to `model`.
     model: str = "offline"
     model_host: str | None = None
     model_app: str | None = None
@@ -125,10 +140,11 @@ class Settings(_Section):
     answer_retries: int = Field(default=3, ge=0)
     record_answers: Path | None = None  # write every model answer here, as a replay file
     openai: OpenAISettings = Field(default_factory=OpenAISettings)
+    anthropic: AnthropicSettings = Field(default_factory=AnthropicSettings)
     prices: dict[str, Price] = Field(default_factory=dict)
 
     # Where and how rounds run.
-    agent: Literal["auto", "linux", "host"] = "auto"
+    agent: Literal["auto", "linux", "host", "computer"] = "auto"
     # The desktop of `roundhouse serve --http` at this URL (.../mcp) instead of one here;
     # its token comes from RH_MCP_TOKEN.
     mcp: str | None = None
@@ -144,11 +160,12 @@ class Settings(_Section):
 
     desktop: DesktopSettings = Field(default_factory=DesktopSettings)
 
-    def model_for(self, agent: Literal["host", "app", "linux", "eval"]) -> str:
+    def model_for(self, agent: Literal["host", "app", "linux", "computer", "eval"]) -> str:
         override = {
             "host": self.model_host,
             "app": self.model_app,
             "linux": self.model_linux,
+            "computer": None,  # the one agent of its rounds: `model`
             "eval": self.model_eval,
         }[agent]
         return override or self.model

@@ -14,6 +14,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 MCP_TOKEN_ENV = "RH_MCP_TOKEN"  # the token of `roundhouse serve` off loopback
+# "1": the model clients refuse any endpoint that is not on this machine (the tests set it)
+LOOPBACK_ENV = "RH_LOOPBACK_ONLY"
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]

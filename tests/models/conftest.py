@@ -14,7 +14,13 @@ from tests.models.fakes import Sleeps
 def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RH_LOOPBACK_ONLY", "1")
     # Whatever the developer's shell holds must not leak into a test.
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_API_KEY"):
+    for name in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "AZURE_OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 

@@ -36,13 +36,17 @@ EXIT_CANCELLED = 130
 
 ModelOption = Annotated[
     str | None,
-    typer.Option("--model", "-m", help="offline (default), replay:FILE or openai:NAME"),
+    typer.Option(
+        "--model",
+        "-m",
+        help="offline (default), replay:FILE, openai:NAME or anthropic:NAME (--agent computer)",
+    ),
 ]
 AgentOption = Annotated[
     str | None,
     typer.Option(
-        help="host: the GUI agents on a desktop; linux: the shell "
-        "(default: host when there is a desktop)"
+        help="host: the GUI agents on a desktop; linux: the shell; computer: one "
+        "computer-use model by pixels (default: host when there is a desktop)"
     ),
 ]
 McpOption = Annotated[

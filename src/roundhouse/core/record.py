@@ -242,7 +242,9 @@ class SessionRecord(BaseModel):
 
     @classmethod
     def describe(cls, settings: Settings, agent: AgentKind) -> SessionRecord:
-        dumped = settings.model_dump(mode="json", exclude={"openai": {"api_key"}})
+        dumped = settings.model_dump(
+            mode="json", exclude={"openai": {"api_key"}, "anthropic": {"api_key"}}
+        )
         return cls(agent=agent, settings=dumped)
 
     @property

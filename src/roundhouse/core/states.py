@@ -16,6 +16,7 @@ class AgentKind(enum.StrEnum):
     HOST = "host"
     APP = "app"
     LINUX = "linux"
+    COMPUTER = "computer"  # a computer-use model drives the whole round by pixels
 
 
 class Status(enum.StrEnum):
@@ -49,7 +50,7 @@ class Transition:
     round_end: bool
 
 
-H, A, L = AgentKind.HOST, AgentKind.APP, AgentKind.LINUX
+H, A, L, C = AgentKind.HOST, AgentKind.APP, AgentKind.LINUX, AgentKind.COMPUTER
 S, R = Status, RoundState
 
 # fmt: off
@@ -72,6 +73,12 @@ TRANSITIONS: tuple[Transition, ...] = (
     Transition(L, S.CONFIRM,    L,    R.CONTINUE, False, False),
     Transition(L, S.FINISH,     None, R.FINISH,   True,  True),
     Transition(L, S.FAIL,       None, R.FAIL,     True,  True),
+    # The computer agent: actions go on (CONFIRM: the vendor's safety check, asked before
+    # it runs; a no is answered as FAIL); a final text is FINISH; a refusal, FAIL.
+    Transition(C, S.CONTINUE,   C,    R.CONTINUE, False, False),
+    Transition(C, S.CONFIRM,    C,    R.CONTINUE, False, False),
+    Transition(C, S.FINISH,     None, R.FINISH,   True,  True),
+    Transition(C, S.FAIL,       None, R.FAIL,     True,  True),
 )
 # fmt: on
 

@@ -17,9 +17,13 @@ class Usage:
     """
 
     requests: int = 0
-    input_tokens: int = 0
+    input_tokens: int = 0  # every input token, the cached ones among them
     output_tokens: int = 0
     cost: float | None = None
+    # Of input_tokens, those read from the vendor's prompt cache and those written to it
+    # (Anthropic prices them apart: a read at a tenth, a write at 1.25 times the input).
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -27,6 +31,8 @@ class Usage:
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             None if self.cost is None or other.cost is None else self.cost + other.cost,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
     def priced(self, dollars: float | None) -> Usage:

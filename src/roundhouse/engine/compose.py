@@ -21,6 +21,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from roundhouse.agents.app import AppAgent
 from roundhouse.agents.base import AgentServices
+from roundhouse.agents.computer import ComputerAgent
 from roundhouse.agents.evaluation import EvaluationAgent
 from roundhouse.agents.host import HostAgent
 from roundhouse.agents.linux import LinuxAgent
@@ -75,7 +76,7 @@ async def compose_session(
         if dispatcher is None:
             device = open_dispatcher(settings, kind, user)
             dispatcher = await opened.enter_async_context(device)
-        if kind is AgentKind.HOST:  # a desktop: a person may take it over (engine/person.py)
+        if kind in DESKTOP_AGENTS:  # a desktop: a person may take it over (engine/person.py)
             idle = settings.desktop.hand_back_after is not None
             dispatcher = AtTheDesk(
                 dispatcher, events, record, hand_back or PersonHandBack(), idle=idle
@@ -90,7 +91,7 @@ async def compose_session(
             events=events,
             log_folder=store.folder,
         )
-        if snapshots is None and kind is AgentKind.HOST:
+        if snapshots is None and kind in DESKTOP_AGENTS:
             from roundhouse.engine.snapshots import DesktopSnapshots
 
             snapshots = DesktopSnapshots(dispatcher, settings, store.folder)
@@ -107,11 +108,17 @@ async def compose_session(
         )
 
 
+# The agents that act on a desktop: its takeover and its snapshots are theirs.
+DESKTOP_AGENTS = frozenset({AgentKind.HOST, AgentKind.COMPUTER})
+
+
 def agent_kind(settings: Settings) -> AgentKind:
     """linux or host as asked; "auto" means the GUI agents when there is a desktop to use:
     one asked for (a virtual one, a started one, or over MCP) or a display here."""
     if settings.agent == "linux":
         return AgentKind.LINUX
+    if settings.agent == "computer":
+        return AgentKind.COMPUTER
     if settings.agent == "host" or settings.mcp is not None or settings.desktop.mode != "auto":
         return AgentKind.HOST
     return AgentKind.HOST if has_display(os.environ) else AgentKind.LINUX
@@ -151,6 +158,15 @@ def agent_factory(
     if kind is AgentKind.LINUX:
         linux_model = models.get(settings.model_for("linux"))
         return lambda: SingleAgent(LinuxAgent(model=linux_model, services=services))
+    if kind is AgentKind.COMPUTER:
+        spec = settings.model_for("computer")
+        if spec == "offline":
+            raise ConfigError(
+                "--agent computer needs a computer-use model: --model anthropic:NAME or "
+                "openai-computer:NAME (or replay:FILE of their answers)"
+            )
+        computer_model = models.get(spec)
+        return lambda: SingleAgent(ComputerAgent(model=computer_model, services=services))
     if kind is AgentKind.HOST:
         host_model = models.get(settings.model_for("host"))
         app_model = models.get(settings.model_for("app"))

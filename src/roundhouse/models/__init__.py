@@ -1,4 +1,5 @@
-"""Language models by spec: `offline`, `replay:FILE`, `openai:NAME`."""
+"""Language models by spec: `offline`, `replay:FILE`, `openai:NAME`, `anthropic:NAME`,
+`openai-computer:NAME`."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ from roundhouse.models.pricing import PriceTable
 from roundhouse.models.recording import RecordingModel
 from roundhouse.models.replay import ReplayModel
 
-MODEL_FORMS = "offline, replay:FILE or openai:NAME"
+MODEL_FORMS = (
+    "offline, replay:FILE, openai:NAME, or anthropic:NAME or openai-computer:NAME "
+    "(with --agent computer)"
+)
 
 
 def make_model(spec: str, settings: Settings) -> LanguageModel:
@@ -34,6 +38,26 @@ def make_model(spec: str, settings: Settings) -> LanguageModel:
 
         try:
             return OpenAIModel(argument, settings.openai)
+        except ModelError as error:
+            raise ConfigError(str(error)) from None
+    if kind == "anthropic":
+        if not argument:
+            raise ConfigError("--model anthropic needs a model name: anthropic:claude-sonnet-4-5")
+        from roundhouse.models.anthropic.client import AnthropicModel
+
+        try:
+            return AnthropicModel(argument, settings.anthropic)
+        except ModelError as error:
+            raise ConfigError(str(error)) from None
+    if kind == "openai-computer":
+        if not argument:
+            raise ConfigError(
+                "--model openai-computer needs a model name: openai-computer:computer-use-preview"
+            )
+        from roundhouse.models.openai_computer.client import OpenAIComputerModel
+
+        try:
+            return OpenAIComputerModel(argument, settings.openai)
         except ModelError as error:
             raise ConfigError(str(error)) from None
     raise ConfigError(f"unknown model {spec!r}: use {MODEL_FORMS}")

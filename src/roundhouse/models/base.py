@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 from roundhouse.core.messages import Message
 from roundhouse.core.usage import Usage
 
-AgentRole = Literal["host", "app", "linux", "eval"]
+AgentRole = Literal["host", "app", "linux", "computer", "eval"]
 
 
 class ModelError(RuntimeError):

@@ -14,10 +14,9 @@ import json
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, Self
 
 import openai
@@ -27,56 +26,18 @@ from pydantic import ValidationError
 from roundhouse.config import OpenAISettings
 from roundhouse.core.messages import Message
 from roundhouse.core.usage import Usage
-from roundhouse.endpoints import is_loopback_url
+from roundhouse.endpoints import LOOPBACK_ENV, is_loopback_url
 from roundhouse.models.base import Completion, ModelError, ModelRequest, OfferedTool
+from roundhouse.models.retrying import Clock, Sleep, backoff_seconds, retry_after_seconds
 from roundhouse.models.vision import PreparedImage, prepare_image
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-LOOPBACK_ENV = "RH_LOOPBACK_ONLY"  # "1": refuse any endpoint that is not on this machine
 NO_KEY = "no-key"  # local servers (vLLM, Ollama, LM Studio) want a key, any key
-BACKOFF_BASE = 1.0  # seconds before the first retry when the server gives no Retry-After
-BACKOFF_CAP = 30.0
-RETRY_AFTER_CAP = 120.0  # a server asking for more is retried after this anyway
-
-Sleep = Callable[[float], Awaitable[None]]
-Clock = Callable[[], datetime]
 
 
 # ---------------------------------------------------------------- pure helpers
-
-
-def retry_after_seconds(headers: Mapping[str, str], now: datetime) -> float | None:
-    """What the server asked us to wait: retry-after-ms, Retry-After seconds or HTTP date."""
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds is not None:
-        try:
-            return max(0.0, float(milliseconds) / 1000)
-        except ValueError:
-            log.debug("ignoring an unreadable retry-after-ms header %r", milliseconds)
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass  # not seconds: try the HTTP-date form below
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        log.debug("ignoring an unreadable Retry-After header %r", value)
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - now).total_seconds())
-
-
-def backoff_seconds(attempt: int, retry_after: float | None) -> float:
-    """Wait before retry number attempt+1: the server's word if it gave one, else 1, 2, 4 …"""
-    if retry_after is not None:
-        return min(retry_after, RETRY_AFTER_CAP)
-    return min(BACKOFF_BASE * float(2**attempt), BACKOFF_CAP)
 
 
 def root_cause(error: BaseException) -> str:

@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 # Models that run on this machine cost nothing, and we know it.
 FREE_MODELS = frozenset({"offline"})
 # `--model openai:gpt-4o-mini` and a Completion.model of "gpt-4o-mini" are the same price.
-PROVIDER_PREFIXES = ("openai:",)
+PROVIDER_PREFIXES = ("openai:", "anthropic:", "openai-computer:")
 
 
 def bare_name(model: str) -> str:
@@ -69,7 +69,12 @@ def _dollars(
         return 0.0
     if not library:
         return None
-    tokens = genai_prices.Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
+    tokens = genai_prices.Usage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cache_read_tokens=usage.cache_read_tokens,
+        cache_write_tokens=usage.cache_write_tokens,
+    )
     found = _library_calculation(model, tokens)
     return None if found is None else float(found.total_price)
 

@@ -1,0 +1,288 @@
+"""`anthropic:MODEL`: the Messages API with the computer tool, over plain httpx.
+
+The loop is roundhouse's (agents/computer.py): each call sends the step's screenshot, shrunk
+to at most 1568 pixels on the long side and about 1.15 megapixels (models/computer/
+screen.py), as the result of the tool_use blocks the last answer gave, and declares that
+size as the display. The answer's actions come back as roundhouse's JSON answer, their
+points mapped onto the desktop (tools.py). roundhouse's own tools the agent offers (an
+application by name, a window's controls by number, a field's text, the shell) go beside
+the computer tool as custom tools, their calls as they are. The transcript of a round is
+kept here, one per conversation (ComputerObservation.conversation).
+
+As the vendor's client: ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL (settings first), headers
+x-api-key, anthropic-version and anthropic-beta (the tool version's). As openai_client.py:
+RH_LOOPBACK_ONLY=1 refuses an endpoint off this machine; every attempt is counted and a
+retry asks the session's limits first; 429, 529 (overloaded), 5xx, timeouts and refused
+connections are retried with backoff (Retry-After honoured) and, retries spent, end as a
+ModelError naming them. The key is sent in a header and never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Self
+
+import httpx
+
+from roundhouse.config import AnthropicSettings
+from roundhouse.core.usage import Usage
+from roundhouse.endpoints import LOOPBACK_ENV, is_loopback_url
+from roundhouse.models.anthropic.tools import (
+    Pending,
+    UnknownModel,
+    computer_tool,
+    custom_tool,
+    read_answer,
+    tool_version,
+)
+from roundhouse.models.base import (
+    Completion,
+    ModelError,
+    ModelRequest,
+    refuses_the_last_answer,
+)
+from roundhouse.models.computer.images import png_at
+from roundhouse.models.computer.observation import ComputerObservation, Outcome, Screenshot
+from roundhouse.models.computer.posting import Poster, Retrying
+from roundhouse.models.computer.screen import ScreenMap, screen_map_for
+from roundhouse.models.retrying import Clock, Sleep
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+CACHED = {"type": "ephemeral"}
+LEFT_OUT = "(an earlier screenshot, left out)"
+
+
+@dataclass
+class _Conversation:
+    key: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    pending: tuple[Pending, ...] = ()
+
+
+class AnthropicModel:
+    """A LanguageModel for --agent computer over Anthropic's Messages API."""
+
+    def __init__(
+        self,
+        model: str,
+        settings: AnthropicSettings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        env: Mapping[str, str] | None = None,
+        sleep: Sleep = asyncio.sleep,
+        clock: Clock | None = None,
+    ) -> None:
+        env = os.environ if env is None else env
+        self.name = f"anthropic:{model}"
+        self.model = model
+        self.settings = settings
+        try:
+            self.version = tool_version(model)
+        except UnknownModel as error:
+            raise ModelError(str(error)) from None
+        self.base_url = (
+            settings.base_url or env.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
+        ).rstrip("/")
+        if env.get(LOOPBACK_ENV) == "1" and not is_loopback_url(self.base_url):
+            raise ModelError(
+                f"{LOOPBACK_ENV}=1: refusing the non-loopback endpoint {self.base_url} "
+                "(tests must use the fake server on 127.0.0.1)"
+            )
+        key = settings.api_key or env.get("ANTHROPIC_API_KEY")
+        if not key:
+            raise ModelError(
+                "no API key for Anthropic: set ANTHROPIC_API_KEY or anthropic.api_key "
+                "in roundhouse.yaml"
+            )
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url,
+            timeout=settings.timeout,
+            transport=transport,
+            headers={
+                "x-api-key": key,
+                "anthropic-version": API_VERSION,
+                "anthropic-beta": self.version.beta,
+                "content-type": "application/json",
+            },
+        )
+        self._poster = Poster(
+            self.name,
+            self._client,
+            Retrying(
+                settings.timeout,
+                settings.max_retries,
+                settings.retry_budget,
+                "anthropic.retry_budget",
+                "Check ANTHROPIC_API_KEY or anthropic.api_key in roundhouse.yaml.",
+            ),
+            sleep,
+            clock or (lambda: datetime.now(UTC)),
+            tokens_of,
+        )
+        self._chat: _Conversation | None = None
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        seen = request.observation
+        if not isinstance(seen, ComputerObservation):
+            raise ModelError(f"{self.name} drives the computer agent only: use --agent computer")
+        shot = seen.screenshot
+        screen = screen_map_for(shot.region, shot.pixels, "anthropic")
+        if self._chat is None or self._chat.key != seen.conversation:
+            self._chat = _Conversation(seen.conversation)
+        chat = self._chat
+        image = await asyncio.to_thread(image_block, shot, screen)
+        turn = user_turn(request, chat, seen.outcomes, image)
+        body = {
+            "model": self.model,
+            "max_tokens": self.settings.max_tokens,
+            "system": [{"type": "text", "text": system_text(request), "cache_control": CACHED}],
+            "tools": [
+                computer_tool(self.version, screen),
+                *(custom_tool(t.name, t.description, t.parameters) for t in request.tools),
+            ],
+            "messages": outgoing([*chat.messages, turn], self.settings.keep_screenshots),
+        }
+        answered, attempts = await self._poster.post("/v1/messages", body, request)
+        content = answered.get("content")
+        if not isinstance(content, list):
+            raise ModelError(f"{self.base_url}: the answer has no content list", attempts.usage)
+        # Kept as sent: a screenshot never sent again is not held in memory either.
+        kept = [*chat.messages, turn, {"role": "assistant", "content": content}]
+        chat.messages = newest_images(kept, self.settings.keep_screenshots)
+        custom = frozenset(tool.name for tool in request.tools)
+        answer, chat.pending = read_answer(content, answered.get("stop_reason"), screen, custom)
+        return Completion(
+            text=json.dumps(answer, ensure_ascii=False),
+            usage=attempts.usage,
+            model=self.model,
+            extra={
+                "stop_reason": answered.get("stop_reason"),
+                "attempts": attempts.retries + 1,
+                "retried": attempts.statuses,
+                "tool_version": self.version.type,
+                "display": list(screen.sent),
+                "image_files": [str(shot.file)],
+                "image_scales": [screen.sent[0] / shot.pixels[0]],
+            },
+        )
+
+
+# ------------------------------------------------------------------ pure parts
+
+
+def tokens_of(usage: Any) -> Usage:
+    """The answer's tokens. Anthropic's input_tokens leaves out the cached ones; ours (as
+    genai-prices counts) holds them, and says how many were read from the cache or written."""
+    if not isinstance(usage, dict):
+        return Usage()
+    read = int(usage.get("cache_read_input_tokens") or 0)
+    written = int(usage.get("cache_creation_input_tokens") or 0)
+    fresh = int(usage.get("input_tokens") or 0)
+    output = int(usage.get("output_tokens") or 0)
+    return Usage(
+        0, fresh + read + written, output, cache_read_tokens=read, cache_write_tokens=written
+    )
+
+
+def system_text(request: ModelRequest) -> str:
+    return "\n\n".join(m.text for m in request.messages if m.role == "system")
+
+
+def image_block(shot: Screenshot, screen: ScreenMap) -> dict[str, Any]:
+    """The screenshot at the size the display is declared, as a base64 PNG block."""
+    data = base64.b64encode(png_at(shot.file, screen.sent)).decode("ascii")
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+
+
+def user_turn(
+    request: ModelRequest,
+    chat: _Conversation,
+    outcomes: tuple[Outcome, ...],
+    image: dict[str, Any],
+) -> dict[str, Any]:
+    """The next user message: the request and the screen (a conversation's first), or a
+    tool_result for each tool_use of the last answer, the screen in the last. When the
+    last answer was refused, each says why instead, and the screen is not sent again."""
+    if not chat.messages or not chat.pending:
+        text = "\n\n".join(m.text for m in request.messages if m.role == "user") or "Go on."
+        return {"role": "user", "content": [{"type": "text", "text": text}, image]}
+    refused = request.messages[-1].text if refuses_the_last_answer(request) else None
+    results = []
+    for number, pending in enumerate(chat.pending, 1):
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": pending.id}
+        if refused is not None:
+            why = pending.why or f"not run: {refused}"
+            result |= {"is_error": True, "content": [{"type": "text", "text": why}]}
+        else:
+            said = outcome_text(pending, outcomes)
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": said}]
+            result["content"] = [*blocks, image] if number == len(chat.pending) else blocks
+        results.append(result)
+    return {"role": "user", "content": results}
+
+
+def outcome_text(pending: Pending, outcomes: tuple[Outcome, ...]) -> str:
+    if pending.index is None:
+        return "the screen now"
+    if pending.index >= len(outcomes):
+        return "not run"
+    outcome = outcomes[pending.index]
+    return outcome.text if outcome.ok else f"failed: {outcome.text}"
+
+
+def outgoing(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
+    """The messages as sent: only the newest `keep` screenshots (newest_images), and the
+    newest message marked as the end of the cached prefix."""
+    sent = newest_images(messages, keep)
+    last = sent[-1]["content"]
+    if isinstance(last, list) and last:
+        last[-1] = {**last[-1], "cache_control": CACHED}
+    return sent
+
+
+def newest_images(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
+    """The messages with only their newest `keep` screenshots, each older one a line that
+    says it was left out (new lists: `messages` is not changed)."""
+    sent: list[dict[str, Any]] = []
+    images = 0
+    for message in reversed(messages):
+        content = message["content"]
+        if isinstance(content, list):
+            blocks = []
+            for block in reversed(content):
+                block, images = _keep_images(block, images, keep)
+                blocks.append(block)
+            content = list(reversed(blocks))
+        sent.append({**message, "content": content})
+    sent.reverse()
+    return sent
+
+
+def _keep_images(block: dict[str, Any], images: int, keep: int) -> tuple[dict[str, Any], int]:
+    if block.get("type") == "image":
+        images += 1
+        return (block if images <= keep else {"type": "text", "text": LEFT_OUT}), images
+    inner = block.get("content")
+    if block.get("type") == "tool_result" and isinstance(inner, list):
+        kept = []
+        for part in reversed(inner):
+            part, images = _keep_images(part, images, keep)
+            kept.append(part)
+        return {**block, "content": list(reversed(kept))}, images
+    return block, images

@@ -1,0 +1,194 @@
+"""`openai-computer:MODEL`: OpenAI's Responses API with the computer_use_preview tool, over
+plain httpx (no vendor agent loop: the loop is roundhouse's, agents/computer.py).
+
+Each call sends the step's screenshot, shrunk to a short side of at most 768 pixels
+(models/computer/screen.py), declared as the display; after the first, as the
+computer_call_output of each call the last response gave, chained to it by
+previous_response_id (the API keeps the conversation). A call's pending_safety_checks
+came back as CONFIRM: the person said yes (or --yes did), and they are acknowledged here;
+a no ended the round before it got here. The endpoint and key are the `openai` settings'
+(else OPENAI_BASE_URL, OPENAI_API_KEY); RH_LOOPBACK_ONLY=1 refuses any other machine's;
+retries as models/computer/posting.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Self
+
+import httpx
+
+from roundhouse.config import OpenAISettings
+from roundhouse.core.usage import Usage
+from roundhouse.endpoints import LOOPBACK_ENV, is_loopback_url
+from roundhouse.models.base import Completion, ModelError, ModelRequest, refuses_the_last_answer
+from roundhouse.models.computer.images import png_at
+from roundhouse.models.computer.observation import ComputerObservation, Outcome
+from roundhouse.models.computer.posting import Poster, Retrying
+from roundhouse.models.computer.screen import screen_map_for
+from roundhouse.models.openai_computer.tools import PendingCall, computer_tool, read_answer
+from roundhouse.models.retrying import Clock, Sleep
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+@dataclass
+class _Conversation:
+    key: str
+    previous: str | None = None  # the last response's id
+    pending: tuple[PendingCall, ...] = ()
+
+
+class OpenAIComputerModel:
+    """A LanguageModel for --agent computer over OpenAI's Responses API."""
+
+    def __init__(
+        self,
+        model: str,
+        settings: OpenAISettings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        env: Mapping[str, str] | None = None,
+        sleep: Sleep = asyncio.sleep,
+        clock: Clock | None = None,
+    ) -> None:
+        env = os.environ if env is None else env
+        self.name = f"openai-computer:{model}"
+        self.model = model
+        self.base_url = (
+            settings.base_url or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        ).rstrip("/")
+        if env.get(LOOPBACK_ENV) == "1" and not is_loopback_url(self.base_url):
+            raise ModelError(
+                f"{LOOPBACK_ENV}=1: refusing the non-loopback endpoint {self.base_url} "
+                "(tests must use the fake server on 127.0.0.1)"
+            )
+        key = settings.api_key or env.get("OPENAI_API_KEY")
+        if not key:
+            raise ModelError(
+                "no API key for OpenAI: set OPENAI_API_KEY or openai.api_key in roundhouse.yaml"
+            )
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url,
+            timeout=settings.timeout,
+            transport=transport,
+            headers={"authorization": f"Bearer {key}", "content-type": "application/json"},
+        )
+        self._poster = Poster(
+            self.name,
+            self._client,
+            Retrying(
+                settings.timeout,
+                settings.max_retries,
+                settings.retry_budget,
+                "openai.retry_budget",
+                "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml.",
+            ),
+            sleep,
+            clock or (lambda: datetime.now(UTC)),
+            tokens_of,
+        )
+        self._chat: _Conversation | None = None
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def complete(self, request: ModelRequest) -> Completion:
+        seen = request.observation
+        if not isinstance(seen, ComputerObservation):
+            raise ModelError(f"{self.name} drives the computer agent only: use --agent computer")
+        shot = seen.screenshot
+        screen = screen_map_for(shot.region, shot.pixels, "openai")
+        if self._chat is None or self._chat.key != seen.conversation:
+            self._chat = _Conversation(seen.conversation)
+        chat = self._chat
+        png = await asyncio.to_thread(png_at, shot.file, screen.sent)
+        image = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        body: dict[str, Any] = {
+            "model": self.model,
+            "tools": [computer_tool(screen)],
+            "input": next_input(request, chat, seen.outcomes, image),
+            "truncation": "auto",
+            "instructions": "\n\n".join(m.text for m in request.messages if m.role == "system"),
+        }
+        if chat.previous is not None:
+            body["previous_response_id"] = chat.previous
+        answered, attempts = await self._poster.post("/responses", body, request)
+        chat.previous = str(answered.get("id") or "") or None
+        answer, chat.pending = read_answer(answered, screen)
+        return Completion(
+            text=json.dumps(answer, ensure_ascii=False),
+            usage=attempts.usage,
+            model=str(answered.get("model") or self.model),
+            extra={
+                "response_id": chat.previous,
+                "attempts": attempts.retries + 1,
+                "retried": attempts.statuses,
+                "display": list(screen.sent),
+                "image_files": [str(shot.file)],
+                "image_scales": [screen.sent[0] / shot.pixels[0]],
+            },
+        )
+
+
+def tokens_of(usage: Any) -> Usage:
+    """input_tokens holds the cached ones (input_tokens_details.cached_tokens), as ours do."""
+    if not isinstance(usage, dict):
+        return Usage()
+    cached = int((usage.get("input_tokens_details") or {}).get("cached_tokens") or 0)
+    return Usage(
+        0, int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0),
+        cache_read_tokens=cached,
+    )  # fmt: skip
+
+
+def next_input(
+    request: ModelRequest, chat: _Conversation, outcomes: tuple[Outcome, ...], image: str
+) -> list[dict[str, Any]]:
+    """What this request adds: the request and the screen (a conversation's first), or the
+    screen as each call's output, and a line for what failed or was refused."""
+    if chat.previous is None or not chat.pending:
+        text = "\n\n".join(m.text for m in request.messages if m.role == "user") or "Go on."
+        content = [
+            {"type": "input_text", "text": text},
+            {"type": "input_image", "image_url": image},
+        ]
+        return [{"role": "user", "content": content}]
+    refused = request.messages[-1].text if refuses_the_last_answer(request) else None
+    items: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for pending in chat.pending:
+        item: dict[str, Any] = {
+            "type": "computer_call_output",
+            "call_id": pending.call_id,
+            "output": {"type": "input_image", "image_url": image},
+        }
+        outcome = (
+            outcomes[pending.index]
+            if pending.index is not None and pending.index < len(outcomes)
+            else None
+        )
+        if pending.checks and refused is None and outcome is not None and not outcome.declined:
+            item["acknowledged_safety_checks"] = list(pending.checks)
+        items.append(item)
+        if refused is not None:
+            notes.append(pending.why or f"Nothing was done: {refused}")
+        elif outcome is not None and not outcome.ok:
+            notes.append(f"{outcome.function} failed: {outcome.text}")
+    if notes:
+        items.append(
+            {"role": "user", "content": [{"type": "input_text", "text": "\n".join(notes)}]}
+        )
+    return items
