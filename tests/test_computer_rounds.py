@@ -26,6 +26,7 @@ from roundhouse.engine.round import NoSnapshots
 from roundhouse.engine.session import Session
 from roundhouse.logs.resume import mark_interrupted, plan_resume
 from roundhouse.models.anthropic.fake import FakeAnthropic, Turn
+from roundhouse.models.base import DOUBT
 from roundhouse.models.computer.screen import ScreenMap, fit_anthropic
 from roundhouse.models.openai_computer.fake import FakeOpenAIComputer
 from roundhouse.models.openai_computer.fake import Turn as FakeTurn
@@ -64,6 +65,12 @@ async def computer_session(
             yield session
 
 
+def told_of_unseen(body: dict[str, Any], function: str) -> bool:
+    """Whether a request tells the model that its last action, `function`, showed nothing."""
+    said = [b.get("text", "") for b in body["messages"][-1]["content"] if b["type"] == "text"]
+    return any(DOUBT in text and function in text for text in said)
+
+
 def editor(fake: FakeDesktop) -> FakeControl:
     field = FakeControl.text_field("Text", Rect(left=600, top=400, right=1300, bottom=700))
     fake.open_window("Untitled - gedit", "gedit", controls=[field])
@@ -92,6 +99,9 @@ async def test_a_round_clicks_types_and_saves_and_finishes_with_the_final_text(
                 {"action": "key", "text": "ctrl+s"},
             )
         ),
+        Turn(text="The text is typed."),
+        # ctrl+s showed nothing on the fake desktop: the FINISH is questioned once, with a
+        # fresh screenshot (agents/base.py), and this answer stands.
         Turn(text="The text is typed and saved."),
     ]
     with FakeAnthropic(turns, key=KEY) as server:
@@ -101,6 +111,7 @@ async def test_a_round_clicks_types_and_saves_and_finishes_with_the_final_text(
     assert server.refusals == []  # every request was one the API takes
     assert outcome.state is RoundState.FINISH
     assert outcome.result == "The text is typed and saved."
+    assert told_of_unseen(server.received[-1].body, "press_keys")
     [(x, y, button)] = fake.clicks
     assert abs(x - 950) <= 2 and abs(y - 550) <= 2 and button == "left"
     assert fake.typed == "native hello"
@@ -108,10 +119,10 @@ async def test_a_round_clicks_types_and_saves_and_finishes_with_the_final_text(
     assert [s.agent for s in steps] == [AgentKind.COMPUTER] * 3
     assert [a.function for a in steps[1].actions] == ["type_text", "press_keys"]
     assert all(s.screenshots for s in steps)
-    assert outcome.usage.requests == 3
+    assert outcome.usage.requests == 4  # three answers, and the FINISH asked about once
     assert outcome.usage.cost is not None and outcome.usage.cost > 0  # Claude's price is known
     # The tool_results answered the ids the fake gave, the screen in the last of them.
-    last = server.received[-1].body["messages"][-1]["content"]
+    last = server.received[-2].body["messages"][-1]["content"]
     assert [r["tool_use_id"] for r in last] == ["toolu_fake_2_1", "toolu_fake_2_2"]
 
 
@@ -147,6 +158,7 @@ async def test_an_action_roundhouse_cannot_do_goes_back_to_the_model(tmp_path: P
         Turn(actions=({"action": "triple_click", "coordinate": [10, 10]},)),
         Turn(actions=({"action": "type", "text": "x"},)),
         Turn(text="done"),
+        Turn(text="done"),  # after being told the typing showed nothing on the fake desktop
     ]
     with FakeAnthropic(turns, key=KEY) as server:
         async with computer_session(tmp_path, fake, server) as session:
@@ -202,7 +214,8 @@ async def test_openai_a_safety_check_is_acknowledged_under_yes(tmp_path: Path) -
     turns = [
         FakeTurn(action={"type": "type", "text": "native hello"}, safety_checks=(CHECK,)),
         FakeTurn(action={"type": "keypress", "keys": ["CTRL", "S"]}),
-        FakeTurn(text="Saved."),
+        FakeTurn(text="Saved?"),
+        FakeTurn(text="Saved."),  # after being told ctrl+s showed nothing on the fake desktop
     ]
     with FakeOpenAIComputer(turns, key=KEY) as server:
         async with openai_session(tmp_path, fake, server, assume_yes=True) as session:
@@ -212,7 +225,7 @@ async def test_openai_a_safety_check_is_acknowledged_under_yes(tmp_path: Path) -
     assert fake.typed == "native hello"
     acknowledged = server.received[1][1]["input"][0]["acknowledged_safety_checks"]
     assert acknowledged == [CHECK]
-    assert outcome.usage.cost == pytest.approx((3 * 1000 * 3.0 + 3 * 50 * 12.0) / 1e6)
+    assert outcome.usage.cost == pytest.approx((4 * 1000 * 3.0 + 4 * 50 * 12.0) / 1e6)
 
 
 async def test_openai_a_safety_check_declined_without_yes_fails_the_round_naming_it(
@@ -325,7 +338,11 @@ async def test_a_round_whose_display_was_lost_is_run_again_by_resume_afresh(
     plan = plan_resume(folder)
     assert plan.requests == ["type 'native hello'"]
 
-    again = [Turn(actions=({"action": "type", "text": "native hello"},)), Turn(text="Done.")]
+    again = [
+        Turn(actions=({"action": "type", "text": "native hello"},)),
+        Turn(text="Done?"),
+        Turn(text="Done."),  # after being told the typing showed nothing on the fake desktop
+    ]
     with FakeAnthropic(again, key=KEY) as server:
         second = config.model_copy(
             update={"anthropic": AnthropicSettings(base_url=server.base_url, api_key=KEY)}
@@ -344,4 +361,4 @@ async def test_a_round_whose_display_was_lost_is_run_again_by_resume_afresh(
     assert outcome.state is RoundState.FINISH and outcome.result == "Done."
     assert len(opening) == 1  # a new transcript: the request and the screen
     assert fake.typed == "half native hello"
-    assert total.requests == 4  # the lost round's two requests kept, and this round's two
+    assert total.requests == 5  # the lost round's two requests kept, and this round's three
