@@ -270,3 +270,22 @@ def _environ(pid: int) -> dict[str, str]:
         return {}
     pairs = (item.decode(errors="replace").partition("=") for item in raw.split(b"\0") if item)
     return {key: value for key, _, value in pairs}
+
+
+def test_a_core_x_error_is_itself_and_the_connection_goes_on(desktop: Desktop) -> None:
+    """python-xlib registers RandR's errors over the core BadRequest and BadValue, in a table
+    every connection shares: a BadValue was read as BadRRModeError, a plain Exception, and
+    the connection then hung (display/x11/__init__.py puts the core classes back)."""
+    from Xlib import Xatom, error  # type: ignore[import-untyped, unused-ignore]
+
+    connection = xdisplay.Display(desktop.display)  # RandR's init has run for it
+    try:
+        assert connection.has_extension("RANDR")
+        root = connection.screen().root
+        atom = connection.intern_atom("RH_THREE_BYTES")
+        root.change_property(atom, Xatom.STRING, 8, b"abc")
+        with pytest.raises(error.BadValue):  # an offset past the property's end
+            root.get_property(atom, Xatom.STRING, 1000, 10)
+        assert root.get_geometry().width == desktop.width  # answered: not wedged
+    finally:
+        connection.close()
