@@ -1,7 +1,7 @@
 """`roundhouse desktop start|stop|status` and `roundhouse tree`.
 
 `desktop start` leaves a virtual desktop running (Xvfb, or with --session a headless
-Wayland compositor: sway, gnome, kde) and prints the shell lines that point programs at it;
+Wayland compositor: sway, labwc, gnome, kde) and prints the shell lines that point programs at it;
 `stop` and `status` find it again through its state file. `--desktop` (for `tree`, and for
 any command that uses `open_cli_desktop`) takes "current", "virtual" or a started desktop
 (":3", "sway-1"); without it the current session is used when there is one, else a
