@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.core.states import AgentKind, RoundState, Status
-from roundhouse.models.base import ModelRequest
+from roundhouse.models.base import DOUBT, ModelRequest
 from roundhouse.models.function import FunctionModel
 from roundhouse.models.observation import NOT_RUN, AppObservation, HostObservation
 from tests.gui.conftest import QT_COMMAND, GuiSession
@@ -47,6 +47,10 @@ def host_and_app(application: str, app_answers: AppAnswers) -> FunctionModel:
             last = observation.subtasks[-1]
             return answer({"function": None, "status": last.status}, last.result)
         assert isinstance(observation, AppObservation)
+        if not queue and any(DOUBT in m.text for m in request.messages[-1:]):
+            # Its FINISH came with an action whose effect was not seen (as fast as the app
+            # drew): the model is asked once more (agents/base.py), and stands by it.
+            return answer({"function": None, "status": "FINISH"}, "done")
         return queue.pop(0)(observation)
 
     return FunctionModel(reply)
