@@ -104,6 +104,11 @@ if [ ! -e "$root/.roundhouse-root" ]; then
   mv "$root.making" "$root"
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# Every Debian machine has an /etc/hosts naming localhost (the installer writes it, a
+# container's runtime mounts one); bookworm's debootstrap leaves none, and without it
+# "localhost" does not resolve: Selenium's chromedriver Service, which waits on
+# localhost:PORT, then fails with "Can not connect to the Service".
+[ -f "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
 # The root trusts the certificate authorities this machine trusts (a proxy's, for one), so
 # pip reaches PyPI from it as from here.
 if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
