@@ -4,15 +4,26 @@ pure pieces of the table reader."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
 from roundhouse.bench.naive import naive_tree
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.atspi import frames as atspi_frames
+from roundhouse.devices.linux.atspi.bus import AtspiTimeout, Ref
 from roundhouse.devices.linux.atspi.cells import CellRefs
-from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, ACTION, COMPONENT, TABLE, VALUE
+from roundhouse.devices.linux.atspi.constants import (
+    ACCESSIBLE,
+    ACTION,
+    COMPONENT,
+    TABLE,
+    VALUE,
+    Method,
+)
 from roundhouse.devices.linux.atspi.frames import BIG_CACHE, FrameFinder
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.read import (
@@ -363,6 +374,32 @@ async def test_an_app_that_stops_answering_ends_the_read_with_what_it_has() -> N
     assert structure.stalled and structure.truncated_reason is not None
     assert "stopped answering" in structure.truncated_reason
     assert (APP, "/root") in structure.nodes
+
+
+async def test_a_stalled_read_of_details_leaves_no_read_running() -> None:
+    """One node's read that fails ends the read at once; the other nodes' reads must end
+    with it, not run on until the loop ends (asyncio then printed a traceback for each)."""
+
+    class OneFails(FakeBus):
+        """The first call fails at once; every other one is still waiting for its answer."""
+
+        async def call(self, ref: Ref, method: Method, body: Sequence[Any] = ()) -> list[Any]:
+            self.calls += 1
+            if self.calls == 1:
+                raise AtspiTimeout(f"{ref[0]} did not answer {method.member}")
+            await asyncio.sleep(30)
+            return []
+
+    structure = await read(FakeBus(calc_like(), cache=False, get_all=False))
+    nodes = list(structure.nodes.values())
+    for node in nodes:
+        node.details_read, node.rect_read = False, False
+    bus = OneFails(calc_like())
+    started = time.monotonic()
+    stopped = await read_details(bus, nodes, TreeLimits(), time.monotonic() + 5)
+    assert stopped is not None and "stopped answering" in stopped
+    assert time.monotonic() - started < 2
+    assert [task for task in asyncio.all_tasks() if task is not asyncio.current_task()] == []
 
 
 async def test_the_time_limit_ends_a_read_of_a_stalled_app_too() -> None:

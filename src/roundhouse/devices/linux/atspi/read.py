@@ -500,12 +500,20 @@ async def read_details(
         else:
             await _details(bus, node, limits.text_limit)
 
+    reads = [asyncio.ensure_future(one(node)) for node in wanted]
     try:
-        await _within(deadline, lambda: asyncio.gather(*(one(node) for node in wanted)))
+        await _within(deadline, lambda: asyncio.gather(*reads))
     except TimeoutError:
         return "time limit"
     except AtspiTimeout as error:
         return stalled_reason(error)
+    finally:
+        # One read that failed ends the gather, not the others: left running, they were
+        # cancelled at the loop's end, and asyncio printed each one's traceback to the
+        # person ("_GatheringFuture exception was never retrieved").
+        for read in reads:
+            read.cancel()
+        await asyncio.gather(*reads, return_exceptions=True)
     return None
 
 
