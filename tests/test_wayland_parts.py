@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.desktops.session import wayland_env
 from roundhouse.devices.linux.desktops.sockets import clients_of
+from roundhouse.devices.linux.display.a11y_windows import dialog_in_front
 from roundhouse.devices.linux.display.backends import is_wayland, named_in, offering
 from roundhouse.devices.linux.display.base import DisplayUnavailable
 from roundhouse.devices.linux.display.compositor import runnable
@@ -234,3 +236,24 @@ def test_the_clients_of_a_unix_socket_are_named_by_pid(tmp_path: Path) -> None:
             client.wait()
             if client.stdout is not None:
                 client.stdout.close()
+
+
+def test_a_gtk4_dialog_that_never_says_it_is_active_is_taken_as_in_front() -> None:
+    """GNOME as shipped, windows from the accessibility tree: while GTK 4.8's Save As is
+    up, no window says it is active. The dialog is in front; where a window says it is
+    active, that window is."""
+    whole = Rect(left=0, top=0, right=1280, bottom=800)
+
+    def window(xid: int, active: bool = False) -> WindowInfo:
+        return WindowInfo(xid=xid, title=f"w{xid}", application="app", pid=1, rect=whole,
+                          active=active)  # fmt: skip
+
+    frame, filler, dialog = 23, 20, 16
+    seen = [(window(1), frame), (window(2), filler), (window(3), frame)]
+    assert [w.active for w, _ in dialog_in_front(seen)] == [False, True, False]
+    seen = [(window(1), frame), (window(4), dialog), (window(2), filler)]
+    assert [w.active for w, _ in dialog_in_front(seen)] == [False, True, False]
+    said = [(window(1, active=True), frame), (window(2), filler)]
+    assert dialog_in_front(said) == said
+    frames = [(window(1), frame), (window(2), frame)]
+    assert dialog_in_front(frames) == frames  # no dialog: nothing is claimed active

@@ -4,7 +4,8 @@ permission checks on), then used only through the lines it printed, in a HOME of
 own, as a terminal of that session would be.
 
 Before `roundhouse setup KIND`: the tree, screenshots (GNOME) and clicks through a
-control's accessibility action work, and doctor names the setup. After it (and, on GNOME's
+control's accessibility action work, a GNOME Text Editor task done by keys works (GNOME), and
+doctor names the setup. After it (and, on GNOME's
 Wayland, a log-out and in: the session is started again with the same HOME): doctor exits
 0, the offline agent saves a line typed into gedit, Calculator shows 739, and a screenshot
 is a real picture."""
@@ -125,6 +126,29 @@ def test_before_setup_doctor_names_the_setup_and_what_needs_no_setup_works(
             assert done.returncode == 0, done.stdout + done.stderr
             controls = shipped.run("tree", "--desktop", "current", "--controls")
             assert "'739'" in controls.stdout, controls.stdout
+    finally:
+        shipped.quit_apps()
+    if shipped.kind == "gnome":
+        two_lines_saved_by_keys(shipped, tmp_path)
+
+
+def two_lines_saved_by_keys(shipped: Session, tmp_path: Path) -> None:
+    """A task that needs no pointer works before the extension runs: GNOME Text Editor's
+    text view refuses GrabFocus (GTK 4) but has the caret, and its Save As dialog (GTK 4.8:
+    role filler, never active) is found through the tree."""
+    target = tmp_path / "two.txt"
+    done = shipped.run(
+        "run",
+        f"open Text Editor and write 'first line' then press Enter and write 'second line', "
+        f"then save it as {target}",
+        *("--model", "offline", "--desktop", "current", "--yes", "--logs", str(tmp_path)),
+        cwd=tmp_path,
+    )
+    try:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
+        wait_until(target.exists, 10, "the saved file")
+        assert target.read_text() == "first line\nsecond line\n"
     finally:
         shipped.quit_apps()
 

@@ -368,9 +368,13 @@ class Acting(Observing):
         return True
 
     async def _focus(self, control: Control, found: frozenset[str]) -> Literal["focus", "pointer"]:
-        """Give the control the keyboard focus: through Component.GrabFocus where it offers
-        it and then says it is focused (the caret stays where it was), else with a click on
-        its centre (GTK 4 refuses GrabFocus)."""
+        """Give the control the keyboard focus: none to give where it has it already (the
+        caret stays where it is, and no pointer is needed: a person's GNOME before `setup`
+        has none), through Component.GrabFocus where it offers it and then says it is
+        focused (the caret stays where it was), else with a click on its centre (GTK 4
+        refuses GrabFocus)."""
+        if await self._has_focus(control):
+            return "focus"
         if self.tree is not None and COMPONENT in found:
             try:
                 grabbed = await self.tree.grab_focus(control.id)
@@ -418,6 +422,14 @@ class Acting(Observing):
             if await self._caret(control) != before:
                 return
             await asyncio.sleep(0.02)
+
+    async def _has_focus(self, control: Control) -> bool:
+        if self.tree is None:
+            return False
+        try:
+            return "focused" in await self.tree.states(control.id)
+        except AtspiError:
+            return False  # then it is given the focus, as a control that never says so is
 
     async def _focus_taken(self, control: Control) -> bool:
         """Wait (up to FOCUS_WAIT s) for a control given the focus to say it has it: whether

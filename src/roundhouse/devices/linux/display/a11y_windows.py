@@ -25,8 +25,13 @@ REGISTRY = ("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 PROPERTIES = "org.freedesktop.DBus.Properties"
 # AtspiRole and AtspiStateType numbers (at-spi2-core; atspi/constants.py has the tables).
-TOP_ROLES = {2: "alert", 16: "dialog", 19: "file chooser", 23: "frame", 69: "window"}
-ACTIVE, SHOWING = 1, 25
+# GTK 4.8 (Debian 12) gives its file chooser dialog (GNOME Text Editor's "Save As") the role
+# filler, and sets it visible but never showing.
+TOP_ROLES = {
+    2: "alert", 16: "dialog", 19: "file chooser", 20: "filler", 23: "frame", 69: "window",
+}  # fmt: skip
+ACTIVE, SHOWING, VISIBLE = 1, 25, 30
+FRAME = 23
 CLOSE_KEY = "alt+F4"  # Mutter's and KWin's default binding for "close window"
 
 
@@ -61,14 +66,16 @@ class A11yWindows(WindowList):
 
     def list_windows(self) -> list[WindowInfo]:
         with self._lock:
-            return [window for app in self._apps() for window in self._windows_of(app)]
+            found = [seen for app in self._apps() for seen in self._windows_of(app)]
+        return [window for window, _ in dialog_in_front(found)]
 
     def _apps(self) -> list[str]:
         (children,) = self._bus.call(*REGISTRY, ACCESSIBLE, "GetChildren")
         return [str(child[0]) for child in children]
 
-    def _windows_of(self, app: str) -> list[WindowInfo]:
-        """The showing top-level windows of one application (none once it has gone)."""
+    def _windows_of(self, app: str) -> list[tuple[WindowInfo, int]]:
+        """The showing top-level windows of one application (none once it has gone), each
+        with its role."""
         try:
             (tops,) = self._bus.call(app, REGISTRY[1], ACCESSIBLE, "GetChildren")
             name = self._name(app, REGISTRY[1])
@@ -89,18 +96,17 @@ class A11yWindows(WindowList):
             except DBusCallError:
                 continue
             states = int(words[0]) if words else 0
-            if role not in TOP_ROLES or not states & (1 << SHOWING):
+            if role not in TOP_ROLES or not states & (1 << SHOWING | 1 << VISIBLE):
                 continue
-            found.append(
-                WindowInfo(
-                    xid=self._id(app, str(path)),
-                    title=self._name(app, str(path)),
-                    application=name,
-                    pid=int(pid),
-                    rect=Rect(left=0, top=0, right=width, bottom=height),  # not known
-                    active=bool(states & (1 << ACTIVE)),
-                )
+            window = WindowInfo(
+                xid=self._id(app, str(path)),
+                title=self._name(app, str(path)),
+                application=name,
+                pid=int(pid),
+                rect=Rect(left=0, top=0, right=width, bottom=height),  # not known
+                active=bool(states & (1 << ACTIVE)),
             )
+            found.append((window, int(role)))
         return found
 
     def _name(self, app: str, path: str) -> str:
@@ -136,3 +142,18 @@ class A11yWindows(WindowList):
             "other program where its windows are",
             self.fix,
         )
+
+
+def dialog_in_front(found: list[tuple[WindowInfo, int]]) -> list[tuple[WindowInfo, int]]:
+    """GTK 4.8 (Debian 12) says no window is active while one of its dialogs is up: the
+    window it belongs to stops saying so, and the dialog never does. Then the dialog seen
+    last is the one in front (where a window says it is active, nothing changes)."""
+    if any(window.active for window, _ in found):
+        return found
+    dialogs = [window.xid for window, role in found if role != FRAME]
+    if not dialogs:
+        return found
+    front = max(dialogs)
+    return [
+        (window.model_copy(update={"active": window.xid == front}), role) for window, role in found
+    ]
