@@ -65,6 +65,20 @@ def test_nothing_outside_display_and_desktops_names_a_session_kind() -> None:
     assert not named, named
 
 
+def test_the_readmes_table_of_sessions_is_the_records() -> None:
+    """The table of what each session kind uses is made from the backend records: a route
+    renamed, added or dropped, or a person watch changed, fails here until the README has
+    the table again (print backends.capability_table() and paste it)."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    table = backends.capability_table()
+    assert table in readme, f"README.md's table of sessions is stale; it is now:\n{table}"
+    for backend in backends.BACKENDS:
+        assert f"| {backend.title} |" in table
+        for route in backend.routes:
+            assert route.name in table
+        assert backend.person_watch and backend.person_watch in table
+
+
 def test_an_unknown_session_kind_is_refused_naming_the_kinds() -> None:
     with pytest.raises(DesktopUnavailable, match="no session kind 'mir'.*x11.*labwc"):
         VirtualDesktop(DesktopSettings(session="mir")).start()

@@ -85,6 +85,7 @@ class Backend:
     """One display backend: what roundhouse knows of it, in one place."""
 
     kind: str  # what --session takes and a Desktop carries: "sway"
+    title: str  # as a person names it, with the versions driven: "GNOME 43–48"
     family: str  # the compositor family it belongs to: "wlroots"
     wayland: bool
     # How a session of this kind is recognised: an entry of XDG_CURRENT_DESKTOP (any case),
@@ -112,6 +113,9 @@ class Backend:
     # to unknown programs (`roundhouse setup KIND`), and undoes (`roundhouse setup --undo`).
     setup: Setup | None = None
     undo: Setup | None = None
+    # How a run sees the person (their input, and a locked screen) on this kind: what
+    # display/KIND/person.py reads, as the README's table says it.
+    person_watch: str = ""
     # The interpreter roundhouse must run as in such a session (one a desktop file vouches
     # for), when it is not this process's already: the command starts itself again as it.
     relaunch: Callable[[Mapping[str, str]], str | None] | None = None

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Set
 from typing import Protocol
 
 from roundhouse.devices.contract import WindowInfo
-from roundhouse.devices.linux.display.backend import Backend
+from roundhouse.devices.linux.display.backend import CAPABILITIES, Backend
 from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable
 from roundhouse.devices.linux.display.gnome.backend import GNOME
 from roundhouse.devices.linux.display.kde.backend import KDE
@@ -41,6 +41,28 @@ def named(kind: str | None) -> Backend:
         if backend.kind == kind:
             return backend
     raise UnknownKind(f"no session kind {kind!r}: roundhouse drives {', '.join(SESSION_KINDS)}")
+
+
+def capability_table() -> str:
+    """The README's table of what roundhouse uses on each kind of session, in Markdown,
+    from the records (tests/test_backends.py holds the README to it): each capability's
+    routes in the order they are tried, how the person is seen, and the one-time setup."""
+    head = ("your session", *CAPABILITIES, "your input; a locked screen", "what you do once")
+    lines = [_row(head), _row(("---",) * len(head))]
+    for backend in BACKENDS:
+        routes = [
+            "; else ".join(r.name for r in backend.routes if r.capability == capability)
+            for capability in CAPABILITIES
+        ]
+        setup = next(
+            (r.fix for r in backend.routes if r.fix.startswith("roundhouse setup ")), "nothing"
+        )
+        lines.append(_row((backend.title, *routes, backend.person_watch, f"{setup}")))
+    return "\n".join(lines) + "\n"
+
+
+def _row(cells: tuple[str, ...]) -> str:
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
 
 
 def is_wayland(env: Mapping[str, str]) -> bool:

@@ -365,6 +365,7 @@ OVERVIEW_CALM = 1.5  # seconds the Overview stays closed before a shipped GNOME 
 
 GNOME = Backend(
     kind="gnome",
+    title="GNOME 43–48",
     family="gnome",
     wayland=True,
     desktop_names=("gnome", "gnome-classic", "ubuntu", "pop"),
@@ -385,4 +386,5 @@ GNOME = Backend(
             "GNOME's toolkit-accessibility is off",
         ),
     ),
+    person_watch="Mutter's IdleMonitor (D-Bus); GNOME Shell's screen shield (D-Bus)",
 )

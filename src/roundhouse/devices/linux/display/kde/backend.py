@@ -216,6 +216,7 @@ def _kwin_scripting(bus: SyncBus) -> bool:
 
 KDE = Backend(
     kind="kde",
+    title="KDE Plasma 5.27, 6",
     family="kde",
     wayland=True,
     desktop_names=("kde", "plasma"),
@@ -229,4 +230,5 @@ KDE = Backend(
     setup=vouch.install,
     undo=vouch.uninstall,
     relaunch=vouch.relaunch_interpreter,
+    person_watch="ext-idle-notify-v1 or org_kde_kwin_idle (Wayland); KWin's screen locker (D-Bus)",
 )

@@ -123,6 +123,7 @@ def _output_size(env: Mapping[str, str]) -> tuple[int, int]:
 
 LABWC = Backend(
     kind="labwc",
+    title="labwc",
     family="wlroots",
     wayland=True,
     desktop_names=("labwc",),
@@ -132,4 +133,7 @@ LABWC = Backend(
     open=open_labwc,
     compositor=Labwc(packages="labwc wlr-randr swaybg", server="labwc"),
     current_desktop="labwc:wlroots",
+    person_watch=(
+        "ext-idle-notify-v1 or org_kde_kwin_idle (Wayland); a locker's process or the session lock"
+    ),
 )

@@ -175,6 +175,7 @@ def as_nobody(argv: list[str]) -> list[str]:
 
 SWAY = Backend(
     kind="sway",
+    title="sway",
     family="wlroots",
     wayland=True,
     desktop_names=("sway",),
@@ -185,4 +186,7 @@ SWAY = Backend(
     compositor=Sway(packages="sway", server="sway"),
     current_desktop="sway",
     exports=("SWAYSOCK",),
+    person_watch=(
+        "ext-idle-notify-v1 or org_kde_kwin_idle (Wayland); a locker's process or the session lock"
+    ),
 )

@@ -179,6 +179,7 @@ def screen_size(display: str) -> tuple[int, int]:
 
 X11 = Backend(
     kind="x11",
+    title="X11",
     family="x11",
     wayland=False,
     desktop_names=(),
@@ -192,4 +193,5 @@ X11 = Backend(
         server="Xvfb",
     ),
     runs_x11_programs=True,
+    person_watch="XInput2 raw events; a locker's full-screen window and keyboard grab",
 )
