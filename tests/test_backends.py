@@ -152,6 +152,25 @@ def test_kde_relaunches_only_under_a_vouched_interpreter_it_is_not_yet(tmp_path:
     assert vouch.relaunch_interpreter(env) == str(interpreter)
 
 
+def test_setup_kde_reads_its_desktop_file_back_and_says_what_it_could_not_ask(
+    tmp_path: Path,
+) -> None:
+    """With no KDE session to ask, setup says so rather than that KWin took it; the desktop
+    file is read back as KWin reads it; --undo checks that what it removed is gone."""
+    env = {"HOME": str(tmp_path), "PATH": os.environ["PATH"]}
+    done = vouch.install(env)
+    assert done.done[-1].startswith("no KDE session here to ask"), done.done
+    entry = vouch.desktop_file(env).read_text()
+    assert f"Exec={vouch.interpreter(env)} -m roundhouse\n" in entry
+    assert all(f"{line}\n" in entry for line in vouch.INTERFACES)
+    undone = vouch.uninstall(env)
+    assert undone.done == [
+        f"removed {vouch.desktop_file(env)}",
+        f"removed {vouch.interpreter_folder(env)}",
+    ]
+    assert not vouch.desktop_file(env).exists() and not vouch.interpreter_folder(env).exists()
+
+
 @pytest.mark.skipif(
     shutil.which("gnome-shell") is None or shutil.which("dbus-run-session") is None,
     reason="gnome-shell and dbus are installed by `make system-deps`",

@@ -160,6 +160,8 @@ def test_after_setup_the_agent_works_as_on_its_own_desktops(
     assert done.returncode == 0, done.stdout + done.stderr
     if shipped.kind == "gnome":
         assert "log out and in once" in done.stdout, done.stdout
+    else:  # asked of KWin itself, as the interpreter it now trusts
+        assert "KWin now offers it its fake input (asked as it)" in done.stdout, done.stdout
     shipped.log_out()  # GNOME on Wayland loads the extension at its next start
     shipped.log_in()
     doctor = shipped.run("doctor", "--desktop", "current")

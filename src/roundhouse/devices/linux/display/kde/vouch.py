@@ -9,11 +9,13 @@ desktop file naming /usr/bin/python3 would vouch for every Python program of the
 So roundhouse gets an interpreter of its own: a copy (`python3 -m venv --copies`) that
 imports roundhouse from where it is installed, and runs nothing else; the roundhouse
 command starts itself again under it in a KDE session (`relaunch_interpreter`). KWin reads
-a new desktop file within seconds: no log-out.
+a new desktop file within seconds: no log-out. Setup reads the file back, and in a running
+session asks KWin, as that interpreter, whether it now offers it its fake input.
 """
 
 from __future__ import annotations
 
+import configparser
 import os
 import shutil
 import site
@@ -24,9 +26,17 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from roundhouse.devices.linux.display.backend import Outcome, SetupFailed, setup_command
+from roundhouse.devices.linux.display.compositor import CompositorUnavailable, until
+from roundhouse.devices.linux.display.wayland.wire import Connection
 
 DESKTOP_FILE = "dev.roundhouse.kwin.desktop"
 COMMAND_TIMEOUT = 120.0  # seconds for the interpreter's copy (a venv) to be made
+GRANT_WAIT = 20.0  # seconds for a running KWin to read a new desktop file (about 2 here)
+FAKE_INPUT = "org_kde_kwin_fake_input"
+PROBE = (
+    "import os, sys; from roundhouse.devices.linux.display.kde.vouch import fake_input_offered; "
+    "sys.exit(0 if fake_input_offered(os.environ) else 1)"
+)
 INTERFACES = (
     "X-KDE-Wayland-Interfaces=org_kde_kwin_fake_input",
     "X-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2",
@@ -93,12 +103,57 @@ def install(env: Mapping[str, str]) -> Outcome:
     )
     os.replace(partial, entry)  # a new file: KWin re-reads one rewritten in place late
     outcome.done.append(f"vouched for it to KWin in {entry} (fake input, ScreenShot2)")
+    _read_back(entry, env)
     for tool in ("kbuildsycoca6", "kbuildsycoca5"):
         if shutil.which(tool):
             _run([tool], check=False, env=dict(env))
             break
-    outcome.done.append("KWin reads it within a few seconds: no log-out is needed")
+    if not env.get("WAYLAND_DISPLAY"):
+        outcome.done.append(
+            "no KDE session here to ask: KWin reads the file at its start, and within "
+            "seconds in a running session (no log-out)"
+        )
+        return outcome
+    try:
+        until(lambda: _granted(env), GRANT_WAIT, "KWin offered no fake input to it")
+    except CompositorUnavailable as error:
+        raise SetupFailed(
+            f"{error}: KWin has not taken {entry} (is this session KWin's, with "
+            "kbuildsycoca6 or kbuildsycoca5 installed?)"
+        ) from None
+    outcome.done.append("KWin now offers it its fake input (asked as it): no log-out is needed")
     return outcome
+
+
+def _read_back(entry: Path, env: Mapping[str, str]) -> None:
+    """The desktop file as KWin reads it: names the interpreter and both interfaces."""
+    read = configparser.ConfigParser(interpolation=None, strict=False)
+    read.optionxform = str  # type: ignore[assignment,method-assign]  # keys keep their case
+    try:
+        read.read_string(entry.read_text(encoding="utf-8"))
+        section = read["Desktop Entry"]
+    except (OSError, configparser.Error, KeyError) as error:
+        raise SetupFailed(f"{entry} does not read back as a desktop file: {error}") from None
+    wanted = {"Exec": f"{interpreter(env)} -m roundhouse"}
+    for line in INTERFACES:
+        key, _, value = line.partition("=")
+        wanted[key] = value
+    wrong = [key for key, value in wanted.items() if section.get(key) != value]
+    if wrong:
+        raise SetupFailed(f"{entry} reads back without {', '.join(wrong)}")
+
+
+def _granted(env: Mapping[str, str]) -> bool:
+    """Whether KWin offers the vouched interpreter its fake input: asked as that program,
+    since KWin decides by the client's executable."""
+    probe = _run([str(interpreter(env)), "-c", PROBE], check=False, env=dict(env))
+    return probe.returncode == 0
+
+
+def fake_input_offered(env: Mapping[str, str]) -> bool:
+    """Whether this program sees org_kde_kwin_fake_input (KWin hides it from the untrusted)."""
+    with Connection.open(env) as wayland:
+        return any(found.interface == FAKE_INPUT for found in wayland.registry().values())
 
 
 def uninstall(env: Mapping[str, str]) -> Outcome:
@@ -110,6 +165,8 @@ def uninstall(env: Mapping[str, str]) -> Outcome:
             path.unlink()
         else:
             continue
+        if path.exists():
+            raise SetupFailed(f"{path} is still there after its removal")
         outcome.done.append(f"removed {path}")
     return outcome
 
