@@ -284,3 +284,24 @@ def test_batch_runs_on_gnome_as_shipped(tmp_path: Path) -> None:
     )
     (row,) = json.loads((tmp_path / "results.json").read_text())
     assert row["passed"], done.stdout + done.stderr
+
+
+def test_setup_gnome_with_no_session_bus_enables_the_extension_at_the_next_login(
+    tmp_path: Path,
+) -> None:
+    """`setup gnome` over ssh or from a provisioning script (no session bus): at the next
+    login the extension runs, and doctor finds the window positions it serves."""
+    skip_unless_this_release_has("gnome")
+    session = Session("gnome", tmp_path / "home")
+    session.home.mkdir()
+    done = session.run("setup", "gnome")  # not logged in: no session bus in its environment
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(read back)" in done.stdout, done.stdout
+    session.log_in()
+    try:
+        doctor = session.run("doctor", "--desktop", "current")
+        assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+        assert "note window positions" not in doctor.stdout, doctor.stdout
+        assert "roundhouse's GNOME Shell extension (D-Bus)" in doctor.stdout, doctor.stdout
+    finally:
+        session.log_out()
