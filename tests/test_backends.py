@@ -65,6 +65,34 @@ def test_nothing_outside_display_and_desktops_names_a_session_kind() -> None:
     assert not named, named
 
 
+def test_no_module_outside_display_imports_a_backends_own_package() -> None:
+    """What another layer needs of a session goes through the backend records and the
+    display seam (display/backends.py, base.py, backend.py), never a backend's own folder:
+    a backend stays one folder that can change alone. The Wayland protocol package is
+    shared plumbing of the backends, not one of them."""
+    own = {backend.open.__module__.split(".")[-2] for backend in backends.BACKENDS}
+    assert own == {"x11", "wlroots", "labwc", "gnome", "kde"}
+    leaks = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path.is_relative_to(DISPLAY):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [f"{node.module}.{alias.name}" for alias in node.names]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            leaks += [
+                f"{path.relative_to(SRC)}:{node.lineno} {name}"
+                for name in names
+                if name.split(".")[:4] == ["roundhouse", "devices", "linux", "display"]
+                and name.split(".")[4:5] in [[folder] for folder in own]
+            ]
+    assert not leaks, leaks
+
+
 def test_the_readmes_table_of_sessions_is_the_records() -> None:
     """The table of what each session kind uses is made from the backend records: a route
     renamed, added or dropped, or a person watch changed, fails here until the README has

@@ -47,8 +47,6 @@ from roundhouse.devices.linux.atspi.tree import intersection, select_controls
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.backends import open_display
-from roundhouse.devices.linux.display.x11.input import XInput
-from roundhouse.devices.linux.display.x11.screen import Screen
 from roundhouse.devices.linux.screenshots import capture_desktop_png
 from roundhouse.devices.linux.settle import frame, wait_quiet
 
@@ -400,9 +398,10 @@ async def _screen_and_settle(
     desktop: Desktop, window: WindowInfo, runs: int
 ) -> tuple[list[float], list[float]]:
     """A desktop screenshot with PNG encoding; a key press into gedit until the screen is
-    still again (the other engineer's screenshot, input and settle modules)."""
+    still again (the desktop's own screenshot, input and settle routes)."""
     shots, settles = [], []
-    with Screen(desktop.display) as screen, XInput(desktop.display) as xinput:
+    with open_display(desktop) as display:
+        screen, xinput = display.screen, display.input
         x, y = window.rect.center
         xinput.click(x, y)
         for run in range(runs + 1):

@@ -21,25 +21,25 @@ What the VM has, and what this module gives an environment (env.py calls it):
   when it appears, and `ready` waits for the launched programs' windows, as OSWorld's
   harness waits a minute after a reset before its first screenshot.
 
-X11 only for the windows: on another display server the windows are left as they open.
+Where the backend can (Backend.when_shown: X11's EWMH): on another display server the
+windows are left as they open.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import shlex
 import shutil
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from roundhouse.devices.linux.desktops import apps as desktop_apps
+from roundhouse.devices.linux.display.backend import WhenShown
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,8 @@ class Applications:
 
     home: Path
     shims: Path
-    display: str
+    env: Mapping[str, str]  # the desktop's
+    when_shown: WhenShown | None  # the backend's (Backend.when_shown): X11's
     vlc_port: int
     _watchers: list[threading.Thread] = field(default_factory=list)
 
@@ -159,12 +160,14 @@ class Applications:
 
     def started(self, argv: Sequence[str]) -> None:
         """A program was started: a thread waits for its main window, and maximises it if
-        the VM shows it so (it ends with the desktop)."""
+        the VM shows it so (it ends with the desktop), where the session can."""
         app = which_app(argv)
-        if app is None or not self.display.startswith(":"):
+        if app is None or self.when_shown is None:
             return
         watcher = threading.Thread(
-            target=_when_shown, args=(self.display, app.window_class, app.maximised), daemon=True
+            target=self.when_shown,
+            args=(self.env, app.window_class, app.maximised, WINDOW_WAIT),
+            daemon=True,
         )
         watcher.start()
         self._watchers.append(watcher)
@@ -190,98 +193,3 @@ def write_rootless_vlc(target: Path) -> None:
         return
     target.write_bytes(data.replace(old, new, 1))
     target.chmod(0o755)
-
-
-def _when_shown(display: str, window_class: str, maximise: bool) -> None:
-    """Wait for a new normal window of the class; maximise it (EWMH) if asked."""
-    from Xlib import error  # type: ignore[import-untyped, unused-ignore]
-    from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
-
-    try:
-        connection = Display(display)
-    except (error.DisplayError, OSError) as problem:
-        log.info("no display %s to maximise %s on: %s", display, window_class, problem)
-        return
-    try:
-        root = connection.screen().root
-        atom = connection.intern_atom
-        seen = set(_client_ids(root, atom))
-        deadline = time.monotonic() + WINDOW_WAIT
-        while time.monotonic() < deadline:
-            for xid in _client_ids(root, atom):
-                if xid in seen:
-                    continue
-                window = connection.create_resource_object("window", xid)
-                names = _classes(window)
-                if names is None:
-                    continue  # its class is not set yet: asked again next time
-                seen.add(xid)
-                if not any(window_class in n for n in names) or not _is_normal(window, atom):
-                    continue
-                if maximise:
-                    _keep_maximised(connection, root, window, deadline)
-                return
-            time.sleep(0.2)
-        log.info("no %s window within %g s: left as it opened", window_class, WINDOW_WAIT)
-    except (error.XError, error.ConnectionClosedError, OSError) as problem:
-        log.info("maximising %s stopped: %s (the desktop went?)", window_class, problem)
-    finally:
-        with contextlib.suppress(error.XError, error.ConnectionClosedError, OSError):
-            connection.close()  # the desktop may be gone already
-
-
-STEADY = 3  # checks in a row (half a second apart) that a maximised window stays so
-
-
-def _keep_maximised(connection: Any, root: Any, window: Any, deadline: float) -> None:
-    """Ask the window manager to maximise the window until it has stayed maximised a
-    moment: Thunderbird sizes its window itself just after it shows, which undid the first
-    request."""
-    from Xlib import X  # type: ignore[import-untyped, unused-ignore]
-    from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
-
-    atom = connection.intern_atom
-    wanted = {atom("_NET_WM_STATE_MAXIMIZED_VERT"), atom("_NET_WM_STATE_MAXIMIZED_HORZ")}
-    steady = 0
-    while steady < STEADY and time.monotonic() < deadline:
-        state = window.get_full_property(atom("_NET_WM_STATE"), 0)
-        if state is not None and wanted <= set(state.value):
-            steady += 1
-        else:
-            steady = 0
-            message = event.ClientMessage(
-                window=window, client_type=atom("_NET_WM_STATE"),
-                data=(32, [1, *sorted(wanted), 1, 0]),
-            )  # fmt: skip
-            mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
-            root.send_event(message, event_mask=mask)
-            connection.flush()
-        time.sleep(0.5)
-
-
-def _client_ids(root: Any, atom: Any) -> list[int]:
-    prop = root.get_full_property(atom("_NET_CLIENT_LIST"), 0)
-    return list(prop.value) if prop is not None else []
-
-
-def _is_normal(window: Any, atom: Any) -> bool | None:
-    """Whether the window's EWMH type is normal (one that says none is); None when it is
-    gone."""
-    from Xlib import error  # type: ignore[import-untyped, unused-ignore]
-
-    try:
-        prop = window.get_full_property(atom("_NET_WM_WINDOW_TYPE"), 0)
-    except error.BadWindow:
-        return None
-    return prop is None or not prop.value or prop.value[0] == atom("_NET_WM_WINDOW_TYPE_NORMAL")
-
-
-def _classes(window: Any) -> list[str] | None:
-    """The window's WM_CLASS names in lower case; None while it has none (or is gone)."""
-    from Xlib import error  # type: ignore[import-untyped, unused-ignore]
-
-    try:
-        names = window.get_wm_class()
-    except error.BadWindow:
-        return None
-    return [name.lower() for name in names] if names else None

@@ -14,9 +14,9 @@ desktop of the session kind asked for, X11 by default, at OSWorld's 1920x1080) w
   folder of shims ahead of PATH; on a Wayland session, our pyautogui: sessions.py);
   `sudo` runs as the VM's does for a user who knows the password;
 - Ubuntu's Ctrl+Alt+T, which opens a terminal (GNOME Terminal) in the home folder, where
-  the display server lets it be bound (shortcuts.py);
+  the display server lets it be bound (its backend's bind_keys);
 - Chromium for `google-chrome`, with DevTools on a port of this environment's own;
-- windows at their own size, as the VM's GNOME places them (stack_windows);
+- windows at their own size, as the VM's GNOME places them (its backend's float_windows);
 - GIMP, LibreOffice, Thunderbird, VLC and Chrome as OSWorld's VM starts them (apps.py):
   profiles in the home, VLC's HTTP interface on a port of the environment's own, main
   windows maximised where the VM's are.
@@ -47,12 +47,12 @@ from roundhouse.devices.linux.atspi.client import AtspiClient
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.devices.linux.display.base import DisplayServer
-from roundhouse.devices.linux.display.wlroots.sway import SwayIpc, sway_socket
+from roundhouse.devices.linux.display.shortcuts import Listener, Shortcut
 from roundhouse.osworld.a11y_xml import desktop_xml
 from roundhouse.osworld.apps import APP_ENVIRONMENT, Applications
 from roundhouse.osworld.files import FileCache
 from roundhouse.osworld.places import Places
-from roundhouse.osworld.shortcuts import SWAY_IPC, Listener, Shortcut, listener
+from roundhouse.osworld.sessions import TERMINAL_SHORTCUT
 from roundhouse.suite.environment import TaskDesktop
 
 log = logging.getLogger(__name__)
@@ -254,8 +254,10 @@ class OsworldDesktop:
             folder.mkdir(parents=True)
         prepare_home(home, desktop)
         write_shims(shims, STANDIN if desktop.wayland else None)
-        stack_windows(desktop)
-        apps = Applications(home, shims, desktop.display, vlc_port=free_port())
+        backend = desktop.backend
+        if backend.float_windows is not None:
+            backend.float_windows(desktop.env)
+        apps = Applications(home, shims, desktop.env, backend.when_shown, vlc_port=free_port())
         apps.prepare()
         self._display = open_display(desktop)
         self.env = OsworldEnv(
@@ -274,8 +276,9 @@ class OsworldDesktop:
             display=self._display,
             apps=apps,
         )
-        self._shortcuts = listener(desktop, [Shortcut("ctrl+alt+t", self.env.open_terminal)])
-        if self._shortcuts is not None:
+        if backend.bind_keys is not None:
+            terminal = Shortcut(TERMINAL_SHORTCUT, self.env.open_terminal)
+            self._shortcuts = backend.bind_keys(desktop.env, [terminal])
             self._shortcuts.start()
         return self.env
 
@@ -297,20 +300,6 @@ class OsworldDesktop:
                 process.kill()
                 process.wait()
         self.env = None
-
-
-def stack_windows(desktop: Desktop) -> None:
-    """Windows open at their own size, as on OSWorld's VM (GNOME places them so, as openbox
-    does): a session offering sway's IPC, which tiles them, is told to float every window.
-    (A terminal tiled over the screen answers `stty size` with the screen's size, not the
-    profile's.)"""
-    if not desktop.env.get(SWAY_IPC):
-        return
-    ipc = SwayIpc(sway_socket(desktop.env))
-    try:
-        ipc.command('for_window [app_id=".*"] floating enable')
-    finally:
-        ipc.close()
 
 
 def prepare_home(home: Path, desktop: Desktop) -> None:

@@ -5,7 +5,7 @@ on OSWorld's VM. A virtual Wayland session runs no XWayland (an X11 program ther
 start rather than land on a server nothing can see), so there:
 - OSWorld's `python` commands import our pyautogui (standin/pyautogui.py), which makes the
   calls in CALLS through the session's own pointer and keyboard, the agent's;
-- Ctrl+Alt+T opens a terminal where a listener can bind it (shortcuts.binds);
+- Ctrl+Alt+T opens a terminal where the session lets a program bind it (Backend.bind_keys);
 - a task is X11 only, and is not run (NOT RUNNABLE, saying why), when a command of its steps
   or of its getters runs an X11 program (X11_PROGRAMS), makes a pyautogui call outside
   CALLS, or one at the pointer's position (a Wayland client cannot read where the pointer
@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from roundhouse.devices.linux.display.backend import Backend
-from roundhouse.osworld.shortcuts import binds
 from roundhouse.osworld.tasks import OsworldTask
 
 # The pyautogui calls the stand-in makes, and those of them that act at a point: given one,
@@ -32,7 +31,8 @@ AT_A_POINT = frozenset({"click", "doubleClick", "tripleClick", "rightClick", "mi
 SCROLLS = frozenset({"scroll", "vscroll", "hscroll"})  # (clicks, x, y)
 CALLS = AT_A_POINT | SCROLLS | {"press", "hotkey", "write", "typewrite", "size", "sleep"}
 SETTINGS = frozenset({"PAUSE", "FAILSAFE"})
-TERMINAL_KEYS = frozenset({"ctrl", "alt", "t"})
+TERMINAL_SHORTCUT = "ctrl+alt+t"  # Ubuntu's GNOME opens a terminal on it
+TERMINAL_KEYS = frozenset(TERMINAL_SHORTCUT.split("+"))
 X11_PROGRAMS = ("xdotool", "wmctrl", "xsel", "xclip", "xrandr", "xdpyinfo", "xprop", "xwininfo",
                 "xset", "xinput", "xkill", "xte", "xev", "xmodmap")  # fmt: skip
 _X11_PROGRAM = re.compile(rf"(?<![\w./-])(?:/usr/bin/)?({'|'.join(X11_PROGRAMS)})(?![\w.-])")
@@ -59,7 +59,7 @@ def x11_only(task: OsworldTask, backend: Backend) -> str:
         terminal = terminal or any(keys == TERMINAL_KEYS for _, keys in found)
     if calls:
         return "pyautogui." + ", pyautogui.".join(dict.fromkeys(calls))
-    if terminal and not binds(backend):
+    if terminal and backend.bind_keys is None:
         return "it presses Ctrl+Alt+T for a terminal, which nothing binds on this session"
     return ""
 

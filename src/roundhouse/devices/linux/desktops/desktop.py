@@ -20,9 +20,6 @@ from roundhouse.devices.linux.desktops.session import runtime_dir_of, wayland_en
 from roundhouse.devices.linux.display import backends
 from roundhouse.devices.linux.display.backend import Backend
 from roundhouse.devices.linux.display.base import DisplayUnavailable
-from roundhouse.devices.linux.display.wayland.globals import bind_outputs, desktop_box
-from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError
-from roundhouse.devices.linux.display.x11.backend import X11, screen_size
 
 DBUS_TIMEOUT = 5.0
 
@@ -71,11 +68,12 @@ def current_desktop(environ: Mapping[str, str] | None = None) -> Desktop:
         hint = (
             ""
             if shutil.which("Xvfb")
-            else f"; for a virtual desktop install: sudo apt-get install {X11.compositor.packages}"
+            else "; for a virtual desktop install: sudo apt-get install "
+            + backends.named(backends.DEFAULT_KIND).compositor.packages
         )
         raise DesktopUnavailable(f"no display: DISPLAY is not set{hint}")
     try:
-        width, height = screen_size(display)
+        width, height = backends.screen_size(env)
     except DisplayUnavailable as error:
         raise DesktopUnavailable(str(error)) from None
     bus_address = env.get("DBUS_SESSION_BUS_ADDRESS")
@@ -95,11 +93,7 @@ def _current_wayland(env: Mapping[str, str]) -> Desktop:
     located = {**env, "XDG_RUNTIME_DIR": runtime}
     try:
         backend = backends.detect(located)
-        with Connection.open(located, DBUS_TIMEOUT) as wayland:
-            box = desktop_box(bind_outputs(wayland))  # every monitor's, in logical pixels
-            width, height = box.right, box.bottom
-    except WaylandError as error:
-        raise DesktopUnavailable(f"the Wayland session is not usable: {error}") from None
+        width, height = backends.screen_size(located, DBUS_TIMEOUT)  # every monitor's box
     except DisplayUnavailable as error:
         raise DesktopUnavailable(str(error)) from None
     bus_address = env.get("DBUS_SESSION_BUS_ADDRESS")

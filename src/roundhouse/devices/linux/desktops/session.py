@@ -7,19 +7,26 @@ import os
 from collections.abc import Mapping
 
 from roundhouse.devices.linux.desktops.reaper import TAG_ENV
+from roundhouse.devices.linux.display.backends import BACKENDS
 
 # What a process we start carries of the session it was started in, and a new desktop's
-# own processes must not: its displays, buses and desktop tag.
-SESSION_VARIABLES = (
-    "DISPLAY",
-    "WAYLAND_DISPLAY",
-    "DBUS_SESSION_BUS_ADDRESS",
-    "DBUS_SYSTEM_BUS_ADDRESS",
-    "SWAYSOCK",
-    "XDG_SESSION_TYPE",
-    "XDG_CURRENT_DESKTOP",
-    "XDG_RUNTIME_DIR",
-    TAG_ENV,
+# own processes must not: its displays, buses and desktop tag, and each backend's own marks
+# (SWAYSOCK, LABWC_PID: a session of that kind sets them, and a process that carried one
+# into another session would be taken for that kind's).
+SESSION_VARIABLES = tuple(
+    dict.fromkeys(
+        (
+            "DISPLAY",
+            "WAYLAND_DISPLAY",
+            "DBUS_SESSION_BUS_ADDRESS",
+            "DBUS_SYSTEM_BUS_ADDRESS",
+            "XDG_SESSION_TYPE",
+            "XDG_CURRENT_DESKTOP",
+            "XDG_RUNTIME_DIR",
+            TAG_ENV,
+            *(mark for backend in BACKENDS for mark in backend.marks),
+        )
+    )
 )
 
 

@@ -13,12 +13,13 @@ display/ with its record in that folder's backend.py; display/backends.py lists 
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.display.compositor import Compositor
+from roundhouse.devices.linux.display.shortcuts import Listener, Shortcut
 
 Capability = Literal["input", "screenshots", "windows"]
 CAPABILITIES: tuple[Capability, ...] = ("input", "screenshots", "windows")
@@ -48,6 +49,13 @@ class Outcome:
 
 
 Setup = Callable[[Mapping[str, str]], Outcome]
+# Optional capabilities, which OSWorld's environments ask of a session (osworld/env.py):
+# desktop-wide keys bound for a program (display/shortcuts.py); every window left at its
+# own size, not tiled; a program's first window waited for and maximised where asked
+# (env, its window class, maximise, timeout).
+BindKeys = Callable[[Mapping[str, str], Sequence[Shortcut]], Listener]
+FloatWindows = Callable[[Mapping[str, str]], None]
+WhenShown = Callable[[Mapping[str, str], str, bool, float], None]
 
 
 class Opener(Protocol):
@@ -119,6 +127,10 @@ class Backend:
     # The interpreter roundhouse must run as in such a session (one a desktop file vouches
     # for), when it is not this process's already: the command starts itself again as it.
     relaunch: Callable[[Mapping[str, str]], str | None] | None = None
+    # What only some sessions offer (see BindKeys above); None where this kind cannot.
+    bind_keys: BindKeys | None = None
+    float_windows: FloatWindows | None = None
+    when_shown: WhenShown | None = None
 
     @property
     def session_type(self) -> Literal["x11", "wayland"]:

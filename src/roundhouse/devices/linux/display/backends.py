@@ -20,9 +20,11 @@ from roundhouse.devices.linux.display.gnome.backend import GNOME
 from roundhouse.devices.linux.display.kde.backend import KDE
 from roundhouse.devices.linux.display.labwc.backend import LABWC
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError
+from roundhouse.devices.linux.display.wayland.globals import bind_outputs, desktop_box
 from roundhouse.devices.linux.display.wayland.wire import Connection, WaylandError
 from roundhouse.devices.linux.display.wlroots.backend import SWAY
 from roundhouse.devices.linux.display.x11.backend import X11
+from roundhouse.devices.linux.display.x11.backend import screen_size as x11_screen_size
 
 BACKENDS: tuple[Backend, ...] = (X11, SWAY, LABWC, GNOME, KDE)
 SESSION_KINDS: tuple[str, ...] = tuple(backend.kind for backend in BACKENDS)
@@ -41,6 +43,19 @@ def named(kind: str | None) -> Backend:
         if backend.kind == kind:
             return backend
     raise UnknownKind(f"no session kind {kind!r}: roundhouse drives {', '.join(SESSION_KINDS)}")
+
+
+def screen_size(env: Mapping[str, str], timeout: float = 5.0) -> tuple[int, int]:
+    """The size of the session's whole desktop in logical pixels (the box of every
+    monitor); DisplayUnavailable saying why it cannot be read."""
+    if not is_wayland(env):
+        return x11_screen_size(env.get("DISPLAY", ""))
+    try:
+        with Connection.open(env, timeout) as wayland:
+            box = desktop_box(bind_outputs(wayland))
+    except WaylandError as error:
+        raise DisplayUnavailable(f"the Wayland session is not usable: {error}") from None
+    return box.right, box.bottom
 
 
 def capability_table() -> str:

@@ -13,11 +13,17 @@ from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import DisplayServer, Windows
 from roundhouse.devices.linux.display.compositor import Compositor, Headless, Spawner, Started
 from roundhouse.devices.linux.display.wayland.wire import WaylandGone
+from roundhouse.devices.linux.display.wlroots import shortcuts
 from roundhouse.devices.linux.display.wlroots.damage import DamageWatch
 from roundhouse.devices.linux.display.wlroots.input import WlrootsInput
 from roundhouse.devices.linux.display.wlroots.person import idle_watch
 from roundhouse.devices.linux.display.wlroots.screen import Screencopy
-from roundhouse.devices.linux.display.wlroots.sway import SwayGone, SwayWindows
+from roundhouse.devices.linux.display.wlroots.sway import (
+    SwayGone,
+    SwayIpc,
+    SwayWindows,
+    sway_socket,
+)
 
 OPEN_TO_EVERY_CLIENT = "none: wlroots offers it to every client of the compositor"
 # The routes every wlroots compositor offers (labwc's backend takes them too).
@@ -173,6 +179,16 @@ def as_nobody(argv: list[str]) -> list[str]:
     ]
 
 
+def float_windows(env: Mapping[str, str]) -> None:
+    """Every window at its own size, floating, as a stacking window manager places it
+    (sway tiles them over the screen otherwise)."""
+    ipc = SwayIpc(sway_socket(env))
+    try:
+        ipc.command('for_window [app_id=".*"] floating enable')
+    finally:
+        ipc.close()
+
+
 SWAY = Backend(
     kind="sway",
     title="sway",
@@ -189,4 +205,6 @@ SWAY = Backend(
     person_watch=(
         "ext-idle-notify-v1 or org_kde_kwin_idle (Wayland); a locker's process or the session lock"
     ),
+    bind_keys=shortcuts.bind_keys,
+    float_windows=float_windows,
 )

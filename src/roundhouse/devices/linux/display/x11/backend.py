@@ -23,6 +23,7 @@ from roundhouse.devices.linux.display.compositor import (
     Spawner,
     Started,
 )
+from roundhouse.devices.linux.display.x11 import placement, shortcuts
 from roundhouse.devices.linux.display.x11.damage import DamageWatch
 from roundhouse.devices.linux.display.x11.input import XInput
 from roundhouse.devices.linux.display.x11.monitors import set_monitors
@@ -194,4 +195,6 @@ X11 = Backend(
     ),
     runs_x11_programs=True,
     person_watch="XInput2 raw events; a locker's full-screen window and keyboard grab",
+    bind_keys=shortcuts.bind_keys,
+    when_shown=placement.when_shown,
 )
