@@ -85,6 +85,10 @@ def test_usage_errors_exit_2_with_a_clear_message(tmp_path: Path) -> None:
     )
     assert missing_replay.returncode == 2
     assert "replay file nope.yaml does not exist" in missing_replay.stderr
+    (tmp_path / "latin1.yaml").write_bytes(b"- caf\xe9\n")  # a replay file that is not UTF-8
+    not_text = roundhouse("run", "x", "--model", "replay:latin1.yaml", "--logs", "L", cwd=tmp_path)
+    assert not_text.returncode == 2
+    assert "replay file latin1.yaml: cannot read it: it is not UTF-8 text" in not_text.stderr
     unknown_model = roundhouse("run", "x", "--model", "gpt5", "--logs", "L", cwd=tmp_path)
     assert unknown_model.returncode == 2 and "unknown model 'gpt5'" in unknown_model.stderr
     (tmp_path / "roundhouse.yaml").write_text("max_stepz: 3\n")

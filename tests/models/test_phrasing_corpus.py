@@ -46,8 +46,10 @@ def test_a_corpus_that_is_not_one_is_refused_saying_where(tmp_path: Path) -> Non
         ("shell:\n  - say: x\n", "shell #1: expected exactly the keys say and plan"),
         ("shell:\n  - say: x\n    plan: maybe\n", "plan must be FAIL or a list of steps"),
         ("shell:\n  - say: ''\n    plan: FAIL\n", "say must be a request"),
-        ("shell: [", "cannot read the corpus"),
+        ("shell: [", "the corpus: cannot read it: while parsing"),
+        ("a: " + "[" * 200 + "]" * 200, "nested too deeply"),  # read as any file a user gives
+        ("shell: caf\udce9", "not UTF-8 text"),
     ):
-        bad.write_text(text)
+        bad.write_bytes(text.encode("utf-8", "surrogateescape"))
         with pytest.raises(CorpusError, match=says):
             load_corpus(bad)

@@ -29,6 +29,7 @@ import yaml
 
 from roundhouse.bench.app import bench_app
 from roundhouse.bench.tree import SOURCE_TREE
+from roundhouse.config import read_yaml
 from roundhouse.suite.batch import BatchOptions, Executor, run_batch
 from roundhouse.suite.family import SuiteItem
 from roundhouse.suite.family import load as load_suite
@@ -124,7 +125,7 @@ def write_suite(folder: Path, shell: int, gui: int) -> set[str]:
         ]
         (folder / f"{task}.answers.json").write_text(json.dumps(answers))
     template = SOURCE_TREE / "tasks" / "basic"
-    spec = yaml.safe_load((template / f"{GUI_TEMPLATE}.yaml").read_text())
+    spec = read_yaml(template / f"{GUI_TEMPLATE}.yaml", "the shipped suite's GUI task")
     ids = set()
     for n in range(gui):
         task = f"gui-{n:03d}"

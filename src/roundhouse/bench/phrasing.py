@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
-import yaml
 
 from roundhouse.bench.app import bench_app
 from roundhouse.bench.tree import SOURCE_TREE
+from roundhouse.config import ConfigError, read_yaml
 from roundhouse.models.offline.intents import read_request
 
 CORPUS = SOURCE_TREE / "tests" / "phrasing" / "corpus.yaml"
@@ -48,9 +48,9 @@ class Verdict:
 
 def load_corpus(path: Path) -> list[Phrasing]:
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as error:
-        raise CorpusError(f"{path}: cannot read the corpus: {error}") from error
+        document = read_yaml(path, f"{path}: the corpus")
+    except ConfigError as error:
+        raise CorpusError(str(error)) from None
     if not isinstance(document, dict):
         raise CorpusError(f"{path}: expected categories, each a list of {{say, plan}}")
     found = []

@@ -27,10 +27,9 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from roundhouse.config import ConfigError
+from roundhouse.config import ConfigError, read_yaml
 from roundhouse.core.usage import Usage
 from roundhouse.models.base import (
     Completion,
@@ -101,12 +100,9 @@ class _Recorded(BaseModel):
 
 
 def load_recording(path: Path) -> list[_Recorded]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"replay file {path} does not exist") from None
-    except (OSError, yaml.YAMLError) as error:
-        raise ConfigError(f"replay file {path}: cannot read it: {error}") from None
+    if not path.exists():
+        raise ConfigError(f"replay file {path} does not exist")
+    data = read_yaml(path, f"replay file {path}")  # ConfigError, as any file a user gives
     if not isinstance(data, list):
         raise ConfigError(f"replay file {path}: expected a list of answers")
     items = []
