@@ -235,8 +235,10 @@ async def test_text_editor_is_typed_into_and_set_through_its_routes(
     view = await _text_view(tools, window)
     assert _inside(view.rect, window.rect)
     typed = await tools.type_text("typed by keys", label=view.label)
-    # GTK 4 refuses Component.GrabFocus: a click on the view gives it the focus.
-    assert typed["route"] == "pointer+keyboard" and typed["effect"] == "confirmed"
+    # GTK 4 refuses Component.GrabFocus: a click on the view gives it the focus, unless it
+    # has it already (GTK 4.8 focuses a new window's view; later GTK 4 leaves it to a click).
+    route = "focus+keyboard" if "focused" in view.states else "pointer+keyboard"
+    assert typed["route"] == route and typed["effect"] == "confirmed"
     assert "contains the typed text" in typed["seen"]
     replaced = await tools.set_text("set at once — Grüße", label=view.label)
     assert replaced["route"] == "editable-text" and replaced["effect"] == "confirmed"
