@@ -15,8 +15,6 @@ once it has been given desktop.unresponsive_timeout seconds to answer again.
 
 from __future__ import annotations
 
-import asyncio
-import time
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -36,6 +34,7 @@ from roundhouse.agents.sensitive import is_closing, sensitive_reason
 from roundhouse.core.commands import Result, ResultStatus
 from roundhouse.core.context import RoundContext
 from roundhouse.core.messages import Message
+from roundhouse.core.polling import within_async
 from roundhouse.core.states import AgentKind, Status
 from roundhouse.devices.contract import WINDOW_ACTIONS, Control, ControlList, ToolName, WindowInfo
 from roundhouse.devices.describing import ToolSpec
@@ -202,15 +201,16 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
     async def _closed_within(self, target: WindowInfo, seconds: float) -> WindowInfo | None:
         """The window to act in once the agent's own window has gone, another has come in
         front of `target` (a Save dialog), or `seconds` have passed."""
-        deadline = time.monotonic() + seconds
         now: WindowInfo | None = target
-        while time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
+
+        async def moved_on() -> bool:
+            nonlocal now
             windows = await self._windows()
             now = self._window_in(windows)
             gone = windows is not None and all(w.xid != self.window.xid for w in windows)
-            if gone or now is None or now.xid != target.xid:
-                break
+            return gone or now is None or now.xid != target.xid
+
+        await within_async(moved_on, seconds, every=0.1, pause_first=True)
         return now
 
     def _acted(self, context: RoundContext) -> list[PastStep]:
@@ -233,10 +233,14 @@ class AppAgent(AgentCore[AppObservation, AppAnswer]):
 
     async def _wait_until_responding(self, window: WindowInfo, listed: ControlList) -> ControlList:
         """Look again, a second apart, until the application answers or the time is up."""
-        deadline = time.monotonic() + self.services.settings.desktop.unresponsive_timeout
-        while not listed.responding and time.monotonic() < deadline:
-            await asyncio.sleep(1.0)
+
+        async def answers() -> bool:
+            nonlocal listed
             listed = await self._controls(window)
+            return listed.responding
+
+        wait = self.services.settings.desktop.unresponsive_timeout
+        await within_async(answers, wait, every=1.0, pause_first=True)
         return listed
 
     def _not_responding(self, window: WindowInfo, listed: ControlList) -> AppAnswer:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from roundhouse.bench.tree import QT_APP, available
+from roundhouse.core.polling import until_async
 from roundhouse.devices.linux.tools import DesktopTools
 
 KINDS = ("key", "click by action", "click by pointer", "click as issued", "type 20 characters")
@@ -163,13 +164,13 @@ def _mode(tools: DesktopTools, mode: str) -> None:
 
 
 async def _ready(tools: DesktopTools, name: str) -> None:
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
+    async def shown() -> bool:
         listed = await tools.get_controls()
-        if any(control["name"] == name for control in listed["controls"]):
-            return
-        await asyncio.sleep(0.2)
-    raise RuntimeError(f"no control named {name!r} after {READY_TIMEOUT:g} s")
+        return any(control["name"] == name for control in listed["controls"])
+
+    await until_async(
+        shown, READY_TIMEOUT, f"no control named {name!r}", every=0.2, error=RuntimeError
+    )
 
 
 async def _control(tools: DesktopTools, role: str, name: str) -> dict[str, Any]:

@@ -34,6 +34,7 @@ import typer
 
 from roundhouse.bench.app import bench_app
 from roundhouse.bench.tree import SOURCE_TREE
+from roundhouse.core.polling import within_async
 from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.desktops.reaper import (
     TAG_ENV,
@@ -172,16 +173,17 @@ async def _median_get(url: str, reads: int) -> tuple[float, str]:
 async def _wait_up(url: str) -> None:
     import httpx
 
-    deadline = time.monotonic() + SERVER_WAIT
     async with httpx.AsyncClient(timeout=5.0) as http:
-        while True:
+
+        async def answers() -> bool:
             try:
                 (await http.get(url)).raise_for_status()
-                return
             except httpx.HTTPError:
-                if time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.2)
+                return False
+            return True
+
+        if not await within_async(answers, SERVER_WAIT, every=0.2):
+            (await http.get(url)).raise_for_status()  # once more: its error says why
 
 
 async def measure_accessibility(

@@ -4,12 +4,10 @@ whole afterwards (LibreOffice and Chromium fork helpers)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
 import subprocess
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from html import escape as html_escape
@@ -18,6 +16,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 from dbus_fast.aio import MessageBus
 
+from roundhouse.core.polling import until_async, within, within_async
 from roundhouse.devices.contract import ControlList, WindowInfo
 from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.atspi.client import AtspiClient
@@ -69,13 +68,18 @@ async def opened(
 
 
 async def window_of(desktop: Desktop, pid: int | None, title: str | None) -> WindowInfo:
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        for window in list_windows(desktop):
-            if (pid is None or window.pid == pid) and (title is None or title in window.title):
-                return window
-        await asyncio.sleep(0.1)
-    raise RuntimeError(f"no window (pid {pid}, title {title!r}) after {READY_TIMEOUT:g} s")
+    def shown() -> WindowInfo | None:
+        return next(
+            (
+                window
+                for window in list_windows(desktop)
+                if (pid is None or window.pid == pid) and (title is None or title in window.title)
+            ),
+            None,
+        )
+
+    what = f"no window (pid {pid}, title {title!r})"
+    return await until_async(shown, READY_TIMEOUT, what, every=0.1, error=RuntimeError)
 
 
 async def wait_ready(
@@ -83,26 +87,29 @@ async def wait_ready(
 ) -> WindowInfo:
     """The window once its controls satisfy `ready`, as listed then (its title and
     rectangle may have changed while it loaded)."""
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        if ready(await client.controls(window, fresh=True)):
-            now = [w for w in list_windows(desktop) if w.xid == window.xid]
-            return now[0] if now else window
-        await asyncio.sleep(0.2)
-    raise RuntimeError(f"{window.title!r} was not ready after {READY_TIMEOUT:g} s")
+
+    async def is_ready() -> bool:
+        return ready(await client.controls(window, fresh=True))
+
+    await until_async(
+        is_ready, READY_TIMEOUT, f"{window.title!r} was not ready", every=0.2, error=RuntimeError
+    )
+    now = [w for w in list_windows(desktop) if w.xid == window.xid]
+    return now[0] if now else window
 
 
 async def held_still(client: AtspiClient, window: WindowInfo, timeout: float = 10.0) -> None:
     """Until two reads of the window's controls half a second apart agree (a page that has
     just loaded still renames its tab and lays itself out), or `timeout` seconds."""
-    deadline = time.monotonic() + timeout
     before = await client.controls(window, fresh=True)
-    while time.monotonic() < deadline:
-        await asyncio.sleep(0.5)
+
+    async def still() -> bool:
+        nonlocal before
         now = await client.controls(window, fresh=True)
-        if now.controls == before.controls:
-            return
-        before = now
+        same, before = now.controls == before.controls, now
+        return same
+
+    await within_async(still, timeout, every=0.5, pause_first=True)
 
 
 def has_control(role: str, name: str | None = None) -> Ready:
@@ -117,9 +124,7 @@ def end_session(process: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
-    deadline = time.monotonic() + SESSION_END_TIMEOUT
-    while _session_members(process.pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    within(lambda: not _session_members(process.pid), SESSION_END_TIMEOUT, every=0.05)
 
 
 def _session_members(sid: int) -> list[int]:
@@ -181,13 +186,14 @@ def _xfconfd() -> str | None:
 async def _wait_for_name(desktop: Desktop, name: str) -> None:
     bus = await MessageBus(bus_address=desktop.bus_address).connect()
     try:
-        deadline = time.monotonic() + READY_TIMEOUT
-        while time.monotonic() < deadline:
+
+        async def owned() -> bool:
             reply = await bus.call(bus_daemon_message("NameHasOwner", "s", [name]))
-            if reply is not None and reply.body and reply.body[0]:
-                return
-            await asyncio.sleep(0.05)
-        raise RuntimeError(f"{name} did not appear on the session bus")
+            return reply is not None and bool(reply.body) and bool(reply.body[0])
+
+        await until_async(
+            owned, READY_TIMEOUT, f"{name} did not appear on the session bus", error=RuntimeError
+        )
     finally:
         bus.disconnect()
 

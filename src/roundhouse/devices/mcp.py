@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import shlex
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from typing import Any, TypeVar
@@ -39,6 +40,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from roundhouse.core.commands import Command, Result, ResultStatus, ToolType
+from roundhouse.core.polling import within_async
 from roundhouse.devices.base import NOT_RUN, Closing, DeviceLost, ToolRegistry
 from roundhouse.devices.describing import ToolSpec, purpose
 from roundhouse.endpoints import MCP_TOKEN_ENV, ASGIApp, TokenAuth, is_loopback_host, token_problem
@@ -326,24 +328,26 @@ class MCPDispatcher(Closing):
     async def _reconnect(self, reason: str) -> None:
         """Connect again within reconnect_window, or give up with DeviceLost."""
         await self.close()
-        deadline = asyncio.get_running_loop().time() + self.reconnect_window
+        deadline = time.monotonic() + self.reconnect_window
         last = reason
-        while True:
+
+        async def back() -> bool:
+            nonlocal last
+            saved = self.connect_timeout
+            self.connect_timeout = max(deadline - time.monotonic(), 0.001)  # within the window
             try:
-                remaining = deadline - asyncio.get_running_loop().time()
-                if remaining <= 0:
-                    break
-                saved, self.connect_timeout = self.connect_timeout, remaining
-                try:
-                    await self.connect()
-                finally:
-                    self.connect_timeout = saved
-                log.warning("MCP server %s is back after: %s", self.where, reason)
-                self._lost = None
-                return
+                await self.connect()
             except MCPConnectionError as error:
                 last = str(error)
-                await asyncio.sleep(0.2)
+                return False
+            finally:
+                self.connect_timeout = saved
+            return True
+
+        if await within_async(back, self.reconnect_window, every=0.2):
+            log.warning("MCP server %s is back after: %s", self.where, reason)
+            self._lost = None
+            return
         self._lost = reason  # the next call tries once more: the server may be back
         raise DeviceLost(
             f"device connection lost: {reason}; MCP server {self.where} did not come back "

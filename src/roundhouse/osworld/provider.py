@@ -54,6 +54,8 @@ class RoundhouseProvider(Provider):  # type: ignore[misc]
     """`path_to_vm` is the server's URL ("http://127.0.0.1:5000")."""
 
     def start_emulator(self, path_to_vm: str, headless: bool, *args: Any) -> None:
+        # A loop of its own, not core/polling.py: OSWorld's Python imports this module
+        # alone, with the standard library and desktop-env only (see above).
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             try:

@@ -49,6 +49,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 
+from roundhouse.core.polling import TimedOut, until_async, within_async
 from roundhouse.endpoints import TokenAuth
 from roundhouse.osworld.a11y_xml import terminal_text
 from roundhouse.osworld.env import CommandOutput, OsworldDesktop, OsworldEnv
@@ -60,6 +61,7 @@ from roundhouse.osworld.steps import StepError, download, open_path, window_matc
 log = logging.getLogger(__name__)
 
 EXECUTE_TIMEOUT = 120.0
+START_WAIT = 30.0  # seconds for uvicorn to bind its socket and listen
 PYTHON_TIMEOUT = 30.0
 RECORDING = "recording.mp4"
 Handler = Callable[[Request], Awaitable[Response]]
@@ -284,7 +286,8 @@ async def verified(state: ServerState, env: OsworldEnv, request: Request) -> Res
     wait = float(data.get("max_wait_time", 10))
     interval = float(data.get("check_interval", 1))
     started = time.monotonic()
-    while time.monotonic() - started < wait:
+
+    async def verified() -> bool:
         ok = True
         if "window_exists" in check:
             name = str(check["window_exists"]).lower()
@@ -296,12 +299,13 @@ async def verified(state: ServerState, env: OsworldEnv, request: Request) -> Res
                 ok = probe.returncode == 0
             except (OSError, TimeoutError):
                 ok = False
-        if ok:
-            waited = time.monotonic() - started
-            return JSONResponse(
-                {"status": "success", **answer, "verification": "passed", "wait_time": waited}
-            )
-        await asyncio.sleep(interval)
+        return ok
+
+    if await within_async(verified, wait, every=interval):
+        waited = time.monotonic() - started
+        return JSONResponse(
+            {"status": "success", **answer, "verification": "passed", "wait_time": waited}
+        )
     return JSONResponse(
         {"status": "verification_failed", **answer, "verification": "failed",
          "wait_time": wait}, status_code=500,
@@ -550,8 +554,13 @@ async def serve(
         config = uvicorn.Config(make_app(state, token), host=host, port=port, log_level="warning")
         server = uvicorn.Server(config)
         serving = asyncio.ensure_future(server.serve())
-        while not server.started and not serving.done():
-            await asyncio.sleep(0.02)
+        try:
+            await until_async(
+                lambda: server.started or serving.done(), START_WAIT, "the server did not listen"
+            )
+        except TimedOut:
+            serving.cancel()
+            raise
         if server.started and ready is not None:
             sockets = [s for srv in server.servers for s in srv.sockets]
             ready(int(sockets[0].getsockname()[1]) if sockets else port)

@@ -32,7 +32,6 @@ import os
 import re
 import shlex
 import shutil
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from urllib.parse import quote
 
 import httpx
 
+from roundhouse.core.polling import until_async, within_async
 from roundhouse.devices.contract import WindowInfo
 from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.desktops.reaper import (
@@ -125,8 +125,8 @@ async def execute(env: OsworldEnv, p: dict[str, Any]) -> None:
         await pkill(env, killing)
         return
     until: dict[str, Any] = p.get("until") or {}
-    deadline = time.monotonic() + UNTIL_TIMEOUT
-    while True:
+
+    async def reached() -> bool:
         try:
             result = await env.run(argv)
         except FileNotFoundError:
@@ -136,11 +136,10 @@ async def execute(env: OsworldEnv, p: dict[str, Any]) -> None:
         for key, text in (("stdout", result.output), ("stderr", result.error)):
             if p.get(key):
                 (env.cache / _plain_name(str(p[key]))).write_text(text, encoding="utf-8")
-        if not until or _until_met(until, result.returncode, result.output, result.error):
-            return
-        if time.monotonic() > deadline:
-            raise StepError(f"{shlex.join(argv)[:120]} did not reach {until} in {UNTIL_TIMEOUT} s")
-        await asyncio.sleep(0.3)
+        return not until or _until_met(until, result.returncode, result.output, result.error)
+
+    what = f"{shlex.join(argv)[:120]} did not reach {until}"
+    await until_async(reached, UNTIL_TIMEOUT, what, every=0.3, error=StepError)
 
 
 def _until_met(until: dict[str, Any], code: int, out: str, err: str) -> bool:
@@ -325,13 +324,12 @@ async def close_window(env: OsworldEnv, p: dict[str, Any]) -> None:
 async def _wait_window(
     env: OsworldEnv, matches: Callable[[WindowInfo], bool], timeout: float
 ) -> WindowInfo | None:
-    deadline = time.monotonic() + timeout
-    while True:
+
+    async def found() -> WindowInfo | None:
         windows = await asyncio.to_thread(env.display.windows.list_windows)
-        found = next((w for w in windows if matches(w)), None)
-        if found is not None or time.monotonic() > deadline:
-            return found
-        await asyncio.sleep(0.1)
+        return next((w for w in windows if matches(w)), None)
+
+    return await within_async(found, timeout, every=0.1)
 
 
 # ---------------------------------------------------------------- Chrome
@@ -354,12 +352,11 @@ async def chrome_open_tabs(env: OsworldEnv, p: dict[str, Any]) -> None:
 
 async def _first_pages(http: httpx.AsyncClient) -> list[dict[str, Any]]:
     """The browser's own first tab(s): DevTools answers before the first tab exists."""
-    deadline = time.monotonic() + DEVTOOLS_WAIT
-    while True:
-        pages = [t for t in await _targets(http) if t.get("type") == "page"]
-        if pages or time.monotonic() > deadline:
-            return pages
-        await asyncio.sleep(0.1)
+
+    async def pages() -> list[dict[str, Any]] | None:
+        return [t for t in await _targets(http) if t.get("type") == "page"] or None
+
+    return await within_async(pages, DEVTOOLS_WAIT, every=0.1) or []
 
 
 @STEPS.add
@@ -381,16 +378,20 @@ class _devtools:
         )
 
     async def __aenter__(self) -> httpx.AsyncClient:
-        deadline = time.monotonic() + DEVTOOLS_WAIT
-        while True:
+        refused: list[httpx.HTTPError] = []
+
+        async def answers() -> bool:
             try:
                 (await self._client.get("/json/version")).raise_for_status()
-                return self._client
             except httpx.HTTPError as error:
-                if time.monotonic() > deadline:
-                    await self._client.aclose()
-                    raise StepError(f"Chromium's DevTools never answered: {error}") from None
-                await asyncio.sleep(0.2)
+                refused[:] = [error]
+                return False
+            return True
+
+        if not await within_async(answers, DEVTOOLS_WAIT, every=0.2):
+            await self._client.aclose()
+            raise StepError(f"Chromium's DevTools never answered: {refused[0]}")
+        return self._client
 
     async def __aexit__(self, *exc: object) -> None:
         await self._client.aclose()

@@ -4,17 +4,16 @@ read through the desktop's accessibility tree."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from roundhouse.config import Settings
+from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import ControlList, WindowInfo
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools
@@ -82,15 +81,18 @@ async def evaluate(check: Check, context: CheckContext) -> CheckOutcome:
             leaves_total=sum(part.leaves_total for part in parts),
             details=tuple(line for part in parts for line in part.details),
         )
-    deadline = time.monotonic() + (context.settle if _reads_the_system(check) else 0.0)
-    while True:
+    passed, found = False, ""
+
+    async def leaf() -> bool:
+        nonlocal passed, found
         try:
             passed, found = await _leaf(check, context)
         except (CheckError, DocumentError, OSError, ShellTimeout) as error:
             passed, found = False, f"could not check: {error}"
-        if passed or time.monotonic() >= deadline:
-            break
-        await asyncio.sleep(SETTLE_POLL)
+        return passed
+
+    settle = context.settle if _reads_the_system(check) else 0.0
+    await within_async(leaf, settle, every=SETTLE_POLL)
     mark = "pass" if passed else "FAIL"
     return CheckOutcome(passed, int(passed), 1, (f"{mark} {check.kind}: {found}",))
 

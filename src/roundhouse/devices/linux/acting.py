@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from typing import Any, Literal
 
+from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.devices.linux.apps.launch import LAUNCH_TIMEOUT
 from roundhouse.devices.linux.atspi.bus import AtspiError
@@ -88,13 +88,18 @@ class Acting(Observing):
         folder's window titled "Loading…" (GNOME's ellipsis: in progress) and does nothing
         of New Folder's ctrl+shift+n until the folder is read; under load that takes
         seconds, and a key pressed at once is lost. Bounded by LOADING_WAIT."""
-        deadline = time.monotonic() + LOADING_WAIT
-        while _loading(window.title) and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
+
+        def loaded() -> bool:
+            nonlocal window
+            if not _loading(window.title):
+                return True
             try:
                 window = self.windows.get(window.xid)
             except WindowError:
-                break  # gone: what happens next says so
+                return True  # gone: what happens next says so
+            return not _loading(window.title)
+
+        await within_async(loaded, LOADING_WAIT, every=0.1)
         return window
 
     async def click_control(
@@ -417,11 +422,11 @@ class Acting(Observing):
         a moment after the click, and keys typed at once went where it was before ("more"
         typed into GNOME Text Editor became "m" at the start and "ore" at the end). A click
         where the caret already was moves nothing: then the time is up."""
-        deadline = time.monotonic() + CARET_WAIT
-        while time.monotonic() < deadline:
-            if await self._caret(control) != before:
-                return
-            await asyncio.sleep(0.02)
+
+        async def moved() -> bool:
+            return await self._caret(control) != before
+
+        await within_async(moved, CARET_WAIT)
 
     async def _has_focus(self, control: Control) -> bool:
         if self.tree is None:
@@ -436,18 +441,18 @@ class Acting(Observing):
         it did. Chromium moves the focus a moment after the click: keys typed at once went
         to the field focused before ("Ada" lost its "Ad"). A control that never says so (or
         has no states to ask) is typed into when the time is up."""
-        if self.tree is None:
+        tree = self.tree
+        if tree is None:
             return False
-        deadline = time.monotonic() + FOCUS_WAIT
-        while time.monotonic() < deadline:
+
+        async def said() -> Literal["focused", "unknown"] | None:
             try:
-                if "focused" in await self.tree.states(control.id):
-                    return True
+                return "focused" if "focused" in await tree.states(control.id) else None
             except AtspiError as error:
                 log.info("typing into %s without knowing its focus: %s", brief(control), error)
-                return False
-            await asyncio.sleep(0.02)
-        return False
+                return "unknown"  # asking again would not tell
+
+        return await within_async(said, FOCUS_WAIT) == "focused"
 
 
 def _number(text: str) -> float | None:

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from PIL import Image
 
 from roundhouse.config import Settings
+from roundhouse.core.polling import within_async
 from roundhouse.devices.base import Closing
 from roundhouse.devices.contract import Control, ControlList, Rect, UiNode, WindowInfo
 from roundhouse.devices.linux.apps.launch import Launcher
@@ -449,10 +450,14 @@ class Observing(Closing):
                 return True
         else:
             pixels = frame(self.screen)
-            while time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
-                if frame(self.screen) != pixels:
-                    return True
+            late = await within_async(
+                lambda: frame(self.screen) != pixels,
+                deadline - time.monotonic(),
+                every=0.05,
+                pause_first=True,
+            )
+            if late:
+                return True
         return _window_states(sight.relist()) != _window_states(seen)
 
     async def _settle(

@@ -357,6 +357,8 @@ async def wait_quiet(
     last = before if before is not None else frame(screen, region)
     changed = False
     still_since = time.monotonic()
+    # A loop of its own, not core/polling.py: this is the settle itself, whose end is when
+    # the pixels have held still long enough, not a condition asked once.
     while True:
         now = time.monotonic()
         if now - start >= timeout:

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import WindowInfo
 from roundhouse.devices.linux.apps.launcher import Applications, LaunchError, resolve
 from roundhouse.devices.linux.display.base import Closing, WindowError, Windows
@@ -123,9 +124,10 @@ class Launcher(Closing):
             raise WindowError(f"cannot start {shlex.join(command)}: {err}") from err
         self._children.append(child)
         _still_running[:] = [old for old in _still_running if old.poll() is None]
-        deadline = time.monotonic() + timeout
         handed_over: float | None = None  # when the child exited 0 without a window
-        while time.monotonic() < deadline:
+
+        def shown() -> WindowInfo | None:
+            nonlocal handed_over
             # The window manager lists a window before it maps its frame: wait for both.
             windows = self._windows.list_windows()
             new = [w for w in windows if w.xid not in before and self._windows.viewable(w.xid)]
@@ -140,10 +142,12 @@ class Launcher(Closing):
             if code == 0:
                 handed_over = handed_over or time.monotonic()
                 if time.monotonic() - handed_over > HANDOVER_GRACE:
-                    instance = running_window(windows, argv[0])
-                    if instance is not None:
-                        return instance
-            await asyncio.sleep(0.05)
+                    return running_window(windows, argv[0])
+            return None
+
+        window = await within_async(shown, timeout, every=0.05)
+        if window is not None:
+            return window
         running = child.poll() is None
         self._forget(child)
         raise WindowError(

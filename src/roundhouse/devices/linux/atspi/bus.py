@@ -31,6 +31,7 @@ from dbus_fast.aio.message_bus import _MessageWriter
 from dbus_fast.aio.message_reader import build_message_reader
 from dbus_fast.errors import DBusFastError
 
+from roundhouse.core.polling import until_async
 from roundhouse.devices.linux.atspi.constants import (
     GET_APPLICATION_BUS_ADDRESS,
     GET_INTERFACES,
@@ -454,12 +455,15 @@ async def a11y_address(session_address: str) -> str:
         )
     except (OSError, TimeoutError, DBusFastError) as error:
         raise AtspiError(f"cannot reach the session bus {session_address}: {error}") from None
+
+    async def address() -> Message | None:
+        reply = await _ask_address(session)
+        starting = reply.message_type is MessageType.ERROR and reply.error_name == _NO_REPLY
+        return None if starting else reply  # (the launcher is still starting the bus)
+
     try:
-        async with asyncio.timeout(CONNECT_TIMEOUT):
-            reply = await _ask_address(session)
-            while reply.message_type is MessageType.ERROR and reply.error_name == _NO_REPLY:
-                await asyncio.sleep(0.1)
-                reply = await _ask_address(session)
+        async with asyncio.timeout(CONNECT_TIMEOUT):  # bounds each ask too
+            reply = await until_async(address, CONNECT_TIMEOUT, "GetAddress", every=0.1)
     except TimeoutError:
         raise AtspiTimeout("the AT-SPI bus launcher did not answer GetAddress") from None
     finally:

@@ -11,6 +11,7 @@ import asyncio
 import time
 from dataclasses import dataclass
 
+from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.atspi.bus import AtspiBus, NodeGone, Ref, WindowGone
 from roundhouse.devices.linux.atspi.constants import (
@@ -221,7 +222,8 @@ class FrameFinder:
         `register_grace` seconds gets until then to appear, so a just-launched app is not
         mistaken for one without a tree.
         """
-        while True:
+
+        async def registered() -> list[str] | None:
             apps = await self.applications(bus)
             if pid is None:
                 return apps
@@ -232,9 +234,9 @@ class FrameFinder:
             age = process_age(pid)
             if age is None:
                 raise WindowGone(f"the window's process {pid} has exited")
-            if age > self.register_grace:
-                return []
-            await asyncio.sleep(0.05)
+            return [] if age > self.register_grace else None  # (older: it has no tree)
+
+        return await within_async(registered, self.register_grace, every=0.05) or []
 
 
 async def _top_node(bus: AtspiBus, ref: Ref, cache: dict[Ref, RawNode]) -> RawNode | None:

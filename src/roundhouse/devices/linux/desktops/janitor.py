@@ -63,6 +63,7 @@ def sweep(key: str, marker: str, grace: float = GRACE) -> list[int]:
     for pid in found:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
+    # A loop of its own, not core/polling.py: this script imports the standard library only.
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline and set(marked(key, marker)) & set(found):
         time.sleep(0.05)

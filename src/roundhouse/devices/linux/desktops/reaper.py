@@ -30,7 +30,6 @@ import re
 import signal
 import socket
 import threading
-import time
 import uuid
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -40,6 +39,7 @@ from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-igno
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import res  # type: ignore[import-untyped, unused-ignore]
 
+from roundhouse.core.polling import within
 from roundhouse.devices.linux.desktops.sockets import clients_of
 from roundhouse.devices.linux.procfs import Proc, ProcessRecord, alive, snapshot
 
@@ -222,16 +222,19 @@ def _send(records: Iterable[ProcessRecord], sig: signal.Signals) -> None:
 
 
 def _wait_gone(records: list[ProcessRecord], timeout: float) -> list[ProcessRecord]:
-    deadline = time.monotonic() + timeout
-    while True:
+    """Those of `records` still alive after `timeout` seconds (none, once all have gone)."""
+
+    def gone() -> bool:
+        nonlocal records
         for record in records:
             # Reap our own children; re-parented ones are reaped by init.
             with contextlib.suppress(ChildProcessError, OSError):
                 os.waitpid(record.pid, os.WNOHANG)
         records = [record for record in records if alive(record)]
-        if not records or time.monotonic() >= deadline:
-            return records
-        time.sleep(0.01)
+        return not records
+
+    within(gone, timeout, every=0.01)
+    return records
 
 
 # ---------------------------------------------------------------- one desktop

@@ -16,8 +16,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import PositionsUnknown, WindowList, wait_until
+from roundhouse.devices.linux.display.base import WINDOW_POLL, PositionsUnknown, WindowList
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 
 A11Y_BUS = ("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus")
@@ -119,7 +120,7 @@ class A11yWindows(WindowList):
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
         """The window once it is active: a window that just opened is given the focus by
         the compositor itself (as a launch needs). Another cannot be brought forward."""
-        await wait_until(lambda: self.get(xid).active, timeout)
+        await within_async(lambda: self.get(xid).active, timeout, every=WINDOW_POLL)
         window = self.get(xid)
         if window.active:
             return window

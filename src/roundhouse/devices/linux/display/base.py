@@ -11,9 +11,7 @@ implementation that talks to another process gives each call a timeout.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +19,7 @@ from typing import Literal, Protocol, Self
 
 from PIL import Image
 
+from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.changes import Changes
 
@@ -194,7 +193,7 @@ class WindowList:
     async def _until_active(self, xid: int, timeout: float) -> WindowInfo:
         """The window once the server reports it active, after an activation was asked;
         WindowError when it is not within `timeout`."""
-        await wait_until(lambda: self.get(xid).active, timeout)
+        await within_async(lambda: self.get(xid).active, timeout, every=WINDOW_POLL)
         window = self.get(xid)
         if not window.active:
             raise WindowError(f"window {xid} did not become active within {timeout:g} s")
@@ -203,7 +202,9 @@ class WindowList:
     async def _until_gone(self, xid: int, timeout: float) -> bool:
         """Whether the window is gone from the list within `timeout`, after a close was asked
         (it stays when the application asks something first)."""
-        await wait_until(lambda: all(w.xid != xid for w in self.list_windows()), timeout)
+        await within_async(
+            lambda: all(w.xid != xid for w in self.list_windows()), timeout, every=WINDOW_POLL
+        )
         return all(w.xid != xid for w in self.list_windows())
 
 
@@ -334,16 +335,11 @@ class PositionsUnknown(RouteRefused):
         super().__init__(message, fix, "windows")
 
 
+WINDOW_POLL = 0.01  # seconds between two looks at the window list, when waiting on it
+
+
 class WindowError(RuntimeError):
     """A window or application problem the model (or user) can act on; the text says what."""
-
-
-async def wait_until(condition: Callable[[], bool], timeout: float) -> None:
-    """Return once `condition` holds, or once `timeout` seconds have passed: the caller
-    looks again, and says what did not happen."""
-    deadline = time.monotonic() + timeout
-    while not condition() and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
 
 
 def clip(rect: Rect, size: tuple[int, int]) -> Rect:

@@ -13,12 +13,12 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Protocol
 
+from roundhouse.core.polling import until
 from roundhouse.devices.linux import procfs
 
 # What a bare virtual desktop shows, X11 or sway: a plain colour, so that a screenshot of it
@@ -169,22 +169,6 @@ def _bounding_set() -> int:
     return ~0
 
 
-T = TypeVar("T")
-
-
-def until(found: Callable[[], T | None], timeout: float, what: str, pause: float = 0.02) -> T:
-    """What `found` returns once it returns something (it is asked again every `pause`
-    seconds); CompositorUnavailable saying `what` did not happen within `timeout`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = found()
-        if value is not None and value is not False:
-            return value
-        if time.monotonic() > deadline:
-            raise CompositorUnavailable(f"{what} within {timeout:g} s")
-        time.sleep(pause)
-
-
 def wait_for_socket(runtime_dir: Path, timeout: float, pattern: str = "wayland-*") -> str:
     """The name of the first Wayland socket in the runtime folder that takes a connection."""
 
@@ -194,7 +178,12 @@ def wait_for_socket(runtime_dir: Path, timeout: float, pattern: str = "wayland-*
                 return path.name
         return None
 
-    return until(listening, timeout, f"no Wayland socket appeared in {runtime_dir}")
+    return until(
+        listening,
+        timeout,
+        f"no Wayland socket appeared in {runtime_dir}",
+        error=CompositorUnavailable,
+    )
 
 
 def answers(path: Path) -> bool:

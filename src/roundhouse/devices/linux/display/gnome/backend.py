@@ -15,6 +15,7 @@ from pathlib import Path
 
 from dbus_fast import Variant
 
+from roundhouse.core.polling import until, within
 from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.a11y_windows import A11yWindows
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
@@ -224,11 +225,12 @@ class GnomeShell(Compositor):
         bus = SyncBus(env["DBUS_SESSION_BUS_ADDRESS"], timeout)
         try:
             wanted = ("org.gnome.Shell.Screenshot", "org.gnome.Mutter.RemoteDesktop")
-            compositor.until(
+            until(
                 lambda: all(bus.has_name(name) for name in wanted),
                 timeout,
                 "GNOME Shell's D-Bus services did not appear",
-                pause=0.05,
+                every=0.05,
+                error=CompositorUnavailable,
             )
 
             # Seen on GNOME Shell 43 (about 1 start in 500 here): its IBus manager spawns
@@ -275,7 +277,8 @@ def _use_layout(bus: SyncBus, env: Mapping[str, str], deadline: float) -> None:
         )
     )
     shell = ("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell")
-    while True:
+
+    def switched() -> bool:
         ok, current = answered(
             lambda left: bus.call(*shell, "Eval", "s", [script], timeout=left),
             deadline,
@@ -283,11 +286,15 @@ def _use_layout(bus: SyncBus, env: Mapping[str, str], deadline: float) -> None:
         )
         if not ok:
             raise CompositorUnavailable(f"GNOME Shell did not take the layout {source}: {current}")
-        if json.loads(current) == source:
-            return
-        if time.monotonic() >= deadline:
-            raise CompositorUnavailable(f"GNOME Shell did not switch to the layout {source}")
-        time.sleep(0.05)
+        return bool(json.loads(current) == source)
+
+    until(
+        switched,
+        deadline - time.monotonic(),
+        f"GNOME Shell did not switch to the layout {source}",
+        every=0.05,
+        error=CompositorUnavailable,
+    )
 
 
 # What a virtual desktop's GNOME Shell writes (its warnings: a few lines a start), in the
@@ -335,7 +342,9 @@ def _close_overview(
     what = "whether its Overview shows (the OverviewActive property)"
     closed = ["org.gnome.Shell", "OverviewActive", Variant("b", False)]
     closed_since: float | None = None
-    while time.monotonic() < deadline:
+
+    def calm() -> bool:
+        nonlocal closed_since
         (active,) = answered(
             lambda left: bus.call(
                 *shell, "Get", "ss", ["org.gnome.Shell", "OverviewActive"], timeout=left
@@ -352,12 +361,12 @@ def _close_overview(
                 unstick,
             )
             closed_since = None
-        elif closed_since is None:
-            closed_since = time.monotonic()
-        elif time.monotonic() - closed_since >= OVERVIEW_CALM:
-            return
-        time.sleep(0.05)
-    log.warning("GNOME Shell's Overview did not stay closed for %g s", OVERVIEW_CALM)
+            return False
+        closed_since = closed_since or time.monotonic()
+        return time.monotonic() - closed_since >= OVERVIEW_CALM
+
+    if not within(calm, deadline - time.monotonic(), every=0.05):
+        log.warning("GNOME Shell's Overview did not stay closed for %g s", OVERVIEW_CALM)
 
 
 OVERVIEW_CALM = 1.5  # seconds the Overview stays closed before a shipped GNOME is ready

@@ -34,6 +34,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from roundhouse.core.polling import within
 from roundhouse.devices.linux.display.base import Closing
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 
@@ -93,15 +94,15 @@ class GnomeWatch(Closing):
     def ours(self) -> None:
         with self._lock:
             sent = self._last_sent()
-            deadline = time.monotonic() + OURS_WAIT
-            while True:
+
+            def handled() -> float | None:
                 _, latest = self.last_input()
-                if latest >= sent:
-                    break
-                if time.monotonic() >= deadline:
-                    log.info("Mutter did not say it handled our last input within %g s", OURS_WAIT)
-                    break
-                time.sleep(TICK)
+                return latest if latest >= sent else None
+
+            latest = within(handled, OURS_WAIT, TICK)
+            if latest is None:
+                log.info("Mutter did not say it handled our last input within %g s", OURS_WAIT)
+                _, latest = self.last_input()
             self._ours_until = max(latest, sent + OURS_SETTLE)
 
     def foreign(self) -> str | None:

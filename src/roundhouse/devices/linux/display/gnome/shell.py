@@ -33,14 +33,15 @@ from typing import Any, Protocol, TypeVar
 
 from PIL import Image
 
+from roundhouse.core.polling import within, within_async
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import (
+    WINDOW_POLL,
     RegionScreen,
     WindowList,
     box_rect,
     clip,
-    wait_until,
 )
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
@@ -235,7 +236,7 @@ class ShellWindows(WindowList):
 
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
         self.get(xid)
-        await wait_until(lambda: self.viewable(xid), timeout)
+        await within_async(lambda: self.viewable(xid), timeout, every=WINDOW_POLL)
         with self._lock:
             self._shell.activate(str(xid))
         window = await self._until_active(xid, timeout)
@@ -349,11 +350,12 @@ def prepare_shell(
     and keys), and with notification banners held back; ShellSilent when the Shell has not
     answered by `deadline` (time.monotonic()). `unstick`: see `answered`."""
     what = f"closing the Overview, through {shell.name},"
-    while answered(shell.prepare, deadline, what, unstick):
-        if time.monotonic() >= deadline:
-            log.warning("GNOME Shell's Overview still shows at the deadline (%s)", shell.name)
-            return
-        time.sleep(0.05)
+
+    def closed() -> bool:
+        return not answered(shell.prepare, deadline, what, unstick)
+
+    if not within(closed, deadline - time.monotonic(), every=0.05):
+        log.warning("GNOME Shell's Overview still shows at the deadline (%s)", shell.name)
 
 
 def answered(

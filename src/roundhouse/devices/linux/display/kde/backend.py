@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Mapping
 
+from roundhouse.core.polling import until
 from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import (
@@ -155,11 +156,12 @@ class KWin(Compositor):
             # runs only on a GPU's render node (Debian 13's KWin composites with QPainter
             # here); the screen then fails with that reason, the rest works.
             # KWin owns its name before it serves its scripting: wait for what we call.
-            compositor.until(
+            until(
                 lambda: _kwin_scripting(bus),
                 timeout,
                 "KWin's scripting did not appear on D-Bus",
-                pause=0.05,
+                every=0.05,
+                error=compositor.CompositorUnavailable,
             )
         finally:
             bus.close()

@@ -31,16 +31,17 @@ from dbus_fast.annotations import DBusSignature, DBusStr
 from dbus_fast.service import ServiceInterface, method
 from PIL import Image
 
+from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import (
+    WINDOW_POLL,
     Monitor,
     RegionScreen,
     RouteRefused,
     WindowList,
     box_rect,
     clip,
-    wait_until,
 )
 from roundhouse.devices.linux.display.kde.outputs import read_monitors
 from roundhouse.devices.linux.display.wayland.dbus import BusGone, DBusCallError, SyncBus
@@ -245,7 +246,7 @@ class KWinWindows(WindowList):
 
     async def activate(self, xid: int, timeout: float = 3.0) -> WindowInfo:
         window_id = self.uuid(xid)
-        await wait_until(lambda: self.viewable(xid), timeout)
+        await within_async(lambda: self.viewable(xid), timeout, every=WINDOW_POLL)
         self._scripts.run(_ACTIVATE, id=window_id)
         return await self._until_active(xid, timeout)
 

@@ -25,8 +25,9 @@ import sysconfig
 from collections.abc import Mapping
 from pathlib import Path
 
+from roundhouse.core.polling import until
 from roundhouse.devices.linux.display.backend import Outcome, SetupFailed, setup_command
-from roundhouse.devices.linux.display.compositor import CompositorUnavailable, until
+from roundhouse.devices.linux.display.compositor import CompositorUnavailable
 from roundhouse.devices.linux.display.wayland.wire import Connection
 
 DESKTOP_FILE = "dev.roundhouse.kwin.desktop"
@@ -115,7 +116,13 @@ def install(env: Mapping[str, str]) -> Outcome:
         )
         return outcome
     try:
-        until(lambda: _granted(env), GRANT_WAIT, "KWin offered no fake input to it")
+        until(
+            lambda: _granted(env),
+            GRANT_WAIT,
+            "KWin offered no fake input to it",
+            every=0.5,
+            error=CompositorUnavailable,
+        )
     except CompositorUnavailable as error:
         raise SetupFailed(
             f"{error}: KWin has not taken {entry} (is this session KWin's, with "

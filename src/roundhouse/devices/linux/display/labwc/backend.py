@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 
+from roundhouse.core.polling import until
 from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backend import Backend, Route
 from roundhouse.devices.linux.display.base import DisplayServer
@@ -80,7 +81,12 @@ class Labwc(Compositor):
 
     def ready(self, env: Mapping[str, str], timeout: float) -> dict[str, str]:
         """Once it lists windows to a foreign-toplevel client."""
-        compositor.until(lambda: _offers(env, MANAGER), timeout, f"labwc offered no {MANAGER}")
+        until(
+            lambda: _offers(env, MANAGER),
+            timeout,
+            f"labwc offered no {MANAGER}",
+            error=compositor.CompositorUnavailable,
+        )
         return {}
 
 
@@ -104,10 +110,11 @@ def _set_size(env: Mapping[str, str], size: tuple[int, int]) -> None:
         raise compositor.CompositorUnavailable(
             f"wlr-randr refused {width}x{height}: {done.stderr.strip()}"
         )
-    compositor.until(
+    until(
         lambda: _output_size(env) == size,
         RANDR_TIMEOUT,
         f"labwc's output did not become {width}x{height}",
+        error=compositor.CompositorUnavailable,
     )
 
 

@@ -24,7 +24,6 @@ from roundhouse.devices.linux.display.base import (
     WindowError,
     WindowList,
     describe,
-    wait_until,
 )
 from roundhouse.devices.linux.display.wayland.globals import Output, bind_output
 from roundhouse.devices.linux.display.wayland.wire import (
@@ -166,11 +165,6 @@ class ForeignToplevels(WindowList, Closing):
             self._wayland.request(toplevel.handle, CLOSE)
             self._wayland.roundtrip()
         return await self._until_gone(xid, timeout)
-
-    async def maximized(self, xid: int, timeout: float = 3.0) -> bool:
-        """Whether the window is maximized within `timeout`."""
-        await wait_until(lambda: MAXIMIZED in self._find(xid).states, timeout)
-        return MAXIMIZED in self._find(xid).states
 
     def content(self, window: WindowInfo) -> Rect:
         """The output: the window is maximized (see the module's docstring)."""

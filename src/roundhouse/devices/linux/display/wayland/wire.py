@@ -186,17 +186,6 @@ class Connection(Closing):
         a foreign toplevel's handle)."""
         self._handlers[object_id] = handler
 
-    def dispatch_pending(self) -> None:
-        """Read and handle the events that have arrived, without waiting for more."""
-        self._raise()
-        while select.select([self._sock], [], [], 0)[0]:
-            before = len(self._buffer)
-            self._read()
-            self._raise()
-            if len(self._buffer) == before:
-                break
-        self._dispatch()
-
     def request(self, object_id: int, opcode: int, signature: str = "", *args: Any) -> None:
         """Send a request; the fds among the arguments are sent beside it (and stay ours
         to close)."""

@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from roundhouse.core.polling import until
 from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
 from roundhouse.devices.linux.display.base import DisplayServer, Windows
@@ -119,7 +120,12 @@ class Sway(Compositor):
             return next((str(path) for path in found), None)
 
         return {
-            "SWAYSOCK": compositor.until(listening, timeout, "sway's IPC socket did not appear")
+            "SWAYSOCK": until(
+                listening,
+                timeout,
+                "sway's IPC socket did not appear",
+                error=compositor.CompositorUnavailable,
+            )
         }
 
 

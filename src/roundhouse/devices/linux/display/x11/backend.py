@@ -11,6 +11,7 @@ from Xlib import X  # type: ignore[import-untyped, unused-ignore]
 from Xlib import display as xdisplay  # type: ignore[import-untyped, unused-ignore]
 from Xlib import error as xerror  # type: ignore[import-untyped, unused-ignore]
 
+from roundhouse.core.polling import until
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.linux.display import compositor
 from roundhouse.devices.linux.display.backend import Backend, Route, taken
@@ -141,11 +142,12 @@ def _wait_for_window_manager(display: str, timeout: float) -> None:
             connection.intern_atom(name)
             for name in ("_NET_SUPPORTING_WM_CHECK", "_NET_CLIENT_LIST")
         ]
-        compositor.until(
+        until(
             lambda: all(root.get_full_property(atom, X.AnyPropertyType) for atom in atoms),
             timeout,
             "the window manager did not start",
-            pause=0.01,
+            every=0.01,
+            error=CompositorUnavailable,
         )
     finally:
         connection.close()

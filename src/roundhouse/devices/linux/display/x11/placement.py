@@ -14,6 +14,8 @@ from Xlib import X, error  # type: ignore[import-untyped, unused-ignore]
 from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 
+from roundhouse.core.polling import within
+
 log = logging.getLogger(__name__)
 
 
@@ -30,7 +32,8 @@ def when_shown(env: Mapping[str, str], window_class: str, maximise: bool, timeou
         atom = connection.intern_atom
         seen = set(_client_ids(root, atom))
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+
+        def new_window() -> Any:
             for xid in _client_ids(root, atom):
                 if xid in seen:
                     continue
@@ -39,13 +42,15 @@ def when_shown(env: Mapping[str, str], window_class: str, maximise: bool, timeou
                 if names is None:
                     continue  # its class is not set yet: asked again next time
                 seen.add(xid)
-                if not any(window_class in n for n in names) or not _is_normal(window, atom):
-                    continue
-                if maximise:
-                    _keep_maximised(connection, root, window, deadline)
-                return
-            time.sleep(0.2)
-        log.info("no %s window within %g s: left as it opened", window_class, timeout)
+                if any(window_class in n for n in names) and _is_normal(window, atom):
+                    return window
+            return None
+
+        window = within(new_window, timeout, every=0.2)
+        if window is None:
+            log.info("no %s window within %g s: left as it opened", window_class, timeout)
+        elif maximise:
+            _keep_maximised(connection, root, window, deadline)
     except (error.XError, error.ConnectionClosedError, OSError) as problem:
         log.info("maximising %s stopped: %s (the desktop went?)", window_class, problem)
     finally:
@@ -63,20 +68,24 @@ def _keep_maximised(connection: Any, root: Any, window: Any, deadline: float) ->
     atom = connection.intern_atom
     wanted = {atom("_NET_WM_STATE_MAXIMIZED_VERT"), atom("_NET_WM_STATE_MAXIMIZED_HORZ")}
     steady = 0
-    while steady < STEADY and time.monotonic() < deadline:
+
+    def stayed() -> bool:
+        nonlocal steady
         state = window.get_full_property(atom("_NET_WM_STATE"), 0)
         if state is not None and wanted <= set(state.value):
             steady += 1
-        else:
-            steady = 0
-            message = event.ClientMessage(
-                window=window, client_type=atom("_NET_WM_STATE"),
-                data=(32, [1, *sorted(wanted), 1, 0]),
-            )  # fmt: skip
-            mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
-            root.send_event(message, event_mask=mask)
-            connection.flush()
-        time.sleep(0.5)
+            return steady >= STEADY
+        steady = 0
+        message = event.ClientMessage(
+            window=window, client_type=atom("_NET_WM_STATE"),
+            data=(32, [1, *sorted(wanted), 1, 0]),
+        )  # fmt: skip
+        mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
+        root.send_event(message, event_mask=mask)
+        connection.flush()
+        return False
+
+    within(stayed, deadline - time.monotonic(), every=0.5)
 
 
 def _client_ids(root: Any, atom: Any) -> list[int]:

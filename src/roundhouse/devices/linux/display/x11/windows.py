@@ -16,8 +16,9 @@ from Xlib import X, Xatom, error  # type: ignore[import-untyped, unused-ignore]
 from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.protocol import event  # type: ignore[import-untyped, unused-ignore]
 
+from roundhouse.core.polling import within, within_async
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.display.base import Closing, WindowError, WindowList, wait_until
+from roundhouse.devices.linux.display.base import WINDOW_POLL, Closing, WindowError, WindowList
 
 LIST_GLITCH = 0.5  # seconds get looks again for a window that exists but is not listed
 
@@ -50,14 +51,17 @@ class WindowManager(WindowList, Closing):
         publishes an empty _NET_CLIENT_LIST for an instant (Debian 13, under load: gedit's
         window listed and active, then "windows: none", then listed again a millisecond
         later): a window that still exists is looked for again, for up to LIST_GLITCH."""
-        deadline = time.monotonic() + LIST_GLITCH
-        while True:
+        listed = super().get
+
+        def found() -> WindowInfo | None:
             try:
-                return super().get(xid)
+                return listed(xid)
             except WindowError:
-                if time.monotonic() >= deadline or not self._exists(xid):
+                if not self._exists(xid):
                     raise
-            time.sleep(0.02)
+                return None
+
+        return within(found, LIST_GLITCH) or listed(xid)  # (the last: raises, naming them)
 
     def _exists(self, xid: int) -> bool:
         with self._lock:
@@ -123,10 +127,12 @@ class WindowManager(WindowList, Closing):
         # minimised one is unmapped too, and the activation itself restores it.
         deadline = time.monotonic() + timeout
         if not self._minimised(xid):
-            await wait_until(lambda: self.viewable(xid), timeout)
+            await within_async(lambda: self.viewable(xid), timeout, every=WINDOW_POLL)
         with self._lock:
             self._send(xid, "_NET_ACTIVE_WINDOW", [2, X.CurrentTime, 0, 0, 0])
-        await wait_until(lambda: self._active_xid_locked() == xid, deadline - time.monotonic())
+        await within_async(
+            lambda: self._active_xid_locked() == xid, deadline - time.monotonic(), every=WINDOW_POLL
+        )
         if self._active_xid_locked() != xid:
             raise WindowError(f"window {xid} did not become active within {timeout:g} s")
         return self.get(xid)
@@ -136,7 +142,9 @@ class WindowManager(WindowList, Closing):
         self.get(xid)
         with self._lock:
             self._send(xid, "_NET_CLOSE_WINDOW", [X.CurrentTime, 2, 0, 0, 0])
-        await wait_until(lambda: xid not in self._client_list_locked(), timeout)
+        await within_async(
+            lambda: xid not in self._client_list_locked(), timeout, every=WINDOW_POLL
+        )
         return xid not in self._client_list_locked()
 
     # --- X plumbing ---
