@@ -604,7 +604,7 @@ class FakeGemini(FakeServer[Turn]):
 
 def _describe(received: Received) -> str:
     matched = PATH.match(urlsplit(received.path).path)
-    return f"model={matched['model'] if matched else None}"
+    return f"model={matched['model'] if matched else None} refused={received.refused}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

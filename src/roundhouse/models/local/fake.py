@@ -371,7 +371,7 @@ class FakeLocal(FakeServer[Turn]):
 
 def _describe(received: Received) -> str:
     body = received.body if isinstance(received.body, dict) else {}
-    return f"{received.method} {received.path} model={body.get('model')}"
+    return f"{received.method} {received.path} model={body.get('model')} refused={received.refused}"
 
 
 def main(argv: list[str] | None = None) -> None:
