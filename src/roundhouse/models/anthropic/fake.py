@@ -50,22 +50,22 @@ import argparse
 import base64
 import binascii
 import io
-import json
-import logging
 import re
-import threading
-import time
-from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
-import yaml
 from PIL import Image, UnidentifiedImageError
 
-log = logging.getLogger(__name__)
+from roundhouse.models.fake_http import (
+    Answer,
+    FakeServer,
+    Received,
+    Refused,
+    load_turns,
+    parse_json,
+)
 
 VERSION = "2023-06-01"
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -129,11 +129,11 @@ class Turn:
             usage=dict(data.get("usage") or {}),
         )
 
-    def render(self, model: str, serial: int) -> tuple[int, dict[str, str], dict[str, Any]]:
+    def render(self, model: str, serial: int) -> Answer:
         if self.status != 200:
             kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(self.status, "api_error")
             error = {"type": "error", "error": {"type": kind, "message": f"scripted {self.status}"}}
-            return self.status, dict(self.headers), error
+            return Answer(self.status, error, dict(self.headers))
         content: list[dict[str, Any]] = []
         if self.text:
             content.append({"type": "text", "text": self.text})
@@ -154,36 +154,29 @@ class Turn:
             "stop_sequence": None,
             "usage": usage,
         }
-        return 200, dict(self.headers), message
+        return Answer(200, message, dict(self.headers))
 
 
 def load_script(path: Path) -> list[Turn]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))  # YAML reads JSON too
-    if isinstance(data, Mapping):
-        data = data.get("turns")
-    if not isinstance(data, list) or not all(isinstance(entry, Mapping) for entry in data):
-        raise ValueError(f"{path}: expected a list of turns (or a mapping with 'turns:')")
-    return [Turn.from_mapping(entry) for entry in data]
+    return load_turns(path, "turns", Turn.from_mapping)
 
 
 # ------------------------------------------------------------------ the checks
 
 
-class Refused(Exception):
-    def __init__(self, status: int, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.kind = kind
+def _refused(status: int, kind: str, message: str) -> Refused:
+    """A refusal in the API's error body."""
+    return Refused(status, message, {"type": "error", "error": {"type": kind, "message": message}})
 
 
 def _invalid(message: str) -> Refused:
-    return Refused(400, "invalid_request_error", message)
+    return _refused(400, "invalid_request_error", message)
 
 
 def check_request(headers: Mapping[str, str], body: Any, key: str) -> None:
     """Refused with the first problem the API would answer this request with."""
     if headers.get("x-api-key") != key:
-        raise Refused(401, "authentication_error", "invalid x-api-key")
+        raise _refused(401, "authentication_error", "invalid x-api-key")
     if headers.get("anthropic-version") != VERSION:
         raise _invalid(
             f"anthropic-version: expected {VERSION}, got {headers.get('anthropic-version')!r}"
@@ -448,15 +441,11 @@ def _check_image_count(images: list[tuple[tuple[int, int], int]]) -> None:
 # ------------------------------------------------------------------ the server
 
 
-@dataclass(frozen=True)
-class Received:
-    headers: dict[str, str]  # names in lower case
-    body: Any
-    refused: str | None  # why it was refused, or None
-
-
-class FakeAnthropic:
+class FakeAnthropic(FakeServer[Turn]):
     """The server; a context manager that starts it on a free port and stops it."""
+
+    name = "fake Anthropic"
+    methods = frozenset({"POST"})
 
     def __init__(
         self,
@@ -466,101 +455,31 @@ class FakeAnthropic:
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
+        super().__init__(turns, host=host, port=port)
         self.key = key
-        self._turns: deque[Turn] = deque(turns)
-        self._lock = threading.Lock()
-        self.received: list[Received] = []
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    @property
-    def remaining(self) -> int:
-        with self._lock:
-            return len(self._turns)
-
-    @property
-    def refusals(self) -> list[str]:
-        return [r.refused for r in self.received if r.refused is not None]
-
-    def start(self) -> Self:
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    def answer(
-        self, path: str, headers: dict[str, str], raw: bytes
-    ) -> tuple[int, dict[str, str], Any]:
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = None
+    def answer(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> Answer:
+        body = parse_json(raw)
         try:
             if path != "/v1/messages":
-                raise Refused(404, "not_found_error", f"unknown path {path}")
+                raise _refused(404, "not_found_error", f"unknown path {path}")
             check_request(headers, body, self.key)
         except Refused as refused:
-            with self._lock:
-                self.received.append(Received(headers, body, str(refused)))
-            log.info("fake Anthropic refused a request: %s", refused)
-            error = {"type": "error", "error": {"type": refused.kind, "message": str(refused)}}
-            return refused.status, {}, error
-        with self._lock:
-            self.received.append(Received(headers, body, None))
-            turn = self._turns.popleft() if self._turns else None
-            serial = len(self.received)
+            self.record(Received(method, path, headers, body, str(refused)))
+            return Answer(refused.status, refused.body)
+        with self._lock:  # the request's number and its turn go together
+            serial = self.record(Received(method, path, headers, body, None))
+            turn = self.take()
         if turn is None:
             message = f"fake Anthropic: the script has no turn left (request {serial})"
-            return (
-                400,
-                {},
-                {"type": "error", "error": {"type": "invalid_request_error", "message": message}},
-            )
+            return Answer(400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                           "message": message}})  # fmt: skip
         return turn.render(str(body.get("model")), serial)
 
 
-def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
-
-        def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            headers = {name.lower(): value for name, value in self.headers.items()}
-            status, extra, payload = fake.answer(self.path, headers, raw)
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                for name, value in {"Content-Type": "application/json", **extra}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                log.debug("fake Anthropic: the client closed the connection before the answer")
-
-        def log_message(self, format: str, *args: Any) -> None:
-            log.debug("fake Anthropic: " + format, *args)
-
-    return Handler
+def _describe(received: Received) -> str:
+    body = received.body if isinstance(received.body, dict) else {}
+    return f"model={body.get('model')} refused={received.refused}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -569,20 +488,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--key", default="test-key")
     parser.add_argument("--script", type=Path, required=True, help="YAML or JSON list of turns")
     args = parser.parse_args(argv)
-    fake = FakeAnthropic(load_script(args.script), key=args.key, port=args.port).start()
-    print(f"fake Anthropic on {fake.base_url} with {fake.remaining} turns", flush=True)
-    seen = 0
-    try:
-        while True:
-            time.sleep(0.2)
-            for received in fake.received[seen:]:
-                print(f"model={received.body and received.body.get('model')} "
-                      f"refused={received.refused} left={fake.remaining}", flush=True)  # fmt: skip
-            seen = len(fake.received)
-    except KeyboardInterrupt:
-        pass  # Ctrl-C is how this server is meant to stop
-    finally:
-        fake.stop()
+    FakeAnthropic(load_script(args.script), key=args.key, port=args.port).serve_by_hand(_describe)
 
 
 if __name__ == "__main__":
