@@ -10,19 +10,26 @@ answered as vLLM answers it:
 - with a key configured (`vllm serve --api-key`), every /v1 path needs
   `Authorization: Bearer KEY`, else 401 `{"error": "Unauthorized"}` (vLLM's middleware);
 - a model that is not served: 404 NotFoundError, "The model `X` does not exist.";
-- messages that are not a list of {role, content} with text and image_url parts, a
+- messages that are not a list of {role, content}, a text part without text, a
   max_tokens under 1, more images than `--limit-mm-per-prompt` allows ("At most N
   image(s) may be provided in one prompt."), an image_url that is not a base64 data URL
   of a PNG or JPEG: 400 BadRequestError in vLLM's body
   `{"error": {"message", "type", "param", "code"}}`.
 
-One check is this fake's own, not vLLM's: vLLM resizes any image itself, but a model of
-these families answers in pixels of the image its processor made (UI-TARS-1.5, Qwen2.5-VL
-and OpenCUA absolute on the smart-resized image; Qwen3-VL on its 1000 grid of that image).
-A client that sends an image the processor would resize reads the answer on the wrong
-grid, so an image whose sides are not multiples of the family's factor, or whose pixels
-are outside [min_pixels, max_pixels], or whose aspect is over 200, is answered 400 naming
-the size smart_resize would give. Streaming is not faked (400 says so).
+Two limits are this fake's, stricter than vLLM: a role other than system, developer,
+user, assistant and tool (vLLM's types take any role string, and the chat template renders
+it as given), and a part other than text and image_url (vLLM takes audio, video and
+embeddings too, which no client of these families sends) are refused.
+
+One check is this fake's own, not vLLM's: vLLM resizes any image itself, but UI-TARS-1.5,
+Qwen2.5-VL and OpenCUA (its qwen25 coordinates) answer in absolute pixels of the image
+their processor made, so a client that sends an image the processor would resize reads
+their points on the wrong grid. An image whose sides are not multiples of the family's
+factor, or whose pixels are outside [min_pixels, max_pixels], or whose aspect is over 200,
+is answered 400 naming the size smart_resize would give. Qwen3-VL answers on a 0-999 grid
+of whatever it saw, so for it the check holds the client to issue 45's rule (the image
+sent is the image the model sees, resized by factor 32) rather than saving a point.
+Streaming is not faked (400 says so).
 
     with FakeLocal([Turn(text="Thought: type it\\nAction: type(content='native hello')")],
                    models={"ui-tars-1.5-7b": "uitars"}, key="test") as fake:
