@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Generic, Literal, Self, TypeVar
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -263,6 +264,10 @@ def _handler_for(fake: FakeServer[Any]) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 log.debug("%s: the client stopped waiting for the endless body", fake.name)
             self.close_connection = True
+
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            # The path without its query: a key may ride in it (Gemini's ?key=).
+            log.debug("%s: %s %s %s", fake.name, self.command, urlsplit(self.path).path, code)
 
         def log_message(self, format: str, *args: Any) -> None:
             log.debug(f"{fake.name}: " + format, *args)
