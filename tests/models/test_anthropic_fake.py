@@ -126,6 +126,14 @@ def test_an_image_over_1568_on_its_long_side_is_refused(fake: FakeAnthropic) -> 
     refused(post(fake, body(messages=large, tools=[tool(width=1600, height=900)])), 400, "1568")
 
 
+def test_an_image_over_about_1600_tokens_is_refused(fake: FakeAnthropic) -> None:
+    square = [{"role": "user", "content": [png(1200, 1100)]}]
+    tools = [tool(width=1200, height=1100)]
+    refused(post(fake, body(messages=square, tools=tools)), 400, "1760 tokens, over 1600")
+    fits = [{"role": "user", "content": [png(1092, 1092)]}]  # the documented 1:1 size
+    assert post(fake, body(messages=fits, tools=[tool(width=1092, height=1092)])).status_code == 200
+
+
 def conversation(result_ids: list[str]) -> list[dict[str, Any]]:
     uses = [
         {

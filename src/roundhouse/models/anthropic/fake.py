@@ -11,8 +11,8 @@ the API answers it (400 invalid_request_error, 401 authentication_error):
   the tool has no field its version lacks (enable_zoom is computer_20251124's); custom
   tools have unique names and an object input_schema;
 - display_width_px x display_height_px is the size of the last screenshot sent, and no
-  image is over 1568 pixels on its long side (this fake's own rule: the API would shrink
-  it, and the clicks would miss);
+  image is over 1568 pixels on its long side or about 1600 tokens (this fake's own rule:
+  the API would shrink it, and the clicks would miss);
 - images are base64 JPEG, PNG, GIF or WebP whose data is the media type they name, of at
   most 5 MB and 8000 pixels a side, 100 a request;
 - every tool_use of an assistant message is answered by a tool_result in the next user
@@ -69,7 +69,10 @@ from roundhouse.models.fake_http import (
 
 VERSION = "2023-06-01"
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-LONG_SIDE = 1568  # this fake's own rule: over it the API shrinks the image, clicks miss
+# This fake's own rule: over 1568 px on the long side, or about 1600 tokens (w*h/750, the
+# vision documentation's estimate), the API shrinks the image, and the clicks miss.
+LONG_SIDE = 1568
+MAX_TOKENS_UNSHRUNK = 1600
 # The API's image limits (vision documentation): 5 MB, 8000 px a side, at most 100 images
 # a request. (Its 2000 px a side over 20 images is left out: LONG_SIDE refuses first.)
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
@@ -429,6 +432,12 @@ def _image_size(block: dict[str, Any], number: int) -> list[tuple[tuple[int, int
         raise _invalid(
             f"messages.{number}: an image of {width}x{height} is over {LONG_SIDE} pixels "
             "on its long side (the API would shrink it, and the clicks would miss)"
+        )
+    if width * height / 750 > MAX_TOKENS_UNSHRUNK:
+        raise _invalid(
+            f"messages.{number}: an image of {width}x{height} is about "
+            f"{width * height // 750} tokens, over {MAX_TOKENS_UNSHRUNK} (the API would shrink "
+            "it, and the clicks would miss)"
         )
     return [((int(width), int(height)), len(data))]
 
