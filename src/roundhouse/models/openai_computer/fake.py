@@ -62,14 +62,8 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from roundhouse.models.fake_http import (
-    Answer,
-    FakeServer,
-    Received,
-    Refused,
-    load_turns,
-    parse_json,
-)
+from roundhouse.models import fake_http
+from roundhouse.models.fake_http import Answer, FakeServer, Refused, load_turns, parse_json
 
 ENVIRONMENTS = frozenset({"browser", "mac", "windows", "ubuntu", "linux"})
 PREVIEW_MODELS = ("computer-use-preview",)
@@ -344,6 +338,16 @@ def _image_size(url: Any, number: int) -> tuple[int, int]:
     return int(size[0]), int(size[1])
 
 
+@dataclass(frozen=True)
+class Received(fake_http.Received):
+    """A request as the skeleton records it (.headers, .body, .refused), which also reads
+    as this fake's record was before it: (headers, body, refused), so that tests written
+    against that, e.g. `received[-1][1]`, keep working."""
+
+    def __getitem__(self, index: int) -> Any:
+        return (self.headers, self.body, self.refused)[index]
+
+
 class FakeOpenAIComputer(FakeServer[Turn]):
     """The server; a context manager that starts it on a free port and stops it."""
 
@@ -457,7 +461,7 @@ def _render(turn: Turn, model: str, serial: int) -> dict[str, Any]:
     }
 
 
-def _describe(received: Received) -> str:
+def _describe(received: fake_http.Received) -> str:
     model = received.body.get("model") if isinstance(received.body, dict) else None
     return f"model={model} refused={received.refused}"
 
