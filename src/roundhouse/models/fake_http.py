@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Generic, Literal, Self, TypeVar
 from urllib.parse import urlsplit
 
-import yaml
+from roundhouse.config import ConfigError, read_yaml
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,10 @@ def parse_json(raw: bytes) -> Any:
 
 def load_turns(path: Path, key: str, read: Callable[[Mapping[str, Any]], T]) -> list[T]:
     """A YAML or JSON script: a list of turns, or a mapping with the list under `key`."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))  # YAML reads JSON too
+    try:
+        data = read_yaml(path, f"{path}: the script")  # YAML reads JSON too
+    except ConfigError as error:
+        raise ValueError(str(error)) from None
     if isinstance(data, Mapping):
         data = data.get(key)
     if not isinstance(data, list) or not all(isinstance(entry, Mapping) for entry in data):
