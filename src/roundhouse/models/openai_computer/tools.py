@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roundhouse.devices.contract import ToolName
-from roundhouse.models.computer.keys import press_keys_text
+from roundhouse.models.computer.keys import chord
 from roundhouse.models.computer.screen import ScreenMap
 
 ENVIRONMENT = "linux"
@@ -36,28 +36,12 @@ class Unsupported(ValueError):
     """An action roundhouse's tools cannot do (yet)."""
 
 
-# OpenAI's key names (upper case, as the model writes them) → X key names.
-KEYS = {
-    "ctrl": "ctrl", "control": "ctrl", "alt": "alt", "option": "alt", "shift": "shift",
-    "cmd": "super", "meta": "super", "super": "super", "win": "super",
-    "enter": "Return", "return": "Return", "esc": "Escape", "escape": "Escape",
-    "space": "space", "backspace": "BackSpace", "tab": "Tab", "delete": "Delete",
-    "del": "Delete", "insert": "Insert", "home": "Home", "end": "End",
-    "pageup": "Prior", "pagedown": "Next", "capslock": "Caps_Lock",
-    "arrowup": "Up", "arrowdown": "Down", "arrowleft": "Left", "arrowright": "Right",
-    "up": "Up", "down": "Down", "left": "Left", "right": "Right",
-}  # fmt: skip
-
-
-def chord(keys: list[Any]) -> str:
-    """["CTRL", "S"] → "ctrl+s": the keys pressed together, as press_keys takes them."""
-    if not keys or not all(isinstance(key, str) and key for key in keys):
-        raise Unsupported(f"keypress needs keys, not {keys!r}")
-    names = []
-    for key in keys:
-        known = KEYS.get(key.lower())
-        names.append(known or (key.lower() if len(key) == 1 else key))
-    return press_keys_text("+".join(names))
+def keypress(keys: list[Any]) -> str:
+    """["CTRL", "S"] -> "ctrl+s": the keys pressed together, as press_keys takes them."""
+    try:
+        return chord(keys)
+    except ValueError:
+        raise Unsupported(f"keypress needs keys, not {keys!r}") from None
 
 
 def as_tool_call(action: dict[str, Any], screen: ScreenMap) -> tuple[str, dict[str, Any]] | None:
@@ -84,7 +68,7 @@ def as_tool_call(action: dict[str, Any], screen: ScreenMap) -> tuple[str, dict[s
             raise Unsupported("type needs text")
         return ToolName.TYPE_TEXT, {"text": text}
     if kind == "keypress":
-        return ToolName.PRESS_KEYS, {"keys": chord(action.get("keys") or [])}
+        return ToolName.PRESS_KEYS, {"keys": keypress(action.get("keys") or [])}
     if kind == "scroll":
         x, y = _point(action, screen)
         dx, dy = action.get("scroll_x", 0), action.get("scroll_y", 0)
