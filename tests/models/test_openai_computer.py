@@ -83,7 +83,7 @@ def call_output(call_id: str, checks: list[dict[str, Any]] | None = None) -> dic
     item: dict[str, Any] = {
         "type": "computer_call_output",
         "call_id": call_id,
-        "output": {"type": "input_image", "image_url": data_url(1024, 768)},
+        "output": {"type": "computer_screenshot", "image_url": data_url(1024, 768)},
     }
     if checks is not None:
         item["acknowledged_safety_checks"] = checks
@@ -103,7 +103,7 @@ def test_the_fake_refuses_a_missing_or_wrong_key(fake: FakeOpenAIComputer) -> No
 def test_the_fake_refuses_the_tool_on_a_model_that_does_not_take_it(
     fake: FakeOpenAIComputer,
 ) -> None:
-    refused(post(fake, body(model="gpt-4o")), 400, "does not support the computer_use_preview")
+    refused(post(fake, body(model="gpt-4o")), 400, "Tool 'computer_use_preview' is not supported with gpt-4o.")
     refused(post(fake, body(truncation="disabled")), 400, "truncation must be 'auto'")
     refused(post(fake, body(tools=[tool(environment="amiga")])), 400, "environment")
 

@@ -173,7 +173,7 @@ def next_input(
         item: dict[str, Any] = {
             "type": "computer_call_output",
             "call_id": pending.call_id,
-            "output": {"type": "input_image", "image_url": image},
+            "output": {"type": "computer_screenshot", "image_url": image},
         }
         outcome = (
             outcomes[pending.index]

@@ -7,13 +7,27 @@ the API answers (401 invalid_api_key, 400 invalid_request_error):
 
 - Authorization is "Bearer" and the key the fake was given;
 - the computer_use_preview tool names display_width, display_height and an environment,
-  the model takes it (computer-use-preview), and truncation is "auto";
-- previous_response_id, when given, is a response this server gave;
+  the model takes it (computer-use-preview; "Tool 'computer_use_preview' is not supported
+  with gpt-5.4"), and truncation is "auto"; the GA `computer` tool (no display size) is
+  taken by gpt-5.4 and later only;
+- previous_response_id, when given, is a response this server gave and stored (a response
+  made with store=false cannot be chained to), and the input does not send again an item
+  that response chain already holds ("Duplicate item found with id ...");
 - every computer_call of that response is answered by a computer_call_output with its
   call_id, none answers a call that was not made, and each acknowledges the call's
   pending_safety_checks (their ids), as the API requires before it goes on;
-- the screenshot sent (the output's input_image, or the first message's) is a PNG data URL
-  of the size declared as the display.
+- a computer_call_output's output is a `computer_screenshot` (openai-python's
+  ResponseComputerToolCallOutputScreenshotParam), not an input_image;
+- items sent again by hand keep their pairs: a computer_call this server gave after a
+  reasoning item comes right after that reasoning item, and a reasoning item right
+  before the item it was given with;
+- message parts are the role's kinds (input_text, input_image, input_file for the user;
+  output_text, refusal for the assistant);
+- the screenshot sent (the call output's, or the first message's input_image) is a PNG,
+  JPEG or WebP data URL whose data is what it says, and, with the preview tool, of the
+  size declared as the display.
+
+Each computer_call goes out after a reasoning item, as the real models' do.
 
     with FakeOpenAIComputer([Turn(action={"type": "type", "text": "hi"}), Turn(text="done")],
                             key="test") as fake:
@@ -25,6 +39,8 @@ The script is YAML or JSON: a list of turns (or a mapping with `turns:`), each o
 
     - action: {type: click, x: 100, y: 200, button: left}     # one computer_call
       safety_checks: [{id: sc_1, code: malicious_instructions, message: "..."}]
+    - actions: [{type: click, x: 1, y: 2, button: left}, {type: type, text: hi}]
+                                                               # the GA tool's batched call
       text: "I click Save"                                     # optional message beside
     - text: "The file is saved."                               # a final answer
     - refusal: "I can't help with that."                       # a refusal
@@ -37,9 +53,10 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
+import io
 import json
 import logging
-import struct
+import re
 import threading
 import time
 from collections import deque
@@ -50,17 +67,28 @@ from pathlib import Path
 from typing import Any, Self
 
 import yaml
+from PIL import Image, UnidentifiedImageError
 
 log = logging.getLogger(__name__)
 
 ENVIRONMENTS = frozenset({"browser", "mac", "windows", "ubuntu", "linux"})
 PREVIEW_MODELS = ("computer-use-preview",)
-PNG_URL = "data:image/png;base64,"
+# The GA `computer` tool came with gpt-5.4 (2026-03); the models after it take it too.
+GA_MODEL = re.compile(r"^gpt-(5\.([4-9]|\d\d)|[6-9])")
+DATA_URL = re.compile(r"^data:(?P<media>image/[\w.+-]+);base64,(?P<data>.*)$", re.DOTALL)
+IMAGE_TYPES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/webp": "WEBP"}
+PART_KINDS = {
+    "user": {"input_text", "input_image", "input_file"},
+    "system": {"input_text", "input_image", "input_file"},
+    "developer": {"input_text", "input_image", "input_file"},
+    "assistant": {"output_text", "refusal"},
+}
 
 
 @dataclass(frozen=True)
 class Turn:
-    action: Mapping[str, Any] | None = None
+    action: Mapping[str, Any] | None = None  # the preview tool's one action
+    actions: tuple[Mapping[str, Any], ...] = ()  # the GA tool's batched actions
     safety_checks: tuple[Mapping[str, Any], ...] = ()
     text: str = ""
     refusal: str = ""
@@ -72,6 +100,7 @@ class Turn:
     def from_mapping(cls, data: Mapping[str, Any]) -> Turn:
         return cls(
             action=data.get("action"),
+            actions=tuple(data.get("actions") or ()),
             safety_checks=tuple(data.get("safety_checks") or ()),
             text=str(data.get("text", "")),
             refusal=str(data.get("refusal", "")),
@@ -91,20 +120,33 @@ def load_script(path: Path) -> list[Turn]:
 
 
 class Refused(Exception):
-    def __init__(self, status: int, kind: str, message: str, code: str | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        kind: str,
+        message: str,
+        code: str | None = None,
+        param: str | None = None,
+    ) -> None:
         super().__init__(message)
-        self.status, self.kind, self.code = status, kind, code
+        self.status, self.kind, self.code, self.param = status, kind, code, param
 
 
-def _invalid(message: str) -> Refused:
-    return Refused(400, "invalid_request_error", message)
+def _invalid(message: str, param: str | None = None) -> Refused:
+    return Refused(400, "invalid_request_error", message, param=param)
 
 
 @dataclass(frozen=True)
 class _Given:
-    """A response this server gave: its computer calls and their safety checks' ids."""
+    """A response this server gave: its computer calls and their safety checks' ids, the
+    ids of its output items, what must come before or after each when sent again, whether
+    it was stored, and the response it was chained to."""
 
     calls: dict[str, frozenset[str]]
+    items: frozenset[str] = frozenset()
+    before: Mapping[str, str] = field(default_factory=dict)  # call item id → reasoning id
+    stored: bool = True
+    previous: str | None = None
 
 
 def check_request(
@@ -113,19 +155,23 @@ def check_request(
     if headers.get("authorization") != f"Bearer {key}":
         raise Refused(401, "invalid_request_error", "Incorrect API key provided", "invalid_api_key")
     if not isinstance(body, dict) or not isinstance(body.get("model"), str):
-        raise _invalid("Missing required parameter: 'model'.")
+        raise _invalid("Missing required parameter: 'model'.", "model")
     items = body.get("input")
     if isinstance(items, str):
         items = [{"role": "user", "content": items}]
     if not isinstance(items, list) or not items:
-        raise _invalid("Missing required parameter: 'input'.")
-    display = _check_tool(body)
+        raise _invalid("Missing required parameter: 'input'.", "input")
+    display = _check_tools(body)
     previous = body.get("previous_response_id")
     made: dict[str, frozenset[str]] = {}
     if previous is not None:
-        if previous not in given:
-            raise _invalid(f"Previous response with id '{previous}' not found.")
+        if previous not in given or not given[previous].stored:
+            raise _invalid(
+                f"Previous response with id '{previous}' not found.", "previous_response_id"
+            )
         made = dict(given[previous].calls)
+        _check_no_duplicates(items, previous, given)
+    _check_pairs(items, given)
     sizes = _check_items(items, made)
     if display is not None:
         if not sizes:
@@ -137,28 +183,70 @@ def check_request(
             )
 
 
-def _check_tool(body: dict[str, Any]) -> tuple[int, int] | None:
+def _check_tools(body: dict[str, Any]) -> tuple[int, int] | None:
+    """The preview tool's declared display, if it is declared; Refused where a computer
+    tool does not fit the model."""
     display = None
-    for tool in body.get("tools") or []:
-        if not isinstance(tool, dict) or tool.get("type") != "computer_use_preview":
+    model = body["model"]
+    for number, tool in enumerate(body.get("tools") or []):
+        if not isinstance(tool, dict):
+            raise _invalid(f"tools[{number}]: must be an object", "tools")
+        if tool.get("type") == "computer":
+            if not GA_MODEL.match(model):
+                raise _invalid(f"Tool 'computer' is not supported with {model}.", "tools")
             continue
-        if not body["model"].startswith(PREVIEW_MODELS):
-            raise _invalid(
-                f"The model '{body['model']}' does not support the computer_use_preview tool."
-            )
+        if tool.get("type") != "computer_use_preview":
+            continue
+        if not model.startswith(PREVIEW_MODELS):
+            raise _invalid(f"Tool 'computer_use_preview' is not supported with {model}.", "tools")
         width, height = tool.get("display_width"), tool.get("display_height")
         if not isinstance(width, int) or not isinstance(height, int) or width < 1 or height < 1:
             raise _invalid(
-                "Missing required parameter: 'tools[0].display_width' / 'display_height'."
+                f"Missing required parameter: 'tools[{number}].display_width' / 'display_height'."
             )
         if tool.get("environment") not in ENVIRONMENTS:
             raise _invalid(
-                f"Invalid value for 'tools[0].environment': {tool.get('environment')!r}."
+                f"Invalid value for 'tools[{number}].environment': {tool.get('environment')!r}."
             )
         if body.get("truncation") != "auto":
             raise _invalid("truncation must be 'auto' when the computer_use_preview tool is used.")
         display = (width, height)
     return display
+
+
+def _check_no_duplicates(items: list[Any], previous: str, given: Mapping[str, _Given]) -> None:
+    """The stored chain already holds its items: sending one again is a duplicate."""
+    held: set[str] = set()
+    chained: str | None = previous
+    while chained is not None and chained in given:
+        held |= given[chained].items
+        chained = given[chained].previous
+    for item in items:
+        if isinstance(item, dict) and item.get("id") in held:
+            raise _invalid(f"Duplicate item found with id {item['id']}.", "input")
+
+
+def _check_pairs(items: list[Any], given: Mapping[str, _Given]) -> None:
+    """Items sent again by hand keep the reasoning item each was given after."""
+    before: dict[str, str] = {}
+    for response in given.values():
+        before.update(response.before)
+    after = {reasoning: item for item, reasoning in before.items()}
+    ids = [item.get("id") if isinstance(item, dict) else None for item in items]
+    for number, item_id in enumerate(ids):
+        if item_id in before and (number == 0 or ids[number - 1] != before[item_id]):
+            kind = items[number].get("type")
+            raise _invalid(
+                f"Item '{item_id}' of type '{kind}' was provided without its required "
+                f"'reasoning' item: '{before[item_id]}'.",
+                "input",
+            )
+        if item_id in after and (number + 1 == len(ids) or ids[number + 1] != after[item_id]):
+            raise _invalid(
+                f"Item '{item_id}' of type 'reasoning' was provided without its required "
+                "following item.",
+                "input",
+            )
 
 
 def _check_items(items: list[Any], made: dict[str, frozenset[str]]) -> list[tuple[int, int]]:
@@ -167,32 +255,15 @@ def _check_items(items: list[Any], made: dict[str, frozenset[str]]) -> list[tupl
     for number, item in enumerate(items):
         if not isinstance(item, dict):
             raise _invalid(f"input[{number}]: must be an object")
-        if item.get("type") == "computer_call":  # a call resent by a client that stores none
+        kind = item.get("type")
+        if kind == "computer_call":  # a call resent by a client that stores none
             checks = frozenset(str(c.get("id")) for c in item.get("pending_safety_checks") or [])
             made[str(item.get("call_id"))] = checks
-        elif item.get("type") == "computer_call_output":
-            call_id = str(item.get("call_id"))
-            if call_id not in made:
-                raise _invalid(
-                    f"No tool call found for computer_call_output with call_id {call_id}."
-                )
-            acknowledged = {str(c.get("id")) for c in item.get("acknowledged_safety_checks") or []}
-            missing = made[call_id] - acknowledged
-            if missing:
-                raise _invalid(
-                    f"The safety checks {', '.join(sorted(missing))} of call {call_id} were not "
-                    "acknowledged (acknowledged_safety_checks)."
-                )
-            answered.add(call_id)
-            output = item.get("output") or {}
-            if output.get("type") != "input_image":
-                raise _invalid(f"input[{number}].output: must be an input_image")
-            sizes.append(_png_size(output.get("image_url"), number))
-        else:
-            content = item.get("content")
-            for part in content if isinstance(content, list) else ():
-                if isinstance(part, dict) and part.get("type") == "input_image":
-                    sizes.append(_png_size(part.get("image_url"), number))
+        elif kind == "computer_call_output":
+            answered.add(_check_output(item, number, made))
+            sizes.append(_image_size(item["output"].get("image_url"), number))
+        elif kind in (None, "message"):
+            sizes += _check_message(item, number)
     unanswered = set(made) - answered
     if unanswered:
         said = ", ".join(sorted(unanswered))
@@ -200,17 +271,85 @@ def _check_items(items: list[Any], made: dict[str, frozenset[str]]) -> list[tupl
     return sizes
 
 
-def _png_size(url: Any, number: int) -> tuple[int, int]:
-    if not isinstance(url, str) or not url.startswith(PNG_URL):
-        raise _invalid(f"input[{number}]: this fake takes PNG data URLs only")
+def _check_output(item: dict[str, Any], number: int, made: dict[str, frozenset[str]]) -> str:
+    """The call_id a computer_call_output answers; Refused where it is not a valid answer."""
+    call_id = item.get("call_id")
+    if not isinstance(call_id, str) or not call_id:
+        raise _invalid(f"Missing required parameter: 'input[{number}].call_id'.")
+    if call_id not in made:
+        raise _invalid(f"No tool call found for computer_call_output with call_id {call_id}.")
+    acknowledged = item.get("acknowledged_safety_checks") or []
+    if not isinstance(acknowledged, list) or not all(
+        isinstance(c, dict) and isinstance(c.get("id"), str) for c in acknowledged
+    ):
+        raise _invalid(
+            f"Missing required parameter: 'input[{number}].acknowledged_safety_checks[].id'."
+        )
+    missing = made[call_id] - {c["id"] for c in acknowledged}
+    if missing:
+        raise _invalid(
+            f"The safety checks {', '.join(sorted(missing))} of call {call_id} were not "
+            "acknowledged (acknowledged_safety_checks)."
+        )
+    output = item.get("output")
+    kind = output.get("type") if isinstance(output, dict) else None
+    if kind != "computer_screenshot":
+        raise _invalid(
+            f"Invalid value: {kind!r}. Supported values are: 'computer_screenshot'.",
+            f"input[{number}].output.type",
+        )
+    return call_id
+
+
+def _check_message(item: dict[str, Any], number: int) -> list[tuple[int, int]]:
+    role = item.get("role")
+    if role not in PART_KINDS:
+        raise _invalid(
+            f"Invalid value: {role!r}. Supported values are: 'user', 'assistant', 'system', "
+            "and 'developer'.",
+            f"input[{number}].role",
+        )
+    content = item.get("content")
+    if isinstance(content, str):
+        return []
+    if not isinstance(content, list):
+        raise _invalid(f"input[{number}].content: a string or a list of parts")
+    sizes = []
+    for index, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind not in PART_KINDS[role]:
+            raise _invalid(
+                f"Invalid value: {kind!r}. Supported values for the {role} role are: "
+                f"{', '.join(sorted(PART_KINDS[role]))}.",
+                f"input[{number}].content[{index}]",
+            )
+        if kind == "input_image":
+            sizes.append(_image_size(part.get("image_url"), number))
+    return sizes
+
+
+def _image_size(url: Any, number: int) -> tuple[int, int]:
+    """A data URL's image size; Refused unless it is base64 of a PNG, JPEG or WebP that is
+    what the URL says."""
+    matched = DATA_URL.match(url) if isinstance(url, str) else None
+    if matched is None:
+        raise _invalid(f"input[{number}]: this fake takes image data URLs only")
+    media = matched["media"]
+    if media not in IMAGE_TYPES:
+        raise _invalid(f"input[{number}]: the image type {media} is not PNG, JPEG or WebP")
     try:
-        head = base64.b64decode(url[len(PNG_URL) :][:64], validate=True)
+        data = base64.b64decode(matched["data"], validate=True)
     except (binascii.Error, ValueError):
         raise _invalid(f"input[{number}]: the image is not base64") from None
-    if head[:8] != b"\x89PNG\r\n\x1a\n" or len(head) < 24:
-        raise _invalid(f"input[{number}]: the image is not a PNG")
-    width, height = struct.unpack(">II", head[16:24])
-    return int(width), int(height)
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.verify()
+            found, size = image.format, image.size
+    except (UnidentifiedImageError, OSError, SyntaxError):
+        raise _invalid(f"input[{number}]: the image data is not a valid image") from None
+    if found != IMAGE_TYPES[media]:
+        raise _invalid(f"input[{number}]: the image is {found}, but its data URL says {media}")
+    return int(size[0]), int(size[1])
 
 
 class FakeOpenAIComputer:
@@ -284,7 +423,12 @@ class FakeOpenAIComputer:
             except Refused as refused:
                 self.received.append((headers, body, str(refused)))
                 log.info("fake OpenAI computer refused a request: %s", refused)
-                error = {"message": str(refused), "type": refused.kind, "code": refused.code}
+                error = {
+                    "message": str(refused),
+                    "type": refused.kind,
+                    "param": refused.param,
+                    "code": refused.code,
+                }
                 return refused.status, {}, {"error": error}
             self.received.append((headers, body, None))
             turn = self._turns.popleft() if self._turns else None
@@ -297,13 +441,30 @@ class FakeOpenAIComputer:
                 error = {"message": f"scripted {turn.status}", "type": kind, "code": None}
                 return turn.status, dict(turn.headers), {"error": error}
             response = _render(turn, str(body.get("model")), serial)
-            calls = {
-                item["call_id"]: frozenset(str(c.get("id")) for c in item["pending_safety_checks"])
-                for item in response["output"]
-                if item["type"] == "computer_call"
-            }
-            self._given[response["id"]] = _Given(calls)
+            self._given[response["id"]] = _given(response, body)
             return 200, dict(turn.headers), response
+
+
+def _given(response: dict[str, Any], body: dict[str, Any]) -> _Given:
+    """What a response holds for the requests after it."""
+    output = response["output"]
+    calls = {
+        item["call_id"]: frozenset(str(c.get("id")) for c in item["pending_safety_checks"])
+        for item in output
+        if item["type"] == "computer_call"
+    }
+    before = {
+        item["id"]: output[number - 1]["id"]
+        for number, item in enumerate(output)
+        if number and output[number - 1]["type"] == "reasoning"
+    }
+    return _Given(
+        calls,
+        items=frozenset(item["id"] for item in output),
+        before=before,
+        stored=body.get("store", True) is not False,
+        previous=body.get("previous_response_id"),
+    )
 
 
 def _render(turn: Turn, model: str, serial: int) -> dict[str, Any]:
@@ -323,17 +484,22 @@ def _render(turn: Turn, model: str, serial: int) -> dict[str, Any]:
                 "content": content,
             }  # fmt: skip
         )
-    if turn.action is not None:
-        output.append(
-            {
-                "type": "computer_call",
-                "id": f"cu_fake_{serial}",
-                "call_id": f"call_fake_{serial}",
-                "action": dict(turn.action),
-                "pending_safety_checks": [dict(c) for c in turn.safety_checks],
-                "status": "completed",
-            }  # fmt: skip
-        )
+    if turn.action is not None or turn.actions:
+        # The real models reason before they act; a client that sends items again by hand
+        # must send this reasoning item with its call.
+        output.append({"type": "reasoning", "id": f"rs_fake_{serial}", "summary": []})
+        call: dict[str, Any] = {
+            "type": "computer_call",
+            "id": f"cu_fake_{serial}",
+            "call_id": f"call_fake_{serial}",
+            "pending_safety_checks": [dict(c) for c in turn.safety_checks],
+            "status": "completed",
+        }
+        if turn.action is not None:
+            call["action"] = dict(turn.action)
+        if turn.actions:
+            call["actions"] = [dict(action) for action in turn.actions]
+        output.append(call)
     usage = {
         "input_tokens": 1000,
         "output_tokens": 50,

@@ -1,0 +1,211 @@
+"""What every fake model server shares: real HTTP on 127.0.0.1, a script of turns taken in
+order, every request recorded (with why it was refused), a context manager, and the loop a
+fake runs by hand (`python -m roundhouse.models.X.fake --port N --script FILE`).
+
+A fake fills in one method, `answer(method, path, headers, raw)`, and returns an `Answer`;
+this module does the sockets, the JSON and the bookkeeping. Keys stay in memory: the
+recorded headers are never logged or printed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Generic, Self, TypeVar
+
+import yaml
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a fake sends back: a status, a JSON body, and extra headers."""
+
+    status: int
+    body: Any
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request as the fake saw it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]  # names in lower case; in memory only, never logged
+    body: Any  # the parsed JSON, or None when the body was not JSON
+    refused: str | None  # why it was refused, or None
+
+
+class Refused(Exception):
+    """A request the vendor would refuse: the status and the body it would answer."""
+
+    def __init__(self, status: int, message: str, body: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+def parse_json(raw: bytes) -> Any:
+    """The request's JSON, or None when it is not JSON."""
+    try:
+        return json.loads(raw or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def load_turns(path: Path, key: str, read: Callable[[Mapping[str, Any]], T]) -> list[T]:
+    """A YAML or JSON script: a list of turns, or a mapping with the list under `key`."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))  # YAML reads JSON too
+    if isinstance(data, Mapping):
+        data = data.get(key)
+    if not isinstance(data, list) or not all(isinstance(entry, Mapping) for entry in data):
+        raise ValueError(f"{path}: expected a list of turns (or a mapping with '{key}:')")
+    return [read(entry) for entry in data]
+
+
+class FakeServer(Generic[T]):
+    """The server; a context manager that starts it on a free port and stops it.
+
+    A subclass gives `name` and `answer`; `take` hands it the next turn of its script."""
+
+    name = "fake server"
+    url_suffix = ""  # what the vendor's base URL ends with, e.g. "/v1"
+
+    def __init__(self, turns: Iterable[T] = (), *, host: str = "127.0.0.1", port: int = 0):
+        self._turns: deque[T] = deque(turns)
+        self._lock = threading.RLock()
+        self._stopping = threading.Event()
+        self.received: list[Received] = []
+        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
+        # Daemon threads: a request the client gave up on must not hold the test.
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    # -- what a subclass fills in
+
+    def answer(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> Answer:
+        raise NotImplementedError
+
+    # -- the script and the record
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{self.url_suffix}"
+
+    @property
+    def remaining(self) -> int:
+        with self._lock:
+            return len(self._turns)
+
+    @property
+    def refusals(self) -> list[str]:
+        with self._lock:
+            return [r.refused for r in self.received if r.refused is not None]
+
+    def push(self, *turns: T) -> None:
+        with self._lock:
+            self._turns.extend(turns)
+
+    def record(self, received: Received) -> int:
+        """Keep a request; its number, from 1."""
+        with self._lock:
+            self.received.append(received)
+            if received.refused is not None:
+                log.info("%s refused a request: %s", self.name, received.refused)
+            return len(self.received)
+
+    def take(self) -> T | None:
+        """The next turn of the script, or None when it is spent."""
+        with self._lock:
+            return self._turns.popleft() if self._turns else None
+
+    def wait(self, seconds: float) -> None:
+        """Sleep, but wake when the server stops."""
+        self._stopping.wait(seconds)
+
+    # -- life
+
+    def start(self) -> Self:
+        # A short poll interval: stopping waits for at most one poll.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def serve_by_hand(self, describe: Callable[[Received], str]) -> None:
+        """Run until Ctrl-C, printing a line per request (`describe` says what; never a key)."""
+        self.start()
+        print(f"{self.name} on {self.base_url} with {self.remaining} turns", flush=True)
+        seen = 0
+        try:
+            while True:
+                time.sleep(0.2)
+                with self._lock:
+                    fresh = self.received[seen:]
+                for received in fresh:
+                    print(f"{describe(received)} refused={received.refused} "
+                          f"left={self.remaining}", flush=True)  # fmt: skip
+                seen += len(fresh)
+        except KeyboardInterrupt:
+            pass  # Ctrl-C is how this server is meant to stop
+        finally:
+            self.stop()
+
+
+def _handler_for(fake: FakeServer[Any]) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, like the real APIs
+        # Headers and body go out in two writes: without this, Nagle's algorithm and the
+        # client's delayed ACK add 40 ms to every answer.
+        disable_nagle_algorithm = True
+
+        def _serve(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            answer = fake.answer(self.command, self.path, headers, raw)
+            data = json.dumps(answer.body).encode()
+            try:
+                self.send_response(answer.status)
+                for name, value in {"Content-Type": "application/json", **answer.headers}.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                log.debug("%s: the client closed the connection before the answer", fake.name)
+
+        do_GET = do_POST = _serve  # noqa: N815 (the names http.server calls)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            log.debug(f"{fake.name}: " + format, *args)
+
+    return Handler
