@@ -103,7 +103,11 @@ def test_the_fake_refuses_a_missing_or_wrong_key(fake: FakeOpenAIComputer) -> No
 def test_the_fake_refuses_the_tool_on_a_model_that_does_not_take_it(
     fake: FakeOpenAIComputer,
 ) -> None:
-    refused(post(fake, body(model="gpt-4o")), 400, "Tool 'computer_use_preview' is not supported with gpt-4o.")
+    refused(
+        post(fake, body(model="gpt-4o")),
+        400,
+        "Tool 'computer_use_preview' is not supported with gpt-4o.",
+    )
     refused(post(fake, body(truncation="disabled")), 400, "truncation must be 'auto'")
     refused(post(fake, body(tools=[tool(environment="amiga")])), 400, "environment")
 

@@ -32,7 +32,13 @@ import httpx
 from roundhouse.config import LocalSettings, OpenAISettings
 from roundhouse.core.usage import Usage
 from roundhouse.endpoints import LOOPBACK_ENV, is_loopback_url
-from roundhouse.models.base import Completion, ModelError, ModelRequest, refuses_the_last_answer
+from roundhouse.models.base import (
+    Completion,
+    ModelError,
+    ModelRequest,
+    doubts_the_last_answer,
+    refuses_the_last_answer,
+)
 from roundhouse.models.computer.images import png_at
 from roundhouse.models.computer.observation import ComputerObservation, Outcome
 from roundhouse.models.computer.posting import Poster, Retrying
@@ -217,7 +223,8 @@ def next_turn(
 ) -> dict[str, Any]:
     """The next user message: the task and the screen (a conversation's first); after an
     answer refused, why (the grammar break, or the agent's reason) and the form to answer
-    in, with no new screen; else the screen, after a line for each action that failed."""
+    in, with no new screen; else the screen, after a line for each action that failed (and
+    the question, when a FINISH is asked about again: agents/base.py)."""
     if refuses_the_last_answer(request) and len(chat.messages) > 1:
         why = chat.broken or request.messages[-1].text
         text = f"That answer could not be used: {why}\n{grammar.again}"
@@ -225,8 +232,10 @@ def next_turn(
     if not any(m["role"] == "user" for m in chat.messages):
         said = "\n\n".join(m.text for m in request.messages if m.role == "user") or "Go on."
         return {"role": "user", "content": [{"type": "text", "text": grammar.opening(said)}, image]}
-    failed = [f"{o.function} failed: {o.text}" for o in outcomes if not o.ok]
-    content = [{"type": "text", "text": "\n".join(failed)}] if failed else []
+    lines = [f"{o.function} failed: {o.text}" for o in outcomes if not o.ok]
+    if doubts_the_last_answer(request):  # a FINISH after an effect not seen: asked again
+        lines.append(request.messages[-1].text)
+    content = [{"type": "text", "text": "\n".join(lines)}] if lines else []
     return {"role": "user", "content": [*content, image]}
 
 
