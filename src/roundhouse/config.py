@@ -88,7 +88,8 @@ class LocalSettings(_Section):
 
 class GeminiSettings(_Section):
     """generateContent with the computer_use tool (`gemini:MODEL`); the key falls back to
-    GEMINI_API_KEY, then GOOGLE_API_KEY, and the URL to GEMINI_BASE_URL."""
+    GOOGLE_API_KEY, then GEMINI_API_KEY (google-genai's order), and the URL to
+    GOOGLE_GEMINI_BASE_URL, then GEMINI_BASE_URL."""
 
     base_url: str | None = None
     api_key: str | None = None
@@ -96,6 +97,9 @@ class GeminiSettings(_Section):
     max_retries: int = Field(default=4, ge=0)
     retry_budget: float = Field(default=300.0, gt=0)  # as openai.retry_budget
     keep_screenshots: int = Field(default=3, ge=1)  # turns whose screenshots are sent
+    # The computer_use tool's environment: a desktop; the browser's where a model takes
+    # no other.
+    environment: Literal["ENVIRONMENT_DESKTOP", "ENVIRONMENT_BROWSER"] = "ENVIRONMENT_DESKTOP"
 
 
 class DesktopSettings(_Section):

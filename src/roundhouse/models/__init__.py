@@ -63,6 +63,17 @@ def make_model(spec: str, settings: Settings) -> LanguageModel:
             return OpenAIComputerModel(argument, settings.openai)
         except ModelError as error:
             raise ConfigError(str(error)) from None
+    if kind == "gemini":
+        if not argument:
+            raise ConfigError(
+                "--model gemini needs a model name: gemini:gemini-2.5-computer-use-preview-10-2025"
+            )
+        from roundhouse.models.gemini.client import GeminiModel
+
+        try:
+            return GeminiModel(argument, settings.gemini)
+        except ModelError as error:
+            raise ConfigError(str(error)) from None
     if kind in LOCAL_KINDS:
         if not argument:
             raise ConfigError(f"--model {kind} needs a model name: uitars:ui-tars-1.5-7b")

@@ -60,7 +60,8 @@ class Poster:
     retrying: Retrying
     sleep: Sleep
     clock: Clock
-    tokens: Callable[[Any], Usage]  # what an answer's "usage" comes to
+    tokens: Callable[[Any], Usage]  # what an answer's usage comes to
+    usage_key: str = "usage"  # where an answer holds it (Gemini: usageMetadata)
 
     @property
     def base_url(self) -> str:
@@ -127,7 +128,7 @@ class Poster:
         if not isinstance(answered, dict):
             attempts.statuses.append("malformed")
             raise _Retry(f"{where}: the answer is not a JSON object")
-        attempts.usage += self.tokens(answered.get("usage"))
+        attempts.usage += self.tokens(answered.get(self.usage_key))
         return answered
 
 
