@@ -58,6 +58,9 @@ class OpenAISettings(_Section):
     # come as a tool call, merged into the JSON answer before the one parser reads it. Off
     # by default: the JSON answer works with every endpoint.
     native_tools: bool = False
+    # openai-computer: which computer tool: auto (by the model: the GA `computer` for
+    # gpt-5.4 and later, computer_use_preview for computer-use-preview), or either.
+    computer_tool: Literal["auto", "computer", "computer_use_preview"] = "auto"
 
 
 class AnthropicSettings(_Section):
