@@ -223,7 +223,7 @@ async def test_openai_a_safety_check_is_acknowledged_under_yes(tmp_path: Path) -
     assert server.refusals == []
     assert outcome.state is RoundState.FINISH and outcome.result == "Saved."
     assert fake.typed == "native hello"
-    acknowledged = server.received[1][1]["input"][0]["acknowledged_safety_checks"]
+    acknowledged = server.received[1].body["input"][0]["acknowledged_safety_checks"]
     assert acknowledged == [CHECK]
     assert outcome.usage.cost == pytest.approx((4 * 1000 * 3.0 + 4 * 50 * 12.0) / 1e6)
 

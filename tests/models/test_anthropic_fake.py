@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,14 @@ def test_an_image_over_1568_on_its_long_side_is_refused(fake: FakeAnthropic) -> 
     refused(post(fake, body(messages=large, tools=[tool(width=1600, height=900)])), 400, "1568")
 
 
+def test_an_image_over_about_1600_tokens_is_refused(fake: FakeAnthropic) -> None:
+    square = [{"role": "user", "content": [png(1200, 1100)]}]
+    tools = [tool(width=1200, height=1100)]
+    refused(post(fake, body(messages=square, tools=tools)), 400, "1760 tokens, over 1600")
+    fits = [{"role": "user", "content": [png(1092, 1092)]}]  # the documented 1:1 size
+    assert post(fake, body(messages=fits, tools=[tool(width=1092, height=1092)])).status_code == 200
+
+
 def conversation(result_ids: list[str]) -> list[dict[str, Any]]:
     uses = [
         {
@@ -194,3 +203,131 @@ def test_custom_tools_need_unique_names_and_an_object_schema(fake: FakeAnthropic
     refused(post(fake, body(tools=[tool(), custom(), custom()])), 400, "unique")
     refused(post(fake, body(tools=[tool(), custom(schema={"type": "string"})])), 400, "object")
     refused(post(fake, body(tools=[tool(), custom("computer")])), 400, "unique")
+
+
+# ------------------------------------------------------------------ refusals the audit added
+
+
+def image_of(kind: str, width: int = 1280, height: int = 800, media: str = "") -> dict[str, Any]:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), "white").save(buffer, format=kind)
+    data = base64.b64encode(buffer.getvalue()).decode()
+    source = {"type": "base64", "media_type": media or f"image/{kind.lower()}", "data": data}
+    return {"type": "image", "source": source}
+
+
+def answered(*results: dict[str, Any], after: list[dict[str, Any]] | None = None) -> Any:
+    """The conversation of conversation() with the last user message's blocks given."""
+    messages = conversation([])
+    messages[-1] = {"role": "user", "content": [*results, *(after or [])]}
+    return messages
+
+
+def result(use_id: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": use_id, "content": [png(1280, 800)], **extra}
+
+
+def test_tool_results_come_first_in_their_message(fake: FakeAnthropic) -> None:
+    text = {"type": "text", "text": "here they are"}
+    late = conversation([])
+    late[-1] = {"role": "user", "content": [text, result("toolu_1"), result("toolu_2")]}
+    refused(post(fake, body(messages=late)), 400, "tool_result blocks must come first")
+    after = answered(result("toolu_1"), result("toolu_2"), after=[text])
+    assert post(fake, body(messages=after)).status_code == 200
+
+
+def test_a_tool_use_is_answered_once(fake: FakeAnthropic) -> None:
+    twice = answered(result("toolu_1"), result("toolu_2"), result("toolu_2"))
+    refused(post(fake, body(messages=twice)), 400, "Found multiple `tool_result` blocks")
+
+
+def test_is_error_is_a_boolean_and_a_results_blocks_are_its_kinds(fake: FakeAnthropic) -> None:
+    said = answered(result("toolu_1", is_error="yes"), result("toolu_2"))
+    refused(post(fake, body(messages=said)), 400, "is_error: Input should be a valid boolean")
+    use = {"type": "tool_use", "id": "toolu_3", "name": "computer", "input": {}}
+    odd = answered(result("toolu_1", content=[use]), result("toolu_2"))
+    refused(post(fake, body(messages=odd)), 400, "Input tag 'tool_use'")
+    failed = {"content": [{"type": "text", "text": "no window"}], "is_error": True}
+    fine = answered(result("toolu_1", **failed), result("toolu_2"))
+    assert post(fake, body(messages=fine)).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("messages", "words"),
+    [
+        ([{"role": "user", "content": []}], "must have non-empty content"),
+        ([{"role": "user", "content": ""}], "must have non-empty content"),
+        (
+            [{"role": "user", "content": [{"type": "text", "text": ""}, png(1280, 800)]}],
+            "text content blocks must be non-empty",
+        ),
+    ],
+)
+def test_empty_content_is_refused(fake: FakeAnthropic, messages: Any, words: str) -> None:
+    refused(post(fake, body(messages=messages)), 400, words)
+
+
+def test_an_empty_text_in_a_tool_result_is_refused(fake: FakeAnthropic) -> None:
+    empty = {"content": [{"type": "text", "text": ""}, png(1280, 800)]}
+    messages = answered(result("toolu_1", **empty), result("toolu_2"))
+    refused(post(fake, body(messages=messages)), 400, "text content blocks must be non-empty")
+
+
+def test_the_system_is_text(fake: FakeAnthropic) -> None:
+    refused(post(fake, {**body(), "system": [{"type": "image"}]}), 400, "list of text blocks")
+    refused(post(fake, {**body(), "system": [{"type": "text", "text": ""}]}), 400, "non-empty")
+
+
+def test_images_are_the_media_type_they_name(fake: FakeAnthropic) -> None:
+    def first(block: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"role": "user", "content": [{"type": "text", "text": "go"}, block]}]
+
+    assert post(fake, body(messages=first(image_of("JPEG")))).status_code == 200
+    assert post(fake, body(messages=first(image_of("WEBP")))).status_code == 200
+    mislabelled = first(image_of("JPEG", media="image/png"))
+    refused(post(fake, body(messages=mislabelled)), 400, "does not match the provided media type")
+    refused(post(fake, body(messages=first(image_of("BMP")))), 400, "media_type: Input should")
+    junk = png(1280, 800)
+    junk["source"]["data"] = base64.b64encode(b"not a picture").decode()
+    refused(post(fake, body(messages=first(junk))), 400, "Could not process image")
+
+
+def test_the_apis_image_limits(fake: FakeAnthropic) -> None:
+    noise = Image.frombytes("RGB", (1500, 1200), os.urandom(1500 * 1200 * 3))
+    buffer = io.BytesIO()
+    noise.save(buffer, format="PNG")
+    big = png(1, 1)
+    big["source"]["data"] = base64.b64encode(buffer.getvalue()).decode()
+    heavy = [{"role": "user", "content": [big]}]
+    refused(post(fake, body(messages=heavy, tools=[])), 400, "image exceeds 5 MB maximum")
+    wide = [{"role": "user", "content": [png(8001, 2)]}]
+    refused(post(fake, body(messages=wide, tools=[])), 400, "exceed max allowed size: 8000")
+    many = [{"role": "user", "content": [png(8, 8)] * 101}]
+    refused(post(fake, body(messages=many, tools=[])), 400, "Too many images: 101 > 100")
+
+
+def test_at_most_four_cache_breakpoints(fake: FakeAnthropic) -> None:
+    mark = {"type": "ephemeral"}
+    system = [{"type": "text", "text": f"part {n}", "cache_control": mark} for n in range(4)]
+    assert post(fake, {**body(), "system": system}).status_code == 200
+    marked = body()
+    marked["messages"][0]["content"][-1]["cache_control"] = mark
+    refused(
+        post(fake, {**marked, "system": system}),
+        400,
+        "A maximum of 4 blocks with cache_control may be provided. Found 5.",
+    )
+    odd = [{"type": "text", "text": "s", "cache_control": {"type": "persistent"}}]
+    refused(post(fake, {**body(), "system": odd}), 400, "type must be 'ephemeral'")
+    long = [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral", "ttl": "1d"}}]
+    refused(post(fake, {**body(), "system": long}), 400, "ttl: must be '5m' or '1h'")
+
+
+def test_enable_zoom_is_the_newest_tools_only(fake: FakeAnthropic) -> None:
+    zoom = body(tools=[{**tool(), "enable_zoom": True}])
+    refused(post(fake, zoom), 400, "computer_20250124.enable_zoom: Extra inputs are not permitted")
+    newest = body(
+        model="claude-opus-4-5", tools=[{**tool("computer_20251124"), "enable_zoom": True}]
+    )
+    beta = {"anthropic-beta": "computer-use-2025-11-24"}
+    assert post(fake, newest, **beta).status_code == 200

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+import logging
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -407,3 +408,13 @@ def test_it_runs_by_hand_from_a_script(tmp_path: Path) -> None:
         process.wait(timeout=10)
         if process.stdout is not None:
             process.stdout.close()
+
+
+def test_no_key_reaches_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    with FakeGemini([Turn(text="done")], key=KEY) as server:
+        assert post(server, body(), key=None, query=f"?key={KEY}").status_code == 200
+        assert post(server, body(), key="a-wrong-key").status_code == 400
+    ours = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("roundhouse"))
+    assert "generateContent" in ours  # the requests were logged, without their keys
+    assert KEY not in ours and "a-wrong-key" not in ours

@@ -102,6 +102,15 @@ def test_a_missing_or_wrong_key_is_unauthorized(fake: FakeLocal, key: str | None
     assert fake.remaining == 3  # nothing was answered from the script
 
 
+def test_the_bearer_scheme_is_read_in_any_case(fake: FakeLocal) -> None:
+    response = httpx.post(
+        f"{fake.base_url}/chat/completions",
+        json=chat(RESIZED),
+        headers={"Authorization": f"bearer {KEY}"},
+    )
+    assert response.status_code == 200
+
+
 def test_without_a_configured_key_any_key_goes() -> None:
     with FakeLocal([Turn(text=SAY)]) as server:
         assert post(server, chat(RESIZED), key=None).status_code == 200
@@ -136,7 +145,8 @@ def test_no_model_named_means_the_first_served_one(fake: FakeLocal) -> None:
     ],
 )
 def test_malformed_messages_are_bad_requests(fake: FakeLocal, messages: Any, words: str) -> None:
-    refused(post(fake, {"model": UITARS, "messages": messages}), 400, words)
+    error = refused(post(fake, {"model": UITARS, "messages": messages}), 400, words)
+    assert error["type"] == "Bad Request"  # the schema's refusal, before the model is looked up
 
 
 def test_a_body_that_is_not_json_is_a_bad_request(fake: FakeLocal) -> None:
@@ -170,7 +180,7 @@ def test_streaming_is_refused_as_not_faked(fake: FakeLocal) -> None:
 def test_an_image_that_is_not_a_png_or_jpeg_data_url_is_refused(
     fake: FakeLocal, url: str, words: str
 ) -> None:
-    refused(post(fake, chat(url)), 400, words)
+    assert refused(post(fake, chat(url)), 400, words)["type"] == "BadRequestError"
     assert fake.remaining == 3
 
 

@@ -198,7 +198,7 @@ async def test_a_click_is_mapped_back_and_the_call_answered_with_its_id(
     [click] = first["action"]
     assert click["function"] == "click_coordinates"
     assert abs(click["arguments"]["x"] - 960) <= 2 and abs(click["arguments"]["y"] - 540) <= 2
-    sent = fake.received[-1][1]
+    sent = fake.received[-1].body
     assert sent["tools"][0]["display_width"] == 1365 and sent["tools"][0]["display_height"] == 768
     second = json.loads(
         (await model.complete(ask(screenshot, (Outcome("click", True, "done"),)))).text
@@ -208,7 +208,7 @@ async def test_a_click_is_mapped_back_and_the_call_answered_with_its_id(
     final = json.loads((await model.complete(ask(screenshot, failed))).text)
     assert final["action"] == {"status": "FINISH"} and final["result"] == "Saved."
     assert fake.refusals == []
-    last = fake.received[-1][1]
+    last = fake.received[-1].body
     assert last["previous_response_id"] == "resp_fake_2"
     assert last["input"][0]["call_id"] == "call_fake_2"
     assert "press_keys failed: no window" in last["input"][1]["content"][0]["text"]
@@ -225,7 +225,7 @@ async def test_a_safety_check_is_confirm_and_acknowledged_once_approved(
     assert answer["safety_checks"] == ["The page asks for a password."]
     await model.complete(ask(screenshot, (Outcome("type_text", True, "done"),)))
     assert fake.refusals == []
-    assert fake.received[-1][1]["input"][0]["acknowledged_safety_checks"] == [CHECK]
+    assert fake.received[-1].body["input"][0]["acknowledged_safety_checks"] == [CHECK]
 
 
 async def test_an_unsupported_action_is_said_back_with_the_screen(
@@ -238,7 +238,7 @@ async def test_an_unsupported_action_is_said_back_with_the_screen(
     assert answer["action"][0]["function"] == "computer_unsupported"
     await model.complete(ask(screenshot, refused="unknown function 'computer_unsupported'"))
     assert fake.refusals == []
-    note = fake.received[-1][1]["input"][-1]["content"][0]["text"]
+    note = fake.received[-1].body["input"][-1]["content"][0]["text"]
     assert "'move' is not supported" in note
 
 

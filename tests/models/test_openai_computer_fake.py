@@ -200,3 +200,10 @@ def test_a_jpeg_screenshot_of_the_declared_size_is_taken(fake: FakeOpenAICompute
     first = post(fake, body()).json()
     jpeg = output("call_fake_1", data_url(kind="JPEG"))
     assert post(fake, body(jpeg, previous_response_id=first["id"])).status_code == 200
+
+
+def test_the_record_reads_as_the_tuples_it_was(fake: FakeOpenAIComputer) -> None:
+    post(fake, body())
+    headers, sent, why = fake.received[-1]
+    assert sent == fake.received[-1][1] == fake.received[-1].body
+    assert why is None and headers["authorization"] == f"Bearer {KEY}"

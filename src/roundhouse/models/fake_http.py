@@ -3,7 +3,8 @@ order, every request recorded (with why it was refused), a context manager, and 
 fake runs by hand (`python -m roundhouse.models.X.fake --port N --script FILE`).
 
 A fake fills in one method, `answer(method, path, headers, raw)`, and returns an `Answer`;
-this module does the sockets, the JSON and the bookkeeping. Keys stay in memory: the
+this module does the sockets, the JSON and the bookkeeping, and the transport's faults an
+answer may ask for (late, cut off mid-body, never ending). Keys stay in memory: the
 recorded headers are never logged or printed.
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
+import struct
 import threading
 import time
 from collections import deque
@@ -18,7 +21,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Generic, Literal, Self, TypeVar
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -29,11 +33,19 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Answer:
-    """What a fake sends back: a status, a JSON body, and extra headers."""
+    """What a fake sends back: a status, a JSON body (or `raw` bytes, sent as they are),
+    extra headers; and how it goes out: after `delay` seconds, whole, "cut" (half the
+    body, then a connection reset) or "endless" (the headers, then a byte now and then)."""
 
     status: int
-    body: Any
+    body: Any = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    raw: bytes | None = None
+    delay: float = 0.0
+    delivery: Literal["whole", "cut", "endless"] = "whole"
+
+    def payload(self) -> bytes:
+        return self.raw if self.raw is not None else json.dumps(self.body).encode()
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,8 @@ class FakeServer(Generic[T]):
 
     name = "fake server"
     url_suffix = ""  # what the vendor's base URL ends with, e.g. "/v1"
+    methods = frozenset({"GET", "POST"})  # others get 501, unrecorded, as http.server's
+    unit = "turns"  # what the banner of serve_by_hand counts
 
     def __init__(self, turns: Iterable[T] = (), *, host: str = "127.0.0.1", port: int = 0):
         self._turns: deque[T] = deque(turns)
@@ -138,6 +152,10 @@ class FakeServer(Generic[T]):
         """Sleep, but wake when the server stops."""
         self._stopping.wait(seconds)
 
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
     # -- life
 
     def start(self) -> Self:
@@ -162,9 +180,10 @@ class FakeServer(Generic[T]):
         self.stop()
 
     def serve_by_hand(self, describe: Callable[[Received], str]) -> None:
-        """Run until Ctrl-C, printing a line per request (`describe` says what; never a key)."""
+        """Run until Ctrl-C, printing a line per request (`describe` says what, and the
+        turns left follow; never a key)."""
         self.start()
-        print(f"{self.name} on {self.base_url} with {self.remaining} turns", flush=True)
+        print(f"{self.name} on {self.base_url} with {self.remaining} {self.unit}", flush=True)
         seen = 0
         try:
             while True:
@@ -172,8 +191,7 @@ class FakeServer(Generic[T]):
                 with self._lock:
                     fresh = self.received[seen:]
                 for received in fresh:
-                    print(f"{describe(received)} refused={received.refused} "
-                          f"left={self.remaining}", flush=True)  # fmt: skip
+                    print(f"{describe(received)} left={self.remaining}", flush=True)
                 seen += len(fresh)
         except KeyboardInterrupt:
             pass  # Ctrl-C is how this server is meant to stop
@@ -189,21 +207,67 @@ def _handler_for(fake: FakeServer[Any]) -> type[BaseHTTPRequestHandler]:
         disable_nagle_algorithm = True
 
         def _serve(self) -> None:
+            if self.command not in fake.methods:
+                self.send_error(501, f"Unsupported method ({self.command!r})")
+                return
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             headers = {name.lower(): value for name, value in self.headers.items()}
             answer = fake.answer(self.command, self.path, headers, raw)
-            data = json.dumps(answer.body).encode()
-            try:
-                self.send_response(answer.status)
-                for name, value in {"Content-Type": "application/json", **answer.headers}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                log.debug("%s: the client closed the connection before the answer", fake.name)
+            if answer.delay:
+                fake.wait(answer.delay)
+            if answer.delivery == "endless":
+                self._trickle(answer)
+            elif answer.delivery == "cut":
+                self._cut(answer)
+            else:
+                self._send(answer)
 
         do_GET = do_POST = _serve  # noqa: N815 (the names http.server calls)
+
+        def _head(self, answer: Answer, length: int) -> None:
+            self.send_response(answer.status)
+            for name, value in {"Content-Type": "application/json", **answer.headers}.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(length))
+            self.end_headers()
+
+        def _send(self, answer: Answer) -> None:
+            payload = answer.payload()
+            try:
+                self._head(answer, len(payload))
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                # The client gave up (its timeout passed): what a slow answer tests.
+                log.debug("%s: the client closed the connection before the answer", fake.name)
+
+        def _cut(self, answer: Answer) -> None:
+            """Promise the whole body, send half, then reset the connection (RST, not FIN):
+            what a proxy or a crashing server does to a client mid-answer."""
+            payload = answer.payload()
+            self._head(answer, len(payload))
+            self.wfile.write(payload[: len(payload) // 2])
+            self.wfile.flush()
+            linger = struct.pack("ii", 1, 0)  # on, 0 s: close() sends a reset
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            self.close_connection = True
+            self.connection.close()
+
+        def _trickle(self, answer: Answer) -> None:
+            """A body that never ends: one space every 0.2 s (JSON allows leading blanks),
+            until the client hangs up or the server stops."""
+            try:
+                self._head(answer, 1 << 30)
+                while not fake.stopping:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    fake.wait(0.2)
+            except (BrokenPipeError, ConnectionResetError):
+                log.debug("%s: the client stopped waiting for the endless body", fake.name)
+            self.close_connection = True
+
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            # The path without its query: a key may ride in it (Gemini's ?key=).
+            log.debug("%s: %s %s %s", fake.name, self.command, urlsplit(self.path).path, code)
 
         def log_message(self, format: str, *args: Any) -> None:
             log.debug(f"{fake.name}: " + format, *args)

@@ -34,22 +34,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
-import socket
-import struct
-import threading
 import time
-from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
-import yaml
-
-log = logging.getLogger(__name__)
+from roundhouse.models.fake_http import Answer, FakeServer, Received, load_turns, parse_json
 
 PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 MALFORMED_BODY = '{"id": "chatcmpl-broken", "choices": [ {"index": 0, "mess'
@@ -164,14 +156,18 @@ class Reply:
             message["content"] = self.text
         return message
 
-    def render(self, request_model: str, serial: int) -> tuple[int, dict[str, str], bytes]:
-        """Status, headers and body as the real API would send them."""
+    def render(self, request_model: str, serial: int) -> Answer:
+        """Status, headers and body as the real API would send them, late, cut or endless
+        as the reply says."""
+        delivery: Literal["whole", "cut", "endless"] = (
+            "endless" if self.endless else "cut" if self.cut else "whole"
+        )
         headers = {"Content-Type": "application/json", **self.headers}
         if self.body is not None:
-            return self.status, headers, self.body.encode()
+            return Answer(self.status, None, headers, self.body.encode(), self.delay, delivery)
         if self.status != 200:
             error = {"message": self.message, "type": _error_type(self.status), "code": None}
-            return self.status, headers, json.dumps({"error": error}).encode()
+            return Answer(self.status, {"error": error}, headers, None, self.delay, delivery)
         payload = {
             "id": f"chatcmpl-fake{serial}",
             "object": "chat.completion",
@@ -190,7 +186,7 @@ class Reply:
                 "total_tokens": self.prompt_tokens + self.completion_tokens,
             },
         }
-        return 200, headers, json.dumps(payload).encode()
+        return Answer(200, payload, headers, None, self.delay, delivery)
 
 
 def _tool_call(serial: int, index: int, name: str, arguments: str) -> dict[str, Any]:
@@ -229,173 +225,52 @@ class RecordedRequest:
 
 
 def load_script(path: Path) -> list[Reply]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if isinstance(data, Mapping):
-        data = data.get("replies")
-    if not isinstance(data, list) or not all(isinstance(entry, Mapping) for entry in data):
-        raise ValueError(f"{path}: expected a list of replies (or a mapping with 'replies:')")
-    return [Reply.from_mapping(entry) for entry in data]
+    return load_turns(path, "replies", Reply.from_mapping)
 
 
-class FakeOpenAI:
+class FakeOpenAI(FakeServer[Reply]):
     """The server; a context manager that starts it on a free port and stops it."""
 
+    name = "fake OpenAI server"
+    url_suffix = "/v1"
+    methods = frozenset({"POST"})
+    unit = "replies"
+
     def __init__(self, replies: Iterable[Reply] = (), host: str = "127.0.0.1", port: int = 0):
-        self._replies: deque[Reply] = deque(replies)
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()  # wakes slow replies when the server stops
-        self.requests: list[RecordedRequest] = []
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
-        # Daemon threads: a slow reply the client gave up on must not hold the test.
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
+        super().__init__(replies, host=host, port=port)
 
     @property
-    def port(self) -> int:
-        return int(self._server.server_address[1])
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def push(self, *replies: Reply) -> None:
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received, in order (a body that was not JSON as {})."""
         with self._lock:
-            self._replies.extend(replies)
+            received = list(self.received)
+        return [
+            RecordedRequest(r.path, r.headers, r.body if isinstance(r.body, dict) else {})
+            for r in received
+        ]
 
-    @property
-    def remaining(self) -> int:
-        with self._lock:
-            return len(self._replies)
-
-    def start(self) -> Self:
-        # A short poll interval: stopping waits for at most one poll.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    def _record(self, recorded: RecordedRequest) -> None:
-        with self._lock:
-            self.requests.append(recorded)
-
-    def _next(self, recorded: RecordedRequest) -> tuple[Reply | None, int]:
-        with self._lock:
-            self.requests.append(recorded)
-            reply = self._replies.popleft() if self._replies else None
-            return reply, len(self.requests)
-
-    def _wait(self, seconds: float) -> None:
-        self._stopping.wait(seconds)
+    def answer(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> Answer:
+        body = parse_json(raw)
+        with self._lock:  # the request's number and its reply go together
+            if urlsplit(path).path not in PATHS:
+                self.record(Received(method, path, headers, body, None))
+                return _refusal(404, f"fake server: unknown path {path}")
+            serial = self.record(Received(method, path, headers, body, None))
+            reply = self.take()
+        if reply is None:
+            return _refusal(400, f"fake server: the script has no reply left (request {serial})")
+        model = body.get("model", "") if isinstance(body, dict) else ""
+        return reply.render(str(model), serial)
 
 
-def _handler_for(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, like the real API
-        # Headers and body go out in two writes: without this, Nagle's algorithm and the
-        # client's delayed ACK add 40 ms to every answer.
-        disable_nagle_algorithm = True
-
-        def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            try:
-                body = json.loads(raw or b"{}")
-            except json.JSONDecodeError:
-                body = {}
-            headers = {name.lower(): value for name, value in self.headers.items()}
-            recorded = RecordedRequest(self.path, headers, body)
-            if urlsplit(self.path).path not in PATHS:
-                fake._record(recorded)
-                message = f"fake server: unknown path {self.path}"
-                error = json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
-                self._send(404, {"Content-Type": "application/json"}, error.encode())
-                return
-            reply, serial = fake._next(recorded)
-            if reply is None:
-                message = f"fake server: the script has no reply left (request {serial})"
-                error = json.dumps({"error": {"message": message, "type": "invalid_request_error"}})
-                self._send(400, {"Content-Type": "application/json"}, error.encode())
-                return
-            if reply.delay:
-                fake._wait(reply.delay)
-            status, headers, payload = reply.render(str(body.get("model", "")), serial)
-            if reply.endless:
-                self._trickle(headers)
-            elif reply.cut:
-                self._cut(status, headers, payload)
-            else:
-                self._send(status, headers, payload)
-
-        def _cut(self, status: int, headers: Mapping[str, str], payload: bytes) -> None:
-            """Promise the whole body, send half, then reset the connection (RST, not FIN):
-            what a proxy or a crashing server does to a client mid-answer."""
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload[: len(payload) // 2])
-            self.wfile.flush()
-            linger = struct.pack("ii", 1, 0)  # on, 0 s: close() sends a reset
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
-            self.close_connection = True
-            self.connection.close()
-
-        def _trickle(self, headers: Mapping[str, str]) -> None:
-            """A body that never ends: one space every 0.2 s (JSON allows leading blanks),
-            until the client hangs up or the server stops."""
-            try:
-                self.send_response(200)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(1 << 30))
-                self.end_headers()
-                while not fake._stopping.is_set():
-                    self.wfile.write(b" ")
-                    self.wfile.flush()
-                    fake._wait(0.2)
-            except (BrokenPipeError, ConnectionResetError):
-                log.debug("fake server: the client stopped waiting for the endless body")
-            self.close_connection = True
-
-        def _send(self, status: int, headers: Mapping[str, str], payload: bytes) -> None:
-            try:
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-            except (BrokenPipeError, ConnectionResetError):
-                # The client gave up (its timeout passed): exactly what a slow reply tests.
-                log.debug("fake server: the client closed the connection before the answer")
-
-        def log_message(self, format: str, *args: Any) -> None:
-            log.debug("fake server: " + format, *args)
-
-    return Handler
+def _refusal(status: int, message: str) -> Answer:
+    error = {"error": {"message": message, "type": "invalid_request_error"}}
+    return Answer(status, error, {"Content-Type": "application/json"})
 
 
-def _iter_lines(server: FakeOpenAI) -> Iterator[str]:
-    seen = 0
-    while True:
-        time.sleep(0.2)
-        for request in server.requests[seen:]:
-            yield f"{request.path} model={request.body.get('model')} left={server.remaining}"
-        seen = len(server.requests)
+def _describe(received: Received) -> str:
+    body = received.body if isinstance(received.body, dict) else {}
+    return f"{received.path} model={body.get('model')}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -403,15 +278,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--script", type=Path, required=True, help="YAML list of replies")
     args = parser.parse_args(argv)
-    server = FakeOpenAI(load_script(args.script), port=args.port).start()
-    print(f"fake OpenAI server on {server.base_url} with {server.remaining} replies", flush=True)
-    try:
-        for line in _iter_lines(server):
-            print(line, flush=True)
-    except KeyboardInterrupt:
-        pass  # Ctrl-C is how this server is meant to stop
-    finally:
-        server.stop()
+    FakeOpenAI(load_script(args.script), port=args.port).serve_by_hand(_describe)
 
 
 if __name__ == "__main__":

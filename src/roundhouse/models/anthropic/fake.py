@@ -8,11 +8,20 @@ the API answers it (400 invalid_request_error, 401 authentication_error):
 - x-api-key is the key the fake was given; anthropic-version is 2023-06-01;
 - max_tokens and model are given; messages alternate, from the user;
 - the computer tool's version is one the model takes, and anthropic-beta names its beta;
-  custom tools have unique names and an object input_schema;
+  the tool has no field its version lacks (enable_zoom is computer_20251124's); custom
+  tools have unique names and an object input_schema;
 - display_width_px x display_height_px is the size of the last screenshot sent, and no
-  image is over 1568 pixels on its long side;
+  image is over 1568 pixels on its long side or about 1600 tokens (this fake's own rule:
+  the API would shrink it, and the clicks would miss);
+- images are base64 JPEG, PNG, GIF or WebP whose data is the media type they name, of at
+  most 5 MB and 8000 pixels a side, 100 a request;
 - every tool_use of an assistant message is answered by a tool_result in the next user
-  message, and every tool_result answers a tool_use of the message before it.
+  message, once, and every tool_result answers a tool_use of the message before it; the
+  tool_results come first in that message, before any text or image; is_error is a
+  boolean, and a result's content is text, image, search_result, document or
+  tool_reference blocks;
+- every message has content, and no text block is empty;
+- at most 4 blocks carry cache_control, each {type: ephemeral, ttl: 5m or 1h}.
 
     with FakeAnthropic([Turn(actions=[{"action": "type", "text": "hi"}]), Turn(text="done")],
                        key="test") as fake:
@@ -40,26 +49,43 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
-import json
-import logging
+import io
 import re
-import struct
-import threading
-import time
-from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
-import yaml
+from PIL import Image, UnidentifiedImageError
 
-log = logging.getLogger(__name__)
+from roundhouse.models.fake_http import (
+    Answer,
+    FakeServer,
+    Received,
+    Refused,
+    load_turns,
+    parse_json,
+)
 
 VERSION = "2023-06-01"
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+# This fake's own rule: over 1568 px on the long side, or about 1600 tokens (w*h/750, the
+# vision documentation's estimate), the API shrinks the image, and the clicks miss.
 LONG_SIDE = 1568
+MAX_TOKENS_UNSHRUNK = 1600
+# The API's image limits (vision documentation): 5 MB, 8000 px a side, at most 100 images
+# a request. (Its 2000 px a side over 20 images is left out: LONG_SIDE refuses first.)
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+MAX_SIDE = 8000
+MAX_IMAGES = 100
+MEDIA_TYPES = {"image/jpeg": "JPEG", "image/png": "PNG", "image/gif": "GIF", "image/webp": "WEBP"}
+RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "tool_reference"})
+# The computer tool's fields (anthropic-sdk-python's BetaToolComputerUse20250124Param);
+# computer_20251124 adds enable_zoom.
+COMPUTER_FIELDS = frozenset(
+    {"type", "name", "display_width_px", "display_height_px", "display_number",
+     "cache_control", "allowed_callers", "defer_loading", "input_examples", "strict"}
+)  # fmt: skip
 # Tool type → its beta header, and the models that take it (by name prefix), as the
 # documentation's table of computer-use models lists them.
 TOOLS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -106,11 +132,11 @@ class Turn:
             usage=dict(data.get("usage") or {}),
         )
 
-    def render(self, model: str, serial: int) -> tuple[int, dict[str, str], dict[str, Any]]:
+    def render(self, model: str, serial: int) -> Answer:
         if self.status != 200:
             kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(self.status, "api_error")
             error = {"type": "error", "error": {"type": kind, "message": f"scripted {self.status}"}}
-            return self.status, dict(self.headers), error
+            return Answer(self.status, error, dict(self.headers))
         content: list[dict[str, Any]] = []
         if self.text:
             content.append({"type": "text", "text": self.text})
@@ -131,36 +157,29 @@ class Turn:
             "stop_sequence": None,
             "usage": usage,
         }
-        return 200, dict(self.headers), message
+        return Answer(200, message, dict(self.headers))
 
 
 def load_script(path: Path) -> list[Turn]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))  # YAML reads JSON too
-    if isinstance(data, Mapping):
-        data = data.get("turns")
-    if not isinstance(data, list) or not all(isinstance(entry, Mapping) for entry in data):
-        raise ValueError(f"{path}: expected a list of turns (or a mapping with 'turns:')")
-    return [Turn.from_mapping(entry) for entry in data]
+    return load_turns(path, "turns", Turn.from_mapping)
 
 
 # ------------------------------------------------------------------ the checks
 
 
-class Refused(Exception):
-    def __init__(self, status: int, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.kind = kind
+def _refused(status: int, kind: str, message: str) -> Refused:
+    """A refusal in the API's error body."""
+    return Refused(status, message, {"type": "error", "error": {"type": kind, "message": message}})
 
 
 def _invalid(message: str) -> Refused:
-    return Refused(400, "invalid_request_error", message)
+    return _refused(400, "invalid_request_error", message)
 
 
 def check_request(headers: Mapping[str, str], body: Any, key: str) -> None:
     """Refused with the first problem the API would answer this request with."""
     if headers.get("x-api-key") != key:
-        raise Refused(401, "authentication_error", "invalid x-api-key")
+        raise _refused(401, "authentication_error", "invalid x-api-key")
     if headers.get("anthropic-version") != VERSION:
         raise _invalid(
             f"anthropic-version: expected {VERSION}, got {headers.get('anthropic-version')!r}"
@@ -175,8 +194,10 @@ def check_request(headers: Mapping[str, str], body: Any, key: str) -> None:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise _invalid("messages: at least one message is required")
+    _check_system(body.get("system"))
     display = _check_tool(body.get("tools"), model, headers.get("anthropic-beta", ""))
     sizes = _check_messages(messages)
+    _check_cache_control(body)
     if display is not None:
         if not sizes:
             raise _invalid("the computer tool is declared but no screenshot was sent")
@@ -185,6 +206,17 @@ def check_request(headers: Mapping[str, str], body: Any, key: str) -> None:
                 f"display_width_px x display_height_px is {display[0]}x{display[1]}, but the "
                 f"last screenshot sent is {sizes[-1][0]}x{sizes[-1][1]}"
             )
+
+
+def _check_system(system: Any) -> None:
+    if system is None or isinstance(system, str):
+        return
+    if not isinstance(system, list) or not all(
+        isinstance(block, dict) and block.get("type") == "text" for block in system
+    ):
+        raise _invalid("system: a string or a list of text blocks")
+    for block in system:
+        _check_text(block, "system")
 
 
 def _check_tool(tools: Any, model: str, beta: str) -> tuple[int, int] | None:
@@ -221,6 +253,9 @@ def _check_tool(tools: Any, model: str, beta: str) -> tuple[int, int] | None:
             raise _invalid(f"the tool type {kind} needs the beta header {needed} (got {beta!r})")
         if name != "computer":
             raise _invalid("the computer tool must be named 'computer'")
+        known = COMPUTER_FIELDS | ({"enable_zoom"} if kind == "computer_20251124" else set())
+        if extra := sorted(set(tool) - known):
+            raise _invalid(f"tools.{number}.{kind}.{extra[0]}: Extra inputs are not permitted")
         width, height = tool.get("display_width_px"), tool.get("display_height_px")
         if not isinstance(width, int) or not isinstance(height, int) or width < 1 or height < 1:
             raise _invalid("display_width_px and display_height_px must be positive integers")
@@ -229,79 +264,197 @@ def _check_tool(tools: Any, model: str, beta: str) -> tuple[int, int] | None:
 
 
 def _check_messages(messages: list[Any]) -> list[tuple[int, int]]:
-    """The sizes of the images sent, in order; refused where roles or tool ids go wrong."""
-    sizes: list[tuple[int, int]] = []
+    """The sizes of the images sent, in order; refused where roles, content, tool ids or
+    images go wrong."""
+    images: list[tuple[tuple[int, int], int]] = []  # each image's size and bytes
     asked: set[str] = set()  # the tool_use ids of the assistant message before
     for number, message in enumerate(messages):
         role = message.get("role") if isinstance(message, dict) else None
         if role != ("user" if number % 2 == 0 else "assistant"):
             raise _invalid(f"messages.{number}: roles must alternate, from the user")
-        content = message["content"]
+        content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if not isinstance(blocks, list):
             raise _invalid(f"messages.{number}.content: must be a string or a list")
-        if role == "assistant":
-            asked = {b["id"] for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"}
-            continue
-        answered = set()
-        for block in blocks:
-            if block.get("type") == "tool_result":
-                use_id = block.get("tool_use_id")
-                if use_id not in asked:
-                    raise _invalid(
-                        f"messages.{number}: unexpected tool_use_id {use_id!r} in tool_result "
-                        "blocks: each tool_result must answer a tool_use of the message before"
-                    )
-                answered.add(use_id)
-                inner = block.get("content")
-                for part in inner if isinstance(inner, list) else ():
-                    sizes += _image_size(part, number)
-            sizes += _image_size(block, number)
-        missing = asked - answered
-        if missing:
+        last_assistant = role == "assistant" and number == len(messages) - 1
+        if not blocks or (content == "" and not last_assistant):
             raise _invalid(
-                f"messages.{number}: tool_use ids were found without tool_result blocks "
-                f"immediately after: {', '.join(sorted(missing))}"
+                f"messages.{number}: all messages must have non-empty content except for the "
+                "optional final assistant message"
             )
+        for index, block in enumerate(blocks):
+            if not isinstance(block, dict):
+                raise _invalid(f"messages.{number}.content.{index}: must be an object")
+            if block.get("type") == "text" and not (last_assistant and content == ""):
+                _check_text(block, f"messages.{number}.content.{index}")
+            images += _image_size(block, number)
+        if role == "assistant":
+            asked = {b["id"] for b in blocks if b.get("type") == "tool_use"}
+            continue
+        images += _check_results(blocks, asked, number)
         asked = set()
     if messages and messages[-1].get("role") != "user":
         raise _invalid("the last message must be the user's")
-    return sizes
+    _check_image_count(images)
+    return [size for size, _ in images]
 
 
-def _image_size(block: Any, number: int) -> list[tuple[int, int]]:
-    if not isinstance(block, dict) or block.get("type") != "image":
+def _check_results(
+    blocks: list[dict[str, Any]], asked: set[str], number: int
+) -> list[tuple[tuple[int, int], int]]:
+    """The images of a user message's tool results; refused where a tool_result answers no
+    tool_use, answers one twice, comes after other blocks, or is malformed."""
+    images: list[tuple[tuple[int, int], int]] = []
+    answered: set[str] = set()
+    others = False  # a block that is not a tool_result came first
+    for index, block in enumerate(blocks):
+        where = f"messages.{number}.content.{index}"
+        if block.get("type") != "tool_result":
+            others = True
+            continue
+        use_id = block.get("tool_use_id")
+        if use_id not in asked:
+            raise _invalid(
+                f"messages.{number}: unexpected tool_use_id {use_id!r} in tool_result "
+                "blocks: each tool_result must answer a tool_use of the message before"
+            )
+        if use_id in answered:
+            raise _invalid(
+                f"messages.{number}: each tool_use must have a single result. Found multiple "
+                f"`tool_result` blocks with id: {use_id}"
+            )
+        if others:
+            raise _invalid(
+                f"messages.{number}: tool_result blocks must come first in the content, before "
+                f"any text or image ({where} comes after one): the tool_use ids were found "
+                "without tool_result blocks immediately after"
+            )
+        answered.add(use_id)
+        if "is_error" in block and not isinstance(block["is_error"], bool):
+            raise _invalid(f"{where}.is_error: Input should be a valid boolean")
+        inner = block.get("content")
+        if inner is None or isinstance(inner, str):
+            continue
+        if not isinstance(inner, list):
+            raise _invalid(f"{where}.content: a string or a list of blocks")
+        for place, part in enumerate(inner):
+            if not isinstance(part, dict) or part.get("type") not in RESULT_BLOCKS:
+                kind = part.get("type") if isinstance(part, dict) else None
+                raise _invalid(
+                    f"{where}.content.{place}: Input tag {kind!r} found using 'type' does not "
+                    f"match any of the expected tags: {', '.join(sorted(RESULT_BLOCKS))}"
+                )
+            if part["type"] == "text":
+                _check_text(part, f"{where}.content.{place}")
+            images += _image_size(part, number)
+    if missing := asked - answered:
+        raise _invalid(
+            f"messages.{number}: tool_use ids were found without tool_result blocks "
+            f"immediately after: {', '.join(sorted(missing))}"
+        )
+    return images
+
+
+def _check_text(block: dict[str, Any], where: str) -> None:
+    text = block.get("text")
+    if not isinstance(text, str):
+        raise _invalid(f"{where}.text: Field required")
+    if not text:
+        raise _invalid(f"{where}: text content blocks must be non-empty")
+
+
+def _check_cache_control(body: dict[str, Any]) -> None:
+    """At most 4 breakpoints, each an ephemeral one with a known ttl."""
+    marks = [block["cache_control"] for block in _blocks(body) if block.get("cache_control")]
+    for mark in marks:
+        if not isinstance(mark, dict) or mark.get("type") != "ephemeral":
+            raise _invalid(f"cache_control: type must be 'ephemeral', got {mark!r}")
+        if mark.get("ttl", "5m") not in ("5m", "1h"):
+            raise _invalid(f"cache_control.ttl: must be '5m' or '1h', got {mark.get('ttl')!r}")
+    if len(marks) > 4:
+        raise _invalid(
+            f"A maximum of 4 blocks with cache_control may be provided. Found {len(marks)}."
+        )
+
+
+def _blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every block that may carry cache_control: the system's, the tools, the messages'
+    and the tool results' own."""
+    found: list[Any] = []
+    if isinstance(body.get("system"), list):
+        found += body["system"]
+    found += body.get("tools") or []
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            found.append(block)
+            inner = block.get("content") if isinstance(block, dict) else None
+            found += inner if isinstance(inner, list) else []
+    return [block for block in found if isinstance(block, dict)]
+
+
+def _image_size(block: dict[str, Any], number: int) -> list[tuple[tuple[int, int], int]]:
+    """The image's size and its bytes, or nothing if the block is no image; refused where
+    the API refuses the image."""
+    if block.get("type") != "image":
         return []
     source = block.get("source") or {}
-    if source.get("type") != "base64" or source.get("media_type") != "image/png":
-        raise _invalid(f"messages.{number}: this fake takes base64 PNG images only")
+    media = source.get("media_type")
+    if source.get("type") != "base64":
+        raise _invalid(f"messages.{number}: this fake takes base64 image sources only")
+    if media not in MEDIA_TYPES:
+        raise _invalid(
+            f"messages.{number}: image.source.media_type: Input should be "
+            f"{', '.join(sorted(MEDIA_TYPES))} (got {media!r})"
+        )
     try:
-        head = base64.b64decode(source.get("data", "")[:64], validate=True)
+        data = base64.b64decode(source.get("data", ""), validate=True)
     except (binascii.Error, ValueError):
         raise _invalid(f"messages.{number}: the image data is not base64") from None
-    if head[:8] != b"\x89PNG\r\n\x1a\n" or len(head) < 24:
-        raise _invalid(f"messages.{number}: the image is not a PNG")
-    width, height = struct.unpack(">II", head[16:24])
+    if len(data) > MAX_IMAGE_BYTES:
+        raise _invalid(
+            f"messages.{number}: image exceeds 5 MB maximum: {len(data)} bytes > "
+            f"{MAX_IMAGE_BYTES} bytes"
+        )
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.verify()
+            found, (width, height) = image.format, image.size
+    except (UnidentifiedImageError, OSError, SyntaxError):
+        raise _invalid(f"messages.{number}: Could not process image") from None
+    if found != MEDIA_TYPES[media]:
+        raise _invalid(f"messages.{number}: Image does not match the provided media type {media}")
+    if max(width, height) > MAX_SIDE:
+        raise _invalid(
+            f"messages.{number}: image dimensions exceed max allowed size: {MAX_SIDE} pixels"
+        )
     if max(width, height) > LONG_SIDE:
         raise _invalid(
             f"messages.{number}: an image of {width}x{height} is over {LONG_SIDE} pixels "
             "on its long side (the API would shrink it, and the clicks would miss)"
         )
-    return [(width, height)]
+    if width * height / 750 > MAX_TOKENS_UNSHRUNK:
+        raise _invalid(
+            f"messages.{number}: an image of {width}x{height} is about "
+            f"{width * height // 750} tokens, over {MAX_TOKENS_UNSHRUNK} (the API would shrink "
+            "it, and the clicks would miss)"
+        )
+    return [((int(width), int(height)), len(data))]
+
+
+def _check_image_count(images: list[tuple[tuple[int, int], int]]) -> None:
+    if len(images) > MAX_IMAGES:
+        raise _invalid(f"Too many images: {len(images)} > {MAX_IMAGES} images per request")
 
 
 # ------------------------------------------------------------------ the server
 
 
-@dataclass(frozen=True)
-class Received:
-    headers: dict[str, str]  # names in lower case
-    body: Any
-    refused: str | None  # why it was refused, or None
-
-
-class FakeAnthropic:
+class FakeAnthropic(FakeServer[Turn]):
     """The server; a context manager that starts it on a free port and stops it."""
+
+    name = "fake Anthropic"
+    methods = frozenset({"POST"})
 
     def __init__(
         self,
@@ -311,101 +464,31 @@ class FakeAnthropic:
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
+        super().__init__(turns, host=host, port=port)
         self.key = key
-        self._turns: deque[Turn] = deque(turns)
-        self._lock = threading.Lock()
-        self.received: list[Received] = []
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    @property
-    def remaining(self) -> int:
-        with self._lock:
-            return len(self._turns)
-
-    @property
-    def refusals(self) -> list[str]:
-        return [r.refused for r in self.received if r.refused is not None]
-
-    def start(self) -> Self:
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    def answer(
-        self, path: str, headers: dict[str, str], raw: bytes
-    ) -> tuple[int, dict[str, str], Any]:
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = None
+    def answer(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> Answer:
+        body = parse_json(raw)
         try:
             if path != "/v1/messages":
-                raise Refused(404, "not_found_error", f"unknown path {path}")
+                raise _refused(404, "not_found_error", f"unknown path {path}")
             check_request(headers, body, self.key)
         except Refused as refused:
-            with self._lock:
-                self.received.append(Received(headers, body, str(refused)))
-            log.info("fake Anthropic refused a request: %s", refused)
-            error = {"type": "error", "error": {"type": refused.kind, "message": str(refused)}}
-            return refused.status, {}, error
-        with self._lock:
-            self.received.append(Received(headers, body, None))
-            turn = self._turns.popleft() if self._turns else None
-            serial = len(self.received)
+            self.record(Received(method, path, headers, body, str(refused)))
+            return Answer(refused.status, refused.body)
+        with self._lock:  # the request's number and its turn go together
+            serial = self.record(Received(method, path, headers, body, None))
+            turn = self.take()
         if turn is None:
             message = f"fake Anthropic: the script has no turn left (request {serial})"
-            return (
-                400,
-                {},
-                {"type": "error", "error": {"type": "invalid_request_error", "message": message}},
-            )
+            return Answer(400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                           "message": message}})  # fmt: skip
         return turn.render(str(body.get("model")), serial)
 
 
-def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
-
-        def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            headers = {name.lower(): value for name, value in self.headers.items()}
-            status, extra, payload = fake.answer(self.path, headers, raw)
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                for name, value in {"Content-Type": "application/json", **extra}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                log.debug("fake Anthropic: the client closed the connection before the answer")
-
-        def log_message(self, format: str, *args: Any) -> None:
-            log.debug("fake Anthropic: " + format, *args)
-
-    return Handler
+def _describe(received: Received) -> str:
+    body = received.body if isinstance(received.body, dict) else {}
+    return f"model={body.get('model')} refused={received.refused}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -414,20 +497,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--key", default="test-key")
     parser.add_argument("--script", type=Path, required=True, help="YAML or JSON list of turns")
     args = parser.parse_args(argv)
-    fake = FakeAnthropic(load_script(args.script), key=args.key, port=args.port).start()
-    print(f"fake Anthropic on {fake.base_url} with {fake.remaining} turns", flush=True)
-    seen = 0
-    try:
-        while True:
-            time.sleep(0.2)
-            for received in fake.received[seen:]:
-                print(f"model={received.body and received.body.get('model')} "
-                      f"refused={received.refused} left={fake.remaining}", flush=True)  # fmt: skip
-            seen = len(fake.received)
-    except KeyboardInterrupt:
-        pass  # Ctrl-C is how this server is meant to stop
-    finally:
-        fake.stop()
+    FakeAnthropic(load_script(args.script), key=args.key, port=args.port).serve_by_hand(_describe)
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@ in Google's error body `{"error": {"code", "message", "status"}}`:
   answered in the next user turn by a functionResponse of the same name (and id, when the
   call had one), no more and no fewer; a call whose args hold a safety_decision that
   requires confirmation is answered with `safety_acknowledgement: "true"` in its response;
-- inline images are base64 of the type they declare (PNG, JPEG or WebP); a response to a
-  predefined computer-use function carries a PNG screenshot, in its parts or beside it
+- inline images are base64 of the type they declare (PNG, JPEG or WebP: the types a
+  function response's parts take); a response to a predefined computer-use function
+  carries a screenshot (the reference client's is a PNG), in its parts or beside it
   (this fake's own rule: the API would take it, and the model would then act blind);
 - Gemini 3 models: the first functionCall part of every model turn since the user's last
   message carries back the thoughtSignature this server gave it.
@@ -475,7 +476,7 @@ def _check_answers(parts: list[Any], asked: list[_Asked], predefined: set[str], 
         if call.name in predefined and not answer.get("parts") and not beside:
             raise _invalid(
                 f"{where}: the response to {call.name} (call {index + 1}) carries no screenshot: "
-                "a predefined computer use function is answered with the screen as an inline PNG"
+                "a predefined computer use function is answered with the screen as an inline image"
             )
 
 
@@ -604,7 +605,7 @@ class FakeGemini(FakeServer[Turn]):
 
 def _describe(received: Received) -> str:
     matched = PATH.match(urlsplit(received.path).path)
-    return f"model={matched['model'] if matched else None}"
+    return f"model={matched['model'] if matched else None} refused={received.refused}"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

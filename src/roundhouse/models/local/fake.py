@@ -10,19 +10,27 @@ answered as vLLM answers it:
 - with a key configured (`vllm serve --api-key`), every /v1 path needs
   `Authorization: Bearer KEY`, else 401 `{"error": "Unauthorized"}` (vLLM's middleware);
 - a model that is not served: 404 NotFoundError, "The model `X` does not exist.";
-- messages that are not a list of {role, content} with text and image_url parts, a
+- messages that are not a list of {role, content}, a text part without text, a
   max_tokens under 1, more images than `--limit-mm-per-prompt` allows ("At most N
   image(s) may be provided in one prompt."), an image_url that is not a base64 data URL
-  of a PNG or JPEG: 400 BadRequestError in vLLM's body
-  `{"error": {"message", "type", "param", "code"}}`.
+  of a PNG or JPEG: 400 in vLLM's body `{"error": {"message", "type", "param", "code"}}`,
+  of type "Bad Request" where the request's schema refuses it, BadRequestError where the
+  serving code does.
 
-One check is this fake's own, not vLLM's: vLLM resizes any image itself, but a model of
-these families answers in pixels of the image its processor made (UI-TARS-1.5, Qwen2.5-VL
-and OpenCUA absolute on the smart-resized image; Qwen3-VL on its 1000 grid of that image).
-A client that sends an image the processor would resize reads the answer on the wrong
-grid, so an image whose sides are not multiples of the family's factor, or whose pixels
-are outside [min_pixels, max_pixels], or whose aspect is over 200, is answered 400 naming
-the size smart_resize would give. Streaming is not faked (400 says so).
+Two limits are this fake's, stricter than vLLM: a role other than system, developer,
+user, assistant and tool (vLLM's types take any role string, and the chat template renders
+it as given), and a part other than text and image_url (vLLM takes audio, video and
+embeddings too, which no client of these families sends) are refused.
+
+One check is this fake's own, not vLLM's: vLLM resizes any image itself, but UI-TARS-1.5,
+Qwen2.5-VL and OpenCUA (its qwen25 coordinates) answer in absolute pixels of the image
+their processor made, so a client that sends an image the processor would resize reads
+their points on the wrong grid. An image whose sides are not multiples of the family's
+factor, or whose pixels are outside [min_pixels, max_pixels], or whose aspect is over 200,
+is answered 400 naming the size smart_resize would give. Qwen3-VL answers on a 0-999 grid
+of whatever it saw, so for it the check holds the client to issue 45's rule (the image
+sent is the image the model sees, resized by factor 32) rather than saving a point.
+Streaming is not faked (400 says so).
 
     with FakeLocal([Turn(text="Thought: type it\\nAction: type(content='native hello')")],
                    models={"ui-tars-1.5-7b": "uitars"}, key="test") as fake:
@@ -190,7 +198,13 @@ def _error(message: str, kind: str, code: int, param: str | None = None) -> dict
 
 
 def _bad(message: str, param: str | None = None) -> Refused:
+    """A request the serving code refuses (vLLM's create_error_response: BadRequestError)."""
     return Refused(400, message, _error(message, "BadRequestError", 400, param))
+
+
+def _malformed(message: str, param: str | None = None) -> Refused:
+    """A body the request's schema refuses (vLLM's validation handler: "Bad Request")."""
+    return Refused(400, message, _error(message, "Bad Request", 400, param))
 
 
 # ------------------------------------------------------------------ the checks
@@ -198,9 +212,11 @@ def _bad(message: str, param: str | None = None) -> Refused:
 
 def check_chat(body: Any, served: Mapping[str, Vision], max_images: int | None) -> str:
     """The served model the request names (vLLM takes the first one when none is named);
-    Refused with the first problem vLLM, or the model's processor, would have."""
+    Refused with the first problem vLLM, or the model's processor, would have, in vLLM's
+    order: the request's schema, the model, then what serving it finds."""
     if not isinstance(body, dict):
-        raise _bad("the body is not a JSON object")
+        raise _malformed("the body is not a JSON object")
+    urls = _image_urls(body.get("messages"))
     model = body.get("model")
     if model is None:
         model = next(iter(served))
@@ -213,7 +229,6 @@ def check_chat(body: Any, served: Mapping[str, Vision], max_images: int | None) 
         given = body.get(name)
         if given is not None and (not isinstance(given, int) or given < 1):
             raise _bad(f"{name} must be at least 1, got {given!r}.", name)
-    urls = _image_urls(body.get("messages"))
     if max_images is not None and len(urls) > max_images:
         raise _bad(f"At most {max_images} image(s) may be provided in one prompt.")
     vision = served[model]
@@ -233,22 +248,22 @@ def check_chat(body: Any, served: Mapping[str, Vision], max_images: int | None) 
 def _image_urls(messages: Any) -> list[str]:
     """The image_url of every part, in order; Refused where a message is malformed."""
     if not isinstance(messages, list) or not messages:
-        raise _bad("messages: a non-empty list of messages is required", "messages")
+        raise _malformed("messages: a non-empty list of messages is required", "messages")
     urls: list[str] = []
     for number, message in enumerate(messages):
         where = f"messages[{number}]"
         if not isinstance(message, dict):
-            raise _bad(f"{where}: must be an object", "messages")
+            raise _malformed(f"{where}: must be an object", "messages")
         role = message.get("role")
         if role not in ROLES:
-            raise _bad(f"{where}.role: {role!r} is not one of {sorted(ROLES)}", "messages")
+            raise _malformed(f"{where}.role: {role!r} is not one of {sorted(ROLES)}", "messages")
         content = message.get("content")
         if content is None and role == "assistant" and message.get("tool_calls"):
             continue
         if isinstance(content, str):
             continue
         if not isinstance(content, list):
-            raise _bad(f"{where}.content: must be a string or a list of parts", "messages")
+            raise _malformed(f"{where}.content: must be a string or a list of parts", "messages")
         for index, part in enumerate(content):
             urls += _part_url(part, f"{where}.content[{index}]")
     return urls
@@ -258,15 +273,15 @@ def _part_url(part: Any, where: str) -> list[str]:
     kind = part.get("type") if isinstance(part, dict) else None
     if kind == "text":
         if not isinstance(part.get("text"), str):
-            raise _bad(f"{where}.text: a string is required", "messages")
+            raise _malformed(f"{where}.text: a string is required", "messages")
         return []
     if kind == "image_url":
         inner = part.get("image_url")
         url = inner.get("url") if isinstance(inner, dict) else None
         if not isinstance(url, str):
-            raise _bad(f"{where}.image_url.url: a string is required", "messages")
+            raise _malformed(f"{where}.image_url.url: a string is required", "messages")
         return [url]
-    raise _bad(f"{where}: this fake takes text and image_url parts, not {kind!r}", "messages")
+    raise _malformed(f"{where}: this fake takes text and image_url parts, not {kind!r}", "messages")
 
 
 def _image_size(url: str, number: int) -> tuple[int, int]:
@@ -343,7 +358,8 @@ class FakeLocal(FakeServer[Turn]):
     def _check(self, method: str, path: str, headers: Mapping[str, str], body: Any) -> str | None:
         """The model a chat completion is for (None for the model list); Refused else."""
         if self.key is not None and path.startswith("/v1"):
-            if headers.get("authorization") != f"Bearer {self.key}":
+            scheme, _, token = (headers.get("authorization") or "").partition(" ")
+            if scheme.lower() != "bearer" or token != self.key:
                 raise Refused(401, "Unauthorized", {"error": "Unauthorized"})
         routes = {"/v1/models": "GET", "/v1/chat/completions": "POST"}
         if path not in routes:
@@ -371,7 +387,7 @@ class FakeLocal(FakeServer[Turn]):
 
 def _describe(received: Received) -> str:
     body = received.body if isinstance(received.body, dict) else {}
-    return f"{received.method} {received.path} model={body.get('model')}"
+    return f"{received.method} {received.path} model={body.get('model')} refused={received.refused}"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -54,22 +54,16 @@ import argparse
 import base64
 import binascii
 import io
-import json
-import logging
 import re
-import threading
-import time
-from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
-import yaml
 from PIL import Image, UnidentifiedImageError
 
-log = logging.getLogger(__name__)
+from roundhouse.models import fake_http
+from roundhouse.models.fake_http import Answer, FakeServer, Refused, load_turns, parse_json
 
 ENVIRONMENTS = frozenset({"browser", "mac", "windows", "ubuntu", "linux"})
 PREVIEW_MODELS = ("computer-use-preview",)
@@ -111,29 +105,19 @@ class Turn:
 
 
 def load_script(path: Path) -> list[Turn]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if isinstance(data, Mapping):
-        data = data.get("turns")
-    if not isinstance(data, list) or not all(isinstance(entry, Mapping) for entry in data):
-        raise ValueError(f"{path}: expected a list of turns (or a mapping with 'turns:')")
-    return [Turn.from_mapping(entry) for entry in data]
+    return load_turns(path, "turns", Turn.from_mapping)
 
 
-class Refused(Exception):
-    def __init__(
-        self,
-        status: int,
-        kind: str,
-        message: str,
-        code: str | None = None,
-        param: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status, self.kind, self.code, self.param = status, kind, code, param
+def _refused(
+    status: int, kind: str, message: str, code: str | None = None, param: str | None = None
+) -> Refused:
+    """A refusal in the API's error body."""
+    error = {"message": message, "type": kind, "param": param, "code": code}
+    return Refused(status, message, {"error": error})
 
 
 def _invalid(message: str, param: str | None = None) -> Refused:
-    return Refused(400, "invalid_request_error", message, param=param)
+    return _refused(400, "invalid_request_error", message, param=param)
 
 
 @dataclass(frozen=True)
@@ -153,7 +137,9 @@ def check_request(
     headers: Mapping[str, str], body: Any, key: str, given: Mapping[str, _Given]
 ) -> None:
     if headers.get("authorization") != f"Bearer {key}":
-        raise Refused(401, "invalid_request_error", "Incorrect API key provided", "invalid_api_key")
+        raise _refused(
+            401, "invalid_request_error", "Incorrect API key provided", "invalid_api_key"
+        )
     if not isinstance(body, dict) or not isinstance(body.get("model"), str):
         raise _invalid("Missing required parameter: 'model'.", "model")
     items = body.get("input")
@@ -352,8 +338,22 @@ def _image_size(url: Any, number: int) -> tuple[int, int]:
     return int(size[0]), int(size[1])
 
 
-class FakeOpenAIComputer:
+@dataclass(frozen=True)
+class Received(fake_http.Received):
+    """A request as the skeleton records it (.headers, .body, .refused), which also reads
+    as this fake's record was before it: (headers, body, refused), so that tests written
+    against that, e.g. `received[-1][1]`, keep working."""
+
+    def __getitem__(self, index: int) -> Any:
+        return (self.headers, self.body, self.refused)[index]
+
+
+class FakeOpenAIComputer(FakeServer[Turn]):
     """The server; a context manager that starts it on a free port and stops it."""
+
+    name = "fake OpenAI computer"
+    url_suffix = "/v1"
+    methods = frozenset({"POST"})
 
     def __init__(
         self,
@@ -363,86 +363,32 @@ class FakeOpenAIComputer:
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
+        super().__init__(turns, host=host, port=port)
         self.key = key
-        self._turns: deque[Turn] = deque(turns)
         self._given: dict[str, _Given] = {}
-        self._lock = threading.Lock()
-        self.received: list[tuple[dict[str, str], Any, str | None]] = []  # headers, body, refusal
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    @property
-    def remaining(self) -> int:
-        with self._lock:
-            return len(self._turns)
-
-    @property
-    def refusals(self) -> list[str]:
-        return [why for _, _, why in self.received if why is not None]
-
-    def push(self, *turns: Turn) -> None:
-        with self._lock:
-            self._turns.extend(turns)
-
-    def start(self) -> Self:
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    def answer(
-        self, path: str, headers: dict[str, str], raw: bytes
-    ) -> tuple[int, dict[str, str], Any]:
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = None
-        with self._lock:
+    def answer(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> Answer:
+        body = parse_json(raw)
+        with self._lock:  # the responses given are read and written in one go
             try:
                 if path != "/v1/responses":
-                    raise Refused(404, "invalid_request_error", f"Invalid URL (POST {path})")
+                    raise _refused(404, "invalid_request_error", f"Invalid URL (POST {path})")
                 check_request(headers, body, self.key, self._given)
             except Refused as refused:
-                self.received.append((headers, body, str(refused)))
-                log.info("fake OpenAI computer refused a request: %s", refused)
-                error = {
-                    "message": str(refused),
-                    "type": refused.kind,
-                    "param": refused.param,
-                    "code": refused.code,
-                }
-                return refused.status, {}, {"error": error}
-            self.received.append((headers, body, None))
-            turn = self._turns.popleft() if self._turns else None
-            serial = len(self.received)
+                self.record(Received(method, path, headers, body, str(refused)))
+                return Answer(refused.status, refused.body)
+            serial = self.record(Received(method, path, headers, body, None))
+            turn = self.take()
             if turn is None:
                 message = f"fake OpenAI computer: the script has no turn left (request {serial})"
-                return 400, {}, {"error": {"message": message, "type": "invalid_request_error"}}
+                return Answer(400, {"error": {"message": message, "type": "invalid_request_error"}})
             if turn.status != 200:
                 kind = "rate_limit_exceeded" if turn.status == 429 else "server_error"
                 error = {"message": f"scripted {turn.status}", "type": kind, "code": None}
-                return turn.status, dict(turn.headers), {"error": error}
+                return Answer(turn.status, {"error": error}, dict(turn.headers))
             response = _render(turn, str(body.get("model")), serial)
             self._given[response["id"]] = _given(response, body)
-            return 200, dict(turn.headers), response
+            return Answer(200, response, dict(turn.headers))
 
 
 def _given(response: dict[str, Any], body: dict[str, Any]) -> _Given:
@@ -515,30 +461,9 @@ def _render(turn: Turn, model: str, serial: int) -> dict[str, Any]:
     }
 
 
-def _handler_for(fake: FakeOpenAIComputer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
-
-        def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            headers = {name.lower(): value for name, value in self.headers.items()}
-            status, extra, payload = fake.answer(self.path, headers, raw)
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                for name, value in {"Content-Type": "application/json", **extra}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                log.debug("fake OpenAI computer: the client left before the answer")
-
-        def log_message(self, format: str, *args: Any) -> None:
-            log.debug("fake OpenAI computer: " + format, *args)
-
-    return Handler
+def _describe(received: fake_http.Received) -> str:
+    model = received.body.get("model") if isinstance(received.body, dict) else None
+    return f"model={model} refused={received.refused}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -547,20 +472,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--key", default="test-key")
     parser.add_argument("--script", type=Path, required=True, help="YAML or JSON list of turns")
     args = parser.parse_args(argv)
-    fake = FakeOpenAIComputer(load_script(args.script), key=args.key, port=args.port).start()
-    print(f"fake OpenAI computer on {fake.base_url} with {fake.remaining} turns", flush=True)
-    seen = 0
-    try:
-        while True:
-            time.sleep(0.2)
-            for _, body, refused in fake.received[seen:]:
-                model = body.get("model") if isinstance(body, dict) else None
-                print(f"model={model} refused={refused} left={fake.remaining}", flush=True)
-            seen = len(fake.received)
-    except KeyboardInterrupt:
-        pass  # Ctrl-C is how this server is meant to stop
-    finally:
-        fake.stop()
+    fake = FakeOpenAIComputer(load_script(args.script), key=args.key, port=args.port)
+    fake.serve_by_hand(_describe)
 
 
 if __name__ == "__main__":
