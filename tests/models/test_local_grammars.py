@@ -41,6 +41,7 @@ def test_the_model_name_decides_ui_tars_pixels_or_its_0_1000_scale() -> None:
     assert not uitars.uses_pixels("ui-tars-7b-dpo")
     assert not uitars.uses_pixels("bytedance-research/UI-TARS-72B-SFT")
     assert not uitars.uses_pixels("ui-tars-2b-sft")
+    assert uitars.uses_pixels("ui-tars") and uitars.uses_pixels("my-local-tars")
     old = grammar_for("uitars", "ui-tars-7b-sft", LocalSettings())
     new = grammar_for("uitars", "ui-tars-1.5-7b", LocalSettings())
     assert (old.grid, new.grid) == (1000, None)

@@ -63,19 +63,15 @@ sentence.
 {instruction}
 """
 
-_VERSION = re.compile(r"(?<![0-9])(1[._-]5|[2-9](?:[._-]\d+)?)(?![0-9])")
+# The first generation is named by its size right after "ui-tars" (UI-TARS-7B-DPO,
+# ui-tars-72b-sft, UI-TARS-2B-SFT); UI-TARS-1.5 and later by their version.
+_FIRST_GENERATION = re.compile(r"ui[-_]?tars[-_]\d+b(?![a-z])")
 
 
 def uses_pixels(model: str) -> bool:
-    """UI-TARS-1.5 (and later) points in pixels of the image; UI-TARS 2B/7B/72B (SFT, DPO)
-    on 0-1000. A version after "ui-tars" in the name decides: "ui-tars-1.5-7b" pixels,
-    "ui-tars-7b-dpo" (a size, not a version) 0-1000."""
-    name = model.lower().rsplit("/", 1)[-1]
-    after = re.split(r"ui[-_]?tars[-_]?", name, maxsplit=1)
-    if len(after) < 2:
-        return True  # a local alias ("tars"): the current model's convention
-    version = _VERSION.match(after[1])
-    return version is not None and not after[1][version.end() :].lower().startswith("b")
+    """UI-TARS-1.5 (and any name that is not of the first generation: the current model's
+    convention) points in pixels of the image; UI-TARS 2B/7B/72B (SFT, DPO) on 0-1000."""
+    return _FIRST_GENERATION.search(model.lower()) is None
 
 
 def prompt(instruction: str) -> str:
