@@ -277,3 +277,22 @@ def test_a_local_model_needs_an_endpoint_of_its_own() -> None:
             "qwen-vl:llava",
             Settings.model_validate({"openai": {"base_url": "http://127.0.0.1:1/v1"}}),
         )
+
+
+async def test_a_request_that_failed_leaves_the_transcript_as_it_was(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from roundhouse.models.base import ModelError
+
+    shot = tmp_path / "shot.png"
+    Image.new("RGB", SIZE, "white").save(shot)
+    seen = ComputerObservation("round-1", Screenshot(shot, Rect(0, 0, *SIZE), SIZE))
+    turns = [Turn(status=500), Turn(text="Thought: t\nAction: wait()")]
+    with FakeLocal(turns, key=KEY) as server:
+        settings = OpenAISettings(base_url=server.base_url, api_key=KEY, max_retries=0)
+        async with LocalModel("uitars", UITARS, settings, LocalSettings()) as model:
+            with pytest.raises(ModelError, match="500"):
+                await model.complete(ModelRequest("computer", (), seen))
+            completion = await model.complete(ModelRequest("computer", (), seen))
+    assert json.loads(completion.text)["action"][0]["function"] == "wait"
+    assert [m["role"] for m in server.received[-1].body["messages"]] == ["user"]

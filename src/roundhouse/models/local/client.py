@@ -145,10 +145,10 @@ class LocalModel:
         if not chat.messages:
             system = grammar.system(screen)
             chat.messages = [{"role": "system", "content": system}] if system else []
-        chat.messages.append(next_turn(request, chat, grammar, seen.outcomes, image))
+        turn = next_turn(request, chat, grammar, seen.outcomes, image)
         body = {
             "model": self.model,
-            "messages": newest_images(chat.messages, self.local.keep_screenshots),
+            "messages": newest_images([*chat.messages, turn], self.local.keep_screenshots),
             "max_tokens": self.local.max_tokens,
             "temperature": self.local.temperature,
         }
@@ -157,7 +157,8 @@ class LocalModel:
         if text is None and refusal is None:
             said = f"{self.base_url}: the answer holds no message"
             raise ModelError(said, attempts.usage)
-        chat.messages.append({"role": "assistant", "content": text or refusal or ""})
+        # Kept once answered: a request that failed leaves the transcript as it was.
+        chat.messages += [turn, {"role": "assistant", "content": text or refusal or ""}]
         chat.broken = None
         if refusal is not None:
             answer = as_answer(
@@ -225,11 +226,12 @@ def next_turn(
     answer refused, why (the grammar break, or the agent's reason) and the form to answer
     in, with no new screen; else the screen, after a line for each action that failed (and
     the question, when a FINISH is asked about again: agents/base.py)."""
-    if refuses_the_last_answer(request) and len(chat.messages) > 1:
+    answered = any(m["role"] == "assistant" for m in chat.messages)
+    if refuses_the_last_answer(request) and answered:
         why = chat.broken or request.messages[-1].text
         text = f"That answer could not be used: {why}\n{grammar.again}"
         return {"role": "user", "content": [{"type": "text", "text": text}]}
-    if not any(m["role"] == "user" for m in chat.messages):
+    if not answered:
         said = "\n\n".join(m.text for m in request.messages if m.role == "user") or "Go on."
         return {"role": "user", "content": [{"type": "text", "text": grammar.opening(said)}, image]}
     lines = [f"{o.function} failed: {o.text}" for o in outcomes if not o.ok]
