@@ -168,8 +168,9 @@ class GeminiModel:
         answered, attempts = await self._poster.post(path, body, request)
         names = frozenset(t.name for t in custom)
         answer, chat.pending, parts = read_answer(answered, screen, names)
-        # Kept as sent: a screenshot never sent again is not held in memory either.
-        chat.contents = [*contents, {"role": "model", "parts": parts}] if parts else contents
+        # Kept as sent: a screenshot never sent again is not held in memory either. An
+        # empty answer (a blocked prompt) keeps no turn: user and model must alternate.
+        chat.contents = [*contents, {"role": "model", "parts": parts}] if parts else contents[:-1]
         return Completion(
             text=json.dumps(answer, ensure_ascii=False),
             usage=attempts.usage,
