@@ -296,3 +296,43 @@ async def test_a_request_that_failed_leaves_the_transcript_as_it_was(tmp_path: P
             completion = await model.complete(ModelRequest("computer", (), seen))
     assert json.loads(completion.text)["action"][0]["function"] == "wait"
     assert [m["role"] for m in server.received[-1].body["messages"]] == ["user"]
+
+
+async def test_qwen_may_use_roundhouse_tools_beside_computer_use(tmp_path: Path) -> None:
+    """get_controls and set_text declared beside computer_use: their calls run as they are,
+    and what they give back comes to the model as a <tool_response>."""
+    fake = FakeDesktop(size=SIZE)
+    field, _ = editor(fake)
+    get = {"name": "get_controls", "arguments": {}}
+    put = {"name": "set_text", "arguments": {"label": 1, "text": "native hello"}}
+    turns = [
+        Turn(text=f"<tool_call>\n{json.dumps(get)}\n</tool_call>"),
+        Turn(text=f"<tool_call>\n{json.dumps(put)}\n</tool_call>"),
+        Turn(text="Set.\n" + tool_call("terminate", status="success")),
+    ]
+    with FakeLocal(turns, key=KEY) as server:
+        async with local_session(tmp_path, fake, server, f"qwen-vl:{QWEN25}") as session:
+            outcome = await session.run_round("put native hello in the text")
+    assert server.refusals == []
+    assert outcome.state is RoundState.FINISH and field.text == "native hello"
+    system = server.received[0].body["messages"][0]["content"]
+    assert '"name": "launch_application"' in system and '"name": "set_text"' in system
+    assert '"name": "click_coordinates"' not in system  # computer_use does the pixels
+    [said] = user_texts(server.received[1].body)
+    assert said.startswith("<tool_response>") and '"Text"' in said  # the controls, as text
+
+
+async def test_ui_tars_is_offered_only_its_own_action_space(tmp_path: Path) -> None:
+    fake = FakeDesktop(size=SIZE)
+    editor(fake)
+    turns = [
+        Turn(text="Thought: t\nAction: get_controls()"),
+        Turn(text="Thought: t\nAction: wait()"),
+    ]
+    with FakeLocal(
+        [*turns, Turn(text="Thought: done\nAction: finished(content='ok')")], key=KEY
+    ) as server:
+        async with local_session(tmp_path, fake, server, f"uitars:{UITARS}") as session:
+            await session.run_round("look")
+    [said] = user_texts(server.received[1].body)
+    assert "'get_controls' is not an action" in said

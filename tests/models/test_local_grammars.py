@@ -29,7 +29,7 @@ def reader(kind: str, model: str, **local: str) -> tuple[Grammar, ScreenMap, Poi
 
 def read(kind: str, model: str, text: str, pointer: Pointer | None = None) -> Parsed:
     grammar, _, points = reader(kind, model)
-    return grammar.read(text, points, pointer or Pointer())
+    return grammar.read(text, points, pointer or Pointer(), frozenset())
 
 
 # ------------------------------------------------------------------ which grammar
@@ -67,9 +67,9 @@ def test_opencua_coordinates_follow_the_model_unless_the_settings_say() -> None:
 
 def test_qwen_is_told_the_size_of_the_image_or_its_1000_grid() -> None:
     grammar, screen, _ = reader("qwen-vl", "qwen2.5-vl-7b")
-    assert "The screen's resolution is 1932x1092." in (grammar.system(screen) or "")
+    assert "The screen's resolution is 1932x1092." in (grammar.system(screen, ()) or "")
     grammar, screen, _ = reader("qwen-vl", "qwen3-vl-8b")
-    prompt = grammar.system(screen) or ""
+    prompt = grammar.system(screen, ()) or ""
     assert "The screen's resolution is 1000x1000." in prompt
     assert "<tools>" in prompt and "triple_click" in prompt and "hscroll" in prompt
 
@@ -328,7 +328,7 @@ def test_a_families_point_maps_back_within_one_logical_pixel(
             region.top + (y + 0.5) * region.height / height,
         )
     [(function, where)] = grammar.read(
-        write(x, y), Points(screen, grammar.fractions), Pointer()
+        write(x, y), Points(screen, grammar.fractions), Pointer(), frozenset()
     ).calls
     assert function == "click_coordinates"
     assert region.left <= where["x"] < region.right and region.top <= where["y"] < region.bottom
@@ -341,5 +341,18 @@ def test_opencua_absolute_points_are_pixels_of_the_screenshot_as_taken() -> None
     screen = screen_map_for(region, pixels, grammar.target, grid=grammar.grid)
     assert screen.sent == pixels
     text = code("pyautogui.click(960, 600)")  # the middle of its 1920x1200 pixels
-    [(_, where)] = grammar.read(text, Points(screen, grammar.fractions), Pointer()).calls
+    [(_, where)] = grammar.read(
+        text, Points(screen, grammar.fractions), Pointer(), frozenset()
+    ).calls
     assert (where["x"], where["y"]) == (2560, 400)
+
+
+def test_qwen_takes_calls_of_roundhouse_tools_as_they_are() -> None:
+    text = (
+        '<tool_call>\n{"name": "launch_application", "arguments": {"name": "gedit"}}\n</tool_call>'
+    )
+    grammar, _, points = reader("qwen-vl", "qwen2.5-vl-7b")
+    parsed = grammar.read(text, points, Pointer(), frozenset({"launch_application"}))
+    assert parsed.calls == (("launch_application", {"name": "gedit"}),)
+    with pytest.raises(GrammarError, match="no function 'launch_application'"):
+        grammar.read(text, points, Pointer(), frozenset())

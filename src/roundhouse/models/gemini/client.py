@@ -42,11 +42,10 @@ from roundhouse.models.base import (
     refuses_the_last_answer,
 )
 from roundhouse.models.computer.images import png_at
-from roundhouse.models.computer.observation import ComputerObservation, Outcome
+from roundhouse.models.computer.observation import PIXEL_TOOLS, ComputerObservation, Outcome
 from roundhouse.models.computer.posting import Poster, Retrying
 from roundhouse.models.computer.screen import screen_map_for
 from roundhouse.models.gemini.tools import (
-    PIXEL_TOOLS,
     Pending,
     UnknownModel,
     check_model,

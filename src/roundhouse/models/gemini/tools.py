@@ -28,17 +28,6 @@ PREDEFINED = (
     "key_combination", "drag_and_drop",
 )  # fmt: skip
 EXCLUDED = ("open_web_browser", "search", "navigate", "go_back", "go_forward", "hover_at")
-# roundhouse's pixel tools are what computer_use does: they are not declared beside it.
-PIXEL_TOOLS = frozenset(
-    {
-        ToolName.CLICK_COORDINATES,
-        ToolName.TYPE_TEXT,
-        ToolName.PRESS_KEYS,
-        ToolName.SCROLL,
-        ToolName.DRAG,
-        ToolName.WAIT,
-    }
-)
 SCROLL_NOTCHES = 5  # scroll_document: about a screenful
 UNSUPPORTED = "computer_unsupported"  # no tool has this name: the answer is refused
 

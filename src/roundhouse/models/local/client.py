@@ -40,7 +40,7 @@ from roundhouse.models.base import (
     refuses_the_last_answer,
 )
 from roundhouse.models.computer.images import png_at
-from roundhouse.models.computer.observation import ComputerObservation, Outcome
+from roundhouse.models.computer.observation import PIXEL_TOOLS, ComputerObservation, Outcome
 from roundhouse.models.computer.posting import Poster, Retrying
 from roundhouse.models.computer.screen import screen_map_for
 from roundhouse.models.local.actions import GrammarError, Parsed, Pointer, Points
@@ -142,10 +142,12 @@ class LocalModel:
             "type": "image_url",
             "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()},
         }
+        own = tuple(t for t in request.tools if t.name not in PIXEL_TOOLS and grammar.takes_tools)
+        custom = frozenset(t.name for t in own)
         if not chat.messages:
-            system = grammar.system(screen)
+            system = grammar.system(screen, own)
             chat.messages = [{"role": "system", "content": system}] if system else []
-        turn = next_turn(request, chat, grammar, seen.outcomes, image)
+        turn = next_turn(request, chat, grammar, seen.outcomes, image, custom)
         body = {
             "model": self.model,
             "messages": newest_images([*chat.messages, turn], self.local.keep_screenshots),
@@ -166,7 +168,8 @@ class LocalModel:
             )
         else:
             try:
-                parsed = grammar.read(text or "", Points(screen, grammar.fractions), chat.pointer)
+                points = Points(screen, grammar.fractions)
+                parsed = grammar.read(text or "", points, chat.pointer, custom)
                 answer = as_answer(parsed)
             except GrammarError as error:
                 cut = " (the answer was cut at local.max_tokens)" if finish == "length" else ""
@@ -221,11 +224,13 @@ def next_turn(
     grammar: Grammar,
     outcomes: tuple[Outcome, ...],
     image: dict[str, Any],
+    custom: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """The next user message: the task and the screen (a conversation's first); after an
     answer refused, why (the grammar break, or the agent's reason) and the form to answer
-    in, with no new screen; else the screen, after a line for each action that failed (and
-    the question, when a FINISH is asked about again: agents/base.py)."""
+    in, with no new screen; else the screen, after what roundhouse's own tools gave back, a
+    line for each action that failed (and the question, when a FINISH is asked about
+    again: agents/base.py)."""
     answered = any(m["role"] == "assistant" for m in chat.messages)
     if refuses_the_last_answer(request) and answered:
         why = chat.broken or request.messages[-1].text
@@ -234,7 +239,12 @@ def next_turn(
     if not answered:
         said = "\n\n".join(m.text for m in request.messages if m.role == "user") or "Go on."
         return {"role": "user", "content": [{"type": "text", "text": grammar.opening(said)}, image]}
-    lines = [f"{o.function} failed: {o.text}" for o in outcomes if not o.ok]
+    # What roundhouse's own tools gave back (Qwen's <tool_response>), and what failed.
+    lines = [
+        f"<tool_response>\n{o.text}\n</tool_response>" if o.ok else f"{o.function} failed: {o.text}"
+        for o in outcomes
+        if o.function in custom or not o.ok
+    ]
     if doubts_the_last_answer(request):  # a FINISH after an effect not seen: asked again
         lines.append(request.messages[-1].text)
     content = [{"type": "text", "text": "\n".join(lines)}] if lines else []

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from roundhouse.config import LocalSettings
+from roundhouse.models.base import OfferedTool
 from roundhouse.models.computer.screen import ScreenMap
 from roundhouse.models.local import opencua, qwen, uitars
 from roundhouse.models.local.actions import Parsed, Pointer, Points
@@ -27,17 +28,21 @@ KINDS = ("uitars", "qwen-vl", "opencua")
 
 @dataclass(frozen=True)
 class Grammar:
-    """system: the system prompt for the map of the image sent (None: the family has none,
-    its prompt opens the first user message: `opening`). read: an answer as Parsed."""
+    """system: the system prompt for the map of the image sent and roundhouse's own tools
+    (None: the family has none, its prompt opens the first user message: `opening`). read:
+    an answer as Parsed, given the names of those tools. takes_tools: whether the grammar
+    has room for roundhouse's own tools (Qwen's function block; UI-TARS and OpenCUA were
+    trained on a fixed action space, and are offered none)."""
 
     label: str  # "UI-TARS-1.5: pixels of the smart-resized image", for docs and the log
     target: str  # screen.py's screen_map_for target: the size the image is sent at
     grid: int | None
     fractions: Literal["never", "always", "small"]
-    system: Callable[[ScreenMap], str | None]
+    system: Callable[[ScreenMap, tuple[OfferedTool, ...]], str | None]
     opening: Callable[[str], str]
-    read: Callable[[str, Points, Pointer], Parsed]
+    read: Callable[[str, Points, Pointer, frozenset[str]], Parsed]
     again: str  # what follows a grammar break said back: the form to answer in
+    takes_tools: bool = False
 
 
 def grammar_for(kind: str, model: str, settings: LocalSettings) -> Grammar:
@@ -49,9 +54,9 @@ def grammar_for(kind: str, model: str, settings: LocalSettings) -> Grammar:
             "qwen25",
             None if pixels else 1000,
             "never",
-            lambda screen: None,
+            lambda screen, tools: None,
             uitars.prompt,
-            uitars.read,
+            lambda text, points, pointer, custom: uitars.read(text, points, pointer),
             "Answer 'Thought: ...' and then 'Action: ...' with one action of the action space.",
         )
     if kind == "qwen-vl":
@@ -62,10 +67,12 @@ def grammar_for(kind: str, model: str, settings: LocalSettings) -> Grammar:
             "qwen3" if which == "3" else "qwen25",
             qwen.GRID if which == "3" else None,
             "never",
-            lambda screen: qwen.system_prompt(which, screen.sent),
+            lambda screen, tools: qwen.system_prompt(which, screen.sent, tools),
             lambda instruction: instruction,
-            lambda text, points, pointer: qwen.read(text, which, points, pointer),
-            "Call computer_use in <tool_call></tool_call>, one action a call.",
+            lambda text, points, pointer, custom: qwen.read(text, which, points, pointer, custom),
+            "Call computer_use (or another function) in <tool_call></tool_call>, one action a "
+            "call.",
+            takes_tools=True,
         )
     if kind == "opencua":
         coordinates: opencua.Coordinates = (
@@ -79,9 +86,9 @@ def grammar_for(kind: str, model: str, settings: LocalSettings) -> Grammar:
             "as_taken" if coordinates == "absolute" else "qwen25",
             None,
             fractions[coordinates],
-            lambda screen: opencua.prompt(coordinates),
+            lambda screen, tools: opencua.prompt(coordinates),
             lambda instruction: instruction,
-            opencua.read,
+            lambda text, points, pointer, custom: opencua.read(text, points, pointer),
             "Answer '## Thought', '## Action' and '## Code' with a ```python block of the "
             "calls allowed.",
         )

@@ -3,7 +3,9 @@ use), and the model's <tool_call> answers read. Pure.
 
 The system prompt declares one function, computer_use, in a <tools> block; the model
 answers `<tool_call>{"name": "computer_use", "arguments": {"action": ...}}</tool_call>`,
-one or several. Qwen2.5-VL points in pixels of the image it was sent (smart-resized,
+one or several. roundhouse's own tools (an application by name, a window's controls, the
+shell) are declared beside it in the same block, and their calls taken as they are.
+Qwen2.5-VL points in pixels of the image it was sent (smart-resized,
 factor 28: the size the prompt states); Qwen3-VL is told the screen is 1000x1000 and
 points on that grid (0-999) over an image smart-resized with factor 32, and has
 triple_click, hscroll and answer besides. The model's name says which (`version`).
@@ -15,6 +17,7 @@ import json
 import re
 from typing import Any, Literal
 
+from roundhouse.models.base import OfferedTool
 from roundhouse.models.local.actions import (
     Call,
     GrammarError,
@@ -106,10 +109,19 @@ def function(which: Version, screen_size: tuple[int, int]) -> dict[str, Any]:
     }
 
 
-def system_prompt(which: Version, screen_size: tuple[int, int]) -> str:
-    """The function in a <tools> block, and how to call it (the Hermes form Qwen is
-    trained on)."""
-    declared = json.dumps(function(which, screen_size), ensure_ascii=False)
+def system_prompt(
+    which: Version, screen_size: tuple[int, int], others: tuple[OfferedTool, ...] = ()
+) -> str:
+    """The function in a <tools> block, roundhouse's own tools (`others`) beside it, and
+    how to call them (the Hermes form Qwen is trained on)."""
+    functions = [function(which, screen_size)] + [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+        }
+        for t in others
+    ]
+    declared = "\n".join(json.dumps(f, ensure_ascii=False) for f in functions)
     return (
         "You are a helpful assistant.\n\n# Tools\n\nYou may call one or more functions to "
         "assist with the user query.\n\nYou are provided with function signatures within "
@@ -123,8 +135,15 @@ def system_prompt(which: Version, screen_size: tuple[int, int]) -> str:
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
 
 
-def read(text: str, which: Version, points: Points, pointer: Pointer) -> Parsed:
-    """The answer's calls in order (GrammarError for one outside the function)."""
+def read(
+    text: str,
+    which: Version,
+    points: Points,
+    pointer: Pointer,
+    custom: frozenset[str] = frozenset(),
+) -> Parsed:
+    """The answer's calls in order: computer_use's actions, and calls of roundhouse's own
+    tools (`custom`) as they are (GrammarError for any other)."""
     bodies = _TOOL_CALL.findall(text)
     thought = _TOOL_CALL.sub("", text).strip()
     if not bodies:
@@ -134,6 +153,10 @@ def read(text: str, which: Version, points: Points, pointer: Pointer) -> Parsed:
         )
     calls: list[Call] = []
     for body in bodies:
+        own = _own_call(body, custom)
+        if own is not None:
+            calls.append(own)
+            continue
         arguments = _arguments(body, which)
         action = arguments["action"]
         if action == "terminate":
@@ -148,14 +171,35 @@ def read(text: str, which: Version, points: Points, pointer: Pointer) -> Parsed:
     return Parsed(thought, tuple(calls))
 
 
+def _own_call(body: str, custom: frozenset[str]) -> Call | None:
+    """A call of one of roundhouse's own tools, its arguments as given; None otherwise."""
+    try:
+        called = json.loads(body.strip())
+    except json.JSONDecodeError:
+        return None  # _arguments says why
+    if not isinstance(called, dict) or called.get("name") not in custom:
+        return None
+    arguments = called.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError:
+            raise GrammarError(f"the arguments of {called['name']} are not JSON") from None
+    if not isinstance(arguments, dict):
+        raise GrammarError(f"the arguments of {called['name']} must be an object")
+    return str(called["name"]), arguments
+
+
 def _arguments(body: str, which: Version) -> dict[str, Any]:
     try:
         called = json.loads(body.strip())
     except json.JSONDecodeError as error:
         said = body.strip()[:120]
         raise GrammarError(f"a <tool_call> is not JSON ({error.msg}): {said!r}") from None
-    if not isinstance(called, dict) or called.get("name") != "computer_use":
+    if not isinstance(called, dict):
         raise GrammarError('a <tool_call> must be {"name": "computer_use", "arguments": {...}}')
+    if called.get("name") != "computer_use":
+        raise GrammarError(f"there is no function {called.get('name')!r}: call computer_use")
     arguments: Any = called.get("arguments")
     if isinstance(arguments, str):  # some servers send the arguments as a JSON string
         try:
