@@ -118,6 +118,14 @@ def test_ui_tars_finished_and_call_user_end_the_round() -> None:
     assert stuck.end == "FAIL" and "a password is asked" in stuck.result
 
 
+def test_ui_tars_reads_the_action_line_whatever_the_text_typed_says() -> None:
+    text = "Thought: I type it.\nAction: type(content='Thought: x\\nAction: y')"
+    [call] = read("uitars", "ui-tars-1.5-7b", text).calls
+    assert call == ("type_text", {"text": "Thought: x\nAction: y"})
+    [call] = read("uitars", "ui-tars-1.5-7b", "Thought: go. Action: wait()").calls
+    assert call == ("wait", {"seconds": 5.0})
+
+
 def test_ui_tars_text_with_an_unescaped_quote_is_typed_as_meant() -> None:
     [call] = read("uitars", "ui-tars-1.5-7b", "Thought: t\nAction: type(content='it's here')").calls
     assert call == ("type_text", {"text": "it's here"})

@@ -96,11 +96,17 @@ def read(text: str, points: Points, pointer: Pointer) -> Parsed:
 
 def _split(text: str) -> tuple[str, str]:
     """The thought (its Thought:, Reflection: or Action_Summary: lines) and the action."""
-    head, marker, action = text.rpartition("Action:")
-    if not marker:
-        raise GrammarError(
-            "the answer has no 'Action:' line; answer 'Thought: ...' then 'Action: ...'"
-        )
+    # The first line that starts with "Action:" (a text typed may hold the word too); else
+    # the last "Action:" on a line with the thought.
+    line = re.search(r"^[ \t]*Action:", text, re.M)
+    if line is not None:
+        head, action = text[: line.start()], text[line.end() :]
+    else:
+        head, marker, action = text.rpartition("Action:")
+        if not marker:
+            raise GrammarError(
+                "the answer has no 'Action:' line; answer 'Thought: ...' then 'Action: ...'"
+            )
     thought = re.sub(r"^\s*(Thought|Reflection|Action_Summary):\s*", "", head.strip(), flags=re.M)
     return thought.strip(), action.strip().strip("`").strip()
 
