@@ -58,6 +58,9 @@ class OpenAISettings(_Section):
     # come as a tool call, merged into the JSON answer before the one parser reads it. Off
     # by default: the JSON answer works with every endpoint.
     native_tools: bool = False
+    # openai-computer: which computer tool: auto (by the model: the GA `computer` for
+    # gpt-5.4 and later, computer_use_preview for computer-use-preview), or either.
+    computer_tool: Literal["auto", "computer", "computer_use_preview"] = "auto"
 
 
 class AnthropicSettings(_Section):
@@ -72,6 +75,34 @@ class AnthropicSettings(_Section):
     max_tokens: int = Field(default=4096, ge=1)  # of one answer: the API wants a cap
     # Screenshots kept in the conversation; older ones are replaced by a line saying so.
     keep_screenshots: int = Field(default=3, ge=1)
+
+
+class LocalSettings(_Section):
+    """The open computer-use models served on the `openai` settings' endpoint (vLLM, Ollama,
+    LM Studio): `uitars:MODEL`, `qwen-vl:MODEL`, `opencua:MODEL` (models/local/)."""
+
+    # OpenCUA's coordinates: auto (by the model's name), relative (0-1), qwen25 (pixels of
+    # the smart-resized image) or absolute (pixels of the screenshot as taken).
+    coordinates: Literal["auto", "relative", "qwen25", "absolute"] = "auto"
+    max_tokens: int = Field(default=1024, ge=1)  # of one answer
+    temperature: float = Field(default=0.0, ge=0)
+    keep_screenshots: int = Field(default=3, ge=1)  # the newest sent; older ones a line
+
+
+class GeminiSettings(_Section):
+    """generateContent with the computer_use tool (`gemini:MODEL`); the key falls back to
+    GOOGLE_API_KEY, then GEMINI_API_KEY (google-genai's order), and the URL to
+    GOOGLE_GEMINI_BASE_URL, then GEMINI_BASE_URL."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+    retry_budget: float = Field(default=300.0, gt=0)  # as openai.retry_budget
+    keep_screenshots: int = Field(default=3, ge=1)  # turns whose screenshots are sent
+    # The computer_use tool's environment: a desktop; the browser's where a model takes
+    # no other.
+    environment: Literal["ENVIRONMENT_DESKTOP", "ENVIRONMENT_BROWSER"] = "ENVIRONMENT_DESKTOP"
 
 
 class DesktopSettings(_Section):
@@ -130,7 +161,9 @@ class Settings(_Section):
     eva_round: bool = False
     eva_session: bool = False
 
-    # Models: "offline", "replay:FILE", "openai:NAME", "anthropic:NAME" (--agent computer);
+    # Models: "offline", "replay:FILE", "openai:NAME"; with --agent computer also
+    # "anthropic:NAME", "openai-computer:NAME", "gemini:NAME", "uitars:NAME", "qwen-vl:NAME",
+    # "opencua:NAME";
     # per-agent overrides fall back to `model`.
     model: str = "offline"
     model_host: str | None = None
@@ -141,6 +174,8 @@ class Settings(_Section):
     record_answers: Path | None = None  # write every model answer here, as a replay file
     openai: OpenAISettings = Field(default_factory=OpenAISettings)
     anthropic: AnthropicSettings = Field(default_factory=AnthropicSettings)
+    local: LocalSettings = Field(default_factory=LocalSettings)
+    gemini: GeminiSettings = Field(default_factory=GeminiSettings)
     prices: dict[str, Price] = Field(default_factory=dict)
 
     # Where and how rounds run.

@@ -1,10 +1,12 @@
 """The end-to-end command of issue 45: `roundhouse run ... --model SPEC --agent computer
 --yes` on a real Xvfb desktop with gedit open saves the file, for
-`anthropic:claude-sonnet-4-5` and `openai-computer:computer-use-preview`, each against the
-fake of its protocol (ANTHROPIC_BASE_URL; OPENAI_BASE_URL), which checks every request
-as the API would: headers or key, tool version, the display declared against the
-screenshot sent, every call answered by its id, and (OpenAI) the safety check acknowledged
-under --yes. The desktop is 1920x1080 (X11, and sway), so the screenshot is shrunk for
+`anthropic:claude-sonnet-4-5`, `openai-computer:computer-use-preview` and
+`uitars:ui-tars-1.5-7b`, each against the fake of its protocol (ANTHROPIC_BASE_URL;
+OPENAI_BASE_URL; for UI-TARS, a fake vLLM at OPENAI_BASE_URL and
+ROUNDHOUSE_OPENAI__BASE_URL), which checks every request as the API would: headers or key,
+tool version, the display declared against the screenshot sent (for UI-TARS, an image its
+processor takes as it is), every call answered by its id, and (OpenAI) the safety check
+acknowledged under --yes. The desktop is 1920x1080 (X11, and sway), so the screenshot is shrunk for
 each and the scripted click goes through the coordinate map."""
 
 from __future__ import annotations
@@ -27,7 +29,13 @@ from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.tools import DesktopTools
 from roundhouse.models.anthropic import fake as anthropic_fake
-from roundhouse.models.computer.screen import ScreenMap, fit_anthropic, fit_short_side
+from roundhouse.models.computer.screen import (
+    ScreenMap,
+    fit_anthropic,
+    fit_short_side,
+    smart_resize,
+)
+from roundhouse.models.local import fake as local_fake
 from roundhouse.models.openai_computer import fake as openai_fake
 
 KEY = "test-key"
@@ -68,6 +76,20 @@ def openai_turns(at: tuple[int, int], target: Path) -> list[dict[str, Any]]:
     ]
 
 
+def uitars_turns(at: tuple[int, int], target: Path) -> list[dict[str, Any]]:
+    """UI-TARS-1.5's own text: Thought, then Action calls, points on the smart-resized image."""
+    return [
+        {"text": f"Thought: I click gedit's text.\nAction: click(start_box='({at[0]},{at[1]})')"},
+        {
+            "text": "Thought: I type the text and save it.\n"
+            "Action: type(content='native hello')\n\nhotkey(key='ctrl s')"
+        },
+        {"text": f"Thought: I name the file.\nAction: type(content='{target}')"},
+        {"text": "Thought: I save it.\nAction: hotkey(key='enter')"},
+        {"text": f"Thought: Saved.\nAction: finished(content='The text is saved as {target}.')"},
+    ]
+
+
 async def gedit_window(desktop: Desktop, pid: int) -> WindowInfo:
     """gedit's window, as the desktop's own backend lists it (X11 or sway)."""
     settings = Settings(desktop=DesktopSettings(session=desktop.kind))
@@ -85,6 +107,7 @@ async def gedit_window(desktop: Desktop, pid: int) -> WindowInfo:
 FAMILIES = {
     "anthropic:claude-sonnet-4-5": (fit_anthropic, claude_turns),
     "openai-computer:computer-use-preview": (fit_short_side, openai_turns),
+    "uitars:ui-tars-1.5-7b": (smart_resize, uitars_turns),
 }
 
 
@@ -123,8 +146,15 @@ async def test_a_computer_use_model_saves_a_file_in_gedit(
         "--logs",
         str(tmp_path / "logs"),
     ]
-    fake: anthropic_fake.FakeAnthropic | openai_fake.FakeOpenAIComputer
-    if spec.startswith("anthropic:"):
+    fake: anthropic_fake.FakeAnthropic | openai_fake.FakeOpenAIComputer | local_fake.FakeLocal
+    if spec.startswith("uitars:"):
+        fake = local_fake.FakeLocal(local_fake.load_script(script), key=KEY)
+        env |= {
+            "OPENAI_BASE_URL": fake.base_url,
+            "ROUNDHOUSE_OPENAI__BASE_URL": fake.base_url,
+            "OPENAI_API_KEY": KEY,
+        }
+    elif spec.startswith("anthropic:"):
         fake = anthropic_fake.FakeAnthropic(anthropic_fake.load_script(script), key=KEY)
         env |= {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": KEY}
     else:

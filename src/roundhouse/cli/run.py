@@ -39,7 +39,10 @@ ModelOption = Annotated[
     typer.Option(
         "--model",
         "-m",
-        help="offline (default), replay:FILE, openai:NAME or anthropic:NAME (--agent computer)",
+        help=(
+            "offline (default), replay:FILE, openai:NAME; with --agent computer anthropic:NAME, "
+            "openai-computer:NAME, gemini:NAME, uitars:NAME, qwen-vl:NAME or opencua:NAME"
+        ),
     ),
 ]
 AgentOption = Annotated[

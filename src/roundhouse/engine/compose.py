@@ -162,8 +162,9 @@ def agent_factory(
         spec = settings.model_for("computer")
         if spec == "offline":
             raise ConfigError(
-                "--agent computer needs a computer-use model: --model anthropic:NAME or "
-                "openai-computer:NAME (or replay:FILE of their answers)"
+                "--agent computer needs a computer-use model: --model anthropic:NAME, "
+                "openai-computer:NAME, gemini:NAME, uitars:NAME, qwen-vl:NAME or opencua:NAME "
+                "(or replay:FILE of their answers)"
             )
         computer_model = models.get(spec)
         return lambda: SingleAgent(ComputerAgent(model=computer_model, services=services))

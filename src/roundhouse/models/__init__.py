@@ -1,5 +1,7 @@
-"""Language models by spec: `offline`, `replay:FILE`, `openai:NAME`, `anthropic:NAME`,
-`openai-computer:NAME`."""
+"""Language models by spec: `offline`, `replay:FILE`, `openai:NAME`; for --agent computer
+`anthropic:NAME`, `openai-computer:NAME`, `gemini:NAME`, and the open models on a server of
+the user's own, `uitars:NAME`, `qwen-vl:NAME`, `opencua:NAME`. A family is one folder under
+models/ and one entry here."""
 
 from __future__ import annotations
 
@@ -17,9 +19,10 @@ from roundhouse.models.recording import RecordingModel
 from roundhouse.models.replay import ReplayModel
 
 MODEL_FORMS = (
-    "offline, replay:FILE, openai:NAME, or anthropic:NAME or openai-computer:NAME "
-    "(with --agent computer)"
+    "offline, replay:FILE, openai:NAME, or anthropic:NAME, openai-computer:NAME, "
+    "gemini:NAME, uitars:NAME, qwen-vl:NAME or opencua:NAME (with --agent computer)"
 )
+LOCAL_KINDS = ("uitars", "qwen-vl", "opencua")  # models/local/: the `openai` endpoint's
 
 
 def make_model(spec: str, settings: Settings) -> LanguageModel:
@@ -58,6 +61,26 @@ def make_model(spec: str, settings: Settings) -> LanguageModel:
 
         try:
             return OpenAIComputerModel(argument, settings.openai)
+        except ModelError as error:
+            raise ConfigError(str(error)) from None
+    if kind == "gemini":
+        if not argument:
+            raise ConfigError(
+                "--model gemini needs a model name: gemini:gemini-2.5-computer-use-preview-10-2025"
+            )
+        from roundhouse.models.gemini.client import GeminiModel
+
+        try:
+            return GeminiModel(argument, settings.gemini)
+        except ModelError as error:
+            raise ConfigError(str(error)) from None
+    if kind in LOCAL_KINDS:
+        if not argument:
+            raise ConfigError(f"--model {kind} needs a model name: uitars:ui-tars-1.5-7b")
+        from roundhouse.models.local.client import LocalModel
+
+        try:
+            return LocalModel(kind, argument, settings.openai, settings.local)
         except ModelError as error:
             raise ConfigError(str(error)) from None
     raise ConfigError(f"unknown model {spec!r}: use {MODEL_FORMS}")

@@ -1,8 +1,9 @@
 """The OpenAI-compatible model: OpenAI, Azure OpenAI, vLLM, Ollama, LM Studio.
 
-Through the official SDK, with the SDK's own retries off: we retry here (429, 5xx,
-connection errors, timeouts, malformed bodies; Retry-After honoured) so that every HTTP
-attempt is seen and its usage counted — UFO drops the cost of its retries, we don't. Each
+Through the official SDK, with the SDK's own retries off: we retry in the one loop every
+client shares (models/retrying.py `retried`: 429, 5xx, connection errors, timeouts,
+malformed bodies; Retry-After honoured) so that every HTTP attempt is seen and its usage
+counted — UFO drops the cost of its retries, we don't. Each
 attempt is a request the session's limits may refuse: a retry asks them first
 (ModelRequest.before_retry), the first attempt was asked before the call (models/priced.py).
 """
@@ -13,9 +14,7 @@ import asyncio
 import json
 import logging
 import os
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -28,7 +27,16 @@ from roundhouse.core.messages import Message
 from roundhouse.core.usage import Usage
 from roundhouse.endpoints import LOOPBACK_ENV, is_loopback_url
 from roundhouse.models.base import Completion, ModelError, ModelRequest, OfferedTool
-from roundhouse.models.retrying import Clock, Sleep, backoff_seconds, retry_after_seconds
+from roundhouse.models.retrying import (
+    Attempts,
+    Clock,
+    Retry,
+    Retrying,
+    Sleep,
+    retried,
+    retry_after_seconds,
+    send_again,
+)
 from roundhouse.models.vision import PreparedImage, prepare_image
 
 log = logging.getLogger(__name__)
@@ -151,23 +159,6 @@ def endpoint(settings: OpenAISettings, env: Mapping[str, str]) -> str:
 # ---------------------------------------------------------------- the model
 
 
-@dataclass
-class _Attempts:
-    """What the attempts of one request have cost so far."""
-
-    usage: Usage = Usage()
-    retries: int = 0
-    spent: float = 0.0  # seconds of attempts and waits, against openai.retry_budget
-
-
-class _Retry(Exception):
-    """An attempt failed in a way worth another try; message says why."""
-
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
-
-
 class OpenAIModel:
     """A LanguageModel over any OpenAI-compatible chat-completions endpoint."""
 
@@ -195,6 +186,13 @@ class OpenAIModel:
         self._native_tools = settings.native_tools  # the same
         self._sleep = sleep
         self._clock = clock or (lambda: datetime.now(UTC))
+        self._retrying = Retrying(
+            settings.timeout,
+            settings.max_retries,
+            settings.retry_budget,
+            "openai.retry_budget",
+            "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml.",
+        )
         self._client = self._make_client(env, http_client)
 
     def _make_client(self, env: Mapping[str, str], http_client: Any) -> openai.AsyncOpenAI:
@@ -231,34 +229,15 @@ class OpenAIModel:
 
     async def complete(self, request: ModelRequest) -> Completion:
         messages, images = await asyncio.to_thread(self._messages, request.messages)
-        attempts = _Attempts()
-        budget = self.settings.retry_budget
-        while True:
-            started = time.monotonic()
-            try:
-                completion = await self._timed_attempt(messages, request, attempts)
-            except _Retry as problem:
-                attempts.spent += time.monotonic() - started
-                tries = attempts.retries + 1
-                if attempts.retries >= self.settings.max_retries:
-                    message = f"{problem} (gave up after {tries} attempts)"
-                    raise ModelError(message, attempts.usage) from None
-                delay = backoff_seconds(attempts.retries, problem.retry_after)
-                if attempts.spent + delay > budget:
-                    message = (
-                        f"{problem} (gave up after {tries} attempts: waiting {delay:g} s more "
-                        f"would pass the retry budget of {budget:g} s, openai.retry_budget)"
-                    )
-                    raise ModelError(message, attempts.usage) from None
-                _send_again(request, attempts)  # before the wait: a refusal need not wait
-                log.warning("%s: %s; retrying in %.1f s", self.name, problem, delay)
-                await self._sleep(delay)
-                # Counted as asked for, not as measured: a test's instant sleep spends it too.
-                attempts.spent += delay
-                attempts.retries += 1
-                continue
-            structured = request.response_schema is not None and self._structured
-            return self._completion(completion, attempts, images, structured)
+
+        async def attempt(attempts: Attempts) -> ChatCompletion:
+            return await self._timed_attempt(messages, request, attempts)
+
+        completion, attempts = await retried(
+            attempt, name=self.name, retrying=self._retrying, request=request, sleep=self._sleep
+        )
+        structured = request.response_schema is not None and self._structured
+        return self._completion(completion, attempts, images, structured)
 
     def _messages(
         self, messages: tuple[Message, ...]
@@ -280,7 +259,7 @@ class OpenAIModel:
         return chat, sent
 
     async def _timed_attempt(
-        self, messages: list[dict[str, Any]], request: ModelRequest, attempts: _Attempts
+        self, messages: list[dict[str, Any]], request: ModelRequest, attempts: Attempts
     ) -> ChatCompletion:
         """One attempt within openai.timeout as a whole: the SDK's timeout bounds each read,
         so a body that trickles in forever would never end without this."""
@@ -289,12 +268,12 @@ class OpenAIModel:
             async with asyncio.timeout(timeout):
                 return await self._attempt(messages, request, attempts)
         except TimeoutError:
-            raise _Retry(f"{self.base_url}: no answer within {timeout:g} s") from None
+            raise Retry(f"{self.base_url}: no answer within {timeout:g} s") from None
 
     async def _attempt(
-        self, messages: list[dict[str, Any]], request: ModelRequest, attempts: _Attempts
+        self, messages: list[dict[str, Any]], request: ModelRequest, attempts: Attempts
     ) -> ChatCompletion:
-        """One HTTP request: a completion, a _Retry, or a ModelError. Counts itself."""
+        """One HTTP request: a completion, a Retry, or a ModelError. Counts itself."""
         extra: dict[str, Any] = {}
         schema = request.response_schema
         structured = schema is not None and self._structured
@@ -312,32 +291,30 @@ class OpenAIModel:
                 **extra,
             )
         except openai.APITimeoutError:
-            raise _Retry(f"{self.base_url}: no answer within {self.settings.timeout:g} s") from None
+            raise Retry(f"{self.base_url}: no answer within {self.settings.timeout:g} s") from None
         except openai.APIConnectionError as error:
-            raise _Retry(f"cannot connect to {self.base_url}: {root_cause(error)}") from None
+            raise Retry(f"cannot connect to {self.base_url}: {root_cause(error)}") from None
         except openai.APIStatusError as error:
             if structured and error.status_code in (400, 422) and mentions_response_format(error):
                 log.warning(
                     "%s refuses response_format; asking in plain text from now on", self.name
                 )
                 self._structured = False
-                _send_again(request, attempts)
+                send_again(request, attempts)
                 return await self._attempt(messages, request, attempts)
             if native and error.status_code in (400, 422) and mentions_tools(error):
                 log.warning("%s refuses native tools; asking in plain JSON from now on", self.name)
                 self._native_tools = False
-                _send_again(request, attempts)
+                send_again(request, attempts)
                 return await self._attempt(messages, request, attempts)
             raise self._status_problem(error, attempts.usage) from None
         try:
             completion = raw.parse()
         except (json.JSONDecodeError, ValidationError, openai.APIResponseValidationError):
             body = raw.http_response.text[:200]
-            raise _Retry(
-                f"{self.base_url}: the answer is not a chat completion: {body!r}"
-            ) from None
+            raise Retry(f"{self.base_url}: the answer is not a chat completion: {body!r}") from None
         if not completion.choices:
-            raise _Retry(f"{self.base_url}: the answer has no choices")
+            raise Retry(f"{self.base_url}: the answer has no choices")
         attempts.usage += tokens_of(completion)
         return completion
 
@@ -345,7 +322,7 @@ class OpenAIModel:
         status, detail = error.status_code, _detail(error)
         if status == 429 or status >= 500:
             wait = retry_after_seconds(error.response.headers, self._clock())
-            return _Retry(f"{self.base_url} answered {status}: {detail}", wait)
+            return Retry(f"{self.base_url} answered {status}: {detail}", wait)
         if status == 401:
             return ModelError(
                 f"{self.base_url} refused the API key (401): {detail}. "
@@ -361,7 +338,7 @@ class OpenAIModel:
     def _completion(
         self,
         completion: ChatCompletion,
-        attempts: _Attempts,
+        attempts: Attempts,
         images: list[PreparedImage],
         structured: bool,
     ) -> Completion:
@@ -387,13 +364,6 @@ class OpenAIModel:
                 "image_scales": [image.scale for image in images],
             },
         )
-
-
-def _send_again(request: ModelRequest, attempts: _Attempts) -> None:
-    """Another HTTP attempt of `request` is a request too: the session's limits may refuse
-    it (LimitReached, carrying what the attempts spent), as they refused none before it."""
-    if request.before_retry is not None:
-        request.before_retry(attempts.usage)
 
 
 def _detail(error: openai.APIStatusError) -> str:

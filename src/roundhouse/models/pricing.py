@@ -2,9 +2,10 @@
 
 Prices come from the maintained genai-prices library (its bundled snapshot: no network),
 overridden by the `prices:` section of the settings (dollars per million tokens). Models
-that run on this machine ("offline") are free. A model nobody knows the price of gives an
-unknown cost (None), which stays unknown when added to anything: roundhouse never prints
-$0.00 for a price it does not know.
+that run on this machine ("offline") are free, and so are the open models on a server of
+the user's own (`uitars:`, `qwen-vl:`, `opencua:`) unless `prices:` names them. A model
+nobody knows the price of gives an unknown cost (None), which stays unknown when added to
+anything: roundhouse never prints $0.00 for a price it does not know.
 """
 
 from __future__ import annotations
@@ -23,11 +24,14 @@ log = logging.getLogger(__name__)
 # Models that run on this machine cost nothing, and we know it.
 FREE_MODELS = frozenset({"offline"})
 # `--model openai:gpt-4o-mini` and a Completion.model of "gpt-4o-mini" are the same price.
-PROVIDER_PREFIXES = ("openai:", "anthropic:", "openai-computer:")
+PROVIDER_PREFIXES = ("openai:", "anthropic:", "openai-computer:", "gemini:")
+# The open computer-use models on the user's own server (models/local/): their tokens are
+# counted, their price is 0 unless `prices:` gives one. A Completion names them by spec.
+LOCAL_PREFIXES = ("uitars:", "qwen-vl:", "opencua:")
 
 
 def bare_name(model: str) -> str:
-    for prefix in PROVIDER_PREFIXES:
+    for prefix in (*PROVIDER_PREFIXES, *LOCAL_PREFIXES):
         if model.startswith(prefix):
             return model[len(prefix) :]
     return model
@@ -65,7 +69,7 @@ def _dollars(
             usage.input_tokens * override.input_per_mtok
             + usage.output_tokens * override.output_per_mtok
         ) / 1_000_000
-    if bare_name(model) in FREE_MODELS:
+    if bare_name(model) in FREE_MODELS or model.startswith(LOCAL_PREFIXES):
         return 0.0
     if not library:
         return None
@@ -107,7 +111,7 @@ class PriceTable:
         override = _override(model, self._prices)
         if override is not None:
             return override
-        if bare_name(model) in FREE_MODELS:
+        if bare_name(model) in FREE_MODELS or model.startswith(LOCAL_PREFIXES):
             return Price(input_per_mtok=0, output_per_mtok=0)
         return library_price(model) if self._library else None
 

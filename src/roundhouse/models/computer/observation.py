@@ -8,8 +8,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from roundhouse.devices.contract import Rect
+from roundhouse.devices.contract import Rect, ToolName
 from roundhouse.models.observation import PastStep
+
+# roundhouse's pixel tools: what a family's computer tool or grammar already does. The
+# families that take functions of their own (Gemini, Qwen-VL) are offered the rest beside.
+PIXEL_TOOLS = frozenset(
+    {
+        ToolName.CLICK_COORDINATES,
+        ToolName.TYPE_TEXT,
+        ToolName.PRESS_KEYS,
+        ToolName.SCROLL,
+        ToolName.DRAG,
+        ToolName.WAIT,
+    }
+)
 
 
 @dataclass(frozen=True)

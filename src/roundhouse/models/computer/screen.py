@@ -12,7 +12,11 @@ family wants the image at a size of its own:
   the image it reads;
 - Qwen-VL and UI-TARS: smart_resize, each side a multiple of a factor (28, Qwen3-VL 32),
   the area between a minimum and a maximum;
-- Gemini and Qwen3-VL: whatever the image, points on a 0–999 grid.
+- Gemini: shrunk, aspect kept, to at most 1440 on the long side and 1440x900 pixels (the
+  screen its reference client uses);
+- Gemini and Qwen3-VL: whatever the image, points on a 0–999 grid (Qwen3-VL's image
+  smart-resized with factor 32; the earlier UI-TARS models' on 0–1000 likewise, factor 28);
+- OpenCUA with absolute coordinates: the screenshot as taken.
 
 `ScreenMap` keeps the region and the image sent, and maps a point the model gives back to
 a logical pixel of the desktop: the one under the centre of the image pixel (or grid cell)
@@ -48,6 +52,7 @@ def fit_anthropic(
 
 
 OPENAI_SHORT_SIDE = 768
+GEMINI_SCREEN = (1440, 900)  # the screen Google's reference client declares
 
 
 def fit_short_side(width: int, height: int, short_side: int = OPENAI_SHORT_SIDE) -> tuple[int, int]:
@@ -144,7 +149,8 @@ def screen_map_for(
 ) -> ScreenMap:
     """The map for a screenshot of `region` holding `pixels`, shrunk to a family's target:
     "anthropic" (fit_anthropic), "openai" (fit_short_side), "qwen25" (smart_resize, factor
-    28), "qwen3" (factor 32)."""
+    28), "qwen3" (factor 32), "gemini" (within 1440 on the long side and 1440x900
+    pixels), "as_taken" (its own pixels)."""
     width, height = pixels
     if target == "anthropic":
         sent = fit_anthropic(width, height)
@@ -154,6 +160,10 @@ def screen_map_for(
         sent = smart_resize(width, height, 28)
     elif target == "qwen3":
         sent = smart_resize(width, height, 32, 64 * 32 * 32, 16384 * 32 * 32)
+    elif target == "gemini":
+        sent = fit_anthropic(width, height, GEMINI_SCREEN[0], GEMINI_SCREEN[0] * GEMINI_SCREEN[1])
+    elif target == "as_taken":
+        sent = (width, height)
     else:
         raise ValueError(f"unknown screenshot target {target!r}")
     return ScreenMap(region, sent, grid)

@@ -1,3 +1,4 @@
-"""Open computer-use models on an OpenAI-compatible server (vLLM, Ollama, LM Studio):
-`uitars:MODEL`, `qwen-vl:MODEL`, `opencua:MODEL`. fake.py is a server that refuses what
-vLLM refuses, and an image the model's processor would resize."""
+"""`uitars:MODEL`, `qwen-vl:MODEL`, `opencua:MODEL`: open computer-use models on the
+`openai` settings' endpoint (vLLM, Ollama, LM Studio). family.py picks the grammar;
+uitars.py, qwen.py and opencua.py read each (pure); client.py speaks chat completions;
+fake.py is a server that refuses what vLLM refuses."""

@@ -1,5 +1,8 @@
-"""`openai-computer:MODEL`: OpenAI's Responses API with the computer_use_preview tool, over
-plain httpx (no vendor agent loop: the loop is roundhouse's, agents/computer.py).
+"""`openai-computer:MODEL`: OpenAI's Responses API with its computer tool, over plain httpx
+(no vendor agent loop: the loop is roundhouse's, agents/computer.py). The tool follows the
+model (tools.py `uses_ga`; `openai.computer_tool` overrides): computer_use_preview for
+computer-use-preview, the GA `computer` for gpt-5.4 and later, whose calls may carry
+several actions (each call answered once, after all of them).
 
 Each call sends the step's screenshot, shrunk to a short side of at most 768 pixels
 (models/computer/screen.py), declared as the display; after the first, as the
@@ -32,7 +35,12 @@ from roundhouse.models.computer.images import png_at
 from roundhouse.models.computer.observation import ComputerObservation, Outcome
 from roundhouse.models.computer.posting import Poster, Retrying
 from roundhouse.models.computer.screen import screen_map_for
-from roundhouse.models.openai_computer.tools import PendingCall, computer_tool, read_answer
+from roundhouse.models.openai_computer.tools import (
+    PendingCall,
+    computer_tool,
+    read_answer,
+    uses_ga,
+)
 from roundhouse.models.retrying import Clock, Sleep
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -61,6 +69,7 @@ class OpenAIComputerModel:
         env = os.environ if env is None else env
         self.name = f"openai-computer:{model}"
         self.model = model
+        self.ga = uses_ga(model, settings.computer_tool)
         self.base_url = (
             settings.base_url or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         ).rstrip("/")
@@ -118,11 +127,13 @@ class OpenAIComputerModel:
         image = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
         body: dict[str, Any] = {
             "model": self.model,
-            "tools": [computer_tool(screen)],
+            "tools": [computer_tool(screen, self.ga)],
             "input": next_input(request, chat, seen.outcomes, image),
             "truncation": "auto",
             "instructions": "\n\n".join(m.text for m in request.messages if m.role == "system"),
         }
+        if self.ga:  # the chain lives on the server: previous_response_id needs it stored
+            body["store"] = True
         if chat.previous is not None:
             body["previous_response_id"] = chat.previous
         answered, attempts = await self._poster.post("/responses", body, request)
@@ -137,6 +148,7 @@ class OpenAIComputerModel:
                 "attempts": attempts.retries + 1,
                 "retried": attempts.statuses,
                 "display": list(screen.sent),
+                "tool": "computer" if self.ga else "computer_use_preview",
                 "image_files": [str(shot.file)],
                 "image_scales": [screen.sent[0] / shot.pixels[0]],
             },
@@ -175,18 +187,15 @@ def next_input(
             "call_id": pending.call_id,
             "output": {"type": "computer_screenshot", "image_url": image},
         }
-        outcome = (
-            outcomes[pending.index]
-            if pending.index is not None and pending.index < len(outcomes)
-            else None
-        )
-        if pending.checks and refused is None and outcome is not None and not outcome.declined:
+        said = [outcomes[i] for i in pending.indices if i < len(outcomes)]
+        # The person was asked before the call's first action: a yes to it is the ack.
+        if pending.checks and refused is None and said and not said[0].declined:
             item["acknowledged_safety_checks"] = list(pending.checks)
         items.append(item)
         if refused is not None:
             notes.append(pending.why or f"Nothing was done: {refused}")
-        elif outcome is not None and not outcome.ok:
-            notes.append(f"{outcome.function} failed: {outcome.text}")
+        else:
+            notes += [f"{o.function} failed: {o.text}" for o in said if not o.ok]
     if notes:
         items.append(
             {"role": "user", "content": [{"type": "input_text", "text": "\n".join(notes)}]}

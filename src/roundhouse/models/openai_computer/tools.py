@@ -1,5 +1,8 @@
-"""The computer_use_preview tool as OpenAI defines it, and its actions as roundhouse's tool
-calls. Pure.
+"""OpenAI's computer tools, and their actions as roundhouse's tool calls. Pure.
+
+Two tools: the preview's `computer_use_preview` (computer-use-preview: a declared display
+and environment, one action a call) and the GA `computer` (gpt-5.4 and later: no display
+declared, and a call may carry an `actions` list). `uses_ga` says which a model takes.
 
 The model answers `computer_call` items, each one action ({type: click, x, y, button},
 double_click, drag {path}, keypress {keys}, move, screenshot, scroll {x, y, scroll_x,
@@ -10,11 +13,12 @@ is asked before it runs (--yes says yes), and only a yes is acknowledged.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from roundhouse.devices.contract import ToolName
-from roundhouse.models.computer.keys import press_keys_text
+from roundhouse.models.computer.keys import chord
 from roundhouse.models.computer.screen import ScreenMap
 
 ENVIRONMENT = "linux"
@@ -22,7 +26,21 @@ UNSUPPORTED = "computer_unsupported"  # no tool has this name: the answer is ref
 WAIT_SECONDS = 1.0  # the preview's wait names no duration
 
 
-def computer_tool(screen: ScreenMap) -> dict[str, Any]:
+# gpt-5.4 (2026-03) and the models after it take the GA tool, and refuse the preview's.
+_GA_MODEL = re.compile(r"^gpt-(5\.([4-9]|\d\d)|[6-9])")
+
+
+def uses_ga(model: str, setting: str = "auto") -> bool:
+    """Whether `model` is sent the GA `computer` tool: the `openai.computer_tool` setting,
+    else the model's name."""
+    if setting != "auto":
+        return setting == "computer"
+    return _GA_MODEL.match(model) is not None
+
+
+def computer_tool(screen: ScreenMap, ga: bool = False) -> dict[str, Any]:
+    if ga:  # the screenshot is the display: its pixels are what the model points in
+        return {"type": "computer"}
     width, height = screen.sent
     return {
         "type": "computer_use_preview",
@@ -36,28 +54,12 @@ class Unsupported(ValueError):
     """An action roundhouse's tools cannot do (yet)."""
 
 
-# OpenAI's key names (upper case, as the model writes them) → X key names.
-KEYS = {
-    "ctrl": "ctrl", "control": "ctrl", "alt": "alt", "option": "alt", "shift": "shift",
-    "cmd": "super", "meta": "super", "super": "super", "win": "super",
-    "enter": "Return", "return": "Return", "esc": "Escape", "escape": "Escape",
-    "space": "space", "backspace": "BackSpace", "tab": "Tab", "delete": "Delete",
-    "del": "Delete", "insert": "Insert", "home": "Home", "end": "End",
-    "pageup": "Prior", "pagedown": "Next", "capslock": "Caps_Lock",
-    "arrowup": "Up", "arrowdown": "Down", "arrowleft": "Left", "arrowright": "Right",
-    "up": "Up", "down": "Down", "left": "Left", "right": "Right",
-}  # fmt: skip
-
-
-def chord(keys: list[Any]) -> str:
-    """["CTRL", "S"] → "ctrl+s": the keys pressed together, as press_keys takes them."""
-    if not keys or not all(isinstance(key, str) and key for key in keys):
-        raise Unsupported(f"keypress needs keys, not {keys!r}")
-    names = []
-    for key in keys:
-        known = KEYS.get(key.lower())
-        names.append(known or (key.lower() if len(key) == 1 else key))
-    return press_keys_text("+".join(names))
+def keypress(keys: list[Any]) -> str:
+    """["CTRL", "S"] -> "ctrl+s": the keys pressed together, as press_keys takes them."""
+    try:
+        return chord(keys)
+    except ValueError:
+        raise Unsupported(f"keypress needs keys, not {keys!r}") from None
 
 
 def as_tool_call(action: dict[str, Any], screen: ScreenMap) -> tuple[str, dict[str, Any]] | None:
@@ -84,7 +86,7 @@ def as_tool_call(action: dict[str, Any], screen: ScreenMap) -> tuple[str, dict[s
             raise Unsupported("type needs text")
         return ToolName.TYPE_TEXT, {"text": text}
     if kind == "keypress":
-        return ToolName.PRESS_KEYS, {"keys": chord(action.get("keys") or [])}
+        return ToolName.PRESS_KEYS, {"keys": keypress(action.get("keys") or [])}
     if kind == "scroll":
         x, y = _point(action, screen)
         dx, dy = action.get("scroll_x", 0), action.get("scroll_y", 0)
@@ -132,13 +134,19 @@ def _point(where: Any, screen: ScreenMap) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class PendingCall:
-    """A computer_call the next request answers: its call_id, where its action stands in
-    the answer's list (None: a screenshot), why it cannot run, and its safety checks."""
+    """A computer_call the next request answers: its call_id, where its actions stand in
+    the answer's list (None: screenshots alone; `count` of them from `index`: the GA
+    tool's batch), why it cannot run, and its safety checks."""
 
     call_id: str
     index: int | None = None
     why: str | None = None
     checks: tuple[dict[str, Any], ...] = ()
+    count: int = 1
+
+    @property
+    def indices(self) -> range:
+        return range(0) if self.index is None else range(self.index, self.index + self.count)
 
 
 def read_answer(
@@ -173,21 +181,26 @@ def read_answer(
     for call in calls:
         call_id = str(call.get("call_id", ""))
         checks = tuple(c for c in call.get("pending_safety_checks") or [] if isinstance(c, dict))
-        status = "CONFIRM" if checks else "CONTINUE"
         asked += [str(c.get("message") or c.get("code") or c.get("id")) for c in checks]
+        given = call.get("actions")  # the GA tool's batch, else the preview's one action
+        batch = given if isinstance(given, list) else [call.get("action") or {}]
         try:
-            found = as_tool_call(call.get("action") or {}, screen)
+            found = [as_tool_call(a if isinstance(a, dict) else {}, screen) for a in batch]
         except Unsupported as error:
             pending.append(PendingCall(call_id, len(actions), str(error), checks))
             actions.append({"function": UNSUPPORTED, "arguments": {}, "status": "CONTINUE"})
             continue
-        if found is None and checks:  # a look with a safety check is asked about all the same
-            found = (ToolName.WAIT, {"seconds": 0})
-        if found is None:
+        done = [f for f in found if f is not None]
+        if not done and checks:  # a look with a safety check is asked about all the same
+            done = [(ToolName.WAIT, {"seconds": 0})]
+        if not done:
             pending.append(PendingCall(call_id))
             continue
-        pending.append(PendingCall(call_id, len(actions), None, checks))
-        actions.append({"function": found[0], "arguments": found[1], "status": status})
+        pending.append(PendingCall(call_id, len(actions), None, checks, len(done)))
+        for number, (function, arguments) in enumerate(done):
+            # Asked once, before the call's first action: a no ends the round there.
+            status = "CONFIRM" if checks and number == 0 else "CONTINUE"
+            actions.append({"function": function, "arguments": arguments, "status": status})
     answer["action"] = actions or {"status": "CONTINUE"}
     if asked:
         answer["safety_checks"] = asked
