@@ -6,6 +6,7 @@ and the round's ends are named."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -132,6 +133,32 @@ async def test_a_round_types_at_a_point_saves_and_finishes(tmp_path: Path, model
     last = server.received[-1].body["contents"][-1]["parts"]
     assert any(DOUBT in p.get("text", "") for p in last)
     assert outcome.usage.requests == 4 and outcome.usage.input_tokens == 4000
+
+
+async def test_a_round_longer_than_the_screenshots_kept_goes_through(tmp_path: Path) -> None:
+    """Six answers, each after a screenshot: older turns lose theirs (the last 3 keep them,
+    as Google's reference client does), and the API, as the fake holds it, takes that."""
+    fake = FakeDesktop(size=SIZE)
+    field, saved = editor(fake)
+    keys = [Call("key_combination", {"keys": key}) for key in ("End", "Home", "End", "Home")]
+    turns = [
+        Turn(calls=(TYPE,)),
+        *(Turn(calls=(key,)) for key in keys),
+        Turn(calls=(SAVE,)),
+        Turn(text="Typed and saved."),
+        Turn(text="Typed and saved."),
+    ]
+    with FakeGemini(turns, key=KEY) as server:
+        async with gemini_session(tmp_path, fake, server, CU) as session:
+            outcome = await session.run_round("type 'native hello' and save it")
+    assert server.refusals == []
+    assert outcome.state is RoundState.FINISH
+    assert field.text == "native hello" and saved == ["native hello"]
+    contents = server.received[-1].body["contents"]
+    shots = [
+        "inlineData" in json.dumps(content) for content in contents if content["role"] == "user"
+    ]
+    assert shots[-3:] == [True] * 3 and not all(shots)  # the oldest answers were trimmed
 
 
 SECRET = Call(

@@ -298,6 +298,26 @@ def test_a_computer_use_response_without_a_screenshot_is_refused(fake: FakeGemin
     custom = model_turn({"name": "launch_application", "args": {"name": "gedit"}})
     own = user(answered("launch_application", with_shot=False))
     assert post(fake, body(ASK, custom, own)).status_code == 200
+    # An older turn's screenshot may be gone (the reference client keeps the last 3 turns'):
+    # only the request's last turn must show the screen.
+    later = model_turn({"name": "key_combination", "args": {"keys": "ctrl+s"}})
+    now = user(answered("key_combination"))
+    assert post(fake, body(ASK, model_turn(call), blind, later, now)).status_code == 200
+    refused(
+        post(
+            fake,
+            body(
+                ASK,
+                model_turn(call),
+                beside,
+                later,
+                user(answered("key_combination", with_shot=False)),
+            ),
+        ),
+        400,
+        "INVALID_ARGUMENT",
+        "no screenshot",
+    )
 
 
 @pytest.mark.parametrize(

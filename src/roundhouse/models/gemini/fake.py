@@ -22,8 +22,10 @@ in Google's error body `{"error": {"code", "message", "status"}}`:
   requires confirmation is answered with `safety_acknowledgement: "true"` in its response;
 - inline images are base64 of the type they declare (PNG, JPEG or WebP: the types a
   function response's parts take); a response to a predefined computer-use function
-  carries a screenshot (the reference client's is a PNG), in its parts or beside it
-  (this fake's own rule: the API would take it, and the model would then act blind);
+  in the request's last turn carries a screenshot (the reference client's is a PNG), in its
+  parts or beside it (this fake's own rule: the API would take it, and the model would
+  then act blind); older turns' screenshots may be gone, as the reference client keeps
+  them in its last 3 turns only;
 - Gemini 3 models: the first functionCall part of every model turn since the user's last
   message carries back the thoughtSignature this server gave it.
 
@@ -344,7 +346,8 @@ def check_contents(
             if model.signs and number >= current:
                 _check_signature(parts, number, signatures)
         else:
-            _check_answers(parts, asked, predefined, where)
+            latest = number == len(contents) - 1
+            _check_answers(parts, asked, predefined if latest else set(), where)
             asked = []
     if asked:
         raise _invalid(
