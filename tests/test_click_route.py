@@ -10,9 +10,9 @@ import pytest
 
 from roundhouse.config import Settings
 from roundhouse.devices.contract import Control, Rect, WindowInfo
+from roundhouse.devices.linux.action.pointing import holds_press, pointer_refusal, under
 from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop, FakeWindow
 from roundhouse.devices.linux.fake import fake_tools
-from roundhouse.devices.linux.pointing import holds_press, pointer_refusal, under
 from roundhouse.devices.linux.tools import DesktopTools
 
 SETTINGS = Settings.model_validate({"desktop": {"effect_grace": 0.2}})

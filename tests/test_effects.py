@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from roundhouse.agents.prompting import describe_step
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.effects import (
+from roundhouse.devices.linux.action.effects import (
     Look,
     NodeSeen,
     TextSeen,

@@ -10,7 +10,7 @@ import threading
 
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.atspi.kept import KeptReads
-from roundhouse.devices.linux.changes import KEPT, Changes, any_change, caret_like
+from roundhouse.devices.linux.display.changes import KEPT, Changes, any_change, caret_like
 
 APP = ":1.42"
 WINDOW = WindowInfo(

@@ -6,7 +6,7 @@ import random
 from itertools import combinations
 
 from roundhouse.devices.contract import Rect as Box
-from roundhouse.devices.linux.marks import (
+from roundhouse.devices.linux.action.marks import (
     MAX_COVER,
     cover,
     place_labels,

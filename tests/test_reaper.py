@@ -11,7 +11,6 @@ import os
 
 import pytest
 
-from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.desktops import reaper
 from roundhouse.devices.linux.desktops.reaper import (
     TAG_ENV,
@@ -24,7 +23,8 @@ from roundhouse.devices.linux.desktops.reaper import (
     x_client_pids,
 )
 from roundhouse.devices.linux.desktops.session import x11_env
-from roundhouse.devices.linux.procfs import Proc, ProcessRecord, environ_value, parse_stat
+from roundhouse.devices.linux.system import procfs
+from roundhouse.devices.linux.system.procfs import Proc, ProcessRecord, environ_value, parse_stat
 
 MINE, OTHER = "tag-of-this-desktop", "tag-of-another-desktop"
 ME = 500  # the process stopping the desktop

@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable
 from PIL import Image, ImageDraw
 
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.changes import Changes
-from roundhouse.devices.linux.settle import GAP, LOOK_AHEAD, Grab, Pixels, Watch, settle
+from roundhouse.devices.linux.action.settle import GAP, LOOK_AHEAD, Grab, Pixels, Watch, settle
+from roundhouse.devices.linux.display.changes import Changes
 
 WINDOW = Rect(left=0, top=0, right=800, bottom=600)
 CARET = Rect(left=10, top=10, right=12, bottom=30)

@@ -13,12 +13,12 @@ import pytest
 from roundhouse.config import Settings
 from roundhouse.core.commands import Command, ResultStatus
 from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.action.effects import Look
+from roundhouse.devices.linux.action.observing import LookAhead
 from roundhouse.devices.linux.atspi.bus import AtspiError
 from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop, FakeWindow
 from roundhouse.devices.linux.display.pointer import HORIZONTAL, VERTICAL
-from roundhouse.devices.linux.effects import Look
 from roundhouse.devices.linux.fake import fake_tools
-from roundhouse.devices.linux.observing import LookAhead
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
 
 # A short watch for late changes: an action that changes nothing returns sooner.

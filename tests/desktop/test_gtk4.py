@@ -19,11 +19,11 @@ from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.config import DesktopSettings, Settings
 from roundhouse.devices.contract import Control, ControlList, Rect, WindowInfo
+from roundhouse.devices.linux.action.screenshots import layout_marks
 from roundhouse.devices.linux.apps.launch import Launcher
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.x11.windows import WindowManager
-from roundhouse.devices.linux.screenshots import layout_marks
 from roundhouse.devices.linux.tools import DesktopTools
 
 DIGITS = [str(digit) for digit in range(10)]

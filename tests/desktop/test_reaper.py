@@ -28,7 +28,6 @@ from tests.desktop.conftest import wait_for_window
 from Xlib.error import ConnectionClosedError, DisplayError, XError
 
 from roundhouse.config import DesktopSettings
-from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.apps.launch import Launcher
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.detached import detached_states
@@ -37,7 +36,8 @@ from roundhouse.devices.linux.desktops.reaper import TAG_ENV
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.base import WindowError
 from roundhouse.devices.linux.display.x11.windows import WindowManager, list_windows
-from roundhouse.devices.linux.procfs import Proc, ProcessRecord
+from roundhouse.devices.linux.system import procfs
+from roundhouse.devices.linux.system.procfs import Proc, ProcessRecord
 
 pytestmark = pytest.mark.skipif(
     shutil.which("chromium") is None or shutil.which("soffice") is None,

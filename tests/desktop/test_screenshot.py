@@ -17,18 +17,18 @@ from tests.desktop.conftest import (
 )
 
 from roundhouse.devices.contract import Control, ControlList, Rect
-from roundhouse.devices.linux.desktops.desktop import Desktop
-from roundhouse.devices.linux.display.x11.screen import Screen
-from roundhouse.devices.linux.display.x11.windows import WindowManager
-from roundhouse.devices.linux.marks import cover
-from roundhouse.devices.linux.screenshots import (
+from roundhouse.devices.linux.action.marks import cover
+from roundhouse.devices.linux.action.screenshots import (
     annotate,
     capture_desktop_png,
     capture_window_png,
     colour_of,
     layout_marks,
 )
-from roundhouse.devices.linux.settle import wait_quiet
+from roundhouse.devices.linux.action.settle import wait_quiet
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.x11.screen import Screen
+from roundhouse.devices.linux.display.x11.windows import WindowManager
 from roundhouse.devices.linux.tools import DesktopTools
 
 ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))

@@ -16,9 +16,9 @@ from tests.person.conftest import Apps, move_to
 from tests.wayland.conftest import screen_refusal
 
 from roundhouse.devices.contract import Control
+from roundhouse.devices.linux.action.screenshots import colour_of, layout_marks
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import MonitorError
-from roundhouse.devices.linux.screenshots import colour_of, layout_marks
 from roundhouse.devices.linux.tools import DesktopTools
 
 

@@ -35,7 +35,6 @@ import typer
 from roundhouse.bench.app import bench_app
 from roundhouse.bench.tree import SOURCE_TREE
 from roundhouse.core.polling import within_async
-from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.desktops.reaper import (
     TAG_ENV,
     Marks,
@@ -43,6 +42,7 @@ from roundhouse.devices.linux.desktops.reaper import (
     protected,
     x_client_pids,
 )
+from roundhouse.devices.linux.system import procfs
 from roundhouse.osworld.tasks import OsworldItem, load_examples
 
 if TYPE_CHECKING:  # the OSWorld layer loads when the bench runs, not with every command

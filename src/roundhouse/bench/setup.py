@@ -18,12 +18,12 @@ from dbus_fast.aio import MessageBus
 
 from roundhouse.core.polling import until_async, within, within_async
 from roundhouse.devices.contract import ControlList, WindowInfo
-from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.atspi.client import AtspiClient
-from roundhouse.devices.linux.bus_daemon import bus_daemon_message
 from roundhouse.devices.linux.desktops.apps import prepare_office_profile
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.backends import list_windows
+from roundhouse.devices.linux.system import procfs
+from roundhouse.devices.linux.system.bus_daemon import bus_daemon_message
 
 READY_TIMEOUT = 60.0  # seconds: LibreOffice and Chromium start slowly on a loaded machine
 SESSION_END_TIMEOUT = 10.0

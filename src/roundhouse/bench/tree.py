@@ -42,13 +42,13 @@ from roundhouse.bench.naive import naive_tree
 from roundhouse.bench.setup import Ready, has_control
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.contract import Control, ControlList, UiNode, WindowInfo
+from roundhouse.devices.linux.action.screenshots import capture_desktop_png
+from roundhouse.devices.linux.action.settle import frame, wait_quiet
 from roundhouse.devices.linux.atspi.client import AtspiClient
 from roundhouse.devices.linux.atspi.tree import intersection, select_controls
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.backends import open_display
-from roundhouse.devices.linux.screenshots import capture_desktop_png
-from roundhouse.devices.linux.settle import frame, wait_quiet
 
 SOURCE_TREE = Path(__file__).resolve().parents[3]
 PYATSPI_WALKER = SOURCE_TREE / "benchmarks" / "pyatspi_controls.py"

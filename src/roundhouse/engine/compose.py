@@ -36,7 +36,7 @@ from roundhouse.core.states import AgentKind
 from roundhouse.core.user import NonInteractiveUser, UserChannel
 from roundhouse.devices.base import Dispatcher, LocalDispatcher, ToolRegistry
 from roundhouse.devices.contract import WindowInfo
-from roundhouse.devices.linux.presence import has_display
+from roundhouse.devices.linux.system.presence import has_display
 from roundhouse.devices.shell import ShellTools
 from roundhouse.engine.person import AtTheDesk, PersonHandBack
 from roundhouse.engine.round import NoSnapshots, Snapshotter

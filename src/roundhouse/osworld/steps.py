@@ -41,7 +41,6 @@ import httpx
 
 from roundhouse.core.polling import until_async, within_async
 from roundhouse.devices.contract import WindowInfo
-from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.desktops.reaper import (
     TAG_ENV,
     Marks,
@@ -50,6 +49,7 @@ from roundhouse.devices.linux.desktops.reaper import (
     terminate,
     x_client_pids,
 )
+from roundhouse.devices.linux.system import procfs
 from roundhouse.osworld.env import CHROME_NAMES, OsworldEnv
 from roundhouse.osworld.files import BadURL
 from roundhouse.osworld.registry import Registry

@@ -30,9 +30,9 @@ from dbus_fast.aio import MessageBus
 from dbus_fast.errors import DBusFastError
 
 from roundhouse.config import DesktopSettings
-from roundhouse.devices.linux.bus_daemon import bus_daemon_message
 from roundhouse.devices.linux.desktops.desktop import Desktop, DesktopUnavailable
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
+from roundhouse.devices.linux.system.bus_daemon import bus_daemon_message
 
 BUS_TIMEOUT = 5.0
 # The session's own XDG variables (its runtime folder, its type and desktop) and the

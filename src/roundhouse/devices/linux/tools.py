@@ -35,12 +35,12 @@ from roundhouse.config import Settings
 from roundhouse.core.commands import ToolType
 from roundhouse.devices.base import DeviceLost, Tool, ToolRegistry, make_tool
 from roundhouse.devices.contract import DESKTOP_ACTIONS, DESKTOP_DATA_COLLECTION, ToolName
-from roundhouse.devices.linux.acting import Acting
+from roundhouse.devices.linux.action.acting import Acting
+from roundhouse.devices.linux.action.observing import ToolError
 from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError
 from roundhouse.devices.linux.atspi.seam import AccessibleTree
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.backends import open_display
-from roundhouse.devices.linux.observing import ToolError
 from roundhouse.devices.linux.person import Desk, hand_back_tool
 
 __all__ = [

@@ -39,7 +39,7 @@ from roundhouse.devices.linux.atspi.constants import (
     ROOT_PATH,
     Method,
 )
-from roundhouse.devices.linux.bus_daemon import BUS_DAEMON, BUS_DAEMON_PATH
+from roundhouse.devices.linux.system.bus_daemon import BUS_DAEMON, BUS_DAEMON_PATH
 
 log = logging.getLogger(__name__)
 

@@ -85,9 +85,9 @@ from roundhouse.devices.linux.atspi.tree import (
     ui_tree_json,
     walk,
 )
-from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import PositionsUnknown
+from roundhouse.devices.linux.display.changes import Changes
 
 log = logging.getLogger(__name__)
 

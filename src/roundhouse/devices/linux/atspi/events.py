@@ -39,8 +39,8 @@ from roundhouse.devices.linux.atspi.constants import (
     REGISTRY_PATH,
     Method,
 )
-from roundhouse.devices.linux.bus_daemon import BUS_DAEMON, BUS_DAEMON_PATH
-from roundhouse.devices.linux.changes import Changes
+from roundhouse.devices.linux.display.changes import Changes
+from roundhouse.devices.linux.system.bus_daemon import BUS_DAEMON, BUS_DAEMON_PATH
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.placement import place
 from roundhouse.devices.linux.atspi.read import fetch_node, load_cache, read_details
 from roundhouse.devices.linux.atspi.tree import intersection
-from roundhouse.devices.linux.procfs import process_age
+from roundhouse.devices.linux.system.procfs import process_age
 
 REGISTER_GRACE = 5.0  # seconds after its start an app may still be registering
 # An application whose cache takes longer than SLOW_CACHE to list more than BIG_CACHE

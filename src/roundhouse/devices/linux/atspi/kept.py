@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.changes import Changes, caret_like
+from roundhouse.devices.linux.display.changes import Changes, caret_like
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

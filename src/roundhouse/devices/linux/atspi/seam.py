@@ -15,7 +15,7 @@ from typing import Protocol
 from roundhouse.devices.contract import ControlList, UiNode, UiSnapshot, WindowInfo
 from roundhouse.devices.linux.atspi.frames import Toolkit
 from roundhouse.devices.linux.atspi.node import TreeLimits
-from roundhouse.devices.linux.changes import Changes
+from roundhouse.devices.linux.display.changes import Changes
 
 
 @dataclass(frozen=True)

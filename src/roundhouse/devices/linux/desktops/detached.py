@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from roundhouse.devices.linux.desktops import janitor
-from roundhouse.devices.linux.procfs import ProcessRecord, alive
+from roundhouse.devices.linux.system.procfs import ProcessRecord, alive
 
 log = logging.getLogger(__name__)
 

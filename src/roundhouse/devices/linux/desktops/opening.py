@@ -22,7 +22,7 @@ from roundhouse.devices.linux.desktops.reaper import TAG_ENV
 from roundhouse.devices.linux.desktops.session import wayland_env, without_session, x11_env
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop, stop_desktop_processes
 from roundhouse.devices.linux.display import backends
-from roundhouse.devices.linux.presence import has_display
+from roundhouse.devices.linux.system.presence import has_display
 
 log = logging.getLogger(__name__)
 

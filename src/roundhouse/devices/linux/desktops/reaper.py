@@ -41,7 +41,7 @@ from Xlib.ext import res  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.core.polling import within
 from roundhouse.devices.linux.desktops.sockets import clients_of
-from roundhouse.devices.linux.procfs import Proc, ProcessRecord, alive, snapshot
+from roundhouse.devices.linux.system.procfs import Proc, ProcessRecord, alive, snapshot
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 from dbus_fast.errors import DBusFastError
 
-from roundhouse.devices.linux import procfs
-from roundhouse.devices.linux.bus_daemon import bus_daemon_message
-from roundhouse.devices.linux.procfs import ProcessRecord
+from roundhouse.devices.linux.system import procfs
+from roundhouse.devices.linux.system.bus_daemon import bus_daemon_message
+from roundhouse.devices.linux.system.procfs import ProcessRecord
 
 DBUS_TIMEOUT = 5.0
 SESSION_CONF = Path("/usr/share/dbus-1/session.conf")

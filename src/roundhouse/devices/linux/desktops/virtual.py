@@ -46,7 +46,7 @@ from roundhouse.devices.linux.display.compositor import (
     CompositorUnavailable,
     Headless,
 )
-from roundhouse.devices.linux.procfs import ProcessRecord
+from roundhouse.devices.linux.system.procfs import ProcessRecord
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from PIL import Image
 
 from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.changes import Changes
+from roundhouse.devices.linux.display.changes import Changes
 
 Button = Literal["left", "middle", "right"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from roundhouse.core.polling import until
-from roundhouse.devices.linux import procfs
+from roundhouse.devices.linux.system import procfs
 
 # What a bare virtual desktop shows, X11 or sway: a plain colour, so that a screenshot of it
 # (the report's first) reads as a desktop, not as a black box that could be a failed capture.

@@ -32,7 +32,6 @@ from PIL import Image, ImageDraw
 from Xlib import XK  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import (
     Button,
     Closing,
@@ -41,6 +40,7 @@ from roundhouse.devices.linux.display.base import (
     WindowList,
     clip,
 )
+from roundhouse.devices.linux.display.changes import Changes
 from roundhouse.devices.linux.display.keyboard import Chord, Keyboard
 from roundhouse.devices.linux.display.keys import InputError, char_keysym, key_keysym, parse_combo
 from roundhouse.devices.linux.display.pointer import Pointer

@@ -25,13 +25,13 @@ from collections.abc import Mapping
 from PIL import Image
 
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import (
     Closing,
     DisplayUnavailable,
     RegionScreen,
     clip,
 )
+from roundhouse.devices.linux.display.changes import Changes
 
 log = logging.getLogger(__name__)
 

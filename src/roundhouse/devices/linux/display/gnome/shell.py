@@ -35,7 +35,6 @@ from PIL import Image
 
 from roundhouse.core.polling import within, within_async
 from roundhouse.devices.contract import Rect, WindowInfo
-from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import (
     WINDOW_POLL,
     RegionScreen,
@@ -43,6 +42,7 @@ from roundhouse.devices.linux.display.base import (
     box_rect,
     clip,
 )
+from roundhouse.devices.linux.display.changes import Changes
 from roundhouse.devices.linux.display.wayland.dbus import DBusCallError, SyncBus
 from roundhouse.devices.linux.display.wayland.toolkit import content_rect
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import logging
 
-from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import Closing
+from roundhouse.devices.linux.display.changes import Changes
 from roundhouse.devices.linux.display.kde.kwin import KWinRefused, KWinScripts
 from roundhouse.devices.linux.display.wayland.dbus import BusGone, DBusCallError
 

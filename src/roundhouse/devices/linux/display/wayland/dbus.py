@@ -20,8 +20,8 @@ from dbus_fast.aio import MessageBus
 from dbus_fast.errors import DBusFastError
 from dbus_fast.service import ServiceInterface
 
-from roundhouse.devices.linux.bus_daemon import BUS_DAEMON, BUS_DAEMON_PATH
 from roundhouse.devices.linux.display.base import DisplayUnavailable, RouteRefused
+from roundhouse.devices.linux.system.bus_daemon import BUS_DAEMON, BUS_DAEMON_PATH
 
 DBUS = (BUS_DAEMON, BUS_DAEMON_PATH, BUS_DAEMON)
 # Seconds a compositor gets to answer. KWin and GNOME Shell do their D-Bus work on the

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Mapping
 from functools import partial
 
-from roundhouse.devices.linux.changes import Changes
+from roundhouse.devices.linux.display.changes import Changes
 from roundhouse.devices.linux.display.wayland.globals import bind_output
 from roundhouse.devices.linux.display.wayland.wire import (
     Connection,

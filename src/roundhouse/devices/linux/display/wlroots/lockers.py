@@ -36,13 +36,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from roundhouse.devices.linux import procfs
 from roundhouse.devices.linux.display.wayland.wire import (
     TIMEOUT,
     Connection,
     WaylandError,
     WaylandTimeout,
 )
+from roundhouse.devices.linux.system import procfs
 
 log = logging.getLogger(__name__)
 

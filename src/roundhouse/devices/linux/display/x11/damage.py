@@ -19,7 +19,7 @@ from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 from Xlib.ext import damage  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.changes import Changes
+from roundhouse.devices.linux.display.changes import Changes
 
 log = logging.getLogger(__name__)
 

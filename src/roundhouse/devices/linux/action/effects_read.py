@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from roundhouse.devices.contract import WindowInfo
+from roundhouse.devices.linux.action.effects import Look, NodeSeen, TextSeen
 from roundhouse.devices.linux.atspi.bus import AtspiError
 from roundhouse.devices.linux.atspi.node import TreeLimits
 from roundhouse.devices.linux.atspi.seam import AccessibleTree, TextRead
-from roundhouse.devices.linux.effects import Look, NodeSeen, TextSeen
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ import mss.tools
 from PIL import Image, ImageDraw, ImageFont
 
 from roundhouse.devices.contract import Control, Rect, WindowInfo
+from roundhouse.devices.linux.action.marks import place_labels
 from roundhouse.devices.linux.display.base import Monitor, Screen, clip
-from roundhouse.devices.linux.marks import place_labels
 
 PNG_LEVEL = 1
 _FONT_FILE = "DejaVuSans-Bold.ttf"

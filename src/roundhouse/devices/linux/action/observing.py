@@ -28,31 +28,15 @@ from roundhouse.config import Settings
 from roundhouse.core.polling import within_async
 from roundhouse.devices.base import Closing
 from roundhouse.devices.contract import Control, ControlList, Rect, UiNode, WindowInfo
-from roundhouse.devices.linux.apps.launch import Launcher
-from roundhouse.devices.linux.apps.launcher import Applications, application_list
-from roundhouse.devices.linux.atspi.bus import AtspiError, AtspiTimeout
-from roundhouse.devices.linux.atspi.node import TreeLimits
-from roundhouse.devices.linux.atspi.seam import AccessibleTree
-from roundhouse.devices.linux.atspi.tree import keep_numbers, ui_tree_json
-from roundhouse.devices.linux.changes import any_change
-from roundhouse.devices.linux.desktops.desktop import Desktop
-from roundhouse.devices.linux.display.base import (
-    DisplayServer,
-    PositionsUnknown,
-    WindowError,
-    Windows,
-    describe,
-)
-from roundhouse.devices.linux.effects import Look, effect_of
-from roundhouse.devices.linux.effects_read import TEXT_LIMIT, TextOf, look
-from roundhouse.devices.linux.person import Desk, SentAsOurs
-from roundhouse.devices.linux.screenshots import (
+from roundhouse.devices.linux.action.effects import Look, effect_of
+from roundhouse.devices.linux.action.effects_read import TEXT_LIMIT, TextOf, look
+from roundhouse.devices.linux.action.screenshots import (
     Screenshot,
     capture_desktop_png,
     capture_monitor_png,
     capture_window_png,
 )
-from roundhouse.devices.linux.settle import (
+from roundhouse.devices.linux.action.settle import (
     Pixels,
     Settled,
     Watch,
@@ -61,6 +45,22 @@ from roundhouse.devices.linux.settle import (
     settle,
     wait_quiet,
 )
+from roundhouse.devices.linux.apps.launch import Launcher
+from roundhouse.devices.linux.apps.launcher import Applications, application_list
+from roundhouse.devices.linux.atspi.bus import AtspiError, AtspiTimeout
+from roundhouse.devices.linux.atspi.node import TreeLimits
+from roundhouse.devices.linux.atspi.seam import AccessibleTree
+from roundhouse.devices.linux.atspi.tree import keep_numbers, ui_tree_json
+from roundhouse.devices.linux.desktops.desktop import Desktop
+from roundhouse.devices.linux.display.base import (
+    DisplayServer,
+    PositionsUnknown,
+    WindowError,
+    Windows,
+    describe,
+)
+from roundhouse.devices.linux.display.changes import any_change
+from roundhouse.devices.linux.person import Desk, SentAsOurs
 
 log = logging.getLogger(__name__)
 Shot = TypeVar("Shot")

@@ -49,8 +49,8 @@ from dataclasses import dataclass
 from PIL import Image, ImageChops
 
 from roundhouse.devices.contract import Rect, bounding
-from roundhouse.devices.linux.changes import Changes, any_change, caret_like
 from roundhouse.devices.linux.display.base import RouteRefused, Screen, clip
+from roundhouse.devices.linux.display.changes import Changes, any_change, caret_like
 
 GAP = 0.04  # seconds without a sign that end the settle: over two frames at 60 Hz
 GRACE = 0.15  # seconds an action gets to show a first sign

@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import Control, Rect, WindowInfo
+from roundhouse.devices.linux.action.observing import Observing, Sight, ToolError, brief
+from roundhouse.devices.linux.action.pointing import holds_press, pointer_refusal, under
 from roundhouse.devices.linux.apps.launch import LAUNCH_TIMEOUT
 from roundhouse.devices.linux.atspi.bus import AtspiError
 from roundhouse.devices.linux.atspi.constants import COMPONENT, EDITABLE_TEXT, TEXT, VALUE
@@ -27,8 +29,6 @@ from roundhouse.devices.linux.display.base import (
     find_window,
 )
 from roundhouse.devices.linux.display.keys import LayoutError
-from roundhouse.devices.linux.observing import Observing, Sight, ToolError, brief
-from roundhouse.devices.linux.pointing import holds_press, pointer_refusal, under
 
 log = logging.getLogger(__name__)
 
