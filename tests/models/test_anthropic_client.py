@@ -249,7 +249,7 @@ async def test_a_refused_key_is_named_and_never_logged(
 ) -> None:
     screenshot = shot(tmp_path, (1280, 800), Rect(0, 0, 1280, 800))
     model = make_model()
-    model._client.headers["x-api-key"] = "sk-ant-wrong"
+    model._poster.client.headers["x-api-key"] = "sk-ant-wrong"
     caplog.set_level(logging.DEBUG)
     with pytest.raises(ModelError) as error:
         await model.complete(ask(screenshot))

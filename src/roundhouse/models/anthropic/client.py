@@ -25,14 +25,12 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, Self
+from typing import Any
 
 import httpx
 
 from roundhouse.config import AnthropicSettings
 from roundhouse.core.usage import Usage
-from roundhouse.endpoints import LOOPBACK_ENV, is_loopback_url
 from roundhouse.models.anthropic.tools import (
     Pending,
     UnknownModel,
@@ -47,9 +45,9 @@ from roundhouse.models.base import (
     ModelRequest,
     refuses_the_last_answer,
 )
+from roundhouse.models.computer.connection import Connected, api_key, connect, endpoint
 from roundhouse.models.computer.images import png_at
-from roundhouse.models.computer.observation import ComputerObservation, Outcome, Screenshot
-from roundhouse.models.computer.posting import Poster, Retrying
+from roundhouse.models.computer.observation import Outcome, Screenshot
 from roundhouse.models.computer.screen import ScreenMap, screen_map_for
 from roundhouse.models.retrying import Clock, Sleep
 
@@ -66,7 +64,7 @@ class _Conversation:
     pending: tuple[Pending, ...] = ()
 
 
-class AnthropicModel:
+class AnthropicModel(Connected):
     """A LanguageModel for --agent computer over Anthropic's Messages API."""
 
     def __init__(
@@ -87,60 +85,31 @@ class AnthropicModel:
             self.version = tool_version(model)
         except UnknownModel as error:
             raise ModelError(str(error)) from None
-        self.base_url = (
-            settings.base_url or env.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
-        ).rstrip("/")
-        if env.get(LOOPBACK_ENV) == "1" and not is_loopback_url(self.base_url):
-            raise ModelError(
-                f"{LOOPBACK_ENV}=1: refusing the non-loopback endpoint {self.base_url} "
-                "(tests must use the fake server on 127.0.0.1)"
-            )
-        key = settings.api_key or env.get("ANTHROPIC_API_KEY")
-        if not key:
-            raise ModelError(
-                "no API key for Anthropic: set ANTHROPIC_API_KEY or anthropic.api_key "
-                "in roundhouse.yaml"
-            )
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url,
-            timeout=settings.timeout,
-            transport=transport,
-            headers={
-                "x-api-key": key,
-                "anthropic-version": API_VERSION,
-                "anthropic-beta": self.version.beta,
-                "content-type": "application/json",
-            },
+        self.base_url = endpoint(settings.base_url, ("ANTHROPIC_BASE_URL",), DEFAULT_BASE_URL, env)
+        key = api_key(
+            settings.api_key,
+            ("ANTHROPIC_API_KEY",),
+            env,
+            "no API key for Anthropic: set ANTHROPIC_API_KEY or anthropic.api_key "
+            "in roundhouse.yaml",
         )
-        self._poster = Poster(
+        headers = {"x-api-key": key, "anthropic-version": API_VERSION}
+        self._poster = connect(
             self.name,
-            self._client,
-            Retrying(
-                settings.timeout,
-                settings.max_retries,
-                settings.retry_budget,
-                "anthropic.retry_budget",
-                "Check ANTHROPIC_API_KEY or anthropic.api_key in roundhouse.yaml.",
-            ),
-            sleep,
-            clock or (lambda: datetime.now(UTC)),
+            self.base_url,
+            {**headers, "anthropic-beta": self.version.beta},
+            settings,
+            "anthropic",
+            "Check ANTHROPIC_API_KEY or anthropic.api_key in roundhouse.yaml.",
             tokens_of,
+            transport=transport,
+            sleep=sleep,
+            clock=clock,
         )
         self._chat: _Conversation | None = None
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
     async def complete(self, request: ModelRequest) -> Completion:
-        seen = request.observation
-        if not isinstance(seen, ComputerObservation):
-            raise ModelError(f"{self.name} drives the computer agent only: use --agent computer")
+        seen = self._computer(request)
         shot = seen.screenshot
         screen = screen_map_for(shot.region, shot.pixels, "anthropic")
         if self._chat is None or self._chat.key != seen.conversation:

@@ -26,14 +26,12 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, Self
+from typing import Any
 
 import httpx
 
 from roundhouse.config import GeminiSettings
 from roundhouse.core.usage import Usage
-from roundhouse.endpoints import LOOPBACK_ENV, is_loopback_url
 from roundhouse.models.base import (
     Completion,
     ModelError,
@@ -41,9 +39,9 @@ from roundhouse.models.base import (
     doubts_the_last_answer,
     refuses_the_last_answer,
 )
+from roundhouse.models.computer.connection import Connected, api_key, connect, endpoint
 from roundhouse.models.computer.images import png_at
-from roundhouse.models.computer.observation import PIXEL_TOOLS, ComputerObservation, Outcome
-from roundhouse.models.computer.posting import Poster, Retrying
+from roundhouse.models.computer.observation import PIXEL_TOOLS, Outcome
 from roundhouse.models.computer.screen import screen_map_for
 from roundhouse.models.gemini.tools import (
     Pending,
@@ -66,7 +64,7 @@ class _Conversation:
     pending: tuple[Pending, ...] = ()
 
 
-class GeminiModel:
+class GeminiModel(Connected):
     """A LanguageModel for --agent computer over the Gemini API."""
 
     def __init__(
@@ -87,59 +85,33 @@ class GeminiModel:
             check_model(model)
         except UnknownModel as error:
             raise ModelError(str(error)) from None
-        self.base_url = (
-            settings.base_url
-            or env.get("GOOGLE_GEMINI_BASE_URL")
-            or env.get("GEMINI_BASE_URL")
-            or DEFAULT_BASE_URL
-        ).rstrip("/")
-        if env.get(LOOPBACK_ENV) == "1" and not is_loopback_url(self.base_url):
-            raise ModelError(
-                f"{LOOPBACK_ENV}=1: refusing the non-loopback endpoint {self.base_url} "
-                "(tests must use the fake server on 127.0.0.1)"
-            )
-        key = settings.api_key or env.get("GOOGLE_API_KEY") or env.get("GEMINI_API_KEY")
-        if not key:
-            raise ModelError(
-                "no API key for Gemini: set GEMINI_API_KEY (or GOOGLE_API_KEY) or gemini.api_key "
-                "in roundhouse.yaml"
-            )
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url,
-            timeout=settings.timeout,
-            transport=transport,
-            headers={"x-goog-api-key": key, "content-type": "application/json"},
+        self.base_url = endpoint(
+            settings.base_url, ("GOOGLE_GEMINI_BASE_URL", "GEMINI_BASE_URL"), DEFAULT_BASE_URL, env
         )
-        self._poster = Poster(
+        key = api_key(
+            settings.api_key,
+            ("GOOGLE_API_KEY", "GEMINI_API_KEY"),  # google-genai's order
+            env,
+            "no API key for Gemini: set GEMINI_API_KEY (or GOOGLE_API_KEY) or gemini.api_key "
+            "in roundhouse.yaml",
+        )
+        self._poster = connect(
             self.name,
-            self._client,
-            Retrying(
-                settings.timeout,
-                settings.max_retries,
-                settings.retry_budget,
-                "gemini.retry_budget",
-                "Check GEMINI_API_KEY (or GOOGLE_API_KEY) or gemini.api_key in roundhouse.yaml.",
-            ),
-            sleep,
-            clock or (lambda: datetime.now(UTC)),
+            self.base_url,
+            {"x-goog-api-key": key},
+            settings,
+            "gemini",
+            "Check GEMINI_API_KEY (or GOOGLE_API_KEY) or gemini.api_key in roundhouse.yaml.",
             tokens_of,
-            "usageMetadata",
+            transport=transport,
+            sleep=sleep,
+            clock=clock,
+            usage_key="usageMetadata",
         )
         self._chat: _Conversation | None = None
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
     async def complete(self, request: ModelRequest) -> Completion:
-        seen = request.observation
-        if not isinstance(seen, ComputerObservation):
-            raise ModelError(f"{self.name} drives the computer agent only: use --agent computer")
+        seen = self._computer(request)
         shot = seen.screenshot
         screen = screen_map_for(shot.region, shot.pixels, "gemini", grid=1000)
         if self._chat is None or self._chat.key != seen.conversation:

@@ -24,14 +24,12 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, Self
+from typing import Any
 
 import httpx
 
 from roundhouse.config import LocalSettings, OpenAISettings
 from roundhouse.core.usage import Usage
-from roundhouse.endpoints import LOOPBACK_ENV, is_loopback_url
 from roundhouse.models.base import (
     Completion,
     ModelError,
@@ -39,9 +37,9 @@ from roundhouse.models.base import (
     doubts_the_last_answer,
     refuses_the_last_answer,
 )
+from roundhouse.models.computer.connection import Connected, connect, endpoint
 from roundhouse.models.computer.images import png_at
-from roundhouse.models.computer.observation import PIXEL_TOOLS, ComputerObservation, Outcome
-from roundhouse.models.computer.posting import Poster, Retrying
+from roundhouse.models.computer.observation import PIXEL_TOOLS, Outcome
 from roundhouse.models.computer.screen import screen_map_for
 from roundhouse.models.local.actions import GrammarError, Parsed, Pointer, Points
 from roundhouse.models.local.family import Grammar, grammar_for
@@ -60,7 +58,7 @@ class _Conversation:
     broken: str | None = None  # why the last answer broke the grammar
 
 
-class LocalModel:
+class LocalModel(Connected):
     """A LanguageModel for --agent computer over an open model's chat completions."""
 
     def __init__(
@@ -83,54 +81,29 @@ class LocalModel:
             self.grammar: Grammar = grammar_for(kind, model, local)
         except ValueError as error:
             raise ModelError(str(error)) from None
-        found = settings.base_url or env.get("OPENAI_BASE_URL")
-        if not found:
+        self.base_url = endpoint(settings.base_url, ("OPENAI_BASE_URL",), None, env)
+        if not self.base_url:
             raise ModelError(
                 f"{self.name} runs on a server of your own: set openai.base_url "
                 "(ROUNDHOUSE_OPENAI__BASE_URL) or OPENAI_BASE_URL, e.g. http://localhost:8000/v1"
             )
-        self.base_url = found.rstrip("/")
-        if env.get(LOOPBACK_ENV) == "1" and not is_loopback_url(self.base_url):
-            raise ModelError(
-                f"{LOOPBACK_ENV}=1: refusing the non-loopback endpoint {self.base_url} "
-                "(tests must use the fake server on 127.0.0.1)"
-            )
         key = settings.api_key or env.get("OPENAI_API_KEY") or PLACEHOLDER_KEY
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url,
-            timeout=settings.timeout,
-            transport=transport,
-            headers={"authorization": f"Bearer {key}", "content-type": "application/json"},
-        )
-        self._poster = Poster(
+        self._poster = connect(
             self.name,
-            self._client,
-            Retrying(
-                settings.timeout,
-                settings.max_retries,
-                settings.retry_budget,
-                "openai.retry_budget",
-                "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml.",
-            ),
-            sleep,
-            clock or (lambda: datetime.now(UTC)),
+            self.base_url,
+            {"authorization": f"Bearer {key}"},
+            settings,
+            "openai",
+            "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml.",
             tokens_of,
+            transport=transport,
+            sleep=sleep,
+            clock=clock,
         )
         self._chat: _Conversation | None = None
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
     async def complete(self, request: ModelRequest) -> Completion:
-        seen = request.observation
-        if not isinstance(seen, ComputerObservation):
-            raise ModelError(f"{self.name} drives the computer agent only: use --agent computer")
+        seen = self._computer(request)
         shot = seen.screenshot
         grammar = self.grammar
         screen = screen_map_for(shot.region, shot.pixels, grammar.target, grid=grammar.grid)

@@ -22,18 +22,16 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any, Self
+from typing import Any
 
 import httpx
 
 from roundhouse.config import OpenAISettings
 from roundhouse.core.usage import Usage
-from roundhouse.endpoints import LOOPBACK_ENV, is_loopback_url
-from roundhouse.models.base import Completion, ModelError, ModelRequest, refuses_the_last_answer
+from roundhouse.models.base import Completion, ModelRequest, refuses_the_last_answer
+from roundhouse.models.computer.connection import Connected, api_key, connect, endpoint
 from roundhouse.models.computer.images import png_at
-from roundhouse.models.computer.observation import ComputerObservation, Outcome
-from roundhouse.models.computer.posting import Poster, Retrying
+from roundhouse.models.computer.observation import Outcome
 from roundhouse.models.computer.screen import screen_map_for
 from roundhouse.models.openai_computer.tools import (
     PendingCall,
@@ -53,7 +51,7 @@ class _Conversation:
     pending: tuple[PendingCall, ...] = ()
 
 
-class OpenAIComputerModel:
+class OpenAIComputerModel(Connected):
     """A LanguageModel for --agent computer over OpenAI's Responses API."""
 
     def __init__(
@@ -70,54 +68,29 @@ class OpenAIComputerModel:
         self.name = f"openai-computer:{model}"
         self.model = model
         self.ga = uses_ga(model, settings.computer_tool)
-        self.base_url = (
-            settings.base_url or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        ).rstrip("/")
-        if env.get(LOOPBACK_ENV) == "1" and not is_loopback_url(self.base_url):
-            raise ModelError(
-                f"{LOOPBACK_ENV}=1: refusing the non-loopback endpoint {self.base_url} "
-                "(tests must use the fake server on 127.0.0.1)"
-            )
-        key = settings.api_key or env.get("OPENAI_API_KEY")
-        if not key:
-            raise ModelError(
-                "no API key for OpenAI: set OPENAI_API_KEY or openai.api_key in roundhouse.yaml"
-            )
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url,
-            timeout=settings.timeout,
-            transport=transport,
-            headers={"authorization": f"Bearer {key}", "content-type": "application/json"},
+        self.base_url = endpoint(settings.base_url, ("OPENAI_BASE_URL",), DEFAULT_BASE_URL, env)
+        key = api_key(
+            settings.api_key,
+            ("OPENAI_API_KEY",),
+            env,
+            "no API key for OpenAI: set OPENAI_API_KEY or openai.api_key in roundhouse.yaml",
         )
-        self._poster = Poster(
+        self._poster = connect(
             self.name,
-            self._client,
-            Retrying(
-                settings.timeout,
-                settings.max_retries,
-                settings.retry_budget,
-                "openai.retry_budget",
-                "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml.",
-            ),
-            sleep,
-            clock or (lambda: datetime.now(UTC)),
+            self.base_url,
+            {"authorization": f"Bearer {key}"},
+            settings,
+            "openai",
+            "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml.",
             tokens_of,
+            transport=transport,
+            sleep=sleep,
+            clock=clock,
         )
         self._chat: _Conversation | None = None
 
-    async def aclose(self) -> None:
-        await self._client.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
     async def complete(self, request: ModelRequest) -> Completion:
-        seen = request.observation
-        if not isinstance(seen, ComputerObservation):
-            raise ModelError(f"{self.name} drives the computer agent only: use --agent computer")
+        seen = self._computer(request)
         shot = seen.screenshot
         screen = screen_map_for(shot.region, shot.pixels, "openai")
         if self._chat is None or self._chat.key != seen.conversation:
