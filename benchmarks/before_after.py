@@ -41,7 +41,7 @@ from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.backends import list_windows
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
-from roundhouse.devices.mcp import MCPDispatcher
+from roundhouse.devices.mcp.client import MCPDispatcher
 
 ROUNDHOUSE = [sys.executable, "-m", "roundhouse"]
 TIMEOUT = 120.0

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from roundhouse.core.commands import Command, ResultStatus
-from roundhouse.devices.mcp import MCPConnectionError, MCPDispatcher
+from roundhouse.devices.mcp.client import MCPConnectionError, MCPDispatcher
 
 SERVER = """
 import asyncio, os
 from roundhouse.devices.base import ToolRegistry, make_tool
-from roundhouse.devices.mcp import serve_stdio
+from roundhouse.devices.mcp.server import serve_stdio
 
 def names(folder: str) -> list[str]:
     '''The names in a folder.'''

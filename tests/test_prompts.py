@@ -21,7 +21,7 @@ from roundhouse.devices.describing import describe_tool, purpose, signature
 from roundhouse.devices.linux.display.fake import FakeDesktop
 from roundhouse.devices.linux.fake import fake_tools
 from roundhouse.devices.linux.tools import desktop_registry
-from roundhouse.devices.mcp import build_server
+from roundhouse.devices.mcp.server import build_server
 from roundhouse.engine.compose import compose_session
 from roundhouse.engine.round import NoSnapshots
 from roundhouse.engine.session import Session

@@ -38,13 +38,9 @@ from roundhouse.core.record import RoundRecord
 from roundhouse.devices.base import DeviceLost, ToolRegistry
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry, person_tools
-from roundhouse.devices.mcp import (
-    TOKEN_ENV,
-    MCPConfigError,
-    MCPConnectionError,
-    MCPDispatcher,
-    http_app,
-)
+from roundhouse.devices.mcp import TOKEN_ENV, MCPConfigError
+from roundhouse.devices.mcp.client import MCPConnectionError, MCPDispatcher
+from roundhouse.devices.mcp.server import http_app
 
 ROUNDHOUSE = str(Path(sys.executable).with_name("roundhouse"))
 

@@ -26,7 +26,7 @@ from mcp import Client
 
 from roundhouse.config import Settings, ShellPolicy
 from roundhouse.devices.base import ToolRegistry, make_tool
-from roundhouse.devices.mcp import build_server
+from roundhouse.devices.mcp.server import build_server
 from roundhouse.devices.shell import ShellTools
 from tests.fuzz.common import FUZZ, HUGE_DIGITS, json_values
 

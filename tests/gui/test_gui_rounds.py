@@ -23,7 +23,7 @@ from roundhouse.core.states import AgentKind, RoundState, Status
 from roundhouse.devices.contract import ControlList, WindowInfo
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.x11.windows import list_windows
-from roundhouse.devices.mcp import MCPDispatcher
+from roundhouse.devices.mcp.client import MCPDispatcher
 from roundhouse.models.base import DOUBT, ModelRequest
 from roundhouse.models.fake_openai import FakeOpenAI, Reply
 from roundhouse.models.function import FunctionModel

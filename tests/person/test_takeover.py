@@ -25,7 +25,7 @@ from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.gnome.person import OURS_SETTLE
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry, person_tools
-from roundhouse.devices.mcp import _mcp_result
+from roundhouse.devices.mcp.server import _mcp_result
 from roundhouse.devices.shell import ShellTools
 from roundhouse.engine.compose import compose_session
 from roundhouse.logs.report.render import write_report

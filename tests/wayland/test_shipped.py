@@ -251,7 +251,7 @@ async def test_an_mcp_host_on_the_session_serves_it_over_stdio(shipped: Session)
         assert not listed.is_error, listed
         doctor = await client.call_tool("doctor", {})
         assert not doctor.is_error, doctor
-        # A result goes once, as one JSON text (devices/mcp.py).
+        # A result goes once, as one JSON text (devices/mcp/server.py).
         [text] = [block.text for block in doctor.content if isinstance(block, TextContent)]
         report = json.loads(text)
         assert report["session"] == "wayland", report

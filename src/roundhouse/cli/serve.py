@@ -160,7 +160,7 @@ async def _serve(
     token: str | None,
     timeout: float,
 ) -> None:
-    from roundhouse.devices import mcp  # the SDK is slow to load: only when serving
+    from roundhouse.devices.mcp import server as mcp  # the SDK is slow to load: only when serving
 
     async with open_registry(
         desktop, settings, extra=engine_tools(settings, user, desktop)

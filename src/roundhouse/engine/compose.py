@@ -137,7 +137,7 @@ async def open_dispatcher(
         yield LocalDispatcher(ToolRegistry(shell))
         return
     if settings.mcp is not None:
-        from roundhouse.devices.mcp import MCPDispatcher  # the MCP SDK is slow to import
+        from roundhouse.devices.mcp.client import MCPDispatcher  # the MCP SDK is slow to import
 
         async with MCPDispatcher.connect_to(settings.mcp) as remote:
             yield remote
