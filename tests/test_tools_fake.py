@@ -13,8 +13,8 @@ import pytest
 from roundhouse.config import Settings
 from roundhouse.core.commands import Command, ResultStatus
 from roundhouse.devices.contract import Rect, WindowInfo
+from roundhouse.devices.linux.action.around import LookAhead
 from roundhouse.devices.linux.action.effects import Look
-from roundhouse.devices.linux.action.observing import LookAhead
 from roundhouse.devices.linux.atspi.bus import AtspiError
 from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop, FakeWindow
 from roundhouse.devices.linux.display.pointer import HORIZONTAL, VERTICAL

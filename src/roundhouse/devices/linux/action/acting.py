@@ -16,7 +16,8 @@ from typing import Any, Literal
 
 from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import Control, Rect, WindowInfo
-from roundhouse.devices.linux.action.observing import Observing, Sight, ToolError, brief
+from roundhouse.devices.linux.action.around import Sight
+from roundhouse.devices.linux.action.observing import Observing, ToolError, brief
 from roundhouse.devices.linux.action.pointing import holds_press, pointer_refusal, under
 from roundhouse.devices.linux.apps.launch import LAUNCH_TIMEOUT
 from roundhouse.devices.linux.atspi.bus import AtspiError
