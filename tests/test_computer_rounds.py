@@ -4,8 +4,8 @@ record, the cost and the ends of a round come out as for every agent."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from roundhouse.core.states import AgentKind, RoundState
 from roundhouse.devices.base import DeviceLost, LocalDispatcher
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.describing import ToolSpec
-from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop
+from roundhouse.devices.linux.display.fake import FakeDesktop
 from roundhouse.devices.linux.fake import fake_tools
 from roundhouse.devices.linux.tools import desktop_registry
 from roundhouse.engine.compose import compose_session
@@ -30,6 +30,7 @@ from roundhouse.models.base import DOUBT
 from roundhouse.models.computer.screen import ScreenMap, fit_anthropic
 from roundhouse.models.openai_computer.fake import FakeOpenAIComputer
 from roundhouse.models.openai_computer.fake import Turn as FakeTurn
+from tests.computer_rounds import computer_session, editor
 
 KEY = "test-key"
 SIZE = (1920, 1080)  # shrunk to 1429x804 for Claude
@@ -43,38 +44,17 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@asynccontextmanager
-async def computer_session(
+def claude_session(
     tmp_path: Path, fake: FakeDesktop, server: FakeAnthropic, **settings: Any
-) -> AsyncIterator[Session]:
-    config = Settings.model_validate(
-        {
-            "logs": tmp_path / "logs",
-            "workdir": tmp_path,
-            "model": "anthropic:claude-sonnet-4-5",
-            "agent": "computer",
-            "anthropic": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1},
-            "desktop": {"effect_grace": 0},
-            **settings,
-        }
-    )
-    async with fake_tools(fake, config) as tools:
-        async with compose_session(
-            config, dispatcher=LocalDispatcher(desktop_registry(tools)), snapshots=NoSnapshots()
-        ) as session:
-            yield session
+) -> AbstractAsyncContextManager[Session]:
+    vendor = {"anthropic": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1}}
+    return computer_session(tmp_path, fake, "anthropic:claude-sonnet-4-5", vendor, **settings)
 
 
 def told_of_unseen(body: dict[str, Any], function: str) -> bool:
     """Whether a request tells the model that its last action, `function`, showed nothing."""
     said = [b.get("text", "") for b in body["messages"][-1]["content"] if b["type"] == "text"]
     return any(DOUBT in text and function in text for text in said)
-
-
-def editor(fake: FakeDesktop) -> FakeControl:
-    field = FakeControl.text_field("Text", Rect(left=600, top=400, right=1300, bottom=700))
-    fake.open_window("Untitled - gedit", "gedit", controls=[field])
-    return field
 
 
 def on_image(x: int, y: int) -> list[int]:
@@ -88,7 +68,7 @@ async def test_a_round_clicks_types_and_saves_and_finishes_with_the_final_text(
     tmp_path: Path,
 ) -> None:
     fake = FakeDesktop(size=SIZE)
-    field = editor(fake)
+    field = editor(fake)[0]
     saved: list[str] = []
     fake.on_keys("ctrl+s", lambda: saved.append(field.text))
     turns = [
@@ -105,7 +85,7 @@ async def test_a_round_clicks_types_and_saves_and_finishes_with_the_final_text(
         Turn(text="The text is typed and saved."),
     ]
     with FakeAnthropic(turns, key=KEY) as server:
-        async with computer_session(tmp_path, fake, server) as session:
+        async with claude_session(tmp_path, fake, server) as session:
             outcome = await session.run_round("type 'native hello' and save it")
             steps = session.store.read_steps()
     assert server.refusals == []  # every request was one the API takes
@@ -131,7 +111,7 @@ async def test_a_refusal_fails_the_round_naming_it(tmp_path: Path) -> None:
     editor(fake)
     turns = [Turn(text="I won't do that.", stop_reason="refusal")]
     with FakeAnthropic(turns, key=KEY) as server:
-        async with computer_session(tmp_path, fake, server) as session:
+        async with claude_session(tmp_path, fake, server) as session:
             outcome = await session.run_round("do something bad")
     assert outcome.state is RoundState.FAIL
     assert outcome.result == "the model refused: I won't do that."
@@ -144,7 +124,7 @@ async def test_overload_past_the_retries_ends_the_round_in_error_naming_529(
     editor(fake)
     turns = [Turn(status=529, headers={"retry-after": "0"})] * 2
     with FakeAnthropic(turns, key=KEY) as server:
-        async with computer_session(tmp_path, fake, server) as session:
+        async with claude_session(tmp_path, fake, server) as session:
             outcome = await session.run_round("anything")
     assert outcome.state is RoundState.ERROR
     assert "529 (overloaded)" in (outcome.error or "")
@@ -161,7 +141,7 @@ async def test_an_action_roundhouse_cannot_do_goes_back_to_the_model(tmp_path: P
         Turn(text="done"),  # after being told the typing showed nothing on the fake desktop
     ]
     with FakeAnthropic(turns, key=KEY) as server:
-        async with computer_session(tmp_path, fake, server) as session:
+        async with claude_session(tmp_path, fake, server) as session:
             outcome = await session.run_round("type x")
             steps = session.store.read_steps()
     assert server.refusals == []
@@ -185,27 +165,16 @@ async def test_the_computer_agent_needs_a_computer_use_model(tmp_path: Path) -> 
 CHECK = {"id": "sc_1", "code": "malicious_instructions", "message": "The page asks for a password."}
 
 
-@asynccontextmanager
-async def openai_session(
+def openai_session(
     tmp_path: Path, fake: FakeDesktop, server: FakeOpenAIComputer, **settings: Any
-) -> AsyncIterator[Session]:
-    config = Settings.model_validate(
-        {
-            "logs": tmp_path / "logs",
-            "workdir": tmp_path,
-            "model": "openai-computer:computer-use-preview",
-            "agent": "computer",
-            "openai": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1},
-            "prices": {"computer-use-preview": Price(input_per_mtok=3.0, output_per_mtok=12.0)},
-            "desktop": {"effect_grace": 0},
-            **settings,
-        }
+) -> AbstractAsyncContextManager[Session]:
+    vendor = {
+        "openai": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1},
+        "prices": {"computer-use-preview": Price(input_per_mtok=3.0, output_per_mtok=12.0)},
+    }
+    return computer_session(
+        tmp_path, fake, "openai-computer:computer-use-preview", vendor, **settings
     )
-    async with fake_tools(fake, config) as tools:
-        async with compose_session(
-            config, dispatcher=LocalDispatcher(desktop_registry(tools)), snapshots=NoSnapshots()
-        ) as session:
-            yield session
 
 
 async def test_openai_a_safety_check_is_acknowledged_under_yes(tmp_path: Path) -> None:
@@ -247,14 +216,14 @@ async def test_openai_a_safety_check_declined_without_yes_fails_the_round_naming
 async def test_claude_may_use_roundhouse_tools_beside_the_pixels(tmp_path: Path) -> None:
     """get_controls and set_text as custom tools: their results come back as text."""
     fake = FakeDesktop(size=SIZE)
-    field = editor(fake)
+    field = editor(fake)[0]
     turns = [
         Turn(calls=({"name": "get_controls", "input": {}},)),
         Turn(calls=({"name": "set_text", "input": {"label": 1, "text": "native hello"}},)),
         Turn(text="Set."),
     ]
     with FakeAnthropic(turns, key=KEY) as server:
-        async with computer_session(tmp_path, fake, server) as session:
+        async with claude_session(tmp_path, fake, server) as session:
             outcome = await session.run_round("put native hello in the text")
     assert server.refusals == []
     assert outcome.state is RoundState.FINISH and field.text == "native hello"
@@ -275,7 +244,7 @@ async def test_a_computer_round_recorded_is_replayed_without_the_vendor(tmp_path
         Turn(text="Typed."),
     ]
     with FakeAnthropic(turns, key=KEY) as server:
-        async with computer_session(tmp_path, fake, server, record_answers=recording) as session:
+        async with claude_session(tmp_path, fake, server, record_answers=recording) as session:
             recorded = await session.run_round("type 'native hello'")
     assert recorded.state is RoundState.FINISH
 
@@ -283,7 +252,7 @@ async def test_a_computer_round_recorded_is_replayed_without_the_vendor(tmp_path
     editor(again)
     with FakeAnthropic([], key=KEY) as silent:  # asked nothing: the replay answers
         replay = {"model": f"replay:{recording}", "logs": tmp_path / "logs2"}
-        async with computer_session(tmp_path, again, silent, **replay) as session:
+        async with claude_session(tmp_path, again, silent, **replay) as session:
             replayed = await session.run_round("type 'native hello'")
         assert silent.received == []
     assert replayed.state is RoundState.FINISH and replayed.result == "Typed."

@@ -7,8 +7,7 @@ and the round's ends are named."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -16,19 +15,15 @@ import pytest
 
 from roundhouse.config import ConfigError, Settings
 from roundhouse.core.states import AgentKind, RoundState
-from roundhouse.devices.base import LocalDispatcher
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop
-from roundhouse.devices.linux.fake import fake_tools
-from roundhouse.devices.linux.tools import desktop_registry
-from roundhouse.engine.compose import compose_session
-from roundhouse.engine.round import NoSnapshots
+from roundhouse.devices.linux.display.fake import FakeDesktop
 from roundhouse.engine.session import Session
 from roundhouse.models import make_model
 from roundhouse.models.base import DOUBT
 from roundhouse.models.computer.screen import screen_map_for
 from roundhouse.models.gemini.client import newest_images
 from roundhouse.models.gemini.fake import Call, FakeGemini, Turn
+from tests.computer_rounds import computer_session, editor
 
 KEY = "test-key"
 SIZE = (1920, 1080)  # sent as 1440x810, points on 0-999 over it
@@ -43,34 +38,11 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@asynccontextmanager
-async def gemini_session(
+def gemini_session(
     tmp_path: Path, fake: FakeDesktop, server: FakeGemini, model: str = CU, **settings: Any
-) -> AsyncIterator[Session]:
-    config = Settings.model_validate(
-        {
-            "logs": tmp_path / "logs",
-            "workdir": tmp_path,
-            "model": f"gemini:{model}",
-            "agent": "computer",
-            "gemini": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1},
-            "desktop": {"effect_grace": 0},
-            **settings,
-        }
-    )
-    async with fake_tools(fake, config) as tools:
-        async with compose_session(
-            config, dispatcher=LocalDispatcher(desktop_registry(tools)), snapshots=NoSnapshots()
-        ) as session:
-            yield session
-
-
-def editor(fake: FakeDesktop) -> tuple[FakeControl, list[str]]:
-    field = FakeControl.text_field("Text", Rect(left=600, top=400, right=1300, bottom=700))
-    fake.open_window("Untitled - gedit", "gedit", controls=[field])
-    saved: list[str] = []
-    fake.on_keys("ctrl+s", lambda: saved.append(field.text))
-    return field, saved
+) -> AbstractAsyncContextManager[Session]:
+    vendor = {"gemini": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1}}
+    return computer_session(tmp_path, fake, f"gemini:{model}", vendor, **settings)
 
 
 def on_grid(x: int, y: int) -> dict[str, int]:

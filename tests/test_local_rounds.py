@@ -6,8 +6,7 @@ resize), on the fake desktop. The round's ends come out as for every agent, name
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -16,19 +15,15 @@ import pytest
 
 from roundhouse.config import LocalSettings, OpenAISettings, Settings
 from roundhouse.core.states import AgentKind, RoundState
-from roundhouse.devices.base import LocalDispatcher
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop
-from roundhouse.devices.linux.fake import fake_tools
-from roundhouse.devices.linux.tools import desktop_registry
-from roundhouse.engine.compose import compose_session
-from roundhouse.engine.round import NoSnapshots
+from roundhouse.devices.linux.display.fake import FakeDesktop
 from roundhouse.engine.session import Session
 from roundhouse.models.base import DOUBT, ModelRequest
 from roundhouse.models.computer.observation import ComputerObservation, Screenshot
 from roundhouse.models.computer.screen import ScreenMap, smart_resize
 from roundhouse.models.local.client import LocalModel
 from roundhouse.models.local.fake import FakeLocal, Turn
+from tests.computer_rounds import computer_session, editor
 
 KEY = "test-key"
 SIZE = (1920, 1080)  # smart-resized to 1932x1092 (factor 28), 1920x1088 (factor 32)
@@ -45,34 +40,11 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@asynccontextmanager
-async def local_session(
+def local_session(
     tmp_path: Path, fake: FakeDesktop, server: FakeLocal, spec: str, **settings: Any
-) -> AsyncIterator[Session]:
-    config = Settings.model_validate(
-        {
-            "logs": tmp_path / "logs",
-            "workdir": tmp_path,
-            "model": spec,
-            "agent": "computer",
-            "openai": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1},
-            "desktop": {"effect_grace": 0},
-            **settings,
-        }
-    )
-    async with fake_tools(fake, config) as tools:
-        async with compose_session(
-            config, dispatcher=LocalDispatcher(desktop_registry(tools)), snapshots=NoSnapshots()
-        ) as session:
-            yield session
-
-
-def editor(fake: FakeDesktop) -> tuple[FakeControl, list[str]]:
-    field = FakeControl.text_field("Text", Rect(left=600, top=400, right=1300, bottom=700))
-    fake.open_window("Untitled - gedit", "gedit", controls=[field])
-    saved: list[str] = []
-    fake.on_keys("ctrl+s", lambda: saved.append(field.text))
-    return field, saved
+) -> AbstractAsyncContextManager[Session]:
+    vendor = {"openai": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1}}
+    return computer_session(tmp_path, fake, spec, vendor, **settings)
 
 
 def on_image(x: int, y: int, factor: int = 28, grid: int | None = None) -> tuple[int, int]:

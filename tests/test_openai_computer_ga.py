@@ -6,26 +6,20 @@ previous_response_id, and a safety check goes through the confirm policy."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from roundhouse.config import Settings
 from roundhouse.core.states import RoundState
-from roundhouse.devices.base import LocalDispatcher
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop
-from roundhouse.devices.linux.fake import fake_tools
-from roundhouse.devices.linux.tools import desktop_registry
-from roundhouse.engine.compose import compose_session
-from roundhouse.engine.round import NoSnapshots
+from roundhouse.devices.linux.display.fake import FakeDesktop
 from roundhouse.engine.session import Session
 from roundhouse.models.computer.screen import ScreenMap, fit_short_side
 from roundhouse.models.openai_computer.fake import FakeOpenAIComputer, Turn
 from roundhouse.models.openai_computer.tools import uses_ga
+from tests.computer_rounds import computer_session, editor
 
 KEY = "test-key"
 SIZE = (1920, 1080)  # sent as 1365x768
@@ -39,34 +33,11 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-@asynccontextmanager
-async def ga_session(
+def ga_session(
     tmp_path: Path, fake: FakeDesktop, server: FakeOpenAIComputer, **settings: Any
-) -> AsyncIterator[Session]:
-    config = Settings.model_validate(
-        {
-            "logs": tmp_path / "logs",
-            "workdir": tmp_path,
-            "model": "openai-computer:gpt-5.4",
-            "agent": "computer",
-            "openai": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1},
-            "desktop": {"effect_grace": 0},
-            **settings,
-        }
-    )
-    async with fake_tools(fake, config) as tools:
-        async with compose_session(
-            config, dispatcher=LocalDispatcher(desktop_registry(tools)), snapshots=NoSnapshots()
-        ) as session:
-            yield session
-
-
-def editor(fake: FakeDesktop) -> tuple[FakeControl, list[str]]:
-    field = FakeControl.text_field("Text", Rect(left=600, top=400, right=1300, bottom=700))
-    fake.open_window("Untitled - gedit", "gedit", controls=[field])
-    saved: list[str] = []
-    fake.on_keys("ctrl+s", lambda: saved.append(field.text))
-    return field, saved
+) -> AbstractAsyncContextManager[Session]:
+    vendor = {"openai": {"base_url": server.base_url, "api_key": KEY, "max_retries": 1}}
+    return computer_session(tmp_path, fake, "openai-computer:gpt-5.4", vendor, **settings)
 
 
 def on_image(x: int, y: int) -> dict[str, int]:
