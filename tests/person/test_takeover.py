@@ -23,7 +23,7 @@ from roundhouse.core.user import NonInteractiveUser
 from roundhouse.devices.base import TAKEN_OVER, LocalDispatcher
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
-from roundhouse.devices.linux.display.gnome.person import OURS_SETTLE
+from roundhouse.devices.linux.display.gnome.person_watch import OURS_SETTLE
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry, person_tools
 from roundhouse.devices.mcp.server import _mcp_result
 from roundhouse.devices.shell import ShellTools
@@ -194,7 +194,7 @@ async def test_the_persons_input_during_our_settle_is_theirs(
     assert len(outcome.pauses) == 1, outcome.pauses
     assert person.moved and person.stopped is not None
     # A move is told from ours once it came after our last input ended (on GNOME, by more
-    # than the OURS_SETTLE that Mutter's idle monitor needs: gnome/person.py).
+    # than the OURS_SETTLE that Mutter's idle monitor needs: gnome/person_watch.py).
     margin = OURS_SETTLE if desk.kind == "gnome" else 0.0
 
     def counted(move: float) -> bool:

@@ -34,7 +34,7 @@ from roundhouse.devices.linux.display.compositor import (
 )
 from roundhouse.devices.linux.display.gnome import cast, install
 from roundhouse.devices.linux.display.gnome.cast import CastScreen
-from roundhouse.devices.linux.display.gnome.person import GnomeWatch
+from roundhouse.devices.linux.display.gnome.person_watch import GnomeWatch
 from roundhouse.devices.linux.display.gnome.remote import MutterInput
 from roundhouse.devices.linux.display.gnome.shell import (
     EvalShell,

@@ -54,7 +54,7 @@ class MutterInput(ApproachingPointer, ChordKeyboard):
         self._queued: list[Message] = []  # pointer events not sent yet (_flush)
         self.node = 0  # the PipeWire node of the screen cast, once started
         # When our last input was sent (time.monotonic(), Mutter's clock too): the person
-        # watch (gnome/person.py) tells ours from other input by it.
+        # watch (gnome/person_watch.py) tells ours from other input by it.
         self.last_sent = time.monotonic()
         if not bus.has_name(REMOTE):
             raise DisplayUnavailable(

@@ -27,7 +27,7 @@ from roundhouse.devices.linux.display.kde.kwin import (
     KWinWindows,
 )
 from roundhouse.devices.linux.display.kde.outputs import read_monitors, scale_outputs
-from roundhouse.devices.linux.display.kde.person import kwin_watch
+from roundhouse.devices.linux.display.kde.person_watch import kwin_watch
 from roundhouse.devices.linux.display.wayland.dbus import (
     BusGone,
     DBusCallError,
@@ -110,7 +110,7 @@ class KWin(Compositor):
             *("--virtual", "--width", str(width), "--height", str(height)),
             *("--socket", "wayland-0"),
             # With its screen locker, as a person's KWin runs (what locks it is the person
-            # watch's question: kde/person.py), never locking by itself (LOCKER_CONFIG).
+            # watch's question: kde/person_watch.py), never locking by itself (LOCKER_CONFIG).
             *("--no-global-shortcuts", "--no-kactivities"),
         ]
         if at.monitors > 1:  # each of the same pixels: the second is scaled once it is up

@@ -17,7 +17,7 @@ from roundhouse.devices.linux.display.wayland.wire import WaylandGone
 from roundhouse.devices.linux.display.wlroots import shortcuts
 from roundhouse.devices.linux.display.wlroots.damage import DamageWatch
 from roundhouse.devices.linux.display.wlroots.input import WlrootsInput
-from roundhouse.devices.linux.display.wlroots.person import idle_watch
+from roundhouse.devices.linux.display.wlroots.person_watch import idle_watch
 from roundhouse.devices.linux.display.wlroots.screen import Screencopy
 from roundhouse.devices.linux.display.wlroots.sway import (
     SwayGone,

@@ -28,7 +28,7 @@ from roundhouse.devices.linux.display.x11 import placement, shortcuts
 from roundhouse.devices.linux.display.x11.damage import DamageWatch
 from roundhouse.devices.linux.display.x11.input import XInput
 from roundhouse.devices.linux.display.x11.monitors import set_monitors
-from roundhouse.devices.linux.display.x11.person import XPersonWatch
+from roundhouse.devices.linux.display.x11.person_watch import XPersonWatch
 from roundhouse.devices.linux.display.x11.screen import Screen
 from roundhouse.devices.linux.display.x11.windows import WindowManager
 
