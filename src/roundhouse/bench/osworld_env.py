@@ -192,7 +192,8 @@ async def measure_accessibility(
     """/accessibility with gedit open: ours (median ms, elements), OSWorld's server's."""
     import uvicorn
 
-    from roundhouse.osworld.server import ServerState, make_app
+    from roundhouse.osworld.server import make_app
+    from roundhouse.osworld.server_state import ServerState
 
     state = ServerState()
     env = await state.start()
