@@ -16,6 +16,7 @@ from urllib.parse import quote
 import jinja2
 
 from roundhouse.logs.report.build import SessionView, read_session
+from roundhouse.logs.video import SessionVideo, session_video
 
 REPORT_NAME = "report.html"
 
@@ -46,14 +47,14 @@ _environment.filters["duration"] = duration
 _environment.filters["arguments_json"] = arguments_json
 
 
-def render(session: SessionView, link_prefix: str = "") -> str:
+def render(session: SessionView, link_prefix: str = "", video: SessionVideo | None = None) -> str:
     """The report's HTML; link_prefix leads from where it is written to the log folder."""
 
     def href(name: str) -> str:
         return quote(link_prefix + name)
 
     template = _environment.get_template("report.html.j2")
-    return template.render(session=session, href=href)
+    return template.render(session=session, href=href, video=video)
 
 
 def write_report(log_dir: Path, out: Path | None = None) -> Path:
@@ -65,7 +66,9 @@ def write_report(log_dir: Path, out: Path | None = None) -> Path:
     if target.is_dir():  # --out FOLDER: the report goes in it under its usual name
         target = target / REPORT_NAME
     prefix = Path(os.path.relpath(log_dir.absolute(), target.parent)).as_posix()
-    html = render(session, "" if prefix == "." else prefix + "/")
+    steps = [view.record for round_ in session.rounds for view in round_.steps]
+    video = session_video(log_dir, steps, session.files)  # made now, where it is not yet
+    html = render(session, "" if prefix == "." else prefix + "/", video)
     target.parent.mkdir(parents=True, exist_ok=True)
     # Written whole and then moved in place: a browser never sees half a report.
     temporary = target.with_name(f".{target.name}.tmp")
