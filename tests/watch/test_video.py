@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from roundhouse.core.states import AgentKind, RoundState, Status
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.logs.report import write_report
-from roundhouse.logs.video import VIDEO_NAME, concat_list, plan_video
+from roundhouse.logs.video import RECORDED_NAME, VIDEO_NAME, concat_list, plan_video
 from tests.gui.conftest import GuiSession
 from tests.gui.conftest import desktop as desktop  # noqa: F401  (the GUI fixtures, reused)
 from tests.gui.conftest import gui_session as gui_session  # noqa: F401
@@ -102,3 +103,41 @@ async def test_the_report_embeds_a_video_as_long_as_the_run(
     assert abs(played["duration"] - seconds) < 0.5, played
     last = float(markers[-1].get_attribute("data-t"))
     assert abs(played["at"] - last) < 1.0, (played, last)
+
+
+def ffprobe_frames(path: Path) -> int:
+    probed = subprocess.run(
+        ["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0"]
+        + ["-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return int(probed.stdout.strip())
+
+
+def test_record_video_records_the_screen_at_ten_frames_a_second(tmp_path: Path) -> None:
+    """`run --record-video` on a virtual desktop: screen.webm lasts as the run did, at 10
+    frames a second, and the report embeds it with the steps' markers."""
+    target = tmp_path / "recorded.txt"
+    began = time.monotonic()
+    run = subprocess.run(
+        [sys.executable, "-m", "roundhouse", "run", f"open gedit, type Hi and save it as {target}"]
+        + ["--desktop", "virtual", "--record-video", "--logs", str(tmp_path / "logs")]
+        + ["--task", "recorded", "--yes"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+    )
+    ran = time.monotonic() - began
+    assert run.returncode == 0, run.stderr[-3000:]
+    folder = tmp_path / "logs" / "recorded"
+    recorded = folder / RECORDED_NAME
+    seconds, frames = ffprobe_seconds(recorded), ffprobe_frames(recorded)
+    assert 1.0 < seconds < ran, (seconds, ran)
+    assert abs(frames / seconds - 10) < 1, (frames, seconds)
+    report = write_report(folder).read_text()
+    assert f'src="{RECORDED_NAME}"' in report and "recorded during the run" in report
+    assert report.count('class="marker"') >= 3

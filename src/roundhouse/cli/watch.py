@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Annotated
 
 import typer
@@ -21,12 +19,10 @@ import typer
 from roundhouse.cli.app import app
 from roundhouse.cli.desktop import SessionOption, open_cli_desktop
 from roundhouse.cli.serve import exit_on_sigterm
-from roundhouse.devices.linux.desktops.desktop import Desktop
-from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.endpoints import MCP_TOKEN_ENV, is_loopback_host, token_problem
-from roundhouse.watch.control import PersonInput
-from roundhouse.watch.frames import FPS, FrameSource
+from roundhouse.watch.frames import FPS
 from roundhouse.watch.gate import new_token
+from roundhouse.watch.run import watched_desktop
 from roundhouse.watch.server import Watched, serve_watch
 
 EXIT_FAILED = 1
@@ -82,16 +78,6 @@ def page_bearer(host: str) -> str | None:
         typer.echo(f"roundhouse: {problem}", err=True)
         raise typer.Exit(EXIT_FAILED)
     return bearer
-
-
-@contextmanager
-def watched_desktop(desktop: Desktop, fps: float, control: bool) -> Iterator[Watched]:
-    """The page's view of `desktop`, on a display connection of its own (so that its input
-    is another client's: the person's)."""
-    with open_display(desktop) as display:
-        person = PersonInput(display.input, display.screen.size) if control else None
-        title = f"{desktop.display} ({desktop.kind})"
-        yield Watched(FrameSource(display.screen, fps=fps), person=person, title=title)
 
 
 async def _serve(

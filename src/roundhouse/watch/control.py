@@ -139,10 +139,10 @@ class RunControl:
 
     def __init__(self, hand_back: PageHandBack) -> None:
         self.hand_back = hand_back
-        self._stop: Callable[[], None] | None = None
+        self._stop: Callable[[], object] | None = None
         self.stopped = False
 
-    def attach(self, stop: Callable[[], None]) -> None:
+    def attach(self, stop: Callable[[], object]) -> None:
         self._stop = stop
 
     def stop(self) -> bool:

@@ -16,9 +16,10 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -35,6 +36,7 @@ from roundhouse.watch.gate import TOKEN_PARAMETER, UrlToken
 log = logging.getLogger(__name__)
 
 STARTUP_TIMEOUT = 10.0  # seconds uvicorn has to listen
+SHUTDOWN_TIMEOUT = 3.0  # seconds it has to close the pages' sockets and stop
 
 
 @dataclass
@@ -69,17 +71,19 @@ def make_app(watched: Watched, token: str, bearer: str | None = None) -> ASGIApp
         return Response(latest.jpeg, media_type="image/jpeg", headers=headers)
 
     async def frames(socket: WebSocket) -> None:
-        await socket.accept()
-        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        async def send() -> None:
             async for shot in watched.frames.frames():
                 await socket.send_bytes(shot.jpeg)
 
+        await _while_open(socket, send())
+
     async def feed(socket: WebSocket) -> None:
-        await socket.accept()
-        with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        async def send() -> None:
             await socket.send_text(json.dumps(_hello(watched)))
             async for message in watched.feed.follow():
                 await socket.send_text(json.dumps(message, default=str))
+
+        await _while_open(socket, send())
 
     async def person_input(socket: WebSocket) -> None:
         await socket.accept()
@@ -111,6 +115,23 @@ def make_app(watched: Watched, token: str, bearer: str | None = None) -> ASGIApp
     )
     gated: ASGIApp = UrlToken(app, token)
     return TokenAuth(gated, bearer) if bearer else gated
+
+
+async def _while_open(socket: WebSocket, sending: Coroutine[Any, Any, None]) -> None:
+    """Send until the page closes the socket (or the server shuts down, which closes it)."""
+    await socket.accept()
+    task = asyncio.ensure_future(sending)
+    try:
+        while (await socket.receive())["type"] != "websocket.disconnect":
+            pass  # the page sends nothing here
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        task.cancel()
+        with contextlib.suppress(
+            asyncio.CancelledError, WebSocketDisconnect, RuntimeError, OSError
+        ):
+            await task
 
 
 def _hello(watched: Watched) -> dict[str, object]:
@@ -147,6 +168,7 @@ async def serve_watch(
         log_level="warning",
         ws="wsproto",
         lifespan="off",
+        timeout_graceful_shutdown=int(SHUTDOWN_TIMEOUT) - 1,
     )
     server = uvicorn.Server(config)
     serving = asyncio.ensure_future(server.serve())
@@ -161,10 +183,10 @@ async def serve_watch(
         bound = int(sockets[0].getsockname()[1]) if sockets else port
         if ready is not None:
             ready(page_url(host, bound, token))
-        await serving
+        await asyncio.shield(serving)  # cancelled: shut down below, not cut off
     finally:
-        server.should_exit = True
+        server.should_exit = True  # closes the pages' sockets, then stops
         if not serving.done():
-            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(serving), 3.0)
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                await asyncio.wait_for(asyncio.shield(serving), SHUTDOWN_TIMEOUT)
         await watched.frames.stop()
