@@ -48,6 +48,11 @@ class Feed:
             await more.wait()
 
 
+def task_message(task: str, state: str, node: str = "", video: str | None = None) -> Message:
+    """A batch's task: queued, running, passed or failed (on `node`), its video's link."""
+    return {"kind": "task", "task": task, "state": state, "node": node, "video": video}
+
+
 def event_message(event: Event) -> Message | None:
     if isinstance(event, StepTaken):
         return step_message(event.step)

@@ -115,7 +115,9 @@ class Watching:
 
     async def run(self, work: Coroutine[Any, Any, T], folder: Path, record: bool) -> T:
         """Run the session's work, recording the screen into `folder` if asked."""
-        async with recording(self.watched.frames, folder) if record else contextlib.nullcontext():
+        frames = self.watched.frames
+        assert frames is not None  # a run's page watches its desktop
+        async with recording(frames, folder) if record else contextlib.nullcontext():
             if self.control is None:
                 return await work
             return await self.control.run(work)

@@ -5,6 +5,7 @@
     WS   /frames?t=TOKEN      each new frame, as a binary JPEG message
     WS   /feed?t=TOKEN        the run's messages (feed.py), as JSON
     WS   /input?t=TOKEN       the person's input (control.py), as JSON
+    GET  /files/...?t=TOKEN   a file the page links (a batch task's video)
     POST /hand-back?t=TOKEN   the run goes on;  POST /stop?t=TOKEN: the round ends, cancelled
 
 Every request carries the page's token (gate.py); off loopback, endpoints.TokenAuth as well.
@@ -19,11 +20,12 @@ import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -43,11 +45,12 @@ SHUTDOWN_TIMEOUT = 3.0  # seconds it has to close the pages' sockets and stop
 class Watched:
     """What the page shows and may drive."""
 
-    frames: FrameSource
+    frames: FrameSource | None  # None: no desktop to show (a batch's page: its tasks)
     feed: Feed = field(default_factory=Feed)
     person: PersonInput | None = None  # None: the page only watches
     run: RunControl | None = None  # None: no run in this process (hand back elsewhere)
     title: str = "roundhouse"
+    files: dict[str, Path] = field(default_factory=dict)  # "files/...": what the page links
 
 
 def page_html(title: str) -> str:
@@ -66,13 +69,19 @@ def make_app(watched: Watched, token: str, bearer: str | None = None) -> ASGIApp
         return HTMLResponse(page_html(watched.title), headers={"cache-control": "no-store"})
 
     async def frame(_request: Request) -> Response:
+        if watched.frames is None:
+            return Response("no desktop is watched here", status_code=404)
         latest = watched.frames.latest or await watched.frames.next()
         headers = {"x-frame": str(latest.number), "cache-control": "no-store"}
         return Response(latest.jpeg, media_type="image/jpeg", headers=headers)
 
     async def frames(socket: WebSocket) -> None:
+        source = watched.frames
+
         async def send() -> None:
-            async for shot in watched.frames.frames():
+            if source is None:
+                return
+            async for shot in source.frames():
                 await socket.send_bytes(shot.jpeg)
 
         await _while_open(socket, send())
@@ -94,6 +103,12 @@ def make_app(watched: Watched, token: str, bearer: str | None = None) -> ASGIApp
                     continue
                 await watched.person.send(message)
 
+    async def linked(request: Request) -> Response:
+        path = watched.files.get(f"files/{request.path_params['name']}")
+        if path is None or not path.is_file():
+            return Response("no such file here", status_code=404)
+        return FileResponse(path)
+
     async def hand_back(_request: Request) -> Response:
         handed = watched.run is not None and watched.run.hand_back.hand()
         return JSONResponse({"handed_back": handed})
@@ -109,6 +124,7 @@ def make_app(watched: Watched, token: str, bearer: str | None = None) -> ASGIApp
             WebSocketRoute("/frames", frames),
             WebSocketRoute("/feed", feed),
             WebSocketRoute("/input", person_input),
+            Route("/files/{name:path}", linked),
             Route("/hand-back", hand_back, methods=["POST"]),
             Route("/stop", stop, methods=["POST"]),
         ]
@@ -138,6 +154,7 @@ def _hello(watched: Watched) -> dict[str, object]:
     return {
         "kind": "hello",
         "title": watched.title,
+        "screen": watched.frames is not None,
         "control": watched.person is not None,
         "run": watched.run is not None,
     }
@@ -189,4 +206,5 @@ async def serve_watch(
         if not serving.done():
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(asyncio.shield(serving), SHUTDOWN_TIMEOUT)
-        await watched.frames.stop()
+        if watched.frames is not None:
+            await watched.frames.stop()

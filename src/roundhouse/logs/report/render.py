@@ -66,8 +66,7 @@ def write_report(log_dir: Path, out: Path | None = None) -> Path:
     if target.is_dir():  # --out FOLDER: the report goes in it under its usual name
         target = target / REPORT_NAME
     prefix = Path(os.path.relpath(log_dir.absolute(), target.parent)).as_posix()
-    steps = [view.record for round_ in session.rounds for view in round_.steps]
-    video = session_video(log_dir, steps, session.files)  # made now, where it is not yet
+    video = _video(log_dir, session)  # made now, where it is not yet
     html = render(session, "" if prefix == "." else prefix + "/", video)
     target.parent.mkdir(parents=True, exist_ok=True)
     # Written whole and then moved in place: a browser never sees half a report.
@@ -75,3 +74,16 @@ def write_report(log_dir: Path, out: Path | None = None) -> Path:
     temporary.write_text(html, encoding="utf-8")
     os.replace(temporary, target)
     return target
+
+
+def _video(log_dir: Path, session: SessionView) -> SessionVideo | None:
+    steps = [view.record for round_ in session.rounds for view in round_.steps]
+    return session_video(log_dir, steps, session.files)
+
+
+def folder_video(log_dir: Path) -> Path | None:
+    """The session's video (its recording, else one made now from its step screenshots,
+    logs/video.py), for a batch's report and page; None where there is none.
+    NotALogFolder where log_dir is none."""
+    video = _video(log_dir, read_session(log_dir))
+    return log_dir / video.name if video is not None else None
