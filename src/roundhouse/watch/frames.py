@@ -2,9 +2,11 @@
 
 One producer per desktop grabs the screen (the backend's own route: mss on X11, screencopy
 on wlroots, ScreenShot2 on KWin, GNOME Shell's Screenshot) at most `fps` times a second,
-in a thread, while anyone is looking; a grab equal to the last one is not encoded again
-(a still desktop costs a grab and a compare). Each looker gets the newest frame when it is
-ready for one, never a queue: a slow browser sees fewer frames, not older ones.
+in a thread, while anyone is looking. Where the display says what it draws (its `drawn`:
+X11's damage, a compositor's frames), nothing is grabbed until it has drawn (or a second
+has passed); a grab equal to the last one is not encoded again. Each looker gets the newest
+frame when it is ready for one, never a queue: a slow browser sees fewer frames, not older
+ones.
 
     source = FrameSource(display.screen, fps=15)
     async for frame in source.frames():    # Frame(number, jpeg, taken)
@@ -22,12 +24,14 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from roundhouse.devices.linux.changes import Changes
 from roundhouse.devices.linux.display.base import Screen
 
 log = logging.getLogger(__name__)
 
 FPS = 15  # what the source aims at; the page needs 10 (issue 47)
 QUALITY = 70  # JPEG quality: text stays readable, a 1280x800 desktop is 40-120 kB
+STILL_CHECK = 1.0  # seconds: a display that says what it draws is grabbed this often anyway
 
 
 @dataclass(frozen=True)
@@ -58,8 +62,17 @@ class FrameSource:
     """The newest frame of a screen, for any number of lookers (see the module docstring).
     Grabs run while at least one looker waits; stop() ends them."""
 
-    def __init__(self, screen: Screen, fps: float = FPS, quality: int = QUALITY) -> None:
+    def __init__(
+        self,
+        screen: Screen,
+        fps: float = FPS,
+        quality: int = QUALITY,
+        drawn: Changes | None = None,
+    ) -> None:
         self.screen = screen
+        self.drawn = drawn
+        self._drawn_mark = -1
+        self._grabbed_at = 0.0
         self.interval = 1.0 / fps
         self.quality = quality
         self.stats = FrameStats()
@@ -122,6 +135,9 @@ class FrameSource:
                 await asyncio.sleep(self.interval)
                 continue
             began = time.monotonic()
+            if not self._may_have_changed(began):
+                await asyncio.sleep(self.interval)
+                continue
             try:
                 frame = await asyncio.to_thread(self._grab, began)
             except Exception as error:  # a grab the compositor refused once: try again
@@ -133,7 +149,17 @@ class FrameSource:
                     self._changed.notify_all()
             await asyncio.sleep(max(0.0, self.interval - (time.monotonic() - began)))
 
+    def _may_have_changed(self, now: float) -> bool:
+        """Whether to grab now: the display drew since the last grab (or cannot say), or the
+        last grab is a second old."""
+        if self.drawn is None or now - self._grabbed_at >= STILL_CHECK:
+            return True
+        return self.drawn.mark() != self._drawn_mark
+
     def _grab(self, began: float) -> Frame | None:
+        if self.drawn is not None:
+            self._drawn_mark = self.drawn.mark()  # before: what it draws meanwhile is seen next
+        self._grabbed_at = began
         """The screen now, as a new frame; None when it is as the last one was."""
         image = self.screen.desktop()
         grabbed = time.monotonic()

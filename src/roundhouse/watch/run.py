@@ -43,7 +43,8 @@ def watched_desktop(desktop: Desktop, fps: float, control: bool = True) -> Itera
     with open_display(desktop) as display:
         person = PersonInput(display.input, display.screen.size) if control else None
         title = f"{desktop.display} ({desktop.kind})"
-        yield Watched(FrameSource(display.screen, fps=fps), person=person, title=title)
+        frames = FrameSource(display.screen, fps=fps, drawn=display.drawn)
+        yield Watched(frames, person=person, title=title)
 
 
 class WatchedRun(RunControl):
