@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from roundhouse.devices.linux.changes import Changes
+from roundhouse.devices.linux.changes import Changes, any_change
 from roundhouse.devices.linux.display.base import Screen
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ class FrameSource:
                 continue
             began = time.monotonic()
             if not self._may_have_changed(began):
-                await asyncio.sleep(self.interval)
+                await self._until_drawn(began)
                 continue
             try:
                 frame = await asyncio.to_thread(self._grab, began)
@@ -148,6 +148,12 @@ class FrameSource:
                     self._latest = frame
                     self._changed.notify_all()
             await asyncio.sleep(max(0.0, self.interval - (time.monotonic() - began)))
+
+    async def _until_drawn(self, now: float) -> None:
+        """Wait until the display draws (woken by it: no tick's delay), or the still check."""
+        assert self.drawn is not None
+        left = STILL_CHECK - (now - self._grabbed_at)
+        await any_change([self.drawn], [self._drawn_mark], max(left, 0.0))
 
     def _may_have_changed(self, now: float) -> bool:
         """Whether to grab now: the display drew since the last grab (or cannot say), or the
