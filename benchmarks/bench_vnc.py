@@ -5,8 +5,8 @@ websockify 0.10, novnc 1.3; not installed by `make`: apt-get install x11vnc webs
     .venv/bin/python benchmarks/bench_vnc.py [--seconds 10] [--flips 15]
 
 The page is noVNC's RFB client with its display's flip() (one per framebuffer update)
-counted and timed; the CPU is x11vnc's and websockify's. X11 only: wayvnc is not in
-Debian 12.
+counted and timed; the CPU is x11vnc's and websockify's. X11 only: wayvnc (0.5 in Debian
+12, wlroots only) was not tried.
 """
 
 from __future__ import annotations
