@@ -118,13 +118,14 @@ def ffprobe_frames(path: Path) -> int:
 
 
 def test_record_video_records_the_screen_at_ten_frames_a_second(tmp_path: Path) -> None:
-    """`run --record-video` on a virtual desktop: screen.webm lasts as the run did, at 10
-    frames a second, and the report embeds it with the steps' markers."""
+    """`run --watch --record-video` on a virtual desktop: the page is served, screen.webm
+    lasts as the run did, at 10 frames a second, and the report embeds it with the steps'
+    markers."""
     target = tmp_path / "recorded.txt"
     began = time.monotonic()
     run = subprocess.run(
         [sys.executable, "-m", "roundhouse", "run", f"open gedit, type Hi and save it as {target}"]
-        + ["--desktop", "virtual", "--record-video", "--logs", str(tmp_path / "logs")]
+        + ["--desktop", "virtual", "--watch", "--record-video", "--logs", str(tmp_path / "logs")]
         + ["--task", "recorded", "--yes"],
         capture_output=True,
         text=True,
@@ -133,6 +134,7 @@ def test_record_video_records_the_screen_at_ten_frames_a_second(tmp_path: Path) 
     )
     ran = time.monotonic() - began
     assert run.returncode == 0, run.stderr[-3000:]
+    assert "roundhouse: watch the run at http://127.0.0.1:" in run.stderr  # and it was served
     folder = tmp_path / "logs" / "recorded"
     recorded = folder / RECORDED_NAME
     seconds, frames = ffprobe_seconds(recorded), ffprobe_frames(recorded)
