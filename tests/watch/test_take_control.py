@@ -102,6 +102,7 @@ async def watched_session(desk: Desktop, tmp_path: Path, task: str) -> AsyncIter
                         hand_back=control.hand_back,
                     ) as session,
                 ):
+                    watched.feed.log_folder = session.store.folder
                     yield Watch(session, control, watched, tools)
             finally:
                 tools.launcher.kill_launched()
@@ -123,6 +124,14 @@ def step_cards(browser: WebDriver) -> list[str]:
         ".map(card => card.textContent);"
     )
     return cards
+
+
+def card_images(browser: WebDriver) -> list[dict[str, Any]]:
+    images: list[dict[str, Any]] = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#steps .step .gallery img'))"
+        ".map(i => ({src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0}));"
+    )
+    return images
 
 
 def status(browser: WebDriver) -> str:
@@ -188,10 +197,15 @@ async def test_a_click_in_the_page_pauses_the_run_until_it_is_handed_back(
             until, lambda: status(browser) == "finished", 30, "the page to say finished"
         )
         final = step_cards(browser)
+        images = await asyncio.to_thread(card_images, browser)
     assert outcome.finished, (outcome.error, outcome.result)
     assert target.read_text().strip() == "Hello from roundhouse"
     # The steps came as they happened: fewer at the pause than at the end, every one shown.
     assert 1 <= shown < len(final) == len(outcome.steps)
+    # They are report.html's cards, their screenshots loaded through the page.
+    pictured = [s for s in outcome.steps if s.screenshots]
+    assert len(images) >= len(pictured) >= 3
+    assert all(image["loaded"] and "t=" in image["src"] for image in images), images
     (pause,) = outcome.pauses
     assert pause.tool == "type_text" and pause.how == "the watch page"
     report = write_report(watch.session.store.folder).read_text()

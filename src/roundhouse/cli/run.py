@@ -278,6 +278,7 @@ async def watched(
             hand_back=hand_back, desktop=seen.desktop,
         ) as session:  # fmt: skip
             sessions.append(session)
+            seen.watched.feed.log_folder = session.store.folder  # the step cards' screenshots
             return await seen.run(_awaited(work(session)), session.store.folder, record)
 
 

@@ -2,20 +2,26 @@
 a batch's tasks. An observer of the event bus (and of the batch driver's rows), it keeps
 every message, so a page opened late is shown the run from its start.
 
-Each message is plain JSON: {"kind": "step", ...} (a step card, as report.html shows it:
-agent, status, thought, actions and their results), {"kind": "round", ...} (its state),
-{"kind": "pause", ...} / {"kind": "handed_back", ...}, {"kind": "task", ...} (a batch row).
+Each message is plain JSON: {"kind": "step", ...} (the step's fields, and its card as
+report.html renders it, "html", once the session's log folder is known), {"kind": "round",
+...} (its state), {"kind": "pause", ...} / {"kind": "handed_back", ...}, {"kind": "task",
+...} (a batch row).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from roundhouse.core.events import Event, HandedBack, PersonTookOver, RoundChanged, StepTaken
 from roundhouse.core.record import Pause, RoundRecord
 from roundhouse.core.trajectory import StepRecord
+from roundhouse.logs.report.build import build_step
+from roundhouse.logs.report.logs import list_files
+from roundhouse.logs.report.render import render_step
 
 Message = dict[str, Any]
 
@@ -25,12 +31,16 @@ class Feed:
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
+        self.log_folder: Path | None = None  # the session's, once it is open: the cards' images
         self._more = asyncio.Event()
 
     def __call__(self, event: Event) -> None:
         message = event_message(event)
-        if message is not None:
-            self.add(message)
+        if message is None:
+            return
+        if isinstance(event, StepTaken) and event.step.concluded and self.log_folder:
+            message["html"] = step_card(event.step, self.log_folder)
+        self.add(message)
 
     def add(self, message: Message) -> None:
         self.messages.append(message)
@@ -46,6 +56,12 @@ class Feed:
                 yield self.messages[sent]
                 sent += 1
             await more.wait()
+
+
+def step_card(step: StepRecord, folder: Path) -> str:
+    """The step's card as report.html renders it; its images through the page (log/NAME)."""
+    view = build_step(step, None, list_files(folder), [])
+    return render_step(view, lambda name: f"log/{quote(name)}")
 
 
 def task_message(task: str, state: str, node: str = "", video: str | None = None) -> Message:

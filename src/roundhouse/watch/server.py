@@ -6,6 +6,7 @@
     WS   /feed?t=TOKEN        the run's messages (feed.py), as JSON
     WS   /input?t=TOKEN       the person's input (control.py), as JSON
     GET  /files/...?t=TOKEN   a file the page links (a batch task's video)
+    GET  /log/NAME?t=TOKEN    a file of the run's log folder (a step card's screenshot)
     POST /hand-back?t=TOKEN   the run goes on;  POST /stop?t=TOKEN: the round ends, cancelled
 
 Every request carries the page's token (gate.py); off loopback, endpoints.TokenAuth as well.
@@ -109,6 +110,13 @@ def make_app(watched: Watched, token: str, bearer: str | None = None) -> ASGIApp
             return Response("no such file here", status_code=404)
         return FileResponse(path)
 
+    async def logged(request: Request) -> Response:
+        """A file of the run's log folder, by its plain name (a step card's screenshot)."""
+        name, folder = request.path_params["name"], watched.feed.log_folder
+        if folder is None or "/" in name or name.startswith(".") or not (folder / name).is_file():
+            return Response("no such file here", status_code=404)
+        return FileResponse(folder / name)
+
     async def hand_back(_request: Request) -> Response:
         handed = watched.run is not None and watched.run.hand_back.hand()
         return JSONResponse({"handed_back": handed})
@@ -125,6 +133,7 @@ def make_app(watched: Watched, token: str, bearer: str | None = None) -> ASGIApp
             WebSocketRoute("/feed", feed),
             WebSocketRoute("/input", person_input),
             Route("/files/{name:path}", linked),
+            Route("/log/{name}", logged),
             Route("/hand-back", hand_back, methods=["POST"]),
             Route("/stop", stop, methods=["POST"]),
         ]

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import jinja2
 
-from roundhouse.logs.report.build import SessionView, read_session
+from roundhouse.logs.report.build import SessionView, StepView, read_session
 from roundhouse.logs.video import SessionVideo, session_video
 
 REPORT_NAME = "report.html"
@@ -55,6 +56,12 @@ def render(session: SessionView, link_prefix: str = "", video: SessionVideo | No
 
     template = _environment.get_template("report.html.j2")
     return template.render(session=session, href=href, video=video)
+
+
+def render_step(view: StepView, href: Callable[[str], str]) -> str:
+    """One step's card, as report.html shows it (the watch page shows it as it is taken)."""
+    card = _environment.get_template("step_card.html.j2").make_module({"href": href})
+    return str(card.step_card(view))  # type: ignore[attr-defined]
 
 
 def write_report(log_dir: Path, out: Path | None = None) -> Path:
