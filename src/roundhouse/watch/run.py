@@ -27,10 +27,12 @@ from roundhouse.core.person import StoppedByPerson
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.opening import open_desktop
 from roundhouse.devices.linux.display.backends import open_display
+from roundhouse.devices.linux.display.base import Input
 from roundhouse.watch.control import PageHandBack, PersonInput, RunControl
 from roundhouse.watch.frames import FPS, FrameSource
 from roundhouse.watch.gate import new_token
 from roundhouse.watch.recording import recording
+from roundhouse.watch.screens import InputWhenUsed, watched_screen
 from roundhouse.watch.server import STARTUP_TIMEOUT, Watched, serve_watch
 
 T = TypeVar("T")
@@ -38,12 +40,18 @@ T = TypeVar("T")
 
 @contextmanager
 def watched_desktop(desktop: Desktop, fps: float, control: bool = True) -> Iterator[Watched]:
-    """The page's view of `desktop`, on a display connection of its own (so that its input
-    is another client's: the person's)."""
-    with open_display(desktop) as display:
-        person = PersonInput(display.input, display.screen.size) if control else None
+    """The page's view of `desktop` (screens.py: its screen opened sending nothing), and the
+    person's input on a display connection of the watch's own, opened at their first click
+    or key (to the display server another client's input: the person's)."""
+    with contextlib.ExitStack() as opened:
+        screen, drawn = opened.enter_context(watched_screen(desktop))
+
+        def open_input() -> Input:
+            return opened.enter_context(open_display(desktop)).input
+
+        person = PersonInput(InputWhenUsed(open_input), screen.size) if control else None
         title = f"{desktop.display} ({desktop.kind})"
-        frames = FrameSource(display.screen, fps=fps, drawn=display.drawn)
+        frames = FrameSource(screen, fps=fps, drawn=drawn)
         yield Watched(frames, person=person, title=title)
 
 
