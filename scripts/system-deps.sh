@@ -32,8 +32,9 @@ desktop=(
   # mss (in-process screenshots) loads these with ctypes, next to libxcb-randr0 above
   libxcb-render0 libxcb-shm0 libxcb-xfixes0
 )
-# The report tests open reports in real headless Chromium through chromedriver.
-report=(chromium chromium-driver)
+# The report tests open reports in real headless Chromium through chromedriver; ffmpeg makes
+# each run's video (report.html embeds it: logs/video.py) and records --record-video.
+report=(chromium chromium-driver ffmpeg)
 # Screen lockers, for the tests of a locked screen (issue 35: a run there FAILs naming it):
 # i3lock on X11, swaylock on sway.
 lockers=(i3lock swaylock)

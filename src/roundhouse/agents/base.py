@@ -125,6 +125,7 @@ class AgentCore(Generic[Obs, A]):
             round_step=round_.round_step + 1,
             agent=self.kind,
             agent_name=self.name,
+            started=time.time(),
         )
         round_.steps.append(step)  # on the record from now: a step cut short stays on it
         specs = await self.services.dispatcher.tool_specs()

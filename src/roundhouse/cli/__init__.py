@@ -24,6 +24,7 @@ from roundhouse.cli import report as _report  # noqa: F401
 from roundhouse.cli import run as _run  # noqa: F401
 from roundhouse.cli import serve as _serve  # noqa: F401
 from roundhouse.cli import setup as _setup  # noqa: F401
+from roundhouse.cli import watch as _watch  # noqa: F401
 from roundhouse.cli.app import app, one_line_summaries
 from roundhouse.devices.linux.display import backends
 

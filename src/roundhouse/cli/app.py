@@ -15,6 +15,7 @@ COMMAND_ORDER = (
     "serve",
     "doctor",
     "desktop",
+    "watch",
     "setup",
     "resume",
     "batch",

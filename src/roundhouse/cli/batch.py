@@ -14,7 +14,15 @@ from roundhouse.cli.app import app
 from roundhouse.cli.desktop import SessionOption, ShippedOption, session_kind
 from roundhouse.config import ConfigError
 from roundhouse.osworld.family import OSWORLD
-from roundhouse.suite.batch import BatchItem, BatchOptions, Executor, Family, pending, run_batch
+from roundhouse.suite.batch import (
+    BatchItem,
+    BatchOptions,
+    Executor,
+    Family,
+    LocalExecutor,
+    pending,
+    run_batch,
+)
 from roundhouse.suite.family import SUITE
 from roundhouse.suite.results import TaskResult, read_results, results_table
 
@@ -136,6 +144,19 @@ def batch(
     ] = None,
     session: SessionOption = None,
     shipped: ShippedOption = False,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch",
+            help="Show the batch's task table live on a loopback web page (its URL on stderr)",
+        ),
+    ] = False,
+    linger: Annotated[
+        float,
+        typer.Option(
+            min=0, help="With --watch: keep the page up this many seconds after the batch ends"
+        ),
+    ] = 0.0,
 ) -> None:
     """Run every task of a suite, each GUI task on its own virtual desktop, and check the
     results against the real system. Writes OUT/results.json and OUT/results.csv after
@@ -183,12 +204,12 @@ def batch(
             err=True,
         )
     if executor == "ray":
-        results = _run_on_ray(tasks, options, ray_address, workers, desktops)
+        results = _run_on_ray(tasks, options, ray_address, workers, desktops, watch)
     else:
         typer.echo(
             f"roundhouse: {len(tasks)} tasks, {options.workers} at once, model {model}", err=True
         )
-        results = _run(tasks, options, None)
+        results = _run(tasks, options, None, watch, linger)
     typer.echo("\n" + results_table(results))
     typer.echo(f"Results: {folder / 'results.json'} and {folder / 'results.csv'}")
     raise typer.Exit(0 if all(r.passed for r in results) else EXIT_FAILED)
@@ -200,6 +221,7 @@ def _run_on_ray(
     address: str | None,
     cpus: int | None,
     desktops: int | None,
+    watch: bool = False,
 ) -> list[TaskResult]:
     # Imported here: a local batch never imports ray.
     try:
@@ -213,16 +235,52 @@ def _run_on_ray(
         except (ClusterError, ConnectionError, RuntimeError) as error:
             raise _fail(f"cannot run on Ray: {error}") from None
         typer.echo(f"roundhouse: {len(tasks)} tasks, model {options.model}; {offered}", err=True)
-        return _run(tasks, options, runner)
+        return _run(tasks, options, runner, watch)  # no linger: the cluster is let go
     finally:
         runner.close()
 
 
-def _run(
-    tasks: list[BatchItem], options: BatchOptions, runner: Executor | None
+async def _watched(
+    tasks: list[BatchItem],
+    options: BatchOptions,
+    runner: Executor | None,
+    bar: ProgressBar,
+    linger: float = 0.0,
 ) -> list[TaskResult]:
+    """The batch with its task table on the watch page (roundhouse/watch/batch.py)."""
+    from roundhouse.watch.batch import batch_page  # the web stack: only for --watch
+
+    def ready(url: str) -> None:
+        typer.echo(f"roundhouse: watch the batch at {url}", err=True)
+
+    ids = [
+        item.task.id for item in pending(tasks, read_results(options.out) if options.resume else [])
+    ]
+    async with batch_page(ids, f"batch {options.out}", ready) as table:
+        executor = runner or LocalExecutor(options, started=table.started)
+        rows = await run_batch(tasks, options, table.progress(bar), executor)
+        await table.videos_made()
+        if linger:
+            typer.echo(f"roundhouse: the page stays up {linger:g} s (Ctrl-C ends it)", err=True)
+            await asyncio.sleep(linger)
+        return rows
+
+
+def _run(
+    tasks: list[BatchItem],
+    options: BatchOptions,
+    runner: Executor | None,
+    watch: bool = False,
+    linger: float = 0.0,
+) -> list[TaskResult]:
+    bar = ProgressBar(sys.stderr)
+    work = (
+        _watched(tasks, options, runner, bar, linger)
+        if watch
+        else run_batch(tasks, options, bar, runner)
+    )
     try:
-        return asyncio.run(run_batch(tasks, options, ProgressBar(sys.stderr), runner))
+        return asyncio.run(work)
     except KeyboardInterrupt:
         # Running tasks were cancelled (their desktops stop); finished rows are written.
         typer.echo(f"\nroundhouse: batch cancelled; results so far in {options.out}", err=True)

@@ -19,10 +19,12 @@ from roundhouse.cli.app import app
 from roundhouse.cli.desktop import DesktopOption, SessionOption, desktop_mode, session_kind
 from roundhouse.cli.display import StepPrinter
 from roundhouse.config import ConfigError, Settings, ShellPolicy, load_settings
+from roundhouse.core.events import Observer
 from roundhouse.core.limits import LimitReached
+from roundhouse.core.person import StoppedByPerson
 from roundhouse.core.record import RoundRecord
 from roundhouse.core.user import NonInteractiveUser, UserChannel
-from roundhouse.engine.compose import compose_session
+from roundhouse.engine.compose import DESKTOP_AGENTS, agent_kind, compose_session
 from roundhouse.engine.person import HAND_BACK_SIGNAL, paused_run
 from roundhouse.engine.session import Session, cost_line
 from roundhouse.logs.resume import ResumePlan, mark_interrupted, plan_resume
@@ -88,6 +90,22 @@ RecordOption = Annotated[
 PolicyOption = Annotated[
     ShellPolicy | None, typer.Option(help="Destructive shell commands: confirm, allow or deny")
 ]
+WatchOption = Annotated[
+    bool,
+    typer.Option(
+        "--watch",
+        help="Show the run live on a loopback web page (its URL on stderr), where you can "
+        "take control, hand back or stop it",
+    ),
+]
+RecordVideoOption = Annotated[
+    bool,
+    typer.Option(
+        "--record-video",
+        help="Record the screen during the run (10 fps, screen.webm in the log folder; the "
+        "report embeds it instead of the video of the step screenshots)",
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -111,6 +129,8 @@ class SessionOptions:
     shell_policy: PolicyOption = None
     record: RecordOption = None
     config: ConfigOption = None
+    watch: WatchOption = False
+    record_video: RecordVideoOption = False
 
     def settings(self) -> Settings:
         return build_settings(
@@ -188,9 +208,13 @@ def in_session(
     work: Callable[[Session], Awaitable[T]],
     *,
     resume: ResumePlan | None = None,
+    watch: bool = False,
+    record_video: bool = False,
 ) -> tuple[Session, T]:
     """Open the session the settings describe (engine/compose.py), do a command's work in
-    it, and on Ctrl-C say where the (cancelled) work is recorded and exit 130."""
+    it, and on Ctrl-C say where the (cancelled) work is recorded and exit 130. With `watch`
+    the run is shown on a local page (roundhouse/watch/), and `record_video` records its
+    screen."""
     sessions: list[Session] = []
     interactive = sys.stdin.isatty()
     user: UserChannel = (
@@ -201,6 +225,10 @@ def in_session(
 
     async def main() -> T:
         printer = StepPrinter(sys.stderr)
+        if watch or record_video:
+            return await watched(
+                settings, work, sessions, user, printer, resume, watch, record_video
+            )
         async with compose_session(
             settings, resume=resume, user=user, observers=[printer]
         ) as session:
@@ -213,7 +241,52 @@ def in_session(
         where = f" in {sessions[0].store.folder}" if sessions else ""
         typer.echo(f"\ncancelled; it is recorded{where}", err=True)
         raise typer.Exit(EXIT_CANCELLED) from None
+    except StoppedByPerson:
+        folder = sessions[0].store.folder
+        typer.echo(
+            f"\nstopped from the watch page; it is recorded in {folder}: "
+            f"`roundhouse resume {folder}` carries it on",
+            err=True,
+        )
+        raise typer.Exit(EXIT_CANCELLED) from None
     return sessions[0], result
+
+
+async def watched(
+    settings: Settings,
+    work: Callable[[Session], Awaitable[T]],
+    sessions: list[Session],
+    user: UserChannel,
+    printer: StepPrinter,
+    resume: ResumePlan | None,
+    serve: bool,
+    record: bool,
+) -> T:
+    """The session on a desktop opened first, to be watched (and recorded) as it runs."""
+    if agent_kind(settings) not in DESKTOP_AGENTS or settings.mcp is not None:
+        raise ConfigError(
+            "--watch and --record-video need a desktop here (not --mcp, not --agent linux)"
+        )
+
+    from roundhouse.watch.run import watching  # the web stack: only for --watch
+
+    def ready(url: str) -> None:
+        typer.echo(f"roundhouse: watch the run at {url}", err=True)
+
+    async with watching(settings.desktop, serve=serve, ready=ready) as seen:
+        observers: list[Observer] = [printer, seen.watched.feed]
+        hand_back = seen.control.hand_back if seen.control is not None else None
+        async with compose_session(
+            settings, resume=resume, user=user, observers=observers,
+            hand_back=hand_back, desktop=seen.desktop,
+        ) as session:  # fmt: skip
+            sessions.append(session)
+            seen.watched.feed.log_folder = session.store.folder  # the step cards' screenshots
+            return await seen.run(_awaited(work(session)), session.store.folder, record)
+
+
+async def _awaited(pending: Awaitable[T]) -> T:
+    return await pending
 
 
 def run_async(main: Coroutine[Any, Any, T]) -> T:
@@ -241,7 +314,12 @@ def run(
 ) -> None:
     """Run one request as a round and print its answer, its cost and its log folder."""
     settings = options.settings()
-    session, outcome = in_session(settings, lambda session: session.run_round(request))
+    session, outcome = in_session(
+        settings,
+        lambda session: session.run_round(request),
+        watch=options.watch,
+        record_video=options.record_video,
+    )
     report(outcome, session)
     raise typer.Exit(0 if outcome.finished else EXIT_FAILED)
 
@@ -252,7 +330,12 @@ def chat(options: SessionOptions) -> None:
     """One session: each line you type is a round. Ctrl-D ends it."""
     settings = options.settings()
     interactive = sys.stdin.isatty()
-    session, _ = in_session(settings, lambda session: _chat(session, interactive))
+    session, _ = in_session(
+        settings,
+        lambda session: _chat(session, interactive),
+        watch=options.watch,
+        record_video=options.record_video,
+    )
     typer.echo(cost_line(session.usage, scope="this session"))
     typer.echo(f"Logs: {session.store.folder}")
     failed = any(not outcome.finished for outcome in session.outcomes)

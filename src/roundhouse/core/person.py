@@ -18,3 +18,8 @@ class HandBack(Protocol):
         """Once they hand it back: how ("a key", "roundhouse resume"); None when
         `timeout` seconds passed first."""
         ...
+
+
+class StoppedByPerson(Exception):
+    """The person stopped the run from the watch page: its round is recorded as cancelled
+    (as Ctrl-C's is), and `roundhouse resume` carries it on."""

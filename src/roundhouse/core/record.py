@@ -189,9 +189,10 @@ class RoundRecord(BaseModel):
 
     @property
     def to_run_again(self) -> bool:
-        """Not ended, or ended by a lost device (the server, the display), and not run
-        again yet: `roundhouse resume` runs it again."""
-        return self.run_again_as is None and (not self.ended or self.device_lost)
+        """Not ended, cancelled (Ctrl-C, the watch page's stop, a failed log write) or
+        ended by a lost device (the server, the display), and not run again yet: `roundhouse
+        resume` runs it again."""
+        return self.run_again_as is None and (not self.ended or self.cancelled or self.device_lost)
 
     def write_board(self, role: str, text: str) -> None:
         self.board[role] = text

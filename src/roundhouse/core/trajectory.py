@@ -46,6 +46,7 @@ class StepRecord(BaseModel):
     round_step: int
     agent: AgentKind
     agent_name: str  # "linux", "host", or the application an AppAgent serves
+    started: float | None = None  # time.time() as the step began (a run's video times it)
     status: Status | None = None  # what the step came to; None until it concludes
     observation: str = ""
     thought: str = ""

@@ -15,9 +15,11 @@ run`) and the tests make their sessions here. A test swaps the device with `disp
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING
 
 from roundhouse.agents.app import AppAgent
 from roundhouse.agents.base import AgentServices
@@ -47,6 +49,9 @@ from roundhouse.logs.store import LogStore
 from roundhouse.models import ModelPool
 from roundhouse.models.base import LanguageModel
 
+if TYPE_CHECKING:
+    from roundhouse.devices.linux.desktops.desktop import Desktop
+
 
 @asynccontextmanager
 async def compose_session(
@@ -59,6 +64,7 @@ async def compose_session(
     models: Mapping[str, LanguageModel] | None = None,
     snapshots: Snapshotter | None = None,
     hand_back: HandBack | None = None,
+    desktop: Desktop | None = None,
 ) -> AsyncIterator[Session]:
     """A session from `settings`, or carrying on `resume`'s. `user` answers questions and
     confirmations (default: nobody, so --yes decides); `observers` see every event after
@@ -74,7 +80,7 @@ async def compose_session(
     user = user or NonInteractiveUser(settings.assume_yes)
     async with AsyncExitStack() as opened:
         if dispatcher is None:
-            device = open_dispatcher(settings, kind, user)
+            device = open_dispatcher(settings, kind, user, desktop)
             dispatcher = await opened.enter_async_context(device)
         if kind in DESKTOP_AGENTS:  # a desktop: a person may take it over (engine/person.py)
             idle = settings.desktop.hand_back_after is not None
@@ -126,12 +132,13 @@ def agent_kind(settings: Settings) -> AgentKind:
 
 @asynccontextmanager
 async def open_dispatcher(
-    settings: Settings, kind: AgentKind, user: UserChannel
+    settings: Settings, kind: AgentKind, user: UserChannel, desktop: Desktop | None = None
 ) -> AsyncIterator[Dispatcher]:
     """What the agents act through, as the settings say: the shell alone (the Linux agent),
     a desktop served over MCP (settings.mcp: a URL, or a command serving MCP on stdio), or
-    a desktop here (settings.desktop.mode), with the shell tools beside its own. `user` is
-    asked before a destructive command runs here; a server asks its own."""
+    a desktop here (settings.desktop.mode, or `desktop`, opened already: `run --watch`
+    watches it), with the shell tools beside its own. `user` is asked before a destructive
+    command runs here; a server asks its own."""
     shell = ShellTools(settings, user).tools()
     if kind is AgentKind.LINUX:
         yield LocalDispatcher(ToolRegistry(shell))
@@ -145,7 +152,9 @@ async def open_dispatcher(
     from roundhouse.devices.linux.desktops.opening import open_desktop
     from roundhouse.devices.linux.tools import DesktopTools, desktop_registry, person_tools
 
-    with open_desktop(settings.desktop) as desktop:
+    with contextlib.ExitStack() as opened:
+        if desktop is None:
+            desktop = opened.enter_context(open_desktop(settings.desktop))
         async with await DesktopTools.open(desktop, settings) as tools:
             yield LocalDispatcher(desktop_registry(tools, extra=[*person_tools(tools), *shell]))
 

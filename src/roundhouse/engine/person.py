@@ -34,6 +34,7 @@ from roundhouse.devices.describing import ToolSpec
 
 RETRY = 1.0  # seconds between tries of the waiting action, where an idle time hands back
 HAND_BACK_SIGNAL = signal.SIGUSR1  # what `roundhouse resume` sends a paused run
+STOPPED = "the round was stopped while it waited"  # a pause's `how` that waits no more
 
 
 def taken_over(result: Result) -> bool:
@@ -84,7 +85,11 @@ class AtTheDesk:
             self.events.emit(PersonTookOver(round_, pause))
         result = refused
         while taken_over(result):
-            how = await self.hand_back.wait(reason, RETRY if self.idle else None)
+            try:
+                how = await self.hand_back.wait(reason, RETRY if self.idle else None)
+            except asyncio.CancelledError:  # the round was stopped while it waited
+                pause.how = STOPPED
+                raise
             if how is not None:
                 await self.device.execute([Command(tool_name=HAND_BACK, tool_type="action")])
             (result,) = await self.device.execute([command])
@@ -103,7 +108,7 @@ def paused_run(session: SessionRecord) -> Pause | None:
     """The pause a live run of this session waits in (its process still runs), if any."""
     for round_ in reversed(session.rounds):
         for pause in reversed(round_.pauses):
-            if pause.handed_back is None and _alive(pause.pid):
+            if pause.handed_back is None and pause.how is None and _alive(pause.pid):
                 return pause
     return None
 

@@ -83,13 +83,18 @@ class Executor(Protocol):
 class LocalExecutor:
     """Attempts as processes of this machine, `workers` at once."""
 
-    def __init__(self, options: BatchOptions) -> None:
+    def __init__(
+        self, options: BatchOptions, started: Callable[[BatchItem, str], None] | None = None
+    ) -> None:
         self._options: AttemptOptions = options
         self._slots = asyncio.Semaphore(options.workers)
         self._node = socket.gethostname()
+        self._started = started  # told as an attempt gets its slot (the watch page's table)
 
     async def attempt(self, item: BatchItem) -> TaskResult:
         async with self._slots:
+            if self._started is not None:
+                self._started(item, self._node)
             result = await item.attempt(self._options)
         return dataclasses.replace(result, node=self._node)
 

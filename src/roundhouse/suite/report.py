@@ -10,6 +10,8 @@ from urllib.parse import quote
 
 import jinja2
 
+from roundhouse.logs.report import NotALogFolder
+from roundhouse.logs.report.render import folder_video
 from roundhouse.suite.results import (
     RESULTS_JSON,
     TaskResult,
@@ -44,8 +46,19 @@ def write_batch_report(folder: Path) -> Path:
         target = log_dir / "report.html"
         return quote(Path(os.path.relpath(target, folder.absolute())).as_posix())
 
+    def video(result: TaskResult) -> str | None:
+        """The task's video (made now from its step screenshots where it is not yet)."""
+        if not result.log_dir or not Path(result.log_dir).is_dir():
+            return None
+        try:
+            made = folder_video(Path(result.log_dir))
+        except NotALogFolder:
+            return None
+        return quote(Path(os.path.relpath(made, folder.absolute())).as_posix()) if made else None
+
     html = _environment.get_template("batch.html.j2").render(
         folder=str(folder), results=results, domains=domain_rows(results), link=link,
+        video=video,
         passed=sum(r.passed for r in results), rates=suite_rates(results),
     )  # fmt: skip
     target = folder / BATCH_REPORT
