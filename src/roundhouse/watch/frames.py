@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from roundhouse.devices.linux.changes import Changes, any_change
 from roundhouse.devices.linux.display.base import Screen
+from roundhouse.devices.linux.display.changes import Changes, any_change
 
 log = logging.getLogger(__name__)
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from roundhouse.devices.linux.display.base import DisplayServer
+from roundhouse.devices.linux.display.base import DisplayServer, Screen
+from roundhouse.devices.linux.display.changes import Changes
 from roundhouse.devices.linux.display.compositor import Compositor
 from roundhouse.devices.linux.display.shortcuts import Listener, Shortcut
 
@@ -56,6 +58,9 @@ Setup = Callable[[Mapping[str, str]], Outcome]
 BindKeys = Callable[[Mapping[str, str], Sequence[Shortcut]], Listener]
 FloatWindows = Callable[[Mapping[str, str]], None]
 WhenShown = Callable[[Mapping[str, str], str, bool, float], None]
+# The screen (and what says it drew) alone, for a viewer (roundhouse watch), where opening
+# the display whole would send the session something (GNOME: a remote desktop's warm-up).
+ScreenAlone = Callable[[Mapping[str, str]], AbstractContextManager[tuple[Screen, Changes | None]]]
 
 
 class Opener(Protocol):
@@ -131,6 +136,7 @@ class Backend:
     bind_keys: BindKeys | None = None
     float_windows: FloatWindows | None = None
     when_shown: WhenShown | None = None
+    screen_alone: ScreenAlone | None = None
 
     @property
     def session_type(self) -> Literal["x11", "wayland"]:

@@ -10,12 +10,14 @@ its session sets (SWAYSOCK), else the one whose Wayland globals its compositor o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Set
+from collections.abc import Iterator, Mapping, Set
+from contextlib import contextmanager
 from typing import Protocol
 
 from roundhouse.devices.contract import WindowInfo
 from roundhouse.devices.linux.display.backend import CAPABILITIES, Backend
-from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable
+from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable, Screen
+from roundhouse.devices.linux.display.changes import Changes
 from roundhouse.devices.linux.display.gnome.backend import GNOME
 from roundhouse.devices.linux.display.kde.backend import KDE
 from roundhouse.devices.linux.display.labwc.backend import LABWC
@@ -56,6 +58,19 @@ def screen_size(env: Mapping[str, str], timeout: float = 5.0) -> tuple[int, int]
     except WaylandError as error:
         raise DisplayUnavailable(f"the Wayland session is not usable: {error}") from None
     return box.right, box.bottom
+
+
+@contextmanager
+def screen_alone(desktop: OnDisplay) -> Iterator[tuple[Screen, Changes | None]]:
+    """The desktop's screen and what says it drew, opened sending the session nothing (a
+    viewer's: roundhouse watch); DisplayUnavailable as open_display says it."""
+    backend = named(desktop.kind)
+    if backend.screen_alone is not None:
+        with backend.screen_alone(desktop.env) as seen:
+            yield seen
+        return
+    with open_display(desktop) as display:
+        yield display.screen, display.drawn
 
 
 def capability_table() -> str:

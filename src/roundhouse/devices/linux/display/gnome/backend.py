@@ -32,7 +32,7 @@ from roundhouse.devices.linux.display.compositor import (
     Spawner,
     Started,
 )
-from roundhouse.devices.linux.display.gnome import cast, install
+from roundhouse.devices.linux.display.gnome import cast, install, own_cast
 from roundhouse.devices.linux.display.gnome.cast import CastScreen
 from roundhouse.devices.linux.display.gnome.person_watch import GnomeWatch
 from roundhouse.devices.linux.display.gnome.remote import MutterInput
@@ -396,4 +396,5 @@ GNOME = Backend(
         ),
     ),
     person_watch="Mutter's IdleMonitor (D-Bus); GNOME Shell's screen shield (D-Bus)",
+    screen_alone=own_cast.screen_alone,
 )
