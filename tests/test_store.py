@@ -56,10 +56,16 @@ async def test_the_log_folder_has_the_files_of_the_design(
         tmp_path / "a.json",
         [shell_answer("CONTINUE", "echo hi"), shell_answer("FINISH", result="hi")],
     )
-    session = await make_session(model=f"replay:{replay}", eva_round=True, task="named")
+    keys = {
+        section: {"api_key": f"sk-{section}-secret"}
+        for section in ("openai", "anthropic", "gemini")
+    }
+    session = await make_session(model=f"replay:{replay}", eva_round=True, task="named", **keys)
     await session.run_round("say hi")
     folder = session.store.folder
     assert folder.name == "named"
+    for written in folder.iterdir():  # no key reaches the log folder, whichever vendor's
+        assert "-secret" not in written.read_text(), written.name
     assert {p.name for p in folder.iterdir()} == {
         "response.log",
         "request.log",

@@ -243,10 +243,14 @@ class SessionRecord(BaseModel):
 
     @classmethod
     def describe(cls, settings: Settings, agent: AgentKind) -> SessionRecord:
-        dumped = settings.model_dump(
-            mode="json", exclude={"openai": {"api_key"}, "anthropic": {"api_key"}}
-        )
-        return cls(agent=agent, settings=dumped)
+        # Every section that holds a key (openai, anthropic, gemini, and any added later)
+        # leaves it out: a key never reaches the log folder.
+        keyed = {
+            name: {"api_key"}
+            for name, section in settings
+            if isinstance(section, BaseModel) and "api_key" in type(section).model_fields
+        }
+        return cls(agent=agent, settings=settings.model_dump(mode="json", exclude=keyed))
 
     @property
     def requests(self) -> list[str]:
