@@ -71,7 +71,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("RH_LOOPBACK_ONLY", "1")
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+    # A developer's own keys and endpoints never reach a test: every vendor's variables.
+    vendors = (
+        "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
+        "GEMINI_API_KEY", "GOOGLE_API_KEY", "GEMINI_BASE_URL", "GOOGLE_GEMINI_BASE_URL",
+    )  # fmt: skip
+    for name in vendors:
         monkeypatch.delenv(name, raising=False)
     import os
 
