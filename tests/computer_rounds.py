@@ -11,12 +11,12 @@ from typing import Any
 from roundhouse.config import Settings
 from roundhouse.devices.base import LocalDispatcher
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop
-from roundhouse.devices.linux.fake import fake_tools
 from roundhouse.devices.linux.tools import desktop_registry
 from roundhouse.engine.compose import compose_session
 from roundhouse.engine.round import NoSnapshots
 from roundhouse.engine.session import Session
+from roundhouse.testing.display import FakeControl, FakeDesktop
+from roundhouse.testing.tools import fake_tools
 
 
 @asynccontextmanager

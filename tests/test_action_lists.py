@@ -1,5 +1,5 @@
 """Several actions in one answer, on the fake display: the real step (agents/base.py), the
-real desktop tools and their effects (devices/linux/fake.py), a host that hands the window
+real desktop tools and their effects (testing/tools.py), a host that hands the window
 over and an AppAgent whose model answers lists. The list runs while each action does what
 it meant to, and stops at a gone or changed target, an effect not seen, or a window that
 opens; the model is then asked again, and its prompt says what ran and what did not."""
@@ -25,15 +25,15 @@ from roundhouse.config import Settings
 from roundhouse.core.states import AgentKind, RoundState, Status
 from roundhouse.devices.base import LocalDispatcher
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop, FakeWindow
-from roundhouse.devices.linux.fake import fake_tools
 from roundhouse.devices.linux.tools import desktop_registry
 from roundhouse.engine.compose import compose_session
 from roundhouse.engine.round import NoSnapshots
 from roundhouse.engine.session import Session
 from roundhouse.models.base import ModelRequest
-from roundhouse.models.function import FunctionModel
 from roundhouse.models.observation import NOT_RUN, AppObservation, HostObservation
+from roundhouse.testing.display import FakeControl, FakeDesktop, FakeWindow
+from roundhouse.testing.function_model import FunctionModel
+from roundhouse.testing.tools import fake_tools
 from tests.helpers import read_jsonl
 
 Answer = dict[str, Any]

@@ -93,6 +93,23 @@ def test_no_module_outside_display_imports_a_backends_own_package() -> None:
     assert not leaks, leaks
 
 
+def test_the_product_imports_no_test_double() -> None:
+    """roundhouse.testing holds the fakes that ship; nothing outside it imports them."""
+    importing = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path.is_relative_to(SRC / "testing"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [module]
+            if any(
+                n and (n == "roundhouse.testing" or n.startswith("roundhouse.testing."))
+                for n in names
+            ):
+                importing.append(f"{path.relative_to(SRC)}:{node.lineno}")
+    assert not importing, importing
+
+
 def test_the_readmes_table_of_sessions_is_the_records() -> None:
     """The table of what each session kind uses is made from the backend records: a route
     renamed, added or dropped, or a person watch changed, fails here until the README has

@@ -1,6 +1,6 @@
 """Which route click_control takes for a plain left click (pointing.py): the pointer where
 the control's action holds a press (Qt, GTK 4) and the pointer is sure to land on it, its
-action everywhere else; on the fake display (display/fake.py, devices/linux/fake.py)."""
+action everywhere else; on the fake display (display/fake.py, testing/tools.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from roundhouse.config import Settings
 from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.devices.linux.action.pointing import holds_press, pointer_refusal, under
-from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop, FakeWindow
-from roundhouse.devices.linux.fake import fake_tools
 from roundhouse.devices.linux.tools import DesktopTools
+from roundhouse.testing.display import FakeControl, FakeDesktop, FakeWindow
+from roundhouse.testing.tools import fake_tools
 
 SETTINGS = Settings.model_validate({"desktop": {"effect_grace": 0.2}})
 QT = ("Qt", "6.4.2")

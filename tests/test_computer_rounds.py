@@ -18,8 +18,6 @@ from roundhouse.core.states import AgentKind, RoundState
 from roundhouse.devices.base import DeviceLost, LocalDispatcher
 from roundhouse.devices.contract import Rect
 from roundhouse.devices.describing import ToolSpec
-from roundhouse.devices.linux.display.fake import FakeDesktop
-from roundhouse.devices.linux.fake import fake_tools
 from roundhouse.devices.linux.tools import desktop_registry
 from roundhouse.engine.compose import compose_session
 from roundhouse.engine.round import NoSnapshots
@@ -30,6 +28,8 @@ from roundhouse.models.base import DOUBT
 from roundhouse.models.computer.screen import ScreenMap, fit_anthropic
 from roundhouse.models.openai_computer.fake import FakeOpenAIComputer
 from roundhouse.models.openai_computer.fake import Turn as FakeTurn
+from roundhouse.testing.display import FakeDesktop
+from roundhouse.testing.tools import fake_tools
 from tests.computer_rounds import computer_session, editor
 
 KEY = "test-key"

@@ -16,13 +16,13 @@ import pytest
 from roundhouse.config import ConfigError, Settings
 from roundhouse.core.states import AgentKind, RoundState
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.display.fake import FakeDesktop
 from roundhouse.engine.session import Session
 from roundhouse.models import make_model
 from roundhouse.models.base import DOUBT
 from roundhouse.models.computer.screen import screen_map_for
 from roundhouse.models.gemini.client import newest_images
 from roundhouse.models.gemini.fake import Call, FakeGemini, Turn
+from roundhouse.testing.display import FakeDesktop
 from tests.computer_rounds import computer_session, editor
 
 KEY = "test-key"

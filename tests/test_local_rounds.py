@@ -16,13 +16,13 @@ import pytest
 from roundhouse.config import LocalSettings, OpenAISettings, Settings
 from roundhouse.core.states import AgentKind, RoundState
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.display.fake import FakeDesktop
 from roundhouse.engine.session import Session
 from roundhouse.models.base import DOUBT, ModelRequest
 from roundhouse.models.computer.observation import ComputerObservation, Screenshot
 from roundhouse.models.computer.screen import ScreenMap, smart_resize
 from roundhouse.models.local.client import LocalModel
 from roundhouse.models.local.fake import FakeLocal, Turn
+from roundhouse.testing.display import FakeDesktop
 from tests.computer_rounds import computer_session, editor
 
 KEY = "test-key"

@@ -14,11 +14,11 @@ import pytest
 
 from roundhouse.core.states import RoundState
 from roundhouse.devices.contract import Rect
-from roundhouse.devices.linux.display.fake import FakeDesktop
 from roundhouse.engine.session import Session
 from roundhouse.models.computer.screen import ScreenMap, fit_short_side
 from roundhouse.models.openai_computer.fake import FakeOpenAIComputer, Turn
 from roundhouse.models.openai_computer.tools import uses_ga
+from roundhouse.testing.display import FakeDesktop
 from tests.computer_rounds import computer_session, editor
 
 KEY = "test-key"

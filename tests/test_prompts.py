@@ -15,19 +15,20 @@ from roundhouse.cli.serve import engine_tools
 from roundhouse.config import Settings
 from roundhouse.core.commands import Command, Result, ResultStatus
 from roundhouse.core.states import RoundState
-from roundhouse.devices.base import FunctionDispatcher, Tool, ToolRegistry, make_tool
+from roundhouse.devices.base import Tool, ToolRegistry, make_tool
 from roundhouse.devices.contract import WINDOW_ACTIONS, Control, ControlList, Rect, WindowInfo
 from roundhouse.devices.describing import describe_tool, purpose, signature
-from roundhouse.devices.linux.display.fake import FakeDesktop
-from roundhouse.devices.linux.fake import fake_tools
 from roundhouse.devices.linux.tools import desktop_registry
 from roundhouse.devices.mcp.server import build_server
 from roundhouse.engine.compose import compose_session
 from roundhouse.engine.round import NoSnapshots
 from roundhouse.engine.session import Session
 from roundhouse.models.base import ModelRequest
-from roundhouse.models.function import FunctionModel
 from roundhouse.models.observation import AppObservation, HostObservation
+from roundhouse.testing.dispatch import FunctionDispatcher
+from roundhouse.testing.display import FakeDesktop
+from roundhouse.testing.function_model import FunctionModel
+from roundhouse.testing.tools import fake_tools
 from tests.helpers import SessionFactory, read_jsonl, shell_answer, write_replay
 
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from roundhouse.agents.user import ScriptedUser
 from roundhouse.config import Price
 from roundhouse.core.events import AnswerRejected, Event, RoundChanged, StepTaken
 from roundhouse.core.record import RecordState
 from roundhouse.core.states import RoundState, Status
 from roundhouse.core.user import NonInteractiveUser
+from roundhouse.testing.user import ScriptedUser
 from tests.helpers import (
     SessionFactory,
     descendants_running,
@@ -409,7 +409,7 @@ async def test_an_answer_about_a_ui_that_just_changed_is_checked_against_a_fresh
     from roundhouse.core.states import AgentKind
     from roundhouse.core.trajectory import StepRecord
     from roundhouse.models.base import ModelRequest
-    from roundhouse.models.function import FunctionModel
+    from roundhouse.testing.function_model import FunctionModel
 
     old_view = ModelRequest(agent="app", messages=(Message("user", "controls: 1 Close"),))
     new_view = ModelRequest(agent="app", messages=(Message("user", "controls: 1 Close, 2 OK"),))

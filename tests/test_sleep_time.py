@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from roundhouse.config import Settings
-from roundhouse.devices.linux.display.fake import FakeDesktop
-from roundhouse.devices.linux.fake import fake_tools
+from roundhouse.testing.display import FakeDesktop
+from roundhouse.testing.tools import fake_tools
 
 SLEEP_TIME = 0.37  # seconds nothing else waits
 

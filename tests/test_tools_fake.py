@@ -1,4 +1,4 @@
-"""The desktop tools on the fake display (display/fake.py, devices/linux/fake.py): what
+"""The desktop tools on the fake display (display/fake.py, testing/tools.py): what
 each tool sends, which route it takes, and what it reads back, with no desktop."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.action.around import LookAhead
 from roundhouse.devices.linux.action.effects import Look
 from roundhouse.devices.linux.atspi.bus import AtspiError
-from roundhouse.devices.linux.display.fake import FakeControl, FakeDesktop, FakeWindow
 from roundhouse.devices.linux.display.pointer import HORIZONTAL, VERTICAL
-from roundhouse.devices.linux.fake import fake_tools
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
+from roundhouse.testing.display import FakeControl, FakeDesktop, FakeWindow
+from roundhouse.testing.tools import fake_tools
 
 # A short watch for late changes: an action that changes nothing returns sooner.
 SETTINGS = Settings.model_validate({"desktop": {"effect_grace": 0.2}})

@@ -10,12 +10,12 @@ from pathlib import Path
 
 from roundhouse.core.messages import Message
 from roundhouse.core.states import RoundState, Status
-from roundhouse.devices.linux.display.fake import FakeDesktop
 from roundhouse.models.base import DOUBT, ModelRequest
-from roundhouse.models.function import FunctionModel
 from roundhouse.models.observation import AppObservation
 from roundhouse.models.recording import RecordingModel
 from roundhouse.models.replay import ReplayModel
+from roundhouse.testing.display import FakeDesktop
+from roundhouse.testing.function_model import FunctionModel
 from tests.test_action_lists import Answer, app_steps, click, keypad, keypad_session, said
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from roundhouse.core.states import AgentKind, RoundState, Status
 from roundhouse.models.base import DOUBT, ModelRequest
-from roundhouse.models.function import FunctionModel
 from roundhouse.models.observation import NOT_RUN, AppObservation, HostObservation
+from roundhouse.testing.function_model import FunctionModel
 from tests.gui.conftest import QT_COMMAND, GuiSession
 from tests.gui.test_gui_rounds import controls_of
 

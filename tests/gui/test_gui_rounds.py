@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from roundhouse.agents.user import ScriptedUser
 from roundhouse.core.commands import Command
 from roundhouse.core.events import AnswerRejected, Event, StepTaken
 from roundhouse.core.states import AgentKind, RoundState, Status
@@ -26,8 +25,9 @@ from roundhouse.devices.linux.display.x11.windows import list_windows
 from roundhouse.devices.mcp.client import MCPDispatcher
 from roundhouse.models.base import DOUBT, ModelRequest
 from roundhouse.models.fake_openai import FakeOpenAI, Reply
-from roundhouse.models.function import FunctionModel
 from roundhouse.models.observation import AppObservation, HostObservation
+from roundhouse.testing.function_model import FunctionModel
+from roundhouse.testing.user import ScriptedUser
 from tests.gui.conftest import QT_COMMAND, GuiSession
 from tests.helpers import read_jsonl, write_replay
 

@@ -12,7 +12,6 @@ from roundhouse.agents.responses import check_control
 from roundhouse.core.messages import Message
 from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.models.base import REFUSAL, ModelRequest
-from roundhouse.models.function import FunctionModel
 from roundhouse.models.held_controls import (
     HeldControl,
     HeldWindow,
@@ -24,6 +23,7 @@ from roundhouse.models.held_controls import (
 from roundhouse.models.observation import AppObservation, HostObservation
 from roundhouse.models.recording import RecordingModel
 from roundhouse.models.replay import ReplayModel
+from roundhouse.testing.function_model import FunctionModel
 
 WINDOW = WindowInfo(
     xid=7,

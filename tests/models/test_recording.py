@@ -11,10 +11,10 @@ import pytest
 from roundhouse.core.states import RoundState
 from roundhouse.models import ModelPool
 from roundhouse.models.base import ModelError, ModelRequest
-from roundhouse.models.function import FunctionModel
 from roundhouse.models.machine_facts import MachineFact
 from roundhouse.models.observation import PastStep, ShellObservation
 from roundhouse.models.recording import RecordingModel
+from roundhouse.testing.function_model import FunctionModel
 from tests.helpers import SessionFactory, shell_answer
 
 HOST = MachineFact("the hostname", "test-host-42", name=True)

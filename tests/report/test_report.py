@@ -22,12 +22,12 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from typer.testing import CliRunner
 
-from roundhouse.agents.user import ScriptedUser
 from roundhouse.cli.app import app
 from roundhouse.config import Price
 from roundhouse.core.states import RoundState
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.logs.report import REPORT_NAME, NotALogFolder, read_session, write_report
+from roundhouse.testing.user import ScriptedUser
 from tests.gui.conftest import GuiSession
 from tests.gui.conftest import desktop as desktop  # noqa: F401  (the GUI fixtures, reused)
 from tests.gui.conftest import gui_session as gui_session  # noqa: F401

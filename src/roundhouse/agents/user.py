@@ -1,5 +1,5 @@
 """The person behind the run, on a terminal (TerminalUser), or scripted for tests and
-demos (ScriptedUser). What a user channel is, and the one that cannot ask
+demos (testing/user.py ScriptedUser). What a user channel is, and the one that cannot ask
 (NonInteractiveUser), are in core/user.py: the shell tools ask through it too.
 """
 
@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections import deque
-from collections.abc import Iterable
 from typing import TextIO
 
 from roundhouse.core.user import Confirmation
@@ -36,20 +34,3 @@ class TerminalUser:
         self.out.flush()
         line: str = await asyncio.to_thread(sys.stdin.readline)
         return line  # "" at end of input reads as no / no answer
-
-
-class ScriptedUser:
-    """Answers from lists, in order: for tests and demos."""
-
-    def __init__(self, confirms: Iterable[bool] = (), answers: Iterable[str] = ()) -> None:
-        self.confirms = deque(confirms)
-        self.answers = deque(answers)
-        self.questions: list[str] = []
-
-    async def confirm(self, question: str) -> Confirmation:
-        self.questions.append(question)
-        return Confirmation(self.confirms.popleft() if self.confirms else False, "scripted")
-
-    async def ask(self, question: str) -> str | None:
-        self.questions.append(question)
-        return self.answers.popleft() if self.answers else None

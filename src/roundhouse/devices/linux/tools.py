@@ -19,7 +19,7 @@ back inline as base64 (for MCP clients on another machine).
 The tools are written in two halves: observing.py (the data-collection tools, and the look
 around each action that says what it did) and acting.py (the actions). This assembles them
 on a desktop's display server and accessibility bus, and serves them as registry entries.
-DesktopTools runs as well on the fake display (display/fake.py, devices/linux/fake.py).
+DesktopTools runs as well on the fake display (display/fake.py, testing/tools.py).
 """
 
 from __future__ import annotations

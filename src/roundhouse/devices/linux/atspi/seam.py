@@ -1,6 +1,6 @@
 """What the desktop tools ask of a window's accessibility tree: one seam, as display/base.py
 is the display server's. AtspiClient (client.py) reads AT-SPI; the fake display's tree
-(devices/linux/fake.py) answers from windows kept in memory, for tests without a desktop.
+(testing/tools.py) answers from windows kept in memory, for tests without a desktop.
 
 Node ids are the reader's own ("<bus name>:<object path>" for AT-SPI). A node that is gone,
 or refuses what it is asked, raises AtspiError (bus.py); the tools fall back or say so.

@@ -6,7 +6,7 @@ windows with their controls, and the input it is sent, recorded:
 
     fake = FakeDesktop()
     notes = fake.open_window("Notes", controls=[FakeControl.text_field("Body", Rect(...))])
-    tools = fake_tools(fake)               # devices/linux/fake.py: DesktopTools on it
+    tools = fake_tools(fake)               # testing/tools.py: DesktopTools on it
     await tools.type_text("hi", label=1)   # the field is clicked, then typed into
     fake.clicks, fake.strokes, fake.typed  # [(x, y, "left")], ["h", "i"], "hi"
     notes.controls[0].text                 # "hi"

@@ -25,13 +25,13 @@ from roundhouse.devices.linux.atspi.node import TreeLimits
 from roundhouse.devices.linux.atspi.seam import Announcing, TextRead
 from roundhouse.devices.linux.atspi.tree import select_view
 from roundhouse.devices.linux.desktops.desktop import Desktop
-from roundhouse.devices.linux.display.fake import (
+from roundhouse.devices.linux.tools import DesktopTools
+from roundhouse.testing.display import (
     TEXT_ROLES,
     FakeControl,
     FakeDesktop,
     FakeWindow,
 )
-from roundhouse.devices.linux.tools import DesktopTools
 
 __all__ = ["FakeTree", "fake_tools"]
 
