@@ -1,0 +1,81 @@
+"""A task's recorded conversation with a computer-use model, played back by its protocol's
+fake (models/fakes.py): what `roundhouse batch SUITE --agent computer --model SPEC
+--recordings` runs, as `--model replay` runs each task's answers for the default agents.
+
+A recording lies beside the suite, one per protocol and task:
+
+    SUITE/recordings/PROTOCOL/TASK.yaml   (tasks/basic/recordings/anthropic/calculator-739.yaml)
+
+    why: "..."            # how it stays true on any machine (keys, not places on the screen)
+    setup:                # optional: steps run before the model's first turn (a task's own
+      - launch: gedit     # setup steps), for a protocol with no way to start an application
+    turns: [...]          # the fake's script: what the model answered, turn by turn
+
+The suite's placeholders ({workdir}, {suite}, {server}, {python}) are filled in the whole
+file before it is read, as in a task's answers. The run's requests go to the fake, which
+refuses what the vendor refuses; a refused request, or turns left unplayed, fail the task
+and say so, whatever its checks find.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from roundhouse.config import ConfigError, read_yaml
+from roundhouse.models.fake_http import FakeServer
+from roundhouse.models.fakes import FAKE_KEY, Protocol, pointed_at
+from roundhouse.suite.tasks import SetupStep, SuiteTask
+
+FOLDER = "recordings"
+
+
+class Recording(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    why: str = ""
+    setup: list[SetupStep] = Field(default_factory=list)
+    turns: list[dict[str, Any]] = Field(min_length=1)
+
+
+def recording_path(found: SuiteTask, protocol: Protocol) -> Path:
+    return found.path.parent / FOLDER / protocol.family / f"{found.task.id}.yaml"
+
+
+def load_recording(path: Path) -> Recording:
+    data = read_yaml(path, f"recording {path}")
+    try:
+        return Recording.model_validate(data)
+    except ValidationError as error:
+        raise ConfigError(f"recording {path}: {error}") from None
+
+
+@dataclass
+class Playing:
+    """A recording being played: the variables that point the run at its fake, and what the
+    fake made of the run once it ended."""
+
+    fake: FakeServer[Any]
+    env: dict[str, str]
+
+    def problem(self) -> str | None:
+        """Why the run is not the recording's: a request the vendor would refuse, or turns
+        the run never asked for (it ended, or diverged, early)."""
+        refused = self.fake.refusals
+        if refused:
+            return f"the fake refused {len(refused)} request(s), the first: {refused[0]}"
+        if self.fake.remaining:
+            return f"the run ended with {self.fake.remaining} recorded turn(s) not played"
+        return None
+
+
+@contextlib.contextmanager
+def playing(script: Path, protocol: Protocol) -> Iterator[Playing]:
+    """The protocol's fake, serving `script` (a filled-in recording) on 127.0.0.1."""
+    with protocol.start(script, FAKE_KEY) as fake:
+        yield Playing(fake, pointed_at(protocol, fake, FAKE_KEY))
