@@ -220,7 +220,7 @@ def _recorded(family: Family, tasks: list[BatchItem], model: str) -> list[BatchI
         raise _fail(f"--recordings plays a computer-use protocol's fake: not --model {model}")
     if family is not SUITE:
         raise _fail(f"--recordings is for {SUITE.name}'s task files")
-    kept = [
+    kept: list[BatchItem] = [
         item
         for item in tasks
         if isinstance(item, SuiteItem) and recording_path(item.found, protocol).is_file()

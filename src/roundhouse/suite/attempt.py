@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import os
 import shutil
 import signal
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from roundhouse.config import ConfigError, DesktopSettings
@@ -100,10 +101,10 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
     script = None
     if options.recordings:
         try:
-            script, steps = _recording(item, options.model, workdir, _places(workdir, item, url))
+            script, added = _recording(item, options.model, workdir, _places(workdir, item, url))
         except ConfigError as error:
             return task_row(item.task.id, "ERROR", started, [], reason=str(error))
-        task = task.model_copy(update={"setup": [*task.setup, *steps]})
+        task = task.model_copy(update={"setup": [*task.setup, *added]})
     settings = DesktopSettings(session=options.session, shipped=options.shipped)
     async with _desktop_for(task, workdir, settings) as desktop:
         display: DisplayServer | None = open_display(desktop) if desktop else None
@@ -293,6 +294,9 @@ async def run_agent(
     with recordings.playing(spec.recording, protocol) as fake:
         run = await _run_process(argv, workdir, {**env, **fake.env}, logs, spec, options)
         problem = fake.problem()
+        # What was sent, beside the work folder: `bench models` counts its tokens.
+        sent = {"model": options.model, "requests": [asdict(s) for s in fake.sent()]}
+        (workdir.parent / f"{spec.task_id}{recordings.SENT_SUFFIX}").write_text(json.dumps(sent))
     return run if problem is None or run.problem else dataclasses.replace(run, problem=problem)
 
 

@@ -19,12 +19,16 @@ and say so, whatever its checks find.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import io
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from roundhouse.config import ConfigError, read_yaml
@@ -33,6 +37,7 @@ from roundhouse.models.fakes import FAKE_KEY, Protocol, pointed_at
 from roundhouse.suite.tasks import SetupStep, SuiteTask
 
 FOLDER = "recordings"
+SENT_SUFFIX = ".sent.json"  # OUT/work/TASK.sent.json: what each request of a recorded run sent
 
 
 class Recording(BaseModel):
@@ -72,6 +77,46 @@ class Playing:
         if self.fake.remaining:
             return f"the run ended with {self.fake.remaining} recorded turn(s) not played"
         return None
+
+    def sent(self) -> list[Sent]:
+        """What each request the fake answered carried (bench models counts its tokens)."""
+        return [sent_of(r.body) for r in self.fake.received if r.refused is None]
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One request as sent: the size of each image in it, and the characters of the rest
+    (the request's JSON with its images taken out)."""
+
+    images: list[tuple[int, int]]
+    text_chars: int
+
+
+def sent_of(body: Any) -> Sent:
+    images: list[tuple[int, int]] = []
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            data = value.get("data")
+            kind = value.get("media_type") or value.get("mimeType") or value.get("mime_type")
+            if isinstance(data, str) and isinstance(kind, str) and kind.startswith("image/"):
+                images.append(_size(data))
+                return {key: item for key, item in value.items() if key != "data"}
+            return {key: strip(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [strip(item) for item in value]
+        if isinstance(value, str) and value.startswith("data:image/"):
+            images.append(_size(value.partition(",")[2]))
+            return ""
+        return value
+
+    rest = json.dumps(strip(body), ensure_ascii=False)
+    return Sent(images, len(rest))
+
+
+def _size(data: str) -> tuple[int, int]:
+    with Image.open(io.BytesIO(base64.b64decode(data))) as image:
+        return image.size
 
 
 @contextlib.contextmanager
