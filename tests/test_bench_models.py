@@ -50,6 +50,7 @@ def test_every_measured_family_has_its_recordings_and_a_row() -> None:
         "anthropic",
         "openai-computer",
         "uitars",
+        "qwen-vl",
     }
     rendered = table(measured)
     for facts in FAMILIES:

@@ -4,12 +4,12 @@ tasks/basic --agent computer --model SPEC --recordings`, each task on a fresh vi
 of X11 and of sway, its recording played by the protocol's fake (which refuses what the
 vendor refuses), and the suite's own checks pass.
 
-What runs where, for time: all four tasks of every protocol on X11 (a batch of four took
-23-33 s here, on 2 shared cores; the form's page load waits most of it), and on sway the
-two keyboard-only editors' tasks, gedit and Calculator (each protocol's four on sway took
-23-29 s, and passed: `roundhouse batch tasks/basic --agent computer --model SPEC
---recordings --session sway` runs them all by hand). One task at a time (--workers 1): the
-machine's cores are shared."""
+What runs where, for time: all four tasks of every protocol on X11, and on sway the two
+keyboard-only editors' tasks, gedit and Calculator (each protocol's four pass on sway too:
+`roundhouse batch tasks/basic --agent computer --model SPEC --recordings --session sway`
+runs them by hand). Measured on 2 shared cores: a batch of four on X11 took 20-27 s (the
+form's page-load wait is much of it), two on sway 9-11 s; the file ~130 s of one worker.
+One task at a time (--workers 1): the machine's cores are shared."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ SPECS = (
     "anthropic:claude-sonnet-4-5",
     "openai-computer:computer-use-preview",
     "uitars:ui-tars-1.5-7b",
+    "qwen-vl:qwen2.5-vl-7b-instruct",
 )
 
 

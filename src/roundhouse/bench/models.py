@@ -100,7 +100,7 @@ FAMILIES = (
     ),
     FamilyFacts(
         "qwen-vl", "qwen-vl:qwen2.5-vl-7b-instruct",
-        "computer_use function in <tools>; roundhouse's tools beside it",
+        "the computer_use function in its tools block; roundhouse's tools beside it",
         "pixels of the smart-resized image (2.5); 0-999 (Qwen3-VL)",
         "one per 28x28 patch + 2 (32x32 for Qwen3-VL)", qwen_image_tokens,
     ),
