@@ -117,3 +117,11 @@ def test_recordings_need_a_computer_use_protocol(model: str) -> None:
         app, ["batch", str(SUITE), "--agent", "computer", "--model", model, "--recordings"]
     )
     assert said.exit_code == 2 and "--recordings plays a computer-use protocol" in said.stderr
+
+
+def test_a_computer_agents_run_does_not_record_over_the_tasks_answers() -> None:
+    """TASK.answers.json are the host agent's answers, which --model replay reads."""
+    said = CliRunner().invoke(
+        app, ["batch", str(SUITE), "--agent", "computer", "--model", "anthropic:x", "--record"]
+    )
+    assert said.exit_code == 2 and "--record keeps the tasks' own agents' answers" in said.stderr

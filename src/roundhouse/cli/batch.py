@@ -165,6 +165,9 @@ def batch(
         raise _fail(f"--files and --answers are for {readers} task files")
     if recordings:
         tasks = _recorded(family, tasks, model)
+    if record and (recordings or agent == "computer"):
+        # TASK.answers.json are the host agent's answers, which replay reads: not these.
+        raise _fail("--record keeps the tasks' own agents' answers: not with --agent computer")
     if files is not None and not files.is_dir():
         raise _fail(f"--files {files} is no folder")
     if resume is not None and out is not None and out.resolve() != resume.resolve():
