@@ -17,6 +17,7 @@ from roundhouse.bench.models import (
     FAMILIES,
     Measured,
     anthropic_image_tokens,
+    gemini_image_tokens,
     load_measured,
     openai_image_tokens,
     qwen_image_tokens,
@@ -51,12 +52,13 @@ def test_every_measured_family_has_its_recordings_and_a_row() -> None:
         "openai-computer",
         "uitars",
         "qwen-vl",
+        "gemini",
     }
     rendered = table(measured)
     for facts in FAMILIES:
         assert f"| {facts.family} | `{facts.spec}` |" in rendered
     for m in measured:
-        assert m.tasks == 4 and m.requests >= m.tasks and m.image_tokens > 0
+        assert m.tasks in (2, 4) and m.requests >= m.tasks and m.image_tokens > 0
 
 
 def test_the_image_formulas_are_the_vendors() -> None:
@@ -66,12 +68,14 @@ def test_the_image_formulas_are_the_vendors() -> None:
     assert openai_image_tokens(1024, 1024) == 765
     assert openai_image_tokens(2048, 4096) == 1105  # their 2048x4096 example: 6 tiles
     assert qwen_image_tokens(1288, 812) == 46 * 29 + 2
+    assert gemini_image_tokens(384, 384) == 258 and gemini_image_tokens(1280, 800) == 4 * 258
 
 
 def test_a_table_row_without_a_price_says_unknown_never_zero() -> None:
     row = Measured("openai-computer:computer-use-preview", 1, 1, {"1228x768": 1}, 1105, 400, 40)
     rendered = table([row])
     assert "unknown (no price in the table)" in rendered and "no recording yet" in rendered
+    assert "| $0.0000 |" not in rendered
 
 
 def _png(width: int, height: int) -> str:

@@ -25,16 +25,19 @@ ROOT = Path(__file__).parents[2]
 SUITE = ROOT / "tasks" / "basic"
 GUI_TASKS = {"gedit-type-save", "calculator-739", "browser-form-submit", "calc-read-ods"}
 ON_SESSION = {"x11": GUI_TASKS, "sway": {"gedit-type-save", "calculator-739"}}
-SPECS = (
-    "anthropic:claude-sonnet-4-5",
-    "openai-computer:computer-use-preview",
-    "uitars:ui-tars-1.5-7b",
-    "qwen-vl:qwen2.5-vl-7b-instruct",
-)
+# What each protocol has recordings of. Gemini's functions type only at a point (a click
+# first), so it has the two tasks that need no typing: keys pressed, and a cell read.
+RECORDED = {
+    "anthropic:claude-sonnet-4-5": GUI_TASKS,
+    "openai-computer:computer-use-preview": GUI_TASKS,
+    "uitars:ui-tars-1.5-7b": GUI_TASKS,
+    "qwen-vl:qwen2.5-vl-7b-instruct": GUI_TASKS,
+    "gemini:gemini-2.5-computer-use-preview-10-2025": {"calculator-739", "calc-read-ods"},
+}
 
 
 @pytest.mark.parametrize("session", ["x11", "sway"])
-@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("spec", list(RECORDED))
 def test_a_protocols_recordings_pass_the_suites_checks(
     spec: str, session: str, tmp_path: Path
 ) -> None:
@@ -44,8 +47,9 @@ def test_a_protocols_recordings_pass_the_suites_checks(
         "--agent", "computer", "--model", spec, "--recordings",
         "--session", session, "--workers", "1", "--out", str(out),
     ]  # fmt: skip
-    if ON_SESSION[session] != GUI_TASKS:
-        argv += [arg for task in sorted(ON_SESSION[session]) for arg in ("--task", task)]
+    expected = RECORDED[spec] & ON_SESSION[session]
+    if expected != RECORDED[spec]:
+        argv += [arg for task in sorted(expected) for arg in ("--task", task)]
     source = ROOT / "src"  # this checkout's, first
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(source), str(ROOT)])}
     done = subprocess.run(
@@ -54,7 +58,7 @@ def test_a_protocols_recordings_pass_the_suites_checks(
     said = f"stdout:\n{done.stdout}\nstderr:\n{done.stderr[-3000:]}"
     assert done.returncode == 0, said
     rows = {row["task"]: row for row in json.loads((out / "results.json").read_text())}
-    assert set(rows) == ON_SESSION[session], said  # a recording per GUI task, none missing
+    assert set(rows) == expected, said  # a recording per GUI task, none missing
     for row in rows.values():
         assert row["passed"] and row["status"] == "FINISH", row["reason"]
         assert row["checks_total"] >= 1 and row["checks_passed"] == row["checks_total"]

@@ -62,6 +62,14 @@ def qwen_image_tokens(width: int, height: int) -> int:
     return (width // 28) * (height // 28) + 2
 
 
+def gemini_image_tokens(width: int, height: int) -> int:
+    """Gemini 2.x: 258 tokens for an image of at most 384 pixels a side, else 258 per
+    768x768 tile (Gemini 3's media_resolution counts otherwise)."""
+    if width <= 384 and height <= 384:
+        return 258
+    return 258 * math.ceil(width / 768) * math.ceil(height / 768)
+
+
 @dataclass(frozen=True)
 class FamilyFacts:
     """What a family is, from the code: for the table's first columns."""
@@ -90,7 +98,7 @@ FAMILIES = (
     FamilyFacts(
         "gemini", "gemini:gemini-2.5-computer-use-preview-10-2025",
         "computer_use (browser functions excluded); roundhouse's tools as declarations",
-        "0-999 grid", "258 per 768 px tile", None,
+        "0-999 grid", "258 per 768 px tile (Gemini 2.x)", gemini_image_tokens,
     ),
     FamilyFacts(
         "uitars", "uitars:ui-tars-1.5-7b",
