@@ -24,8 +24,10 @@ from roundhouse.bench.models import (
     table,
 )
 from roundhouse.cli import app
-from roundhouse.models.fakes import PROTOCOLS, protocol_of
-from roundhouse.suite.recordings import FOLDER, load_recording, playing, sent_of
+from roundhouse.config import ConfigError
+from roundhouse.models.fakes import FAMILIES as PROTOCOL_FAMILIES
+from roundhouse.models.fakes import protocol_of
+from roundhouse.suite.recordings import FOLDER, load_recording, playing, sent_of, turns_of
 from roundhouse.suite.tasks import load_suite
 
 ROOT = Path(__file__).parents[1]
@@ -99,9 +101,11 @@ def test_every_recording_names_a_task_of_the_suite_and_reads() -> None:
     paths = sorted((SUITE / FOLDER).glob("*/*.yaml"))
     assert len(paths) >= 12
     for path in paths:
-        assert path.parent.name in PROTOCOLS and path.stem in tasks, path
+        assert path.parent.name in PROTOCOL_FAMILIES and path.stem in tasks, path
         recording = load_recording(path)
         assert recording.why and recording.turns
+        protocol = protocol_of(f"{path.parent.name}:")
+        assert protocol is not None and len(turns_of(path, protocol)) == len(recording.turns)
 
 
 def test_a_fake_that_refused_or_was_not_played_out_fails_the_run(tmp_path: Path) -> None:
@@ -109,7 +113,7 @@ def test_a_fake_that_refused_or_was_not_played_out_fails_the_run(tmp_path: Path)
     script.write_text("turns:\n  - text: done\n")
     protocol = protocol_of("anthropic:claude-sonnet-4-5")
     assert protocol is not None and protocol_of("offline") is None
-    with playing(script, protocol) as fake:
+    with playing(turns_of(script, protocol), protocol) as fake:
         assert fake.env["RH_LOOPBACK_ONLY"] == "1"
         assert fake.env["ANTHROPIC_BASE_URL"].startswith("http://127.0.0.1:")
         assert fake.problem() == "the run ended with 1 recorded turn(s) not played"
@@ -129,3 +133,12 @@ def test_a_computer_agents_run_does_not_record_over_the_tasks_answers() -> None:
         app, ["batch", str(SUITE), "--agent", "computer", "--model", "anthropic:x", "--record"]
     )
     assert said.exit_code == 2 and "--record keeps the tasks' own agents' answers" in said.stderr
+
+
+def test_a_script_its_fake_cannot_read_is_refused_naming_it(tmp_path: Path) -> None:
+    script = tmp_path / "turns.yaml"
+    script.write_text("turns:\n  - {calls: [{name: click_at}], bogus: 1}\n")
+    protocol = protocol_of("gemini:gemini-2.5-computer-use-preview-10-2025")
+    assert protocol is not None
+    with pytest.raises(ConfigError, match="unknown turn keys"):
+        turns_of(script, protocol)

@@ -7,8 +7,9 @@ vendor refuses), and the suite's own checks pass.
 What runs where, for time: all four tasks of every protocol on X11, and on sway the two
 keyboard-only editors' tasks, gedit and Calculator (each protocol's four pass on sway too:
 `roundhouse batch tasks/basic --agent computer --model SPEC --recordings --session sway`
-runs them by hand). Measured on 2 shared cores: a batch of four on X11 took 20-27 s (the
-form's page-load wait is much of it), two on sway 9-11 s; the file ~130 s of one worker.
+runs them by hand). Measured on 2 shared cores (two runs): a batch of four on X11 took 15-27 s
+(the form's page-load wait is much of it), two on sway 7-11 s, Gemini's 3-6 s; the file
+100-112 s of one worker (load average ~3.5 on 2 cores).
 One task at a time (--workers 1): the machine's cores are shared."""
 
 from __future__ import annotations

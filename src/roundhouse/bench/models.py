@@ -10,7 +10,8 @@ What is counted from what was sent, and what is not:
 - the output is the recording's own answers (what the fake played), at 4 characters a
   token: scripted, not what a model would write;
 - each request is counted as sent: where the vendor keeps the conversation (OpenAI's
-  previous_response_id) it also bills what the chain holds, which is not counted here;
+  previous_response_id) it also bills what the chain holds, which is not counted here, and
+  Anthropic's prompt cache (reads at a tenth) is not counted either;
 - the cost is models/pricing.py's table over those tokens ("unknown" where it has no price).
 
 The figures of tasks/basic are kept in tasks/basic/recordings/measured.json (`--runs OUT
@@ -30,13 +31,14 @@ from typing import Annotated, Any
 import typer
 
 from roundhouse.bench.app import bench_app
+from roundhouse.bench.tree import SOURCE_TREE
 from roundhouse.config import read_yaml
 from roundhouse.core.usage import Usage
-from roundhouse.models.fakes import PROTOCOLS, protocol_of
+from roundhouse.models.fakes import protocol_of
 from roundhouse.models.pricing import LOCAL_PREFIXES, PriceTable
 from roundhouse.suite.recordings import FOLDER, SENT_SUFFIX
 
-SUITE = Path("tasks/basic")
+SUITE = SOURCE_TREE / "tasks" / "basic"
 MEASURED = "measured.json"  # in SUITE/recordings/
 CHARS_PER_TOKEN = 4
 # The output's parts a turn of a script holds besides the model's answer.
@@ -166,7 +168,8 @@ def _facts(spec: str) -> FamilyFacts:
 
 
 def _variables(family: str) -> str:
-    protocol = PROTOCOLS[family]
+    protocol = protocol_of(f"{family}:")
+    assert protocol is not None
     return ", ".join(f"`{name}`" for name in (*protocol.key_vars, *protocol.url_vars))
 
 
@@ -217,6 +220,8 @@ def _cost(spec: str, cost: float | None) -> str:
 
 def load_measured(suite: Path) -> list[Measured]:
     path = suite / FOLDER / MEASURED
+    if not path.is_file():
+        raise typer.BadParameter(f"no {path}: measure batch --recordings runs with --runs OUT")
     return [Measured(**entry) for entry in json.loads(path.read_text())]
 
 
@@ -252,6 +257,6 @@ def models_command(
         "\nScreenshots: the images sent, by the vendor's formula. Text: the requests' JSON "
         f"without images, at {CHARS_PER_TOKEN} characters a token (an estimate). Output: the "
         f"recordings' scripted answers, at {CHARS_PER_TOKEN} characters a token. Each request "
-        "as sent (a conversation the vendor keeps is billed beyond it). Cost: "
-        "models/pricing.py."
+        "as sent (a conversation the vendor keeps is billed beyond it; a prompt cache is "
+        "not counted). Cost: models/pricing.py."
     )

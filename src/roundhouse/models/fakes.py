@@ -25,63 +25,80 @@ class Protocol:
     also the folder of its recordings, its fake, and the variables the run reads."""
 
     family: str
-    start: Callable[[Path, str], FakeServer[Any]]  # the script and the key: a fake, unstarted
+    load: Callable[[Path], list[Any]]  # a script's turns (ValueError: not a script of its)
+    serve: Callable[[list[Any], str], FakeServer[Any]]  # turns and key: a fake, unstarted
     url_vars: tuple[str, ...]  # each set to the fake's base URL
     key_vars: tuple[str, ...]  # each set to the fake's key
 
 
-def _anthropic(script: Path, key: str) -> FakeServer[Any]:
+def _anthropic() -> Protocol:
     from roundhouse.models.anthropic import fake
 
-    return fake.FakeAnthropic(fake.load_script(script), key=key)
+    return Protocol(
+        "anthropic",
+        fake.load_script,
+        lambda turns, key: fake.FakeAnthropic(turns, key=key),
+        ("ANTHROPIC_BASE_URL", "ROUNDHOUSE_ANTHROPIC__BASE_URL"),
+        ("ANTHROPIC_API_KEY", "ROUNDHOUSE_ANTHROPIC__API_KEY"),
+    )
 
 
-def _openai_computer(script: Path, key: str) -> FakeServer[Any]:
+def _openai_computer() -> Protocol:
     from roundhouse.models.openai_computer import fake
 
-    return fake.FakeOpenAIComputer(fake.load_script(script), key=key)
+    return Protocol(
+        "openai-computer",
+        fake.load_script,
+        lambda turns, key: fake.FakeOpenAIComputer(turns, key=key),
+        _OPENAI_URL,
+        _OPENAI_KEY,
+    )
 
 
-def _gemini(script: Path, key: str) -> FakeServer[Any]:
+def _gemini() -> Protocol:
     from roundhouse.models.gemini import fake
 
-    return fake.FakeGemini(fake.load_script(script), key=key)
+    return Protocol(
+        "gemini",
+        fake.load_script,
+        lambda turns, key: fake.FakeGemini(turns, key=key),
+        ("GEMINI_BASE_URL", "ROUNDHOUSE_GEMINI__BASE_URL"),
+        ("GEMINI_API_KEY", "ROUNDHOUSE_GEMINI__API_KEY"),
+    )
 
 
-def _local(script: Path, key: str) -> FakeServer[Any]:
+def _local(family: str) -> Protocol:
     from roundhouse.models.local import fake
 
-    return fake.FakeLocal(fake.load_script(script), key=key)
+    return Protocol(
+        family,
+        fake.load_script,
+        lambda turns, key: fake.FakeLocal(turns, key=key),
+        _OPENAI_URL,
+        _OPENAI_KEY,
+    )
 
 
 # The settings' own variables are set too: a roundhouse.yaml naming another endpoint or key
 # must not take a recorded run there.
 _OPENAI_URL = ("OPENAI_BASE_URL", "ROUNDHOUSE_OPENAI__BASE_URL")
 _OPENAI_KEY = ("OPENAI_API_KEY", "ROUNDHOUSE_OPENAI__API_KEY")
-PROTOCOLS: dict[str, Protocol] = {
-    "anthropic": Protocol(
-        "anthropic",
-        _anthropic,
-        ("ANTHROPIC_BASE_URL", "ROUNDHOUSE_ANTHROPIC__BASE_URL"),
-        ("ANTHROPIC_API_KEY", "ROUNDHOUSE_ANTHROPIC__API_KEY"),
-    ),
-    "openai-computer": Protocol("openai-computer", _openai_computer, _OPENAI_URL, _OPENAI_KEY),
-    "gemini": Protocol(
-        "gemini",
-        _gemini,
-        ("GEMINI_BASE_URL", "ROUNDHOUSE_GEMINI__BASE_URL"),
-        ("GEMINI_API_KEY", "ROUNDHOUSE_GEMINI__API_KEY"),
-    ),
-    "uitars": Protocol("uitars", _local, _OPENAI_URL, _OPENAI_KEY),
-    "qwen-vl": Protocol("qwen-vl", _local, _OPENAI_URL, _OPENAI_KEY),
-    "opencua": Protocol("opencua", _local, _OPENAI_URL, _OPENAI_KEY),
+# Each fake module is imported when its protocol is first asked for, not before.
+_MAKERS: dict[str, Callable[[], Protocol]] = {
+    "anthropic": _anthropic,
+    "openai-computer": _openai_computer,
+    "gemini": _gemini,
+    "uitars": lambda: _local("uitars"),
+    "qwen-vl": lambda: _local("qwen-vl"),
+    "opencua": lambda: _local("opencua"),
 }
+FAMILIES = tuple(_MAKERS)
 
 
 def protocol_of(spec: str) -> Protocol | None:
     """The protocol of a model spec, or None for a spec that speaks none (offline, replay)."""
     family, colon, _ = spec.partition(":")
-    return PROTOCOLS.get(family) if colon else None
+    return _MAKERS[family]() if colon and family in _MAKERS else None
 
 
 def pointed_at(protocol: Protocol, fake: FakeServer[Any], key: str) -> dict[str, str]:

@@ -35,10 +35,15 @@ from roundhouse.devices.shell import run_command
 from roundhouse.logs.store import ROUNDS_LOG, LogStore
 from roundhouse.models.fakes import protocol_of
 from roundhouse.models.machine_facts import quoted_facts, this_machine
-from roundhouse.suite import recordings
 from roundhouse.suite.checks import SETTLE, CheckContext, evaluate
 from roundhouse.suite.environment import TaskDesktop
-from roundhouse.suite.recordings import load_recording, recording_path
+from roundhouse.suite.recordings import (
+    SENT_SUFFIX,
+    load_recording,
+    playing,
+    recording_path,
+    turns_of,
+)
 from roundhouse.suite.results import NOT_RUNNABLE, TaskResult
 from roundhouse.suite.server import TaskServer
 from roundhouse.suite.tasks import SERVER, SetupStep, SuiteTask, Task
@@ -202,6 +207,7 @@ def _recording(
         raise ConfigError(f"no recording of {protocol.family} for this task at {path}")
     script = workdir.parent / f"{item.task.id}.recording.yaml"
     script.write_text(_fill_places(path.read_text(encoding="utf-8"), places), encoding="utf-8")
+    turns_of(script, protocol)  # a script its fake cannot read fails here, named
     return script, load_recording(script).setup
 
 
@@ -291,12 +297,12 @@ async def run_agent(
         return await _run_process(argv, workdir, env, logs, spec, options)
     protocol = protocol_of(options.model)
     assert protocol is not None  # _recording found it
-    with recordings.playing(spec.recording, protocol) as fake:
+    with playing(turns_of(spec.recording, protocol), protocol) as fake:
         run = await _run_process(argv, workdir, {**env, **fake.env}, logs, spec, options)
         problem = fake.problem()
         # What was sent, beside the work folder: `bench models` counts its tokens.
         sent = {"model": options.model, "requests": [asdict(s) for s in fake.sent()]}
-        (workdir.parent / f"{spec.task_id}{recordings.SENT_SUFFIX}").write_text(json.dumps(sent))
+        (workdir.parent / f"{spec.task_id}{SENT_SUFFIX}").write_text(json.dumps(sent))
     return run if problem is None or run.problem else dataclasses.replace(run, problem=problem)
 
 

@@ -119,8 +119,16 @@ def _size(data: str) -> tuple[int, int]:
         return image.size
 
 
+def turns_of(script: Path, protocol: Protocol) -> list[Any]:
+    """The recording's turns as its protocol's fake reads them (ConfigError: it cannot)."""
+    try:
+        return protocol.load(script)
+    except ValueError as error:
+        raise ConfigError(f"recording {script}: {error}") from None
+
+
 @contextlib.contextmanager
-def playing(script: Path, protocol: Protocol) -> Iterator[Playing]:
-    """The protocol's fake, serving `script` (a filled-in recording) on 127.0.0.1."""
-    with protocol.start(script, FAKE_KEY) as fake:
+def playing(turns: list[Any], protocol: Protocol) -> Iterator[Playing]:
+    """The protocol's fake, playing `turns` on 127.0.0.1."""
+    with protocol.serve(turns, FAKE_KEY) as fake:
         yield Playing(fake, pointed_at(protocol, fake, FAKE_KEY))
