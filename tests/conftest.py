@@ -52,6 +52,7 @@ LONGEST_FIRST = (
     "tests/osworld/test_metrics_agree_apps.py",
     "tests/desktop/test_mcp.py",
     "tests/gui/test_traps.py",
+    "tests/desktop/test_recorded_suite.py",
     "tests/desktop/test_computer_gedit.py",
     "tests/gui/test_gui_rounds.py",
     "tests/test_random_kills.py",

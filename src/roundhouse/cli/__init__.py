@@ -8,6 +8,7 @@ import sys
 
 # Importing a command module registers its commands; the benchmarks are a group of their own.
 from roundhouse.bench import batch as _bench_batch  # noqa: F401
+from roundhouse.bench import models as _bench_models  # noqa: F401
 from roundhouse.bench import observation as _bench_observation  # noqa: F401
 from roundhouse.bench import osworld_env as _bench_osworld  # noqa: F401
 from roundhouse.bench import phrasing as _bench_phrasing  # noqa: F401

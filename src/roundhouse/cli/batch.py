@@ -13,6 +13,7 @@ import typer
 from roundhouse.cli.app import app
 from roundhouse.cli.desktop import SessionOption, ShippedOption, session_kind
 from roundhouse.config import ConfigError
+from roundhouse.models.fakes import protocol_of
 from roundhouse.osworld.family import OSWORLD
 from roundhouse.suite.batch import (
     BatchItem,
@@ -23,7 +24,8 @@ from roundhouse.suite.batch import (
     pending,
     run_batch,
 )
-from roundhouse.suite.family import SUITE
+from roundhouse.suite.family import SUITE, SuiteItem
+from roundhouse.suite.recordings import recording_path
 from roundhouse.suite.results import TaskResult, read_results, results_table
 
 EXIT_FAILED = 1
@@ -142,6 +144,19 @@ def batch(
             "each task file)",
         ),
     ] = None,
+    agent: Annotated[
+        Literal["host", "computer"] | None,
+        typer.Option(help="The agent of every GUI task (default: each task's own, host)"),
+    ] = None,
+    recordings: Annotated[
+        bool,
+        typer.Option(
+            "--recordings",
+            help="Play each task's recorded conversation for --model's protocol "
+            "(SUITE/recordings/PROTOCOL/TASK.yaml) through that protocol's fake; only the "
+            "tasks that have one run",
+        ),
+    ] = False,
     session: SessionOption = None,
     shipped: ShippedOption = False,
     watch: Annotated[
@@ -169,6 +184,11 @@ def batch(
     if not family.dataset and (files is not None or answers is not None):
         readers = " and ".join(f"{f.name}'s" for f in FAMILIES if f.dataset)
         raise _fail(f"--files and --answers are for {readers} task files")
+    if recordings:
+        tasks = _recorded(family, tasks, model)
+    if record and (recordings or agent == "computer"):
+        # TASK.answers.json are the host agent's answers, which replay reads: not these.
+        raise _fail("--record keeps the tasks' own agents' answers: not with --agent computer")
     if files is not None and not files.is_dir():
         raise _fail(f"--files {files} is no folder")
     if resume is not None and out is not None and out.resolve() != resume.resolve():
@@ -192,6 +212,8 @@ def batch(
         answers=answers.resolve() if answers is not None else None,
         session=session_kind(session) if session is not None else None,
         shipped=shipped,
+        agent=agent,
+        recordings=recordings,
     )
     if resume is not None:
         try:
@@ -213,6 +235,23 @@ def batch(
     typer.echo("\n" + results_table(results))
     typer.echo(f"Results: {folder / 'results.json'} and {folder / 'results.csv'}")
     raise typer.Exit(0 if all(r.passed for r in results) else EXIT_FAILED)
+
+
+def _recorded(family: Family, tasks: list[BatchItem], model: str) -> list[BatchItem]:
+    """The tasks that have a recording for the model's protocol (suite/recordings.py)."""
+    protocol = protocol_of(model)
+    if protocol is None:
+        raise _fail(f"--recordings plays a computer-use protocol's fake: not --model {model}")
+    if family is not SUITE:
+        raise _fail(f"--recordings is for {SUITE.name}'s task files")
+    kept: list[BatchItem] = [
+        item
+        for item in tasks
+        if isinstance(item, SuiteItem) and recording_path(item.found, protocol).is_file()
+    ]
+    if not kept:
+        raise _fail(f"no task here has a recording of {protocol.family}")
+    return kept
 
 
 def _run_on_ray(

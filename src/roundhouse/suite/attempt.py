@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import os
 import shutil
 import signal
@@ -19,10 +20,10 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from roundhouse.config import DesktopSettings
+from roundhouse.config import ConfigError, DesktopSettings
 from roundhouse.core.states import Status
 from roundhouse.core.trajectory import StepRecord
 from roundhouse.devices.linux.apps.launch import Launcher
@@ -32,12 +33,20 @@ from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.devices.linux.display.base import DisplayServer, DisplayUnavailable, WindowError
 from roundhouse.devices.shell import run_command
 from roundhouse.logs.store import ROUNDS_LOG, LogStore
+from roundhouse.models.fakes import protocol_of
 from roundhouse.models.machine_facts import quoted_facts, this_machine
 from roundhouse.suite.checks import SETTLE, CheckContext, evaluate
 from roundhouse.suite.environment import TaskDesktop
+from roundhouse.suite.recordings import (
+    SENT_SUFFIX,
+    load_recording,
+    playing,
+    recording_path,
+    turns_of,
+)
 from roundhouse.suite.results import NOT_RUNNABLE, TaskResult
 from roundhouse.suite.server import TaskServer
-from roundhouse.suite.tasks import SERVER, SuiteTask, Task
+from roundhouse.suite.tasks import SERVER, SetupStep, SuiteTask, Task
 
 TASK_TIMEOUT = 300.0
 SETUP_TIMEOUT = 60.0
@@ -57,6 +66,10 @@ class AttemptOptions:
     answers: Path | None = None
     session: str | None = None  # what each GUI task's virtual desktop runs (None: the default)
     shipped: bool = False  # that session as its distribution ships it (DesktopSettings.shipped)
+    agent: str | None = None  # the agent of every GUI task (its own, `host`, when None)
+    # Each task's recorded conversation for the model's protocol, played by its fake
+    # (suite/recordings.py), as "replay" plays its answers for the default agents.
+    recordings: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,16 +103,27 @@ async def _run_task(item: SuiteTask, options: AttemptOptions, started: float) ->
     server = TaskServer.bind() if item.task.serve is not None else None
     url = server.url if server is not None else None
     task = item.task.resolved(workdir, item.path.parent.resolve(), url)
+    script = None
+    if options.recordings:
+        try:
+            script, added = _recording(item, options.model, workdir, _places(workdir, item, url))
+        except ConfigError as error:
+            return task_row(item.task.id, "ERROR", started, [], reason=str(error))
+        task = task.model_copy(update={"setup": [*task.setup, *added]})
     settings = DesktopSettings(session=options.session, shipped=options.shipped)
     async with _desktop_for(task, workdir, settings) as desktop:
         display: DisplayServer | None = open_display(desktop) if desktop else None
-        launcher = Launcher(display.windows, desktop.env) if desktop and display else None
+        launcher = (
+            Launcher(display.windows, desktop.env, desktop.app_command, startup=display.startup)
+            if desktop and display
+            else None
+        )
         try:
             launched: list[subprocess.Popen[bytes]] = []
             problem = await _set_up(task, workdir, desktop, launcher, launched, server)
             if problem is not None:
                 return task_row(task.id, "SETUP FAILED", started, [], reason=problem)
-            run = await _run(task, item, workdir, desktop, options, url)
+            run = await _run(task, item, workdir, desktop, options, url, script)
             log_dir, problem = run.log_dir, run.problem
             steps = LogStore(log_dir).read_steps() if log_dir and log_dir.exists() else []
             status = run.status or final_status(log_dir, steps)
@@ -170,6 +194,23 @@ async def _set_up(
     return None
 
 
+def _recording(
+    item: SuiteTask, model: str, workdir: Path, places: dict[str, str]
+) -> tuple[Path, list[SetupStep]]:
+    """The task's recording for the model's protocol, filled in and written beside its work
+    folder (the fake's script), and the setup steps it adds."""
+    protocol = protocol_of(model)
+    if protocol is None:
+        raise ConfigError(f"--recordings needs a computer-use model (anthropic:…), not {model}")
+    path = recording_path(item, protocol)
+    if not path.is_file():
+        raise ConfigError(f"no recording of {protocol.family} for this task at {path}")
+    script = workdir.parent / f"{item.task.id}.recording.yaml"
+    script.write_text(_fill_places(path.read_text(encoding="utf-8"), places), encoding="utf-8")
+    turns_of(script, protocol)  # a script its fake cannot read fails here, named
+    return script, load_recording(script).setup
+
+
 async def _run(
     task: Task,
     item: SuiteTask,
@@ -177,15 +218,19 @@ async def _run(
     desktop: Desktop | None,
     options: AttemptOptions,
     server: str | None = None,
+    recording: Path | None = None,
 ) -> RunOutcome:
+    # --agent stands for the GUI tasks' own agent (host); a shell task keeps its own.
+    chosen = options.agent if options.agent and task.agent == "host" else task.agent
     agent = AgentRun(
         task_id=task.id,
         request=task.request,
-        agent=task.agent,
+        agent=chosen,
         answers=item.answers,
         places=_places(workdir, item, server),
         max_step=task.max_step,
         approve=options.assume_yes or task.approve,
+        recording=recording,
     )
     env = dict(desktop.env) if desktop else dict(os.environ)
     return await run_agent(agent, workdir, env, desktop is not None, options)
@@ -204,6 +249,7 @@ class AgentRun:
     places: dict[str, str]
     max_step: int | None = None
     approve: bool = False
+    recording: Path | None = None  # the fake's script (a filled-in recording), if one plays
 
 
 async def run_agent(
@@ -243,11 +289,32 @@ async def run_agent(
         argv += ["--max-step", str(spec.max_step)]
     if spec.approve:
         argv.append("--yes")
-    recording = workdir.parent / f"{spec.task_id}.recorded.json"
     if options.record:
-        argv += ["--record", str(recording)]
+        argv += ["--record", str(workdir.parent / f"{spec.task_id}.recorded.json")]
     if on_desktop:
         argv += ["--desktop", "current"]
+    if spec.recording is None:
+        return await _run_process(argv, workdir, env, logs, spec, options)
+    protocol = protocol_of(options.model)
+    assert protocol is not None  # _recording found it
+    with playing(turns_of(spec.recording, protocol), protocol) as fake:
+        run = await _run_process(argv, workdir, {**env, **fake.env}, logs, spec, options)
+        problem = fake.problem()
+        # What was sent, beside the work folder: `bench models` counts its tokens.
+        sent = {"model": options.model, "requests": [asdict(s) for s in fake.sent()]}
+        (workdir.parent / f"{spec.task_id}{SENT_SUFFIX}").write_text(json.dumps(sent))
+    return run if problem is None or run.problem else dataclasses.replace(run, problem=problem)
+
+
+async def _run_process(
+    argv: list[str],
+    workdir: Path,
+    env: dict[str, str],
+    logs: Path,
+    spec: AgentRun,
+    options: AttemptOptions,
+) -> RunOutcome:
+    recorded = workdir.parent / f"{spec.task_id}.recorded.json"
     started = time.monotonic()
     # A task's desktop is nobody's: input not the agent's comes from the task's own commands
     # (a script's clicks), and no one would hand the desktop back. Quiet that long hands it
@@ -284,8 +351,8 @@ async def run_agent(
         # Killed by a signal the batch did not send: what ran it failed, not the task.
         name = signal.Signals(-process.returncode).name
         return outcome("KILLED", log_dir, f"its `roundhouse run` was killed by {name}")
-    if options.record and recording.exists():
-        problem = _store_answers(recording, spec.answers, places)
+    if options.record and recorded.exists():
+        problem = _store_answers(recorded, spec.answers, spec.places)
         if problem is not None:
             return outcome("ERROR", log_dir, problem)
     said = stderr.decode(errors="replace").strip()[-400:]
