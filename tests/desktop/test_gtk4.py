@@ -18,6 +18,7 @@ from tests.desktop.conftest import StartApp, wait_for_window, wait_until, wait_u
 from Xlib.display import Display  # type: ignore[import-untyped, unused-ignore]
 
 from roundhouse.config import DesktopSettings, Settings
+from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import Control, ControlList, Rect, WindowInfo
 from roundhouse.devices.linux.action.screenshots import layout_marks
 from roundhouse.devices.linux.apps.launch import Launcher
@@ -218,6 +219,9 @@ async def _text_editor(tools: DesktopTools, launch: StartApp, path: Path) -> Win
     return window
 
 
+FOCUS_SETTLE = 5.0  # seconds a new GNOME Text Editor window's view may take to say it is focused
+
+
 async def _text_view(tools: DesktopTools, window: WindowInfo) -> Control:
     async def found() -> Control | None:
         listed = ControlList.model_validate(await tools.get_controls(window.xid))
@@ -234,10 +238,19 @@ async def test_text_editor_is_typed_into_and_set_through_its_routes(
     window = await _text_editor(tools, launch, path)
     view = await _text_view(tools, window)
     assert _inside(view.rect, window.rect)
-    typed = await tools.type_text("typed by keys", label=view.label)
     # GTK 4 refuses Component.GrabFocus: a click on the view gives it the focus, unless it
-    # has it already (GTK 4.8 focuses a new window's view; later GTK 4 leaves it to a click).
-    route = "focus+keyboard" if "focused" in view.states else "pointer+keyboard"
+    # has it already. GTK 4.8 focuses a new window's view a moment after it shows (the list
+    # above may say not yet), later GTK 4 leaves it to a click: which one this is is known
+    # once the view has had the time to say it is focused.
+    assert tools.tree is not None
+    tree = tools.tree
+
+    async def focused() -> bool:
+        return "focused" in await tree.states(view.id)
+
+    has_focus = await within_async(focused, FOCUS_SETTLE) is not None
+    typed = await tools.type_text("typed by keys", label=view.label)
+    route = "focus+keyboard" if has_focus else "pointer+keyboard"
     assert typed["route"] == route and typed["effect"] == "confirmed"
     assert "contains the typed text" in typed["seen"]
     replaced = await tools.set_text("set at once — Grüße", label=view.label)
