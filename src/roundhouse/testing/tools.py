@@ -7,10 +7,10 @@
     result["effect"]                           # "confirmed": the field holds "hi"
 
 FakeTree answers what the tools ask of an accessibility tree (atspi/seam.py) from the fake
-windows' controls, through the same pure reading as AT-SPI's (atspi/tree.py: which nodes
-are controls, their numbers in reading order, the states a person sees). Without it (tree
-False) the tools run as on a desktop with no accessibility bus: then no control can be
-named, and an action's effect is read from the window list alone.
+windows' controls, through the same pure reading as AT-SPI's (atspi/tree.py, controls.py:
+which nodes are controls, their numbers in reading order, the states a person sees).
+Without it (tree False) the tools run as on a desktop with no accessibility bus: then no
+control can be named, and an action's effect is read from the window list alone.
 """
 
 from __future__ import annotations
