@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from roundhouse.config import Settings
 from roundhouse.devices.contract import ControlList, UiNode, UiSnapshot, WindowInfo
+from roundhouse.devices.linux.action.around import Around
 from roundhouse.devices.linux.atspi.bus import AtspiError, NodeGone
 from roundhouse.devices.linux.atspi.client import DISPLAY_ROLES
 from roundhouse.devices.linux.atspi.constants import ACTION, COMPONENT, EDITABLE_TEXT, TEXT
@@ -44,11 +45,9 @@ def fake_tools(
     """DesktopTools on `fake`, with its FakeTree (or, without `tree`, no accessibility)."""
     width, height = fake.size
     desktop = Desktop(display="fake", env={}, width=width, height=height, virtual=False)
+    accessible = FakeTree(fake) if tree else None
     return DesktopTools(
-        desktop,
-        settings or Settings(),
-        display=fake.server(),
-        tree=FakeTree(fake) if tree else None,
+        Around(desktop, settings or Settings(), display=fake.server(), tree=accessible)
     )
 
 

@@ -44,7 +44,6 @@ from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError
 from roundhouse.devices.linux.atspi.seam import AccessibleTree
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.backends import open_display
-from roundhouse.devices.linux.display.base import DisplayServer
 from roundhouse.devices.linux.person import Desk, hand_back_tool
 
 __all__ = [
@@ -61,27 +60,21 @@ log = logging.getLogger(__name__)
 
 class DesktopTools(Closing):
     """The tools on one desktop. Build with `await DesktopTools.open(desktop, settings)`, or
-    directly on any display server and tree (the fake display's, in tests).
+    on the connections of an `Around` made on any display server and tree (the fake
+    display's, in tests).
 
     Each tool is the method of the part that holds it; the connections are `around`'s,
     named here too for the callers that reach them (tests, benchmarks).
     """
 
-    def __init__(
-        self,
-        desktop: Desktop,
-        settings: Settings,
-        *,
-        display: DisplayServer,
-        tree: AccessibleTree | None,
-    ) -> None:
-        self.around = Around(desktop, settings, display=display, tree=tree)
-        self.observing = Observing(self.around)
-        self.acting = Acting(self.around, self.observing)
-        around, observing, acting = self.around, self.observing, self.acting
+    def __init__(self, around: Around) -> None:
+        self.around = around
+        self.observing = Observing(around)
+        self.acting = Acting(around, self.observing)
+        observing, acting = self.observing, self.acting
         # The connections (fixed for the tools' life).
-        self.desktop, self.settings, self.display = desktop, settings, display
-        self.screen, self.windows, self.tree = around.screen, around.windows, tree
+        self.desktop, self.settings, self.display = around.desktop, around.settings, around.display
+        self.screen, self.windows, self.tree = around.screen, around.windows, around.tree
         self.desk, self.input, self.launcher = around.desk, around.input, around.launcher
         # The data-collection tools.
         self.capture_desktop_screenshot = observing.capture_desktop_screenshot
@@ -144,7 +137,7 @@ class DesktopTools(Closing):
         except BaseException:
             display.close()
             raise
-        return cls(desktop, settings, display=display, tree=tree)
+        return cls(Around(desktop, settings, display=display, tree=tree))
 
     async def close(self) -> None:
         self.observing.close()  # the screenshots under way end before their display does
