@@ -1,4 +1,4 @@
-"""Which controls and which text a model is shown, and how (atspi_tree.select_view and the
+"""Which controls and which text a model is shown, and how (atspi/tree.py select_view and the
 prompt's rendering), on trees shaped like the ones Chromium, GTK and Qt give."""
 
 from __future__ import annotations

@@ -64,9 +64,8 @@ class Acting:
             raise ToolError("give window_id or title")
         windows = self.around.windows.list_windows()
         xid = window_id if window_id is not None else find_window(windows, title or "").xid
-        return (await self.around.window_request(self.around.windows.activate(xid))).model_dump(
-            mode="json"
-        )
+        activated = await self.around.window_request(self.around.windows.activate(xid))
+        return activated.model_dump(mode="json")
 
     async def launch_application(
         self, name: str, timeout: float = LAUNCH_TIMEOUT
