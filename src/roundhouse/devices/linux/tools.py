@@ -58,6 +58,19 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
+class _SwitchOfAround:
+    """An attribute of DesktopTools that is its `around`'s switch of the same name."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, tools: DesktopTools, owner: type | None = None) -> bool:
+        return bool(getattr(tools.around, self._name))
+
+    def __set__(self, tools: DesktopTools, value: bool) -> None:
+        setattr(tools.around, self._name, value)
+
+
 class DesktopTools(Closing):
     """The tools on one desktop. Build with `await DesktopTools.open(desktop, settings)`, or
     on the connections of an `Around` made on any display server and tree (the fake
@@ -97,31 +110,11 @@ class DesktopTools(Closing):
         self.wait = acting.wait
 
     # The switches bench sessions and bench actions turn to measure before against after
-    # (around.py says what each does); read by the parts at every call.
-
-    @property
-    def witnessed(self) -> bool:
-        return self.around.witnessed
-
-    @witnessed.setter
-    def witnessed(self, value: bool) -> None:
-        self.around.witnessed = value
-
-    @property
-    def pointer_clicks(self) -> bool:
-        return self.around.pointer_clicks
-
-    @pointer_clicks.setter
-    def pointer_clicks(self, value: bool) -> None:
-        self.around.pointer_clicks = value
-
-    @property
-    def spare_feedback(self) -> bool:
-        return self.around.spare_feedback
-
-    @spare_feedback.setter
-    def spare_feedback(self, value: bool) -> None:
-        self.around.spare_feedback = value
+    # (around.py says what each does): set here, kept by `around`, whose parts read them
+    # at every call.
+    witnessed = _SwitchOfAround()
+    pointer_clicks = _SwitchOfAround()
+    spare_feedback = _SwitchOfAround()
 
     @classmethod
     async def open(cls, desktop: Desktop, settings: Settings) -> DesktopTools:
