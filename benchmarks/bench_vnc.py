@@ -1,6 +1,7 @@
-"""The other route issue 47 names, measured as bench_watch.py measures the watch page: x11vnc
-on the X11 desktop, websockify, and noVNC in headless Chromium (Debian's x11vnc 0.9.16,
-websockify 0.10, novnc 1.3; not installed by `make`: apt-get install x11vnc websockify novnc).
+"""The other route issue 47 names, measured as bench_watch.py measures the watch page
+(page_measure.py, the same loop): x11vnc on the X11 desktop, websockify, and noVNC in
+headless Chromium (Debian's x11vnc 0.9.16, websockify 0.10, novnc 1.3; not installed by
+`make`: apt-get install x11vnc websockify novnc).
 
     .venv/bin/python benchmarks/bench_vnc.py [--seconds 10] [--flips 15]
 
@@ -14,20 +15,17 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench_watch import CHROMIUM_FLAGS, cpu_seconds, start_app, stop
+from page_measure import chromium, cpu_seconds, measure, stop
 from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
-from roundhouse.devices.linux.display.backends import open_display
 
 PAGE = """<!DOCTYPE html><html><body><div id="screen"></div>
 <script type="module">
@@ -77,62 +75,16 @@ def main() -> None:
             stderr=subprocess.DEVNULL,
         )
         time.sleep(2)
-        options = webdriver.ChromeOptions()
-        options.binary_location = "/usr/bin/chromium"
-        profile = tempfile.TemporaryDirectory(prefix="rh-bench-chromium-")
-        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile.name}"):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-        app = None
 
         def cpu() -> float:
             return cpu_seconds(vnc.pid) + cpu_seconds(proxy.pid)
 
         try:
-            driver.get(f"http://127.0.0.1:{web_port}/bench.html")
-            time.sleep(3)
-            began_cpu, began = cpu(), time.monotonic()
-            time.sleep(5)
-            row["idle_cpu_%"] = round(100 * (cpu() - began_cpu) / (time.monotonic() - began), 1)
-            app = start_app(desk, "animate")
-            time.sleep(4)
-            frames0, _ = frames(driver)
-            began_cpu, began = cpu(), time.monotonic()
-            time.sleep(args.seconds)
-            frames1, _ = frames(driver)
-            spent = time.monotonic() - began
-            row["fps"] = round((frames1 - frames0) / spent, 1)
-            row["busy_cpu_%"] = round(100 * (cpu() - began_cpu) / spent, 1)
-            stop(app)
-            app = start_app(desk, "flip")
-            time.sleep(4)
-            latencies = []
-            with open_display(desk) as display:
-                display.input.click(640, 400)  # the flip window has the keyboard
-                display.input.press_keys("space")  # and is as it was after two flips
-                for _ in range(args.flips):
-                    time.sleep(0.6)
-                    before, _ = frames(driver)
-                    sent = time.time() * 1000
-                    display.input.press_keys("space")
-                    deadline = time.monotonic() + 5
-                    while time.monotonic() < deadline:
-                        now, at = frames(driver)
-                        if now > before:
-                            latencies.append(at - sent)
-                            break
-                        time.sleep(0.005)
-            latencies.sort()
-            row["latency_ms_median"] = round(statistics.median(latencies)) if latencies else None
-            row["latency_ms_p90"] = (
-                round(latencies[int(0.9 * (len(latencies) - 1))]) if latencies else None
-            )
-            row["latency_n"] = len(latencies)
+            with chromium() as driver:
+                driver.get(f"http://127.0.0.1:{web_port}/bench.html")
+                time.sleep(3)
+                row.update(measure(desk, lambda: frames(driver), cpu, args.seconds, args.flips))
         finally:
-            if app is not None:
-                stop(app)
-            driver.quit()
-            profile.cleanup()
             stop(proxy)
             stop(vnc)
             web.cleanup()

@@ -5,12 +5,8 @@
 For each kind: a fresh virtual desktop; `roundhouse watch current` on it (a process of its
 own, as a person starts it) and the page in headless Chromium (Debian's, Selenium):
 - grab / JPEG: the backend's screen grab and the JPEG encoding of 1280x800, in-process, median;
-- idle CPU: the watch process's CPU while the page is open on a still desktop;
-- fps: frames the page received per second while a window redraws at 60 Hz
-  (benchmarks/watch_app.py animate), and the watch process's CPU meanwhile;
-- latency: from a key sent to a still window that turns black/white at each key
-  (watch_app.py flip) to the page's receiving the changed frame (Date.now() against
-  time.time(): one clock), median and 90th percentile over --flips keys.
+- idle CPU, fps and latency as page_measure.py measures them (the same for noVNC in
+  bench_vnc.py), the CPU being the watch process's.
 Run with the venv's Python (Selenium is a dev dependency); apps with the system Python.
 """
 
@@ -22,32 +18,17 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
+from page_measure import chromium, cpu_seconds, measure, stop
 from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 
 from roundhouse.config import DesktopSettings
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.backends import open_display
 from roundhouse.watch.frames import encode_jpeg
-
-APP = Path(__file__).with_name("watch_app.py")
-CHROMIUM_FLAGS = (
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-    "--no-first-run", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--window-size=1400,1000",
-)  # fmt: skip
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
 
 
 def page_frames(driver: webdriver.Chrome) -> tuple[int, int]:
@@ -56,25 +37,6 @@ def page_frames(driver: webdriver.Chrome) -> tuple[int, int]:
         "return [Number(i.dataset.frames || 0), Number(i.dataset.at || 0)];"
     )
     return int(got[0]), int(got[1])
-
-
-def start_app(desk: Desktop, mode: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        desk.app_command(["/usr/bin/python3", str(APP), mode]),
-        env=desk.env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-
-
-def stop(process: subprocess.Popen[Any]) -> None:
-    process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def grab_costs(desk: Desktop, runs: int = 30) -> dict[str, float]:
@@ -115,60 +77,20 @@ def bench(kind: str, seconds: float, flips: int, fps: float) -> dict[str, Any]:
             stderr=subprocess.DEVNULL,
             text=True,
         )
-        options = webdriver.ChromeOptions()
-        options.binary_location = "/usr/bin/chromium"
-        profile = tempfile.TemporaryDirectory(prefix="rh-bench-chromium-")
-        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile.name}"):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-        app: subprocess.Popen[bytes] | None = None
         try:
-            driver.get(watch_url(watch))
-            time.sleep(2)
-            began_cpu, began = cpu_seconds(watch.pid), time.monotonic()
-            time.sleep(5)
-            row["idle_cpu_%"] = round(
-                100 * (cpu_seconds(watch.pid) - began_cpu) / (time.monotonic() - began), 1
-            )
-            app = start_app(desk, "animate")
-            time.sleep(4)
-            frames0, _ = page_frames(driver)
-            began_cpu, began = cpu_seconds(watch.pid), time.monotonic()
-            time.sleep(seconds)
-            frames1, _ = page_frames(driver)
-            spent = time.monotonic() - began
-            row["fps"] = round((frames1 - frames0) / spent, 1)
-            row["busy_cpu_%"] = round(100 * (cpu_seconds(watch.pid) - began_cpu) / spent, 1)
-            stop(app)
-            app = start_app(desk, "flip")
-            time.sleep(4)
-            latencies = []
-            with open_display(desk) as display:
-                display.input.click(640, 400)  # the flip window has the keyboard
-                display.input.press_keys("space")  # and is as it was after two flips
-                for _ in range(flips):
-                    time.sleep(0.6)  # the screen still again
-                    before, _ = page_frames(driver)
-                    sent = time.time() * 1000
-                    display.input.press_keys("space")
-                    deadline = time.monotonic() + 5
-                    while time.monotonic() < deadline:
-                        now, at = page_frames(driver)
-                        if now > before:
-                            latencies.append(at - sent)
-                            break
-                        time.sleep(0.005)
-            latencies.sort()
-            row["latency_ms_median"] = round(statistics.median(latencies)) if latencies else None
-            row["latency_ms_p90"] = (
-                round(latencies[int(0.9 * (len(latencies) - 1))]) if latencies else None
-            )
-            row["latency_n"] = len(latencies)
+            with chromium() as driver:
+                driver.get(watch_url(watch))
+                time.sleep(2)
+                row.update(
+                    measure(
+                        desk,
+                        lambda: page_frames(driver),
+                        lambda: cpu_seconds(watch.pid),
+                        seconds,
+                        flips,
+                    )
+                )
         finally:
-            if app is not None:
-                stop(app)
-            driver.quit()
-            profile.cleanup()
             stop(watch)
             if watch.stdout is not None:
                 watch.stdout.close()

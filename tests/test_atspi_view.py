@@ -24,15 +24,10 @@ from roundhouse.devices.linux.atspi.constants import (
     VALUE,
     Method,
 )
+from roundhouse.devices.linux.atspi.fetch import fetch_node, load_cache, read_details
 from roundhouse.devices.linux.atspi.frames import BIG_CACHE, FrameFinder
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
-from roundhouse.devices.linux.atspi.read import (
-    Structure,
-    fetch_node,
-    load_cache,
-    read_details,
-    read_structure,
-)
+from roundhouse.devices.linux.atspi.read import Structure, read_structure
 from roundhouse.devices.linux.atspi.table import (
     CellRange,
     cell_rects,

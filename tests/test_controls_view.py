@@ -1,4 +1,4 @@
-"""Which controls and which text a model is shown, and how (atspi_tree.select_view and the
+"""Which controls and which text a model is shown, and how (atspi/tree.py select_view and the
 prompt's rendering), on trees shaped like the ones Chromium, GTK and Qt give."""
 
 from __future__ import annotations
@@ -10,12 +10,9 @@ from hypothesis import strategies as st
 
 from roundhouse.agents.prompting import describe_controls
 from roundhouse.devices.contract import Context, Control, Rect, UiNode, readable
-from roundhouse.devices.linux.atspi.tree import (
-    _first_read_after,
-    _reads_before,
-    select_view,
-    shown_states,
-)
+from roundhouse.devices.linux.atspi.controls import shown_states
+from roundhouse.devices.linux.atspi.layout import reads_before
+from roundhouse.devices.linux.atspi.tree import _first_read_after, select_view
 
 SHOWN = ["enabled", "sensitive", "showing", "visible"]
 SCREEN = Rect(left=0, top=0, right=1280, bottom=800)
@@ -416,7 +413,7 @@ def test_a_text_is_placed_before_the_first_control_it_reads_before(
         (c.label, c.rect.top, c.rect.bottom, (c.rect.top + c.rect.bottom) / 2, c.rect.left)
         for c in controls
     ]
-    expected = next((c.label for c in controls if _reads_before(text, c.rect)), len(controls) + 1)
+    expected = next((c.label for c in controls if reads_before(text, c.rect)), len(controls) + 1)
     assert _first_read_after(text, bands, default=len(controls) + 1) == expected
 
 

@@ -11,11 +11,12 @@ import pytest
 
 from roundhouse.devices.contract import Rect, WindowInfo
 from roundhouse.devices.linux.atspi.constants import ACCESSIBLE, ACTION, COMPONENT
+from roundhouse.devices.linux.atspi.fetch import load_cache
 from roundhouse.devices.linux.atspi.frames import Toolkit, match_score
 from roundhouse.devices.linux.atspi.names import gtk4_name
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.props import coord_type
-from roundhouse.devices.linux.atspi.read import load_cache, read_structure
+from roundhouse.devices.linux.atspi.read import read_structure
 from tests.fake_atspi import APP, FakeApp, FakeBus, FakeObject
 
 VISIBLE = ("sensitive", "visible")  # what GTK 4.8 says of every object but its windows

@@ -94,7 +94,7 @@ def labels(candidates: list[Candidate]) -> list[str]:
 
 
 def vim_and_nano(machine: Machine) -> None:
-    machine.programs("vim", "nano")
+    machine.programs("vim")
     machine.entry(
         "vim.desktop",
         Name="Vim",
@@ -106,6 +106,12 @@ def vim_and_nano(machine: Machine) -> None:
         Categories="Utility;TextEditor;",
         MimeType="text/plain;",
     )
+    nano(machine, MimeType="text/plain;")
+
+
+def nano(machine: Machine, **keys: str) -> None:
+    """nano and its entry, as Debian's package installs them, with `keys` besides."""
+    machine.programs("nano")
     machine.entry(
         "nano.desktop",
         Name="GNU nano",
@@ -114,7 +120,7 @@ def vim_and_nano(machine: Machine) -> None:
         Terminal="true",
         TryExec="nano",
         Categories="Utility;TextEditor;ConsoleOnly;",
-        MimeType="text/plain;",
+        **keys,
     )
 
 
@@ -296,14 +302,7 @@ def xfce(tmp_path: Path) -> Machine:
         Categories="System;Core;GTK;FileTools;FileManager;",
         MimeType="inode/directory;",
     )
-    machine.entry(
-        "nano.desktop",
-        Name="GNU nano",
-        GenericName="Text Editor",
-        Exec="nano %F",
-        Terminal="true",
-        Categories="Utility;TextEditor;ConsoleOnly;",
-    )
+    nano(machine)
     # Left behind by an uninstalled package: its program is gone.
     machine.entry(
         "org.gnome.gedit.desktop",

@@ -350,3 +350,16 @@ async def test_a_window_screenshot_shows_the_window_with_its_controls_numbered(
     assert (shot["width"], shot["height"]) == (editor.rect.width, editor.rect.height)
     assert shot["annotated_controls"] == 2 and shot["method"] == "region"
     assert shot["png_base64"]
+
+
+async def test_the_switches_set_on_the_tools_are_the_ones_their_parts_read(
+    tools: DesktopTools,
+) -> None:
+    """DesktopTools holds its parts: a switch bench sessions turns on it (before against
+    after) must reach the `around` that the observing and acting parts read."""
+    for switch in ("witnessed", "pointer_clicks", "spare_feedback"):
+        assert getattr(tools, switch) is True
+        setattr(tools, switch, False)
+        assert getattr(tools.around, switch) is False
+        assert getattr(tools, switch) is False
+    assert tools.acting.around is tools.around is tools.observing.around

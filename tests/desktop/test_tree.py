@@ -40,15 +40,10 @@ from roundhouse.devices.linux.atspi.client import (
     WindowGone,
     ui_tree_json,
 )
+from roundhouse.devices.linux.atspi.layout import intersection, reading_order
 from roundhouse.devices.linux.atspi.node import RawNode
 from roundhouse.devices.linux.atspi.read import read_structure
-from roundhouse.devices.linux.atspi.tree import (
-    build_tree,
-    intersection,
-    reading_order,
-    select_controls,
-    walk,
-)
+from roundhouse.devices.linux.atspi.tree import build_tree, select_controls, walk
 from roundhouse.devices.linux.desktops.desktop import Desktop
 
 

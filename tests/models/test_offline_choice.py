@@ -9,8 +9,9 @@ from __future__ import annotations
 from roundhouse.devices.contract import Control, Rect, ToolName, UiNode
 from roundhouse.devices.linux.atspi.tree import select_view
 from roundhouse.models.observation import PastStep
-from roundhouse.models.offline.gui import Handed, parse_request
+from roundhouse.models.offline.host import parse_request
 from roundhouse.models.offline.ops import BUTTON_ROLES, Op, find_control
+from roundhouse.models.offline.subtask import Handed
 from tests.models.test_offline_gui_apps import action, app, step
 
 

@@ -12,9 +12,10 @@ import pytest
 from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.models.base import ModelRequest
 from roundhouse.models.observation import AppObservation, HostObservation, PastStep, SubtaskView
-from roundhouse.models.offline.gui import Handed, parse_request, plan_host
+from roundhouse.models.offline.host import parse_request, plan_host
 from roundhouse.models.offline.model import OfflineModel
 from roundhouse.models.offline.ops import Op
+from roundhouse.models.offline.subtask import Handed
 
 
 def window(title: str, xid: int = 7) -> WindowInfo:
@@ -336,7 +337,7 @@ async def test_the_application_acts_on_the_operations_the_host_handed_it_never_t
     def no_reading(text: str) -> None:
         raise AssertionError(f"words read again: {text!r}")
 
-    for module in ("gui", "model", "intents"):
+    for module in ("host", "model", "intents"):
         monkeypatch.setattr(f"roundhouse.models.offline.{module}.read_request", no_reading)
     history: list[PastStep] = []
     for _ in range(3):  # ctrl+l, the address, Return

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from roundhouse.devices.contract import ToolName
 from roundhouse.models.observation import PastStep
-from roundhouse.models.offline.gui import Handed
 from roundhouse.models.offline.ops import Op
+from roundhouse.models.offline.subtask import Handed
 from tests.models.test_offline_gui_apps import action, app, control, step
 
 KEYPAD = [

@@ -8,10 +8,10 @@ from typing import get_args
 
 from roundhouse.models.base import ModelRequest
 from roundhouse.models.observation import HostObservation, ShellObservation
-from roundhouse.models.offline.gui import Op, parse_request, plan_host
+from roundhouse.models.offline.host import parse_request, plan_host
 from roundhouse.models.offline.intents import INTENTS, SHELL_NAMES, SLOTS, read_request
 from roundhouse.models.offline.model import OfflineModel
-from roundhouse.models.offline.ops import OpKind
+from roundhouse.models.offline.ops import Op, OpKind
 from roundhouse.models.references import StepOutput
 
 

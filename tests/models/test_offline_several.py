@@ -15,9 +15,10 @@ from roundhouse.models.observation import (
     ShellObservation,
     SubtaskView,
 )
-from roundhouse.models.offline.gui import Handed, parse_request, plan_host
+from roundhouse.models.offline.host import parse_request, plan_host
 from roundhouse.models.offline.intents import read_request
 from roundhouse.models.offline.shell import plan_shell
+from roundhouse.models.offline.subtask import Handed
 from tests.models.test_offline_gui_apps import app, control
 
 

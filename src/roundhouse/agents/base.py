@@ -45,7 +45,7 @@ from roundhouse.devices.contract import ToolName
 from roundhouse.devices.describing import ToolSpec
 from roundhouse.devices.shell import destructive_reason
 from roundhouse.models.base import DOUBT, LanguageModel, ModelRequest, OfferedTool
-from roundhouse.models.observation import NOT_RUN, PastStep
+from roundhouse.models.observation import PastStep, past_steps
 
 Obs = TypeVar("Obs")  # what the agent observes
 A = TypeVar("A", bound=StepAnswer)  # what it must answer
@@ -447,37 +447,3 @@ def _stop(results: list[Result], rest: list[ActionRecord], why: str) -> Acted:
     for record in rest:
         record.not_run = why
     return Acted(tuple(results), why)
-
-
-def past_steps(step: StepRecord) -> tuple[PastStep, ...]:
-    """A step as a prompt shows it afterwards: what each of its actions did, or why it did
-    not run; an answer that called nothing (or asked the user) as an entry of its own."""
-    status = step.status.value if step.status else ""
-    count = len(step.actions)
-    entries = [
-        PastStep(
-            function=action.function,
-            arguments=action.arguments,
-            # The actions before the last went on; the last says what the answer came to.
-            status=status if number == count else Status.CONTINUE.value,
-            result_status=action.result.status.value if action.result else NOT_RUN,
-            output=action.result.result if action.result else None,
-            error=action.result.error if action.result else action.not_run,
-            comment=step.comment,
-            in_list=(number, count) if count > 1 else None,
-        )
-        for number, action in enumerate(step.actions, 1)
-    ]
-    if not entries or step.question is not None:
-        entries.append(
-            PastStep(
-                function=None,
-                arguments={},
-                status=status,
-                result_status="answered" if step.user_reply else None,
-                output=step.user_reply,
-                error=None,
-                comment=step.comment,
-            )
-        )
-    return tuple(entries)

@@ -45,7 +45,8 @@ from roundhouse.devices.contract import Control, ControlList, UiNode, WindowInfo
 from roundhouse.devices.linux.action.screenshots import capture_desktop_png
 from roundhouse.devices.linux.action.settle import frame, wait_quiet
 from roundhouse.devices.linux.atspi.client import AtspiClient
-from roundhouse.devices.linux.atspi.tree import intersection, select_controls
+from roundhouse.devices.linux.atspi.layout import intersection
+from roundhouse.devices.linux.atspi.tree import select_controls
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
 from roundhouse.devices.linux.display.backends import open_display

@@ -216,7 +216,7 @@ class Control(BaseModel):
     # shown item, a slider's value. Models read shown_value().
     text: str | None = None
     # What a person sees of its state: focused, checked / unchecked, selected, expanded /
-    # collapsed, disabled, editable (atspi_tree.shown_states).
+    # collapsed, disabled, editable (atspi/controls.py shown_states).
     states: list[str] = Field(default_factory=list)
     # Inside the document the window shows (a web page, an office document), not the
     # window's own chrome (its tabs, title bar, toolbars, menus): of two controls that share
@@ -247,7 +247,7 @@ class ControlList(BaseModel):
     controls: list[Control]
     context: list[Context] = Field(default_factory=list)
     # The title of a dialog drawn inside the window, in front of its content (libadwaita
-    # 1.5's AdwDialog): its controls are listed with the window's (atspi_tree.shown_dialog).
+    # 1.5's AdwDialog): its controls are listed with the window's (atspi/tree.py shown_dialog).
     dialog: str | None = None
     tree_available: bool = True
     note: str | None = None  # e.g. "this application exposes no accessibility tree"

@@ -1,5 +1,10 @@
 """What an agent saw, as typed data. Prompts are rendered from it for real models; the
-offline planner reads it directly. Pure data, no I/O."""
+offline planner reads it directly. Pure data, no I/O.
+
+The history a prompt shows is made of the round's step records (core/trajectory.py) in one
+place, `past_steps` and `past_action` here: the agents' prompts and the offline planner's
+own assumptions (offline/several.py) show a step the same way.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from roundhouse.core.states import Status
+from roundhouse.core.trajectory import ActionRecord, StepRecord
 from roundhouse.devices.contract import Context, Control, WindowInfo
 
 # The result status of an action its answer's list stopped before (agents/action_list.py).
@@ -34,6 +41,58 @@ class PastStep:
     def ran(self) -> bool:
         """A tool was called, whatever came of it."""
         return self.function is not None and self.result_status not in (None, NOT_RUN)
+
+
+def past_steps(step: StepRecord) -> tuple[PastStep, ...]:
+    """A step as a prompt shows it afterwards: what each of its actions did, or why it did
+    not run; an answer that called nothing (or asked the user) as an entry of its own."""
+    status = step.status.value if step.status else ""
+    count = len(step.actions)
+    entries = [
+        past_action(
+            action,
+            # The actions before the last went on; the last says what the answer came to.
+            status=status if number == count else Status.CONTINUE.value,
+            comment=step.comment,
+            in_list=(number, count) if count > 1 else None,
+        )
+        for number, action in enumerate(step.actions, 1)
+    ]
+    if not entries or step.question is not None:
+        entries.append(
+            PastStep(
+                function=None,
+                arguments={},
+                status=status,
+                result_status="answered" if step.user_reply else None,
+                output=step.user_reply,
+                error=None,
+                comment=step.comment,
+            )
+        )
+    return tuple(entries)
+
+
+def past_action(
+    action: ActionRecord,
+    status: str,
+    *,
+    comment: str = "",
+    in_list: tuple[int, int] | None = None,
+) -> PastStep:
+    """One action of a step as the history shows it: what came of it, or why it did not
+    run (its result then is NOT_RUN)."""
+    result = action.result
+    return PastStep(
+        function=action.function,
+        arguments=action.arguments,
+        status=status,
+        result_status=result.status.value if result else NOT_RUN,
+        output=result.result if result else None,
+        error=result.error if result else action.not_run,
+        comment=comment,
+        in_list=in_list,
+    )
 
 
 @dataclass(frozen=True)

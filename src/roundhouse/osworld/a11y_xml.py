@@ -43,9 +43,10 @@ from roundhouse.devices.linux.atspi.constants import (
     TEXT,
     VALUE,
 )
+from roundhouse.devices.linux.atspi.fetch import fetch_node, load_cache
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.props import read_text
-from roundhouse.devices.linux.atspi.read import fetch_node, load_cache, read_structure
+from roundhouse.devices.linux.atspi.read import read_structure
 from roundhouse.osworld.namespaces import NS
 from roundhouse.osworld.tree_rules import MAX_DEPTH, MAX_WIDTH, placed, shown_text, state_name, tag
 

@@ -32,14 +32,9 @@ from roundhouse.osworld.files import FileCache
 from roundhouse.osworld.sessions import x11_only
 from roundhouse.osworld.steps import NotRunnable, StepError, run_steps
 from roundhouse.osworld.tasks import OsworldItem, answers_path
-from roundhouse.suite.attempt import (
-    AgentRun,
-    AttemptOptions,
-    final_status,
-    run_agent,
-    task_row,
-)
+from roundhouse.suite.attempt import AgentRun, AttemptOptions, run_agent
 from roundhouse.suite.results import NOT_RUNNABLE, TaskResult
+from roundhouse.suite.verdict import final_status, task_row
 
 HOME_PLACE = "{home}"
 

@@ -7,16 +7,17 @@
     result["effect"]                           # "confirmed": the field holds "hi"
 
 FakeTree answers what the tools ask of an accessibility tree (atspi/seam.py) from the fake
-windows' controls, through the same pure reading as AT-SPI's (atspi/tree.py: which nodes
-are controls, their numbers in reading order, the states a person sees). Without it (tree
-False) the tools run as on a desktop with no accessibility bus: then no control can be
-named, and an action's effect is read from the window list alone.
+windows' controls, through the same pure reading as AT-SPI's (atspi/tree.py, controls.py:
+which nodes are controls, their numbers in reading order, the states a person sees).
+Without it (tree False) the tools run as on a desktop with no accessibility bus: then no
+control can be named, and an action's effect is read from the window list alone.
 """
 
 from __future__ import annotations
 
 from roundhouse.config import Settings
 from roundhouse.devices.contract import ControlList, UiNode, UiSnapshot, WindowInfo
+from roundhouse.devices.linux.action.around import Around
 from roundhouse.devices.linux.atspi.bus import AtspiError, NodeGone
 from roundhouse.devices.linux.atspi.client import DISPLAY_ROLES
 from roundhouse.devices.linux.atspi.constants import ACTION, COMPONENT, EDITABLE_TEXT, TEXT
@@ -44,11 +45,9 @@ def fake_tools(
     """DesktopTools on `fake`, with its FakeTree (or, without `tree`, no accessibility)."""
     width, height = fake.size
     desktop = Desktop(display="fake", env={}, width=width, height=height, virtual=False)
+    accessible = FakeTree(fake) if tree else None
     return DesktopTools(
-        desktop,
-        settings or Settings(),
-        display=fake.server(),
-        tree=FakeTree(fake) if tree else None,
+        Around(desktop, settings or Settings(), display=fake.server(), tree=accessible)
     )
 
 

@@ -16,10 +16,12 @@ Actions wait for the screen to settle (settle.wait_quiet) before they return.
 Screenshots are written to the `path` given (best for logs); without one, the PNG comes
 back inline as base64 (for MCP clients on another machine).
 
-The tools are written in two halves: observing.py (the data-collection tools, and the look
-around each action that says what it did) and acting.py (the actions). This assembles them
-on a desktop's display server and accessibility bus, and serves them as registry entries.
-DesktopTools runs as well on the fake display (display/fake.py, testing/tools.py).
+DesktopTools is made of three parts, each in its own module of action/: `around` (the
+connections, and the look and settle around each action that says what it did),
+`observing` (the data-collection tools) and `acting` (the actions, run through `around` on
+the controls `observing` listed). This assembles them on a desktop's display server and
+accessibility bus, and serves them as registry entries. DesktopTools runs as well on the
+fake display (testing/display.py, testing/tools.py).
 """
 
 from __future__ import annotations
@@ -33,10 +35,11 @@ from typing import Any
 
 from roundhouse.config import Settings
 from roundhouse.core.commands import ToolType
-from roundhouse.devices.base import DeviceLost, Tool, ToolRegistry, make_tool
+from roundhouse.devices.base import Closing, DeviceLost, Tool, ToolRegistry, make_tool
 from roundhouse.devices.contract import DESKTOP_ACTIONS, DESKTOP_DATA_COLLECTION, ToolName
 from roundhouse.devices.linux.action.acting import Acting
-from roundhouse.devices.linux.action.observing import ToolError
+from roundhouse.devices.linux.action.around import Around
+from roundhouse.devices.linux.action.observing import Observing, ToolError
 from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError
 from roundhouse.devices.linux.atspi.seam import AccessibleTree
 from roundhouse.devices.linux.desktops.desktop import Desktop
@@ -55,9 +58,63 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-class DesktopTools(Acting):
+class _SwitchOfAround:
+    """An attribute of DesktopTools that is its `around`'s switch of the same name."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def __get__(self, tools: DesktopTools, owner: type | None = None) -> bool:
+        return bool(getattr(tools.around, self._name))
+
+    def __set__(self, tools: DesktopTools, value: bool) -> None:
+        setattr(tools.around, self._name, value)
+
+
+class DesktopTools(Closing):
     """The tools on one desktop. Build with `await DesktopTools.open(desktop, settings)`, or
-    directly on any display server and tree (the fake display's, in tests)."""
+    on the connections of an `Around` made on any display server and tree (the fake
+    display's, in tests).
+
+    Each tool is the method of the part that holds it; the connections are `around`'s,
+    named here too for the callers that reach them (tests, benchmarks).
+    """
+
+    def __init__(self, around: Around) -> None:
+        self.around = around
+        self.observing = Observing(around)
+        self.acting = Acting(around, self.observing)
+        observing, acting = self.observing, self.acting
+        # The connections (fixed for the tools' life).
+        self.desktop, self.settings, self.display = around.desktop, around.settings, around.display
+        self.screen, self.windows, self.tree = around.screen, around.windows, around.tree
+        self.desk, self.input, self.launcher = around.desk, around.input, around.launcher
+        # The data-collection tools.
+        self.capture_desktop_screenshot = observing.capture_desktop_screenshot
+        self.capture_window_screenshot = observing.capture_window_screenshot
+        self.get_ui_tree = observing.get_ui_tree
+        self.list_applications = observing.list_applications
+        self.list_windows = observing.list_windows
+        self.get_controls = observing.get_controls
+        # The actions.
+        self.select_window = acting.select_window
+        self.launch_application = acting.launch_application
+        self.click_control = acting.click_control
+        self.click_coordinates = acting.click_coordinates
+        self.set_text = acting.set_text
+        self.type_text = acting.type_text
+        self.press_keys = acting.press_keys
+        self.close_window = acting.close_window
+        self.scroll = acting.scroll
+        self.drag = acting.drag
+        self.wait = acting.wait
+
+    # The switches bench sessions and bench actions turn to measure before against after
+    # (around.py says what each does): set here, kept by `around`, whose parts read them
+    # at every call.
+    witnessed = _SwitchOfAround()
+    pointer_clicks = _SwitchOfAround()
+    spare_feedback = _SwitchOfAround()
 
     @classmethod
     async def open(cls, desktop: Desktop, settings: Settings) -> DesktopTools:
@@ -73,14 +130,11 @@ class DesktopTools(Acting):
         except BaseException:
             display.close()
             raise
-        return cls(desktop, settings, display=display, tree=tree)
+        return cls(Around(desktop, settings, display=display, tree=tree))
 
     async def close(self) -> None:
-        if self.tree is not None:
-            await self.tree.close()
-        self.launcher.close()
-        self._shooter.shutdown(wait=True)
-        self.display.close()  # a display that died: closing cannot fail
+        self.observing.close()  # the screenshots under way end before their display does
+        await self.around.close()
 
 
 def desktop_tools(tools: DesktopTools) -> list[Tool]:

@@ -2,7 +2,8 @@
 
 Each line of INTENTS is a template (reading.py says how one reads) and what a clause of
 that shape means: a shell question (shell.COMMANDS runs it) or a desktop operation (an Op,
-carried out by gui.py and apps.py). Lines are tried in order; the first that fits wins.
+carried out by subtask.py, apps.py and saving.py). Lines are tried in order; the first that
+fits wins.
 A slot's value is read as SLOTS says: a path, an application as the launcher knows it, a
 text without its quotes, keys as the keys tool takes them. A value that cannot be what the
 slot holds ("open gedit and the calculator": an application name with "and" in it) makes

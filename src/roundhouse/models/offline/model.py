@@ -1,8 +1,8 @@
 """`offline`: the embedded default model, a deterministic planner with no network.
 
 It answers the same JSON a language model does, through the same parser, from the typed
-observation: shell requests (shell.py) and simple desktop requests (gui.py), both read by
-intents.py. A request it cannot read whole it FAILs before any step, naming the part.
+observation: shell requests (shell.py) and simple desktop requests (host.py, subtask.py),
+all read by intents.py. A request it cannot read whole it FAILs before any step, naming the part.
 
 On a desktop it is the host's model and the applications' alike (the model pool gives
 agents of one spec one model), and it remembers what its host half handed out: each
@@ -19,9 +19,10 @@ from typing import Any
 from roundhouse.core.usage import Usage
 from roundhouse.models.base import Completion, ModelRequest
 from roundhouse.models.observation import AppObservation, HostObservation, ShellObservation
-from roundhouse.models.offline.gui import Handed, plan_host
+from roundhouse.models.offline.host import plan_host
 from roundhouse.models.offline.intents import read_request
 from roundhouse.models.offline.shell import REAL_MODEL_HINT, UNDERSTOOD, fail, plan_shell
+from roundhouse.models.offline.subtask import Handed
 from roundhouse.models.references import HELD_RESULT
 
 

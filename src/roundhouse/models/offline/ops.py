@@ -175,3 +175,33 @@ def text_field(obs: AppObservation) -> Control | None:
     """The one-line field of a small dialog (a name to give), else its first text field."""
     fields = [c for c in obs.controls if c.role in TEXT_ROLES]
     return next(iter([c for c in fields if c.role in ENTRY_ROLES] or fields), None)
+
+
+def click(target: str, obs: AppObservation, thought: str, said: str = "") -> Decision:
+    """Click the control named `target`, of the kind the request `said` ("button"), if it
+    said one. A disabled one is not clicked: the operation fails, naming it."""
+    control = find_control(obs.controls, target, BUTTON_ROLES, said)
+    kind = f"{said} " if said in SAID_ROLES else "control "
+    if control is None:
+        others = find_control(obs.controls, target, BUTTON_ROLES)
+        if others is not None:
+            # Another kind of control of that name is no answer: "the Order button" is not
+            # the page's tab. Looking again may show the one meant.
+            return Failed(
+                f"no {kind}named {target!r}: control {others.label} {others.name!r} is a"
+                f" {others.role}, not a {said}; controls: {names(obs, BUTTON_ROLES)}"
+            )
+        return Failed(f"no {kind}named {target!r}; controls: {names(obs, BUTTON_ROLES)}")
+    if "disabled" in control.states:
+        return Failed(
+            f"control {control.label} {control.name!r} ({control.role}) is disabled:"
+            " it cannot be clicked",
+            final=True,
+        )
+    return answer(
+        "CONTINUE",
+        f"Control {control.label} is {control.name!r} ({control.role}).",
+        thought,
+        function=ToolName.CLICK_CONTROL,
+        arguments={"id": control.label, "name": control.name},
+    )

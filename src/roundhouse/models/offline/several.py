@@ -19,8 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from roundhouse.core.commands import Result, ResultStatus
+from roundhouse.core.states import Status
+from roundhouse.core.trajectory import ActionRecord
 from roundhouse.devices.contract import ToolName
-from roundhouse.models.observation import PastStep
+from roundhouse.models.observation import PastStep, past_action
 
 
 @dataclass(frozen=True)
@@ -49,14 +52,13 @@ def assumed(answer: dict[str, Any]) -> PastStep:
         if action["function"] == ToolName.RUN_SHELL
         else {"effect": "confirmed", "seen": "assumed"}
     )
-    return PastStep(
+    # Recorded as the agent would record it, so that it reads as a step that ran does.
+    ran = ActionRecord(
         function=action["function"],
         arguments=action["arguments"],
-        status="CONTINUE",
-        result_status="success",
-        output=output,
-        error=None,
+        result=Result(status=ResultStatus.SUCCESS, result=output),
     )
+    return past_action(ran, Status.CONTINUE.value)
 
 
 Next = Callable[[tuple[PastStep, ...], list[int | None]], Planned]

@@ -1,5 +1,5 @@
-"""What the desktop tools do: the actions, each run inside the look of observing.py, which
-says what came of it.
+"""What the desktop tools do: the actions, each run inside the look of around.py, which says
+what came of it; the controls they act on are named as observing.py last listed them.
 
 Every window action's result says its `route`, how it reached the application: the
 accessibility interfaces first where a control offers them (its action, EditableText,
@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import Control, Rect, WindowInfo
-from roundhouse.devices.linux.action.around import Sight
+from roundhouse.devices.linux.action.around import Around, Sight
 from roundhouse.devices.linux.action.observing import Observing, ToolError, brief
 from roundhouse.devices.linux.action.pointing import holds_press, pointer_refusal, under
 from roundhouse.devices.linux.apps.launch import LAUNCH_TIMEOUT
@@ -45,8 +45,13 @@ CLOSE_WAIT = 1.0  # seconds close_window waits for the window to go (one that as
 LOADING_WAIT = 10.0  # seconds launch_application waits for a window titled "Loading…" to load
 
 
-class Acting(Observing):
-    """The action tools, over the connections and the look of Observing."""
+class Acting:
+    """The action tools, run through the look of `around`, on the controls `observing`
+    lists."""
+
+    def __init__(self, around: Around, observing: Observing) -> None:
+        self.around = around
+        self.observing = observing
 
     async def select_window(
         self, window_id: int | None = None, title: str | None = None
@@ -57,9 +62,10 @@ class Acting(Observing):
         """
         if window_id is None and title is None:
             raise ToolError("give window_id or title")
-        windows = self.windows.list_windows()
+        windows = self.around.windows.list_windows()
         xid = window_id if window_id is not None else find_window(windows, title or "").xid
-        return (await self._window_request(self.windows.activate(xid))).model_dump(mode="json")
+        activated = await self.around.window_request(self.around.windows.activate(xid))
+        return activated.model_dump(mode="json")
 
     async def launch_application(
         self, name: str, timeout: float = LAUNCH_TIMEOUT
@@ -72,12 +78,12 @@ class Acting(Observing):
         window, with `started` (what opened it) and `failed` (what was tried before, and
         why it opened no window).
         """
-        launched = await self.launcher.launch(name, timeout=timeout)
+        launched = await self.around.launcher.launch(name, timeout=timeout)
         # The window manager focuses a new window when it gets to it; the next tool call
         # (window_id omitted = the active window) must find this one active.
-        window = await self._window_request(self.windows.activate(launched.window.xid))
+        window = await self.around.window_request(self.around.windows.activate(launched.window.xid))
         window = await self._loaded(window)
-        await self._settle(None, None, None)
+        await self.around.wait_settled(None, None, None)
         return {
             **window.model_dump(mode="json"),
             "started": launched.started,
@@ -95,7 +101,7 @@ class Acting(Observing):
             if not _loading(window.title):
                 return True
             try:
-                window = self.windows.get(window.xid)
+                window = self.around.windows.get(window.xid)
             except WindowError:
                 return True  # gone: what happens next says so
             return not _loading(window.title)
@@ -118,9 +124,9 @@ class Acting(Observing):
         control is covered), unless the pointer is as sure to hit it and faster; otherwise
         the centre is clicked.
         """
-        sight = self._sight()
+        sight = self.around.sight()
         window = sight.window(window_id)
-        control = await self._control(label, control_id, window)
+        control = await self.observing.control(label, control_id, window)
         action = _click_action(control) if button == "left" and not double else None
         pointer_first = action is not None and await self._pointer_first(control, window, sight)
         route = "pointer"
@@ -129,7 +135,7 @@ class Acting(Observing):
             nonlocal route
             if pointer_first:
                 try:
-                    await asyncio.to_thread(self.input.click, *self._position(control))
+                    await asyncio.to_thread(self.around.input.click, *self._position(control))
                     return
                 except RouteRefused as refused:  # a session that refuses our input
                     log.info("%s: pointer refused (%s); action next", brief(control), refused)
@@ -137,21 +143,21 @@ class Acting(Observing):
                 route = f"action:{action}"
                 return
             x, y = self._position(control)
-            await asyncio.to_thread(self.input.click, x, y, button, 2 if double else 1)
+            await asyncio.to_thread(self.around.input.click, x, y, button, 2 if double else 1)
 
         # A button's hover and press are drawn on it alone; a text field's caret is no such.
         clicked = control.rect if _click_action(control) is not None else None
-        done = await self._observed(sight, act, window, target=control, clicked=clicked)
+        done = await self.around.observed(sight, act, window, target=control, clicked=clicked)
         return {"control": brief(control), "route": route, **done}
 
     async def click_coordinates(
         self, x: int, y: int, button: Button = "left", double: bool = False
     ) -> dict[str, Any]:
         """Click at screen coordinates (pixels from the desktop's top-left corner)."""
-        sight = self._sight()
-        done = await self._observed(
+        sight = self.around.sight()
+        done = await self.around.observed(
             sight,
-            lambda: asyncio.to_thread(self.input.click, x, y, button, 2 if double else 1),
+            lambda: asyncio.to_thread(self.around.input.click, x, y, button, 2 if double else 1),
             None,
             clicked=self._clicked_at(sight, x, y),
         )
@@ -170,9 +176,9 @@ class Acting(Observing):
         accessibility interfaces (text, or value for a number in a slider or spin box) is
         focused, its text selected with ctrl+a and the new one typed.
         """
-        sight = self._sight()
+        sight = self.around.sight()
         window = sight.window(window_id)
-        control = await self._control(label, control_id, window)
+        control = await self.observing.control(label, control_id, window)
         route = "keyboard"
 
         async def act() -> None:
@@ -185,10 +191,10 @@ class Acting(Observing):
                     route = "value"
             if route == "keyboard":
                 route = f"{await self._focus(control, found)}+keyboard"
-                await asyncio.to_thread(self.input.press_keys, "ctrl+a")
-                await asyncio.to_thread(self.input.type_text, text)
+                await asyncio.to_thread(self.around.input.press_keys, "ctrl+a")
+                await asyncio.to_thread(self.around.input.type_text, text)
 
-        done = await self._observed(sight, act, window, target=control, typed=text)
+        done = await self.around.observed(sight, act, window, target=control, typed=text)
         return {"control": brief(control), "route": route, **done}
 
     async def type_text(
@@ -196,10 +202,10 @@ class Acting(Observing):
     ) -> dict[str, Any]:
         """Type text with the keyboard (any Unicode; "\\n" is Enter) into the focused
         control, or into the control named, which is given the focus first."""
-        sight = self._sight()
+        sight = self.around.sight()
         control: Control | None = None
         if label is not None or control_id is not None:
-            control = await self._control(label, control_id, sight.window(None))
+            control = await self.observing.control(label, control_id, sight.window(None))
         route = "keyboard"
 
         async def act() -> None:
@@ -207,29 +213,33 @@ class Acting(Observing):
             if control is not None:
                 route = f"{await self._focus(control, await self._interfaces(control))}+keyboard"
             try:
-                await asyncio.to_thread(self.input.type_text, text)
+                await asyncio.to_thread(self.around.input.type_text, text)
             except LayoutError:
                 route = await self._insert(sight, text, control)
 
-        done = await self._observed(sight, act, None, target=control, typed=text)
+        done = await self.around.observed(sight, act, None, target=control, typed=text)
         return {"route": route, **done}
 
     async def press_keys(self, keys: str) -> dict[str, Any]:
         """Press a key or key combination ("Return", "ctrl+s", "alt+F4", "ctrl+shift+t");
         several, separated by spaces, are pressed in turn."""
-        return await self._act(lambda: self.input.press_keys(keys), "keyboard", focused_text=True)
+        return await self._act(
+            lambda: self.around.input.press_keys(keys), "keyboard", focused_text=True
+        )
 
     async def close_window(self, window_id: int | None = None) -> dict[str, Any]:
         """Close a window (default: the active one) as its title bar's close button does:
         the application may ask first ("Save changes?")."""
-        sight = self._sight()
+        sight = self.around.sight()
         window = sight.window(window_id)
         # Asked of the display server, not pressed as alt+F4: a Wayland compositor may bind
         # no such key (sway does not; KWin's shortcut daemon is not part of a headless KWin).
         # A window that asks first stays: CLOSE_WAIT is what a closing one is given.
-        done = await self._observed(
+        done = await self.around.observed(
             sight,
-            lambda: self._window_request(self.windows.close_window(window.xid, timeout=CLOSE_WAIT)),
+            lambda: self.around.window_request(
+                self.around.windows.close_window(window.xid, timeout=CLOSE_WAIT)
+            ),
             window,
             controls=False,
         )
@@ -241,7 +251,7 @@ class Acting(Observing):
         """Scroll the mouse wheel `amount` notches at screen coordinates (x, y)."""
         dx = {"left": -amount, "right": amount}.get(direction, 0)
         dy = {"up": -amount, "down": amount}.get(direction, 0)
-        return await self._act(lambda: self.input.scroll(x, y, dx=dx, dy=dy), "pointer")
+        return await self._act(lambda: self.around.input.scroll(x, y, dx=dx, dy=dy), "pointer")
 
     async def drag(
         self, start_x: int, start_y: int, end_x: int, end_y: int, button: Button = "left"
@@ -249,7 +259,7 @@ class Acting(Observing):
         """Drag: press the mouse button at (start_x, start_y), move to (end_x, end_y) and
         release it there."""
         return await self._act(
-            lambda: self.input.drag((start_x, start_y), (end_x, end_y), button), "pointer"
+            lambda: self.around.input.drag((start_x, start_y), (end_x, end_y), button), "pointer"
         )
 
     async def wait(self, seconds: float) -> dict[str, Any]:
@@ -259,8 +269,8 @@ class Acting(Observing):
         # Waiting acts on nothing: what changed meanwhile is read from the window list only,
         # with no late watch. The engine settles with wait(0) at each subtask's end; reading
         # the tree there cost up to a second, and woke Chromium's accessibility early.
-        return await self._observed(
-            self._sight(),
+        return await self.around.observed(
+            self.around.sight(),
             lambda: asyncio.sleep(seconds),
             None,
             settle_from_start=False,
@@ -272,8 +282,8 @@ class Acting(Observing):
     ) -> dict[str, Any]:
         # Typing a long text or dragging takes a while: keep the event loop (an MCP server's
         # other requests) running meanwhile. The input serialises its calls on its own lock.
-        done = await self._observed(
-            self._sight(), lambda: asyncio.to_thread(action), None, focused_text=focused_text
+        done = await self.around.observed(
+            self.around.sight(), lambda: asyncio.to_thread(action), None, focused_text=focused_text
         )
         return {"route": route, **done}
 
@@ -285,7 +295,7 @@ class Acting(Observing):
             window = sight.window(None)
         except WindowError:
             return None
-        listed = self._controls.get(window.xid)
+        listed = self.observing.last_listed(window)
         if listed is None:
             return None
         buttons = [control for control in listed.controls if _click_action(control) is not None]
@@ -297,17 +307,21 @@ class Acting(Observing):
     async def _pointer_first(self, control: Control, window: WindowInfo, sight: Sight) -> bool:
         """Whether the pointer clicks the control in place of its action: where the action
         holds a press first and the pointer is sure to land on it (pointing.py)."""
-        if not self.pointer_clicks or self.tree is None or not self._marks_placed():
+        if (
+            not self.around.pointer_clicks
+            or self.around.tree is None
+            or not self.around.positions_known()
+        ):
             return False
         try:
-            toolkit = await self.tree.toolkit(control.id)
+            toolkit = await self.around.tree.toolkit(control.id)
         except AtspiError as error:
             log.info("%s: toolkit not known (%s); its action clicks", brief(control), error)
             return False
         if not holds_press(toolkit.name, toolkit.version):
             return False
-        above = await asyncio.to_thread(self.windows.above, window.xid)
-        refused = pointer_refusal(control, window, sight.listed(), self.screen.size, above)
+        above = await asyncio.to_thread(self.around.windows.above, window.xid)
+        refused = pointer_refusal(control, window, sight.listed(), self.around.screen.size, above)
         if refused is not None:
             log.info("%s: clicked by its action: %s", brief(control), refused)
         return refused is None
@@ -315,10 +329,10 @@ class Acting(Observing):
     async def _do_action(self, control: Control, action: str) -> bool:
         """Whether the control's named action was done; one it refuses (or lacks) is
         logged, and the pointer clicks instead."""
-        if self.tree is None:
+        if self.around.tree is None:
             return False
         try:
-            return await self.tree.do_action(control.id, action)
+            return await self.around.tree.do_action(control.id, action)
         except AtspiError as error:
             log.info("%s: action %r failed (%s); clicking instead", brief(control), action, error)
             return False
@@ -328,16 +342,16 @@ class Acting(Observing):
         with its own keymap), inserted at the caret of the control (else of the focused
         one) through the accessibility tree: the route taken. LayoutError again where
         there is none."""
-        if control is None and self.tree is not None:
-            listed = await self._read_controls(sight.window(None))
+        if control is None and self.around.tree is not None:
+            listed = await self.observing.read_controls(sight.window(None))
             control = next((c for c in listed.controls if "focused" in c.states), None)
-        if control is None or self.tree is None:
+        if control is None or self.around.tree is None:
             raise LayoutError(
                 f"the keyboard layout cannot type {text!r}, and no focused text field takes "
                 "it otherwise: name the field, or use set_text"
             )
         try:
-            inserted = await self.tree.insert_text(control.id, text)
+            inserted = await self.around.tree.insert_text(control.id, text)
         except AtspiError as error:
             raise LayoutError(
                 f"the keyboard layout cannot type {text!r}, and {brief(control)} takes no "
@@ -348,26 +362,26 @@ class Acting(Observing):
         return "editable-text"
 
     async def _interfaces(self, control: Control) -> frozenset[str]:
-        if self.tree is None:
+        if self.around.tree is None:
             return frozenset()
         try:
-            return await self.tree.interfaces(control.id)
+            return await self.around.tree.interfaces(control.id)
         except AtspiError as error:
             log.info("%s: interfaces not read (%s)", brief(control), error)
             return frozenset()
 
     async def _set_editable(self, control: Control, text: str) -> bool:
-        assert self.tree is not None  # (it had interfaces)
+        assert self.around.tree is not None  # (it had interfaces)
         try:
-            return await self.tree.set_text(control.id, text)
+            return await self.around.tree.set_text(control.id, text)
         except AtspiError as error:
             log.info("%s: EditableText refused (%s); typing instead", brief(control), error)
             return False
 
     async def _set_value(self, control: Control, value: float) -> bool:
-        assert self.tree is not None  # (it had interfaces)
+        assert self.around.tree is not None  # (it had interfaces)
         try:
-            await self.tree.set_value(control.id, value)
+            await self.around.tree.set_value(control.id, value)
         except AtspiError as error:
             log.info("%s: Value not set (%s); typing instead", brief(control), error)
             return False
@@ -381,16 +395,16 @@ class Acting(Observing):
         refuses GrabFocus)."""
         if await self._has_focus(control):
             return "focus"
-        if self.tree is not None and COMPONENT in found:
+        if self.around.tree is not None and COMPONENT in found:
             try:
-                grabbed = await self.tree.grab_focus(control.id)
+                grabbed = await self.around.tree.grab_focus(control.id)
             except AtspiError as error:
                 log.info("%s: GrabFocus refused (%s); clicking it", brief(control), error)
                 grabbed = False
             if grabbed and await self._focus_taken(control):
                 return "focus"
         caret = await self._caret(control) if TEXT in found else None
-        await asyncio.to_thread(self.input.click, *self._position(control))
+        await asyncio.to_thread(self.around.input.click, *self._position(control))
         await self._focus_taken(control)
         if caret is not None:
             await self._caret_moved(control, caret)
@@ -401,7 +415,7 @@ class Acting(Observing):
         naming the fix, where the session does not say where its windows are (a person's
         GNOME before `roundhouse setup gnome`): the rectangle is then the application's
         own, and a click there would land anywhere."""
-        for missing in self.display.missing:
+        for missing in self.around.display.missing:
             if isinstance(missing, PositionsUnknown):
                 raise PositionsUnknown(
                     f"{brief(control)} cannot be clicked by the pointer: {missing} (its "
@@ -411,9 +425,9 @@ class Acting(Observing):
         return control.rect.center
 
     async def _caret(self, control: Control) -> int | None:
-        assert self.tree is not None  # (it had interfaces)
+        assert self.around.tree is not None  # (it had interfaces)
         try:
-            return await self.tree.caret(control.id)
+            return await self.around.tree.caret(control.id)
         except AtspiError as error:
             log.info("%s: no caret to watch (%s)", brief(control), error)
             return None
@@ -430,10 +444,10 @@ class Acting(Observing):
         await within_async(moved, CARET_WAIT)
 
     async def _has_focus(self, control: Control) -> bool:
-        if self.tree is None:
+        if self.around.tree is None:
             return False
         try:
-            return "focused" in await self.tree.states(control.id)
+            return "focused" in await self.around.tree.states(control.id)
         except AtspiError:
             return False  # then it is given the focus, as a control that never says so is
 
@@ -442,7 +456,7 @@ class Acting(Observing):
         it did. Chromium moves the focus a moment after the click: keys typed at once went
         to the field focused before ("Ada" lost its "Ad"). A control that never says so (or
         has no states to ask) is typed into when the time is up."""
-        tree = self.tree
+        tree = self.around.tree
         if tree is None:
             return False
 

@@ -9,7 +9,8 @@ times.
 
 What an action did is judged from those looks (effects.py, effects_read.py): "confirmed"
 or "not seen", and a line saying what. The tools themselves are observing.py's (the data
-collection) and acting.py's (the actions), both built on `Around`.
+collection) and acting.py's (the actions); each holds the one `Around` of its DesktopTools
+(tools.py) and runs through it.
 """
 
 from __future__ import annotations
@@ -18,15 +19,13 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from PIL import Image
 
 from roundhouse.config import Settings
 from roundhouse.core.polling import within_async
-from roundhouse.devices.base import Closing
-from roundhouse.devices.contract import Control, ControlList, Rect, WindowInfo
+from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.devices.linux.action.effects import Look, effect_of
 from roundhouse.devices.linux.action.effects_read import TEXT_LIMIT, TextOf, look
 from roundhouse.devices.linux.action.settle import (
@@ -44,6 +43,7 @@ from roundhouse.devices.linux.atspi.seam import AccessibleTree
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.display.base import (
     DisplayServer,
+    PositionsUnknown,
     WindowError,
     Windows,
     describe,
@@ -89,8 +89,9 @@ class Sight:
         return active
 
 
-class Around(Closing):
-    """The tools' connections, and the look and settle around each action."""
+class Around:
+    """The tools' connections, and the look and settle around each action: one per
+    DesktopTools, shared by its observing and acting halves."""
 
     def __init__(
         self,
@@ -113,7 +114,6 @@ class Around(Closing):
             display.windows, desktop.env, desktop.app_command, startup=display.startup
         )
         self.tree = tree  # None: no AT-SPI bus; screenshots and coordinates still work
-        self._controls: dict[int, ControlList] = {}  # the latest get_controls per window
         # False: the settle compares pixels whatever the session tells, and every read is
         # fresh, as before there were witnesses (bench sessions measures both in one run).
         self.witnessed = True
@@ -123,16 +123,23 @@ class Around(Closing):
         # False: what a clicked control draws on itself alone (its hover, its press) is
         # waited out like any change, as before (settle.py; bench sessions measures both).
         self.spare_feedback = True
-        # Screenshots are grabbed, marked and encoded here, one at a time: off the event
-        # loop (an MCP server's other requests go on), but not side by side (each holds a
-        # screen's pixels; 20 clients at once grew the server by 74 MB in threads of its
-        # own each).
-        self._shooter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="roundhouse-shot")
 
-    def _sight(self) -> Sight:
+    async def close(self) -> None:
+        if self.tree is not None:
+            await self.tree.close()
+        self.launcher.close()
+        self.display.close()  # a display that died: closing cannot fail
+
+    def sight(self) -> Sight:
+        """A fresh view of the windows, for one tool call."""
         return Sight(self.windows)
 
-    async def _window_request(self, request: Awaitable[T]) -> T:
+    def positions_known(self) -> bool:
+        """Whether the session says where its windows are: where it does not, their
+        rectangles are the applications' own, and no mark or click can be placed by them."""
+        return not any(isinstance(missing, PositionsUnknown) for missing in self.display.missing)
+
+    async def window_request(self, request: Awaitable[T]) -> T:
         """A request to the window manager (activate, close), after which what came is
         the person's as after our input (person.SentAsOurs): Mutter resets its idle time
         as it activates a window, and that was taken for the person's input."""
@@ -141,7 +148,7 @@ class Around(Closing):
         finally:
             await asyncio.to_thread(self.desk.after_action)
 
-    async def _observed(
+    async def observed(
         self,
         sight: Sight,
         act: Callable[[], Awaitable[object]],
@@ -202,7 +209,7 @@ class Around(Closing):
 
         ahead = LookAhead(lambda: look_after(sight.relist()))
         try:
-            settled = await self._settle(watch, marks, pixels, ahead.begin)
+            settled = await self.wait_settled(watch, marks, pixels, ahead.begin)
             listed = sight.relist()
             taken = await ahead.taken(settled.quiet_from, listed)
             after = taken if taken is not None else await look_after(listed)
@@ -221,7 +228,7 @@ class Around(Closing):
                 and time.monotonic() < deadline
                 and await self._changes_late(sight, after.windows, watch, deadline)
             ):
-                later = await self._settle(self._watch(after, None, clicked), None, None)
+                later = await self.wait_settled(self._watch(after, None, clicked), None, None)
                 waited = (time.monotonic() - started) * 1000
                 settled = Settled(settled.elapsed_ms + waited, True, later.timed_out)
                 started = time.monotonic()
@@ -291,7 +298,7 @@ class Around(Closing):
                 return True
         return _window_states(sight.relist()) != _window_states(seen)
 
-    async def _settle(
+    async def wait_settled(
         self,
         watch: Watch | None,
         marks: tuple[int, ...] | None,

@@ -1,5 +1,6 @@
 """What the desktop tools see: the data-collection tools (screenshots, the tree, the windows,
-the controls), over the connections and the look of around.py."""
+the controls), over the connections of around.py; and the controls last listed per window,
+by which acting.py finds the control a label names."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import base64
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,9 +24,6 @@ from roundhouse.devices.linux.apps.launcher import Applications, application_lis
 from roundhouse.devices.linux.atspi.bus import AtspiError, AtspiTimeout
 from roundhouse.devices.linux.atspi.node import TreeLimits
 from roundhouse.devices.linux.atspi.tree import keep_numbers, ui_tree_json
-from roundhouse.devices.linux.display.base import (
-    PositionsUnknown,
-)
 
 log = logging.getLogger(__name__)
 Shot = TypeVar("Shot")
@@ -37,8 +36,20 @@ class ToolError(RuntimeError):
     """A bad request from the model; the message says what exists instead."""
 
 
-class Observing(Around):
-    """The data-collection tools, over the connections and the look of `Around`."""
+class Observing:
+    """The data-collection tools, over the connections of `around`."""
+
+    def __init__(self, around: Around) -> None:
+        self.around = around
+        self._controls: dict[int, ControlList] = {}  # the latest get_controls per window
+        # Screenshots are grabbed, marked and encoded here, one at a time: off the event
+        # loop (an MCP server's other requests go on), but not side by side (each holds a
+        # screen's pixels; 20 clients at once grew the server by 74 MB in threads of its
+        # own each).
+        self._shooter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="roundhouse-shot")
+
+    def close(self) -> None:
+        self._shooter.shutdown(wait=True)
 
     # ------------------------------------------------------------ data collection
 
@@ -54,27 +65,22 @@ class Observing(Around):
         result lists the monitors, where each is on the desktop and its scale.
         """
         controls: list[Control] = []
-        if annotate and self._marks_placed():
-            controls = (await self._read_controls(self._sight().window(None))).controls
+        if annotate and self.around.positions_known():
+            controls = (await self.read_controls(self.around.sight().window(None))).controls
         # A monitor's own pixels, or the whole desktop's (in the pixels windows speak).
         if monitor is None:
             result = await self._shoot(
-                lambda: _shot_result(capture_desktop_png(self.screen, controls), path)
+                lambda: _shot_result(capture_desktop_png(self.around.screen, controls), path)
             )
         else:
             shot, shown = await self._shoot(
-                lambda: capture_monitor_png(self.screen, monitor, controls)
+                lambda: capture_monitor_png(self.around.screen, monitor, controls)
             )
             result = {**_shot_result(shot, path), "scale": shown.scale}
-        result["monitors"] = [one.as_json() for one in self.screen.monitors()]
+        result["monitors"] = [one.as_json() for one in self.around.screen.monitors()]
         if annotate:
             result["annotated_controls"] = len(controls)
         return result
-
-    def _marks_placed(self) -> bool:
-        """Whether controls can be marked where they are: not where the session does not
-        say where its windows are (their rectangles are then the applications' own)."""
-        return not any(isinstance(missing, PositionsUnknown) for missing in self.display.missing)
 
     async def capture_window_screenshot(
         self,
@@ -90,15 +96,15 @@ class Observing(Around):
         the last get_controls of the window (the list a model was given).
         path: file to write the PNG to; without it the PNG is returned as base64.
         """
-        window = self._sight().window(window_id)
+        window = self.around.sight().window(window_id)
         controls: list[Control] = []
-        if annotate and self._marks_placed():
+        if annotate and self.around.positions_known():
             # A window still filling its toolbar (Writer at start) renumbers between two
             # reads: the boxes must carry the numbers of the list the model reads.
-            listed = self._controls.get(window.xid) if as_listed else None
-            controls = (listed or await self._read_controls(window)).controls
+            listed = self.last_listed(window) if as_listed else None
+            controls = (listed or await self.read_controls(window)).controls
         result = await self._shoot(
-            lambda: _shot_result(capture_window_png(self.screen, window, controls), path)
+            lambda: _shot_result(capture_window_png(self.around.screen, window, controls), path)
         )
         result["window_id"] = window.xid
         if annotate:
@@ -113,10 +119,10 @@ class Observing(Around):
 
         Its shape: {"root": {control_type, name, automation_id, bounding_box, children, ...}}.
         """
-        window = self._sight().window(window_id)
-        if self.tree is None:
+        window = self.around.sight().window(window_id)
+        if self.around.tree is None:
             raise ToolError("no accessibility bus on this desktop; use screenshots")
-        snapshot = await self.tree.ui_tree(window, TreeLimits(max_nodes=max_nodes))
+        snapshot = await self.around.tree.ui_tree(window, TreeLimits(max_nodes=max_nodes))
         return ui_tree_json(snapshot)
 
     async def list_applications(self) -> list[str]:
@@ -125,31 +131,35 @@ class Observing(Around):
 
         Launch one by its name (before the dash) or by what it is ("text editor").
         """
-        apps = await asyncio.to_thread(Applications.load, self.desktop.env)
+        apps = await asyncio.to_thread(Applications.load, self.around.desktop.env)
         return application_list(apps)
 
     async def list_windows(self) -> list[dict[str, Any]]:
         """List the top-level windows with their id, title, application, pid, rectangle and
         whether each is active."""
-        return [window.model_dump(mode="json") for window in self.windows.list_windows()]
+        return [window.model_dump(mode="json") for window in self.around.windows.list_windows()]
 
     async def get_controls(self, window_id: int | None = None) -> dict[str, Any]:
         """List the interactive controls a person sees in a window (default: the active one),
         numbered by `label` in reading order, with role, name, rectangle and actions."""
-        window = self._sight().window(window_id)
-        return (await self._read_controls(window)).model_dump(mode="json")
+        window = self.around.sight().window(window_id)
+        return (await self.read_controls(window)).model_dump(mode="json")
 
     # ------------------------------------------------------------ controls
 
-    async def _read_controls(self, window: WindowInfo) -> ControlList:
-        if self.tree is None:
+    def last_listed(self, window: WindowInfo) -> ControlList | None:
+        """The window's controls as last listed (what a model was given), if they were."""
+        return self._controls.get(window.xid)
+
+    async def read_controls(self, window: WindowInfo) -> ControlList:
+        if self.around.tree is None:
             note = "no accessibility bus on this desktop; use screenshots and coordinates"
             listed = ControlList(window=window, controls=[], tree_available=False, note=note)
         else:
             try:
                 listed = keep_numbers(
                     self._controls.get(window.xid),
-                    await self.tree.controls(window, fresh=not self.witnessed),
+                    await self.around.tree.controls(window, fresh=not self.around.witnessed),
                 )
             except AtspiTimeout as error:
                 # A hung application: say so, as what was seen, rather than fail the look.
@@ -165,21 +175,21 @@ class Observing(Around):
         self._controls[window.xid] = listed
         return listed
 
-    async def _control(
+    async def control(
         self, label: int | None, control_id: str | None, window: WindowInfo
     ) -> Control:
         """The control of `window` named by its label in the last get_controls (read now if
         there was none) or by its node id."""
         if (label is None) == (control_id is None):
             raise ToolError("give exactly one of label (from get_controls) or control_id")
-        listed = self._controls.get(window.xid) or await self._read_controls(window)
+        listed = self.last_listed(window) or await self.read_controls(window)
         for control in listed.controls:
             if control.label == label or control.id == control_id:
                 return control
-        if control_id is not None and self.tree is not None:
+        if control_id is not None and self.around.tree is not None:
             # A node id from get_ui_tree need not be among the numbered controls.
             try:
-                node = await self.tree.describe(control_id, window)
+                node = await self.around.tree.describe(control_id, window)
             except AtspiError as error:  # gone, or not an id at all: list what exists
                 log.info("control %s: %s", control_id, error)
             else:

@@ -7,8 +7,8 @@
 
 A window (from the window manager) is matched to its AT-SPI frame by the pid owning the
 application's bus name, then by title and rectangle. Node ids are "<bus name>:<object
-path>", stable while the object lives. Reads are bulk (atspi_read); choosing and numbering
-controls is pure (atspi_tree).
+path>", stable while the object lives. Reads are bulk (read.py, over fetch.py's calls);
+choosing and numbering controls is pure (controls.py, layout.py, tree.py).
 """
 
 from __future__ import annotations
@@ -44,30 +44,27 @@ from roundhouse.devices.linux.atspi.constants import (
     REGISTRY_PATH,
     TEXT,
 )
+from roundhouse.devices.linux.atspi.controls import (
+    context_needs_text,
+    may_be_context,
+    may_be_control,
+    needs_rect,
+)
 from roundhouse.devices.linux.atspi.events import Announcements
+from roundhouse.devices.linux.atspi.fetch import fetch_node, read_details
 from roundhouse.devices.linux.atspi.frames import Frame, FrameFinder, Toolkit
 from roundhouse.devices.linux.atspi.kept import KeptReads
+from roundhouse.devices.linux.atspi.layout import intersection
 from roundhouse.devices.linux.atspi.names import name_the_nameless, tidy_gtk4_names
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.on_node import OnNode
 from roundhouse.devices.linux.atspi.placement import IDENTITY, Placement, place
 from roundhouse.devices.linux.atspi.props import extents
-from roundhouse.devices.linux.atspi.read import (
-    Structure,
-    fetch_node,
-    finish,
-    read_details,
-    read_structure,
-)
+from roundhouse.devices.linux.atspi.read import Structure, finish, read_structure
 from roundhouse.devices.linux.atspi.seam import Announcing, TextRead
 from roundhouse.devices.linux.atspi.tree import (
     build_tree,
-    context_needs_text,
     focused_rect,
-    intersection,
-    may_be_context,
-    may_be_control,
-    needs_rect,
     no_tree_note,
     select_view,
     ui_tree_json,

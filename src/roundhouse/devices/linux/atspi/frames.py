@@ -21,10 +21,10 @@ from roundhouse.devices.linux.atspi.constants import (
     REGISTRY_BUS,
     ROOT_PATH,
 )
+from roundhouse.devices.linux.atspi.fetch import fetch_node, load_cache, read_details
+from roundhouse.devices.linux.atspi.layout import intersection
 from roundhouse.devices.linux.atspi.node import RawNode, TreeLimits
 from roundhouse.devices.linux.atspi.placement import place
-from roundhouse.devices.linux.atspi.read import fetch_node, load_cache, read_details
-from roundhouse.devices.linux.atspi.tree import intersection
 from roundhouse.devices.linux.system.procfs import process_age
 
 REGISTER_GRACE = 5.0  # seconds after its start an app may still be registering

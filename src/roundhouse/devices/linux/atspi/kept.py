@@ -17,7 +17,7 @@ person could see has changed since it began, each asked in the one check:
 
 Where the screen tells nothing (the fake display, GNOME without its screen cast), or the
 bus does not carry the events, nothing is kept. What is kept is handed out as it was read:
-callers do not change it (they make new lists: atspi_tree.keep_numbers).
+callers do not change it (they make new lists: tree.keep_numbers).
 """
 
 from __future__ import annotations

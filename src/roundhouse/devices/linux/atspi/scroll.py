@@ -26,8 +26,8 @@ from roundhouse.devices.linux.atspi.constants import (
     GET_INDEX_IN_PARENT,
     NULL_PATH,
 )
+from roundhouse.devices.linux.atspi.layout import intersection
 from roundhouse.devices.linux.atspi.props import coord_type, extents
-from roundhouse.devices.linux.atspi.tree import intersection
 
 LONG_LIST = 64  # children of a scrolling container worth bisecting rather than reading
 MAX_ROWS_IN_VIEW = 2000  # a table in view can hold many cells

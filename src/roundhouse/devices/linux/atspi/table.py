@@ -49,9 +49,9 @@ from roundhouse.devices.linux.atspi.constants import (
     role_name,
     state_names,
 )
+from roundhouse.devices.linux.atspi.layout import intersection
 from roundhouse.devices.linux.atspi.node import RawNode
 from roundhouse.devices.linux.atspi.props import coord_type, extents
-from roundhouse.devices.linux.atspi.tree import intersection
 
 # Pixels from the view's edge where a corner cell is looked for: the first tries the corner
 # itself, the next step off a header row or a scroll bar that lies inside the table.
