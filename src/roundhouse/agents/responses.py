@@ -33,6 +33,10 @@ class ActionAnswer(_Answer):
     function: str | None = None
     arguments: dict[str, Any] = Field(default_factory=dict)
     status: Status
+    # This action and the next are parts of one action of the model's (Gemini's
+    # type_text_at: a click, then the typing): a part that shows no effect of its own (a
+    # click into the field already focused) does not stop the list before the rest of it.
+    joined_to_next: bool = False
 
     @field_validator("status", mode="before")
     @classmethod
