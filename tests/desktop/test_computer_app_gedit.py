@@ -1,11 +1,12 @@
 """Issue 45's `model_app`: under `--agent host`, a computer-use model is the AppAgent while
 another model plans. `roundhouse run "open gedit, type ... and save it as PATH" --agent
 host --model offline` with `ROUNDHOUSE_MODEL_APP=anthropic:claude-sonnet-4-5`, on a real
-X11 virtual desktop: the offline planner (the HostAgent) launches gedit and hands it the
-subtask; Claude, through the real client against the fake Anthropic server (which refuses
-what the API refuses), types the text and saves it by keys; the host finishes the round.
-The file holds the text, and the session's record shows both agents, each step's model
-and the round's cost (the offline planner's $0 and Claude's priced steps)."""
+X11 virtual desktop, and on sway: the offline planner (the HostAgent) launches gedit and
+hands it the subtask; Claude, through the real client against the fake Anthropic server
+(which refuses what the API refuses), types the text and saves it by keys; the host
+finishes the round. The file holds the text, and the session's record shows both agents,
+each step's model and the round's cost (the offline planner's $0 and Claude's priced
+steps)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from roundhouse.models.anthropic import fake as anthropic_fake
 
 KEY = "test-key"
 SPEC = "anthropic:claude-sonnet-4-5"
 
 
-def test_the_offline_host_hands_gedit_to_a_computer_use_app_agent(tmp_path: Path) -> None:
+@pytest.mark.parametrize("session", ["x11", "sway"])
+def test_the_offline_host_hands_gedit_to_a_computer_use_app_agent(
+    session: str, tmp_path: Path
+) -> None:
     target = tmp_path / "hello.txt"
     # Keys only (design.md): gedit opens with its text focused, and Save As with its name
     # field focused, which takes a whole path.
@@ -50,7 +56,7 @@ def test_the_offline_host_hands_gedit_to_a_computer_use_app_agent(tmp_path: Path
         sys.executable, "-m", "roundhouse", "run",
         f"open gedit, type Hello from roundhouse and save it as {target}",
         "--agent", "host", "--model", "offline", "--yes",
-        "--desktop", "virtual", "--session", "x11", "--logs", str(tmp_path / "logs"),
+        "--desktop", "virtual", "--session", session, "--logs", str(tmp_path / "logs"),
     ]  # fmt: skip
     with anthropic_fake.FakeAnthropic(anthropic_fake.load_script(script), key=KEY) as fake:
         env["ANTHROPIC_BASE_URL"] = fake.base_url
@@ -77,4 +83,5 @@ def test_the_offline_host_hands_gedit_to_a_computer_use_app_agent(tmp_path: Path
     # The cost: the offline planner's nothing, and each of Claude's steps priced.
     assert all(s["usage"]["cost"] == 0 for s in steps if s["agent"] == "host")
     assert all(s["usage"]["cost"] > 0 and s["usage"]["requests"] == 1 for s in app)
-    assert "step 2 [Gedit]" in done.stderr and "[host] FINISH" in done.stderr  # both, named
+    # Both named in the printout (X11's WM_CLASS says Gedit, sway's app_id gedit).
+    assert "step 2 [gedit]" in done.stderr.lower() and "[host] FINISH" in done.stderr
