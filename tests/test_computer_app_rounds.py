@@ -169,3 +169,45 @@ async def test_a_computer_use_host_is_refused_naming_what_it_can_be(tmp_path: Pa
                 config, dispatcher=LocalDispatcher(desktop_registry(tools)), snapshots=NoSnapshots()
             ):
                 pass
+
+
+async def test_each_assignment_is_a_new_conversation_with_the_vendor(tmp_path: Path) -> None:
+    """The host hands gedit a second subtask after the first: Claude is asked it afresh (a
+    transcript of one message), not as the tail of the first subtask's."""
+    fake = FakeDesktop(size=SIZE)
+    editor(fake)
+    assigned: list[str] = []
+
+    def twice(request: ModelRequest) -> dict[str, Any]:
+        seen = request.observation
+        assert isinstance(seen, HostObservation)
+        if len(seen.subtasks) < 2:
+            subtask = ["type 'one'", "type 'two'"][len(seen.subtasks)]
+            assigned.append(subtask)
+            gedit = next(w for w in seen.windows if "gedit" in w.title)
+            select = {"function": "select_window", "arguments": {"window_id": gedit.xid}}
+            return host_answer(request) | {
+                "action": {**select, "status": "ASSIGN"},
+                "current_subtask": subtask,
+            }
+        return host_answer(request)
+
+    click = Turn(actions=({"action": "left_click", "coordinate": on_image(950, 550)},))
+    turns = [
+        click,
+        Turn(actions=({"action": "type", "text": "one"},)),
+        Turn(text="Typed one."),
+        click,
+        Turn(actions=({"action": "type", "text": "two"},)),
+        Turn(text="Typed two."),
+    ]
+    with FakeAnthropic(turns, key=KEY) as server:
+        async with host_with_claude_app(tmp_path, fake, server) as (session, host):
+            host.answer = twice
+            outcome = await session.run_round("type one, then two, into gedit")
+    assert server.refusals == [] and server.remaining == 0
+    assert outcome.state is RoundState.FINISH and assigned == ["type 'one'", "type 'two'"]
+    firsts = [r.body["messages"] for r in server.received if len(r.body["messages"]) == 1]
+    assert len(firsts) == 2  # each subtask opened a transcript of its own
+    asked = [" ".join(b.get("text", "") for b in m[0]["content"]) for m in firsts]
+    assert "type 'one'" in asked[0] and "type 'two'" in asked[1]
