@@ -44,6 +44,7 @@ LONGEST_FIRST = (
     "tests/test_batch_ray.py",
     "tests/wayland/test_shipped.py",
     "tests/test_tasks.py",
+    "tests/desktop/test_recorded_suite.py",  # 183 s: six families, each on X11 and sway
     "tests/osworld/test_getters_agree_apps.py",
     "tests/osworld/test_getters_agree.py",
     "tests/osworld/test_batch.py",
@@ -52,7 +53,6 @@ LONGEST_FIRST = (
     "tests/osworld/test_metrics_agree_apps.py",
     "tests/desktop/test_mcp.py",
     "tests/gui/test_traps.py",
-    "tests/desktop/test_recorded_suite.py",
     "tests/desktop/test_computer_gedit.py",
     "tests/gui/test_gui_rounds.py",
     "tests/test_random_kills.py",

@@ -290,6 +290,26 @@ async def test_a_list_stops_after_an_effect_not_seen(tmp_path: Path) -> None:
     assert [h.result_status for h in app_requests(model)[1].history] == ["success", NOT_RUN]
 
 
+async def test_a_part_joined_to_the_next_goes_on_though_its_effect_was_not_seen(
+    tmp_path: Path,
+) -> None:
+    """One action of the model's made of parts (Gemini's type_text_at: a click, then the
+    typing): the click into a field already focused shows nothing, and the typing runs."""
+    fake = FakeDesktop()
+    window = keypad(fake)
+    window.control("3").on_press = None  # shows nothing, as a click into a focused field
+
+    def app(observation: AppObservation) -> Answer:
+        joined = click(observation, "3") | {"joined_to_next": True}
+        return said([joined, click(observation, "9", "FINISH")], "done")
+
+    async with keypad_session(tmp_path, app, fake) as (session, _):
+        await session.run_round("press 3 and 9")
+    assert window.control("Display").text == "9"
+    first = app_steps(session)[0]
+    assert [a.ran for a in first.actions] == [True, True]
+
+
 async def test_a_list_stops_after_an_action_that_opens_a_window(tmp_path: Path) -> None:
     fake = FakeDesktop()
     window = keypad(fake)

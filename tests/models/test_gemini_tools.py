@@ -85,6 +85,23 @@ def test_a_response_becomes_an_answer_and_keeps_its_parts() -> None:
     assert answer["action"] == {"status": "FAIL"} and "refused (SAFETY)" in answer["result"]
 
 
+def test_a_calls_parts_run_as_one_and_the_next_call_on_its_own() -> None:
+    """type_text_at's click into a field already focused shows no effect of its own: its
+    typing must still run (agents/action_list.py goes on to a joined part)."""
+    typed = {"x": 500, "y": 500, "text": "hi", "press_enter": False, "clear_before_typing": False}
+    parts = [
+        {"functionCall": {"name": "type_text_at", "args": typed}},
+        {"functionCall": {"name": "key_combination", "args": {"keys": "control+s"}}},
+    ]
+    response = {"candidates": [{"content": {"role": "model", "parts": parts}}]}
+    answer, _, _ = read_answer(response, DESKTOP, frozenset())
+    assert [(a["function"], a.get("joined_to_next", False)) for a in answer["action"]] == [
+        ("click_coordinates", True),
+        ("type_text", False),
+        ("press_keys", False),
+    ]
+
+
 SHOTS = {
     "two monitors": (Rect(0, 0, 3200, 1080), (3200, 1080)),
     "a monitor at 1.5": (Rect(1920, 0, 3200, 800), (1920, 1200)),

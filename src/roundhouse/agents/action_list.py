@@ -40,9 +40,10 @@ class Acted:
         return self.results[-1] if self.results else None
 
 
-def stop_reason(function: str, result: Result) -> str | None:
+def stop_reason(function: str, result: Result, *, joined: bool = False) -> str | None:
     """Why the actions after this one must not run without the model looking first; None
-    when the list may go on."""
+    when the list may go on. joined: the next action is the rest of the same action of the
+    model's, which a lack of an effect of this part's own does not stop."""
     if result.status is ResultStatus.SKIPPED:
         return f"it was not run ({result.error or 'declined'})"
     if not result.ok:
@@ -54,7 +55,7 @@ def stop_reason(function: str, result: Result) -> str | None:
         return None
     if output.get("window_change"):
         return f"a window {output['window_change']}"
-    if output.get("effect") == "not seen" and function not in _NO_EFFECT_MEANT:
+    if output.get("effect") == "not seen" and function not in _NO_EFFECT_MEANT and not joined:
         return "its effect was not seen"
     code = output.get("exit_code")
     if isinstance(code, int) and code != 0:

@@ -235,7 +235,11 @@ class AgentCore(Generic[Obs, A]):
             result = await self.act(context, seen, action, asked, specs)
             record.result = result
             results.append(result)
-            why = stop_reason(record.function, result) if number < len(calls) else None
+            why = (
+                stop_reason(record.function, result, joined=action.joined_to_next)
+                if number < len(calls)
+                else None
+            )
             if why is not None:
                 return _stop(results, records[number:], stopped_after(number, record.function, why))
         return Acted(tuple(results))

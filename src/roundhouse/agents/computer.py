@@ -53,7 +53,7 @@ class ComputerAgent(AgentCore[ComputerObservation, ComputerAnswer]):
     answer_type: ClassVar = ComputerAnswer
     # The pixel tools the vendors' computer actions become, and roundhouse's own beside
     # them (a model that takes custom tools is offered those: models/anthropic/).
-    functions: ClassVar = (
+    functions: ClassVar[tuple[str, ...]] = (
         ToolName.CLICK_COORDINATES,
         ToolName.TYPE_TEXT,
         ToolName.PRESS_KEYS,
@@ -78,16 +78,25 @@ class ComputerAgent(AgentCore[ComputerObservation, ComputerAnswer]):
             return Ended(failed(f"the desktop's screenshot could not be taken: {shot.error}"))
         left, top, right, bottom = shot.result["rect"]
         pixels = (int(shot.result["width"]), int(shot.result["height"]))
-        mine = [s for s in context.round.steps if s.agent_name == self.name and s.concluded]
+        steps = context.round.steps[self.since :]  # since its assignment (an AppAgent's)
+        mine = [s for s in steps if s.agent_name == self.name and s.concluded]
         observation = ComputerObservation(
-            conversation=f"round-{context.round.id}",
+            conversation=self.conversation(context),
             screenshot=Screenshot(path, Rect(left, top, right, bottom), pixels),
             outcomes=outcomes(mine[-1]) if mine else (),
-            request=context.round.request,
+            request=self.request(context),
             blackboard=blackboard_text(context),
             history=self.history(context),
         )
         return Seen(observation, (path.name,))
+
+    def conversation(self, context: RoundContext) -> str:
+        """The client's transcript this step belongs to: one per round."""
+        return f"round-{context.round.id}"
+
+    def request(self, context: RoundContext) -> str:
+        """What the model is asked to do: the person's request."""
+        return context.round.request
 
     def render(
         self, seen: Seen[ComputerObservation], offered: list[ToolSpec]

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from roundhouse.agents.app import AppAgent
 from roundhouse.agents.base import Concluded
+from roundhouse.agents.computer_app import ComputerAppAgent
 from roundhouse.agents.host import HostAgent
 from roundhouse.core.context import RoundContext
 from roundhouse.core.states import AgentKind, Transition
@@ -47,8 +48,9 @@ class SingleAgent:
 @dataclass
 class HostAppPool:
     host: HostAgent
-    make_app: Callable[[WindowInfo], AppAgent]
-    apps: dict[str, AppAgent] = field(default_factory=dict)
+    # An AppAgent of the host's: on roundhouse's JSON, or a computer-use model's by pixels.
+    make_app: Callable[[WindowInfo], AppAgent | ComputerAppAgent]
+    apps: dict[str, AppAgent | ComputerAppAgent] = field(default_factory=dict)
 
     def first(self) -> Agent:
         return self.host

@@ -15,6 +15,7 @@ from collections.abc import Collection
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from roundhouse.agents.parsing import AnswerFormatError, extract_json_object
 from roundhouse.core.states import AgentKind, InvalidTransition, Status, transition
@@ -33,6 +34,11 @@ class ActionAnswer(_Answer):
     function: str | None = None
     arguments: dict[str, Any] = Field(default_factory=dict)
     status: Status
+    # This action and the next are parts of one action of the model's (Gemini's
+    # type_text_at: a click, then the typing): a part that shows no effect of its own (a
+    # click into the field already focused) does not stop the list before the rest of it.
+    # Set by a computer-use client, never asked of a model: left out of the answer schema.
+    joined_to_next: SkipJsonSchema[bool] = False
 
     @field_validator("status", mode="before")
     @classmethod

@@ -114,6 +114,12 @@ FAMILIES = (
         "pixels of the smart-resized image (2.5); 0-999 (Qwen3-VL)",
         "one per 28x28 patch + 2 (32x32 for Qwen3-VL)", qwen_image_tokens,
     ),
+    FamilyFacts(
+        "opencua", "opencua:opencua-7b",
+        "OpenCUA's ## Thought / ## Action / ## Code, its pyautogui subset only",
+        "qwen25: pixels of the smart-resized image (7B, 32B); relative 0-1 (A3B); "
+        "absolute", "one per 28x28 patch + 2 (OpenCUA-7B, on Qwen2.5-VL)", qwen_image_tokens,
+    ),
 )  # fmt: skip
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from roundhouse.agents.app import AppAgent
 from roundhouse.agents.base import AgentServices
 from roundhouse.agents.computer import ComputerAgent
+from roundhouse.agents.computer_app import ComputerAppAgent
 from roundhouse.agents.evaluation import EvaluationAgent
 from roundhouse.agents.host import HostAgent
 from roundhouse.agents.linux import LinuxAgent
@@ -46,7 +47,7 @@ from roundhouse.engine.session import Session
 from roundhouse.logs.recorder import Recorder
 from roundhouse.logs.resume import ResumePlan
 from roundhouse.logs.store import LogStore
-from roundhouse.models import ModelPool
+from roundhouse.models import ModelPool, acts_by_pixels
 from roundhouse.models.base import LanguageModel
 
 if TYPE_CHECKING:
@@ -178,11 +179,26 @@ def agent_factory(
         computer_model = models.get(spec)
         return lambda: SingleAgent(ComputerAgent(model=computer_model, services=services))
     if kind is AgentKind.HOST:
-        host_model = models.get(settings.model_for("host"))
-        app_model = models.get(settings.model_for("app"))
+        host_spec = settings.model_for("host")
+        if acts_by_pixels(host_spec):
+            # The host answers roundhouse's JSON (which window, which subtask): a
+            # computer-use model cannot, and would fail at its first request.
+            raise ConfigError(
+                f"{host_spec} is a computer-use model: it drives --agent computer, or is the "
+                "host's AppAgent (model_app); the HostAgent needs offline, replay:FILE or "
+                "openai:NAME (--model, or model_host)"
+            )
+        host_model = models.get(host_spec)
+        app_spec = settings.model_for("app")
+        app_model = models.get(app_spec)
+        by_pixels = acts_by_pixels(app_spec)  # a computer-use model: the AppAgent by pixels
 
-        def make_app(window: WindowInfo) -> AppAgent:
+        def make_app(window: WindowInfo) -> AppAgent | ComputerAppAgent:
             name = window.application or f"window {window.xid}"
+            if by_pixels:
+                return ComputerAppAgent(
+                    model=app_model, services=services, window=window, name=name
+                )
             return AppAgent(model=app_model, services=services, window=window, name=name)
 
         return lambda: HostAppPool(HostAgent(model=host_model, services=services), make_app)

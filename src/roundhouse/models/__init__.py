@@ -23,6 +23,16 @@ MODEL_FORMS = (
     "gemini:NAME, uitars:NAME, qwen-vl:NAME or opencua:NAME (with --agent computer)"
 )
 LOCAL_KINDS = ("uitars", "qwen-vl", "opencua")  # models/local/: the `openai` endpoint's
+# The specs' kinds that speak a computer-use protocol: they see screenshots and act by
+# pixels, as the computer agent, or as the host's AppAgent (`model_app`).
+COMPUTER_USE_KINDS = ("anthropic", "openai-computer", "gemini", *LOCAL_KINDS)
+
+
+def acts_by_pixels(spec: str) -> bool:
+    """Whether `spec` names a computer-use model (anthropic:NAME, ...), not one that answers
+    roundhouse's own JSON (offline, replay:FILE, openai:NAME)."""
+    kind, colon, _ = spec.partition(":")
+    return bool(colon) and kind in COMPUTER_USE_KINDS
 
 
 def make_model(spec: str, settings: Settings) -> LanguageModel:

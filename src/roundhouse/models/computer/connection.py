@@ -111,5 +111,8 @@ class Connected:
     def _computer(self, request: ModelRequest) -> ComputerObservation:
         seen = request.observation
         if not isinstance(seen, ComputerObservation):
-            raise ModelError(f"{self.name} drives the computer agent only: use --agent computer")
+            raise ModelError(
+                f"{self.name} drives the computer agent, or the host's AppAgent, only: use "
+                "--agent computer, or model_app under --agent host"
+            )
         return seen

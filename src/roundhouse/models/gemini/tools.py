@@ -206,7 +206,12 @@ def read_answer(
                 )
                 pending.append(Pending(name, given_id, (first,), str(error), confirm))
                 continue
-            actions += [{"function": f, "arguments": a, "status": "CONTINUE"} for f, a in found]
+            # One function call's parts run as one (type_text_at's click, then its typing).
+            actions += [
+                {"function": f, "arguments": a, "status": "CONTINUE", "joined_to_next": True}
+                for f, a in found
+            ]
+            actions[-1].pop("joined_to_next")
             pending.append(
                 Pending(name, given_id, tuple(range(first, len(actions))), None, confirm)
             )
