@@ -87,12 +87,18 @@ def test_every_tool_served_is_named_in_the_contract() -> None:
     """The contract (devices/contract.py) names each tool once; the devices serve those
     names and no other, so a renamed tool is a one-file change the type checker follows."""
     from roundhouse.config import Settings
-    from roundhouse.devices.contract import DESKTOP_ACTIONS, DESKTOP_DATA_COLLECTION, ToolName
+    from roundhouse.devices.contract import (
+        DESKTOP_ACTIONS,
+        DESKTOP_DATA_COLLECTION,
+        FINE_ACTIONS,
+        FINE_DATA_COLLECTION,
+        ToolName,
+    )
     from roundhouse.devices.linux.tools import DesktopTools
     from roundhouse.devices.shell import ShellTools
 
-    served = [tool.name for tool in ShellTools(Settings()).tools()]
-    served += [*DESKTOP_DATA_COLLECTION, *DESKTOP_ACTIONS]
+    desktop = [*DESKTOP_DATA_COLLECTION, *DESKTOP_ACTIONS, *FINE_DATA_COLLECTION, *FINE_ACTIONS]
+    served = [tool.name for tool in ShellTools(Settings()).tools()] + desktop
     assert sorted(served) == sorted(ToolName)
-    for name in [*DESKTOP_DATA_COLLECTION, *DESKTOP_ACTIONS]:
+    for name in desktop:
         assert callable(getattr(DesktopTools, name)), name

@@ -29,6 +29,7 @@ DESIGN_TOOLS = {
         "list_windows",
         "get_controls",
         "list_applications",
+        "pointer_position",
     },
     "action": {
         "select_window",
@@ -42,6 +43,11 @@ DESIGN_TOOLS = {
         "scroll",
         "drag",
         "wait",
+        "move_pointer",
+        "click_pointer",
+        "mouse_down",
+        "mouse_up",
+        "hold_keys",
     },
 }
 

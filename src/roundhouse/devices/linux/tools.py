@@ -17,7 +17,8 @@ Screenshots are written to the `path` given (best for logs); without one, the PN
 back inline as base64 (for MCP clients on another machine).
 
 The tools are written in two halves: observing.py (the data-collection tools, and the look
-around each action that says what it did) and acting.py (the actions). This assembles them
+around each action that says what it did) and acting.py (the actions; fine.py the finer
+pointer and keyboard ones computer-use models take). This assembles them
 on a desktop's display server and accessibility bus, and serves them as registry entries.
 DesktopTools runs as well on the fake display (display/fake.py, testing/tools.py).
 """
@@ -34,8 +35,14 @@ from typing import Any
 from roundhouse.config import Settings
 from roundhouse.core.commands import ToolType
 from roundhouse.devices.base import DeviceLost, Tool, ToolRegistry, make_tool
-from roundhouse.devices.contract import DESKTOP_ACTIONS, DESKTOP_DATA_COLLECTION, ToolName
-from roundhouse.devices.linux.action.acting import Acting
+from roundhouse.devices.contract import (
+    DESKTOP_ACTIONS,
+    DESKTOP_DATA_COLLECTION,
+    FINE_ACTIONS,
+    FINE_DATA_COLLECTION,
+    ToolName,
+)
+from roundhouse.devices.linux.action.fine import FineActing
 from roundhouse.devices.linux.action.observing import ToolError
 from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError
 from roundhouse.devices.linux.atspi.seam import AccessibleTree
@@ -55,7 +62,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-class DesktopTools(Acting):
+class DesktopTools(FineActing):
     """The tools on one desktop. Build with `await DesktopTools.open(desktop, settings)`, or
     directly on any display server and tree (the fake display's, in tests)."""
 
@@ -104,6 +111,12 @@ def desktop_tools(tools: DesktopTools) -> list[Tool]:
         ToolName.SCROLL: tools.scroll,
         ToolName.DRAG: tools.drag,
         ToolName.WAIT: tools.wait,
+        ToolName.POINTER_POSITION: tools.pointer_position,
+        ToolName.MOVE_POINTER: tools.move_pointer,
+        ToolName.CLICK_POINTER: tools.click_pointer,
+        ToolName.MOUSE_DOWN: tools.mouse_down,
+        ToolName.MOUSE_UP: tools.mouse_up,
+        ToolName.HOLD_KEYS: tools.hold_keys,
     }
     display, lost = tools.desktop.display, tools.display.lost
 
@@ -114,7 +127,8 @@ def desktop_tools(tools: DesktopTools) -> list[Tool]:
         return make_tool(function, kind, name=name)
 
     data = [tool(name, "data_collection") for name in DESKTOP_DATA_COLLECTION]
-    return data + [tool(name, "action") for name in DESKTOP_ACTIONS]
+    data += [tool(name, "data_collection") for name in FINE_DATA_COLLECTION]
+    return data + [tool(name, "action") for name in (*DESKTOP_ACTIONS, *FINE_ACTIONS)]
 
 
 def _display_guarded(
