@@ -9,7 +9,7 @@ the API answers it (400 invalid_request_error, 401 authentication_error):
 - max_tokens and model are given; messages alternate, from the user;
 - the computer tool's version is one the model takes, and anthropic-beta names its beta;
   the tool has no field its version lacks (enable_zoom is computer_20251124's); custom
-  tools have unique names and an object input_schema;
+  tools have unique names and an object input_schema (the tables: fake_tables.py);
 - display_width_px x display_height_px is the size of the last screenshot sent, and no
   image is over 1568 pixels on its long side or about 1600 tokens (this fake's own rule:
   the API would shrink it, and the clicks would miss);
@@ -41,7 +41,9 @@ The script is YAML or JSON: a list of turns (or a mapping with `turns:`), each o
     - calls: [{name: launch_application, input: {name: gedit}}]  # a custom tool's call
 
 Each turn may give `usage:` (input_tokens, output_tokens, cache_read_input_tokens,
-cache_creation_input_tokens). A valid request that finds the script empty gets a 400.
+cache_creation_input_tokens). A valid request that finds the script empty gets a 400;
+so does one whose turn answers an action its computer tool lacks (zoom under
+computer_20250124, or without enable_zoom) or with an input the action never has.
 """
 
 from __future__ import annotations
@@ -58,6 +60,12 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
+from roundhouse.models.anthropic.fake_tables import (
+    COMPUTER_FIELDS,
+    TOOLS,
+    ZOOMING,
+    action_problem,
+)
 from roundhouse.models.fake_http import (
     Answer,
     FakeServer,
@@ -80,32 +88,6 @@ MAX_SIDE = 8000
 MAX_IMAGES = 100
 MEDIA_TYPES = {"image/jpeg": "JPEG", "image/png": "PNG", "image/gif": "GIF", "image/webp": "WEBP"}
 RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "tool_reference"})
-# The computer tool's fields (anthropic-sdk-python's BetaToolComputerUse20250124Param);
-# computer_20251124 adds enable_zoom.
-COMPUTER_FIELDS = frozenset(
-    {"type", "name", "display_width_px", "display_height_px", "display_number",
-     "cache_control", "allowed_callers", "defer_loading", "input_examples", "strict"}
-)  # fmt: skip
-# Tool type → its beta header, and the models that take it (by name prefix), as the
-# documentation's table of computer-use models lists them.
-TOOLS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "computer_20251124": (
-        "computer-use-2025-11-24",
-        ("claude-opus-4-5", "claude-opus-4-6", "claude-opus-4-7", "claude-sonnet-4-6"),
-    ),
-    "computer_20250124": (
-        "computer-use-2025-01-24",
-        (
-            "claude-sonnet-4-5",
-            "claude-haiku-4-5",
-            "claude-opus-4-1",
-            "claude-opus-4-2025",
-            "claude-sonnet-4-2025",
-            "claude-3-7-sonnet",
-        ),
-    ),
-    "computer_20241022": ("computer-use-2024-10-22", ("claude-3-5-sonnet",)),
-}
 
 
 @dataclass(frozen=True)
@@ -176,8 +158,17 @@ def _invalid(message: str) -> Refused:
     return _refused(400, "invalid_request_error", message)
 
 
-def check_request(headers: Mapping[str, str], body: Any, key: str) -> None:
-    """Refused with the first problem the API would answer this request with."""
+@dataclass(frozen=True)
+class Declared:
+    """The computer tool a request declared: its version, and whether it may zoom."""
+
+    kind: str
+    zoom: bool = False
+
+
+def check_request(headers: Mapping[str, str], body: Any, key: str) -> Declared | None:
+    """Refused with the first problem the API would answer this request with; else the
+    computer tool it declared (None: none)."""
     if headers.get("x-api-key") != key:
         raise _refused(401, "authentication_error", "invalid x-api-key")
     if headers.get("anthropic-version") != VERSION:
@@ -195,10 +186,11 @@ def check_request(headers: Mapping[str, str], body: Any, key: str) -> None:
     if not isinstance(messages, list) or not messages:
         raise _invalid("messages: at least one message is required")
     _check_system(body.get("system"))
-    display = _check_tool(body.get("tools"), model, headers.get("anthropic-beta", ""))
+    declared = _check_tool(body.get("tools"), model, headers.get("anthropic-beta", ""))
     sizes = _check_messages(messages)
     _check_cache_control(body)
-    if display is not None:
+    if declared is not None:
+        tool, display = declared
         if not sizes:
             raise _invalid("the computer tool is declared but no screenshot was sent")
         if sizes[-1] != display:
@@ -206,6 +198,8 @@ def check_request(headers: Mapping[str, str], body: Any, key: str) -> None:
                 f"display_width_px x display_height_px is {display[0]}x{display[1]}, but the "
                 f"last screenshot sent is {sizes[-1][0]}x{sizes[-1][1]}"
             )
+        return tool
+    return None
 
 
 def _check_system(system: Any) -> None:
@@ -219,12 +213,13 @@ def _check_system(system: Any) -> None:
         _check_text(block, "system")
 
 
-def _check_tool(tools: Any, model: str, beta: str) -> tuple[int, int] | None:
+def _check_tool(tools: Any, model: str, beta: str) -> tuple[Declared, tuple[int, int]] | None:
+    """The computer tool declared, and its display's size; refused where a tool is wrong."""
     if tools is None:
         return None
     if not isinstance(tools, list):
         raise _invalid("tools: must be a list")
-    display = None
+    declared = None
     names: set[str] = set()
     for number, tool in enumerate(tools):
         if not isinstance(tool, dict):
@@ -253,14 +248,16 @@ def _check_tool(tools: Any, model: str, beta: str) -> tuple[int, int] | None:
             raise _invalid(f"the tool type {kind} needs the beta header {needed} (got {beta!r})")
         if name != "computer":
             raise _invalid("the computer tool must be named 'computer'")
-        known = COMPUTER_FIELDS | ({"enable_zoom"} if kind == "computer_20251124" else set())
+        known = COMPUTER_FIELDS | ({"enable_zoom"} if kind == ZOOMING else set())
         if extra := sorted(set(tool) - known):
             raise _invalid(f"tools.{number}.{kind}.{extra[0]}: Extra inputs are not permitted")
+        if not isinstance(tool.get("enable_zoom", False), bool):
+            raise _invalid(f"tools.{number}.enable_zoom: Input should be a valid boolean")
         width, height = tool.get("display_width_px"), tool.get("display_height_px")
         if not isinstance(width, int) or not isinstance(height, int) or width < 1 or height < 1:
             raise _invalid("display_width_px and display_height_px must be positive integers")
-        display = (width, height)
-    return display
+        declared = (Declared(kind, tool.get("enable_zoom") is True), (width, height))
+    return declared
 
 
 def _check_messages(messages: list[Any]) -> list[tuple[int, int]]:
@@ -472,7 +469,7 @@ class FakeAnthropic(FakeServer[Turn]):
         try:
             if path != "/v1/messages":
                 raise _refused(404, "not_found_error", f"unknown path {path}")
-            check_request(headers, body, self.key)
+            declared = check_request(headers, body, self.key)
         except Refused as refused:
             self.record(Received(method, path, headers, body, str(refused)))
             return Answer(refused.status, refused.body)
@@ -480,10 +477,28 @@ class FakeAnthropic(FakeServer[Turn]):
             serial = self.record(Received(method, path, headers, body, None))
             turn = self.take()
         if turn is None:
-            message = f"fake Anthropic: the script has no turn left (request {serial})"
-            return Answer(400, {"type": "error", "error": {"type": "invalid_request_error",
-                                                           "message": message}})  # fmt: skip
+            return _script_error(f"the script has no turn left (request {serial})")
+        if problem := _turn_problem(turn, declared):
+            return _script_error(f"the script answers what the API never would: {problem}")
         return turn.render(str(body.get("model")), serial)
+
+
+def _turn_problem(turn: Turn, declared: Declared | None) -> str | None:
+    """Why the API would never give this answer to the request (an action its computer
+    tool lacks, or an input that action never has), or None."""
+    if turn.actions and declared is None:
+        return "computer actions, but the request declared no computer tool"
+    for action in turn.actions:
+        assert declared is not None
+        if problem := action_problem(action, declared.kind, declared.zoom):
+            return problem
+    return None
+
+
+def _script_error(message: str) -> Answer:
+    """A 400 that says the script, not the client, went wrong."""
+    error = {"type": "invalid_request_error", "message": f"fake Anthropic: {message}"}
+    return Answer(400, {"type": "error", "error": error})
 
 
 def _describe(received: Received) -> str:
