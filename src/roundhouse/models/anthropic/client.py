@@ -22,12 +22,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from roundhouse.config import AnthropicSettings
 from roundhouse.core.usage import Usage
@@ -46,11 +43,13 @@ from roundhouse.models.base import (
     ModelRequest,
     refuses_the_last_answer,
 )
-from roundhouse.models.computer.connection import Connected, api_key, connect, endpoint
+from roundhouse.models.computer.connection import Connected, Vendor, Wiring
 from roundhouse.models.computer.images import png_at, png_of_part
 from roundhouse.models.computer.observation import FINE_TOOLS, Outcome, Screenshot
 from roundhouse.models.computer.screen import ScreenMap, screen_map_for
-from roundhouse.models.retrying import Clock, Sleep
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -65,58 +64,49 @@ class _Conversation:
     pending: tuple[Pending, ...] = ()
 
 
-class AnthropicModel(Connected):
+ANTHROPIC = Vendor(
+    "anthropic",
+    ("ANTHROPIC_BASE_URL",),
+    DEFAULT_BASE_URL,
+    ("ANTHROPIC_API_KEY",),
+    lambda key: {"x-api-key": key, "anthropic-version": API_VERSION},
+    "Check ANTHROPIC_API_KEY or anthropic.api_key in roundhouse.yaml.",
+    missing_key="no API key for Anthropic: set ANTHROPIC_API_KEY or anthropic.api_key "
+    "in roundhouse.yaml",
+)
+
+
+class AnthropicModel(Connected[_Conversation]):
     """A LanguageModel for --agent computer over Anthropic's Messages API."""
 
     def __init__(
         self,
         model: str,
         settings: AnthropicSettings,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        env: Mapping[str, str] | None = None,
-        sleep: Sleep = asyncio.sleep,
-        clock: Clock | None = None,
+        **wiring: Unpack[Wiring],
     ) -> None:
-        env = os.environ if env is None else env
-        self.name = f"anthropic:{model}"
         self.model = model
         self.settings = settings
         try:
             self.version = tool_version(model)
         except UnknownModel as error:
             raise ModelError(str(error)) from None
-        self.base_url = endpoint(settings.base_url, ("ANTHROPIC_BASE_URL",), DEFAULT_BASE_URL, env)
-        key = api_key(
-            settings.api_key,
-            ("ANTHROPIC_API_KEY",),
-            env,
-            "no API key for Anthropic: set ANTHROPIC_API_KEY or anthropic.api_key "
-            "in roundhouse.yaml",
-        )
-        headers = {"x-api-key": key, "anthropic-version": API_VERSION}
-        self._poster = connect(
-            self.name,
-            self.base_url,
-            {**headers, "anthropic-beta": self.version.beta},
+        beta = {"anthropic-beta": self.version.beta}  # the tool version's
+        vendor = replace(ANTHROPIC, headers=lambda key: {**ANTHROPIC.headers(key), **beta})
+        self._connect(
+            f"anthropic:{model}",
+            vendor,
             settings,
-            "anthropic",
-            "Check ANTHROPIC_API_KEY or anthropic.api_key in roundhouse.yaml.",
             tokens_of,
-            transport=transport,
-            sleep=sleep,
-            clock=clock,
+            **wiring,
         )
-        self._chat: _Conversation | None = None
 
     async def complete(self, request: ModelRequest) -> Completion:
         seen = self._computer(request)
         customs = [t for t in request.tools if t.name not in FINE_TOOLS]  # the tool's own
         shot = seen.screenshot
         screen = screen_map_for(shot.region, shot.pixels, "anthropic")
-        if self._chat is None or self._chat.key != seen.conversation:
-            self._chat = _Conversation(seen.conversation)
-        chat = self._chat
+        chat = self._chat_for(seen, _Conversation)
         image = await asyncio.to_thread(image_block, shot, screen)
         zooms = await asyncio.to_thread(zoom_blocks, shot, screen, chat.pending)
         turn = user_turn(request, chat, seen.outcomes, image, Shown(screen, zooms))
