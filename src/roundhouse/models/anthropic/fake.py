@@ -48,17 +48,11 @@ computer_20250124, or without enable_zoom) or with an input the action never has
 
 from __future__ import annotations
 
-import argparse
-import base64
-import binascii
-import io
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from PIL import Image, UnidentifiedImageError
 
 from roundhouse.models.anthropic.fake_tables import (
     COMPUTER_FIELDS,
@@ -69,10 +63,14 @@ from roundhouse.models.anthropic.fake_tables import (
 from roundhouse.models.fake_http import (
     Answer,
     FakeServer,
+    ImageProblem,
     Received,
     Refused,
+    decoded_image,
+    describe_model,
     load_turns,
     parse_json,
+    script_arguments,
 )
 
 VERSION = "2023-06-01"
@@ -166,7 +164,7 @@ class Declared:
     zoom: bool = False
 
 
-def check_request(headers: Mapping[str, str], body: Any, key: str) -> Declared | None:
+def check_request(headers: Mapping[str, str], body: Any, key: str | None) -> Declared | None:
     """Refused with the first problem the API would answer this request with; else the
     computer tool it declared (None: none)."""
     if headers.get("x-api-key") != key:
@@ -405,22 +403,19 @@ def _image_size(block: dict[str, Any], number: int) -> list[tuple[tuple[int, int
             f"{', '.join(sorted(MEDIA_TYPES))} (got {media!r})"
         )
     try:
-        data = base64.b64decode(source.get("data", ""), validate=True)
-    except (binascii.Error, ValueError):
-        raise _invalid(f"messages.{number}: the image data is not base64") from None
-    if len(data) > MAX_IMAGE_BYTES:
+        (width, height), length = decoded_image(source.get("data", ""), media, MEDIA_TYPES)
+    except ImageProblem as problem:
+        said = {
+            "base64": "the image data is not base64",
+            "unreadable": "Could not process image",
+            "mismatch": f"Image does not match the provided media type {media}",
+        }
+        raise _invalid(f"messages.{number}: {said[problem.kind]}") from None
+    if length > MAX_IMAGE_BYTES:
         raise _invalid(
-            f"messages.{number}: image exceeds 5 MB maximum: {len(data)} bytes > "
+            f"messages.{number}: image exceeds 5 MB maximum: {length} bytes > "
             f"{MAX_IMAGE_BYTES} bytes"
         )
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            image.verify()
-            found, (width, height) = image.format, image.size
-    except (UnidentifiedImageError, OSError, SyntaxError):
-        raise _invalid(f"messages.{number}: Could not process image") from None
-    if found != MEDIA_TYPES[media]:
-        raise _invalid(f"messages.{number}: Image does not match the provided media type {media}")
     if max(width, height) > MAX_SIDE:
         raise _invalid(
             f"messages.{number}: image dimensions exceed max allowed size: {MAX_SIDE} pixels"
@@ -436,7 +431,7 @@ def _image_size(block: dict[str, Any], number: int) -> list[tuple[tuple[int, int
             f"{width * height // 750} tokens, over {MAX_TOKENS_UNSHRUNK} (the API would shrink "
             "it, and the clicks would miss)"
         )
-    return [((int(width), int(height)), len(data))]
+    return [((width, height), length)]
 
 
 def _check_image_count(images: list[tuple[tuple[int, int], int]]) -> None:
@@ -452,17 +447,6 @@ class FakeAnthropic(FakeServer[Turn]):
 
     name = "fake Anthropic"
     methods = frozenset({"POST"})
-
-    def __init__(
-        self,
-        turns: Iterable[Turn] = (),
-        *,
-        key: str = "test-key",
-        host: str = "127.0.0.1",
-        port: int = 0,
-    ) -> None:
-        super().__init__(turns, host=host, port=port)
-        self.key = key
 
     def answer(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> Answer:
         body = parse_json(raw)
@@ -501,18 +485,11 @@ def _script_error(message: str) -> Answer:
     return Answer(400, {"type": "error", "error": error})
 
 
-def _describe(received: Received) -> str:
-    body = received.body if isinstance(received.body, dict) else {}
-    return f"model={body.get('model')} refused={received.refused}"
-
-
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="A fake Anthropic Messages API.")
-    parser.add_argument("--port", type=int, default=8766)
-    parser.add_argument("--key", default="test-key")
-    parser.add_argument("--script", type=Path, required=True, help="YAML or JSON list of turns")
-    args = parser.parse_args(argv)
-    FakeAnthropic(load_script(args.script), key=args.key, port=args.port).serve_by_hand(_describe)
+    args = script_arguments("A fake Anthropic Messages API.", 8766).parse_args(argv)
+    FakeAnthropic(load_script(args.script), key=args.key, port=args.port).serve_by_hand(
+        describe_model
+    )
 
 
 if __name__ == "__main__":
