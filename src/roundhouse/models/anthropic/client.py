@@ -43,6 +43,7 @@ from roundhouse.models.base import (
     ModelRequest,
     refuses_the_last_answer,
 )
+from roundhouse.models.computer import transcript
 from roundhouse.models.computer.connection import Connected, Vendor, Wiring
 from roundhouse.models.computer.images import png_at, png_of_part
 from roundhouse.models.computer.observation import FINE_TOOLS, Outcome, Screenshot
@@ -54,7 +55,6 @@ if TYPE_CHECKING:
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 CACHED = {"type": "ephemeral"}
-LEFT_OUT = "(an earlier screenshot, left out)"
 
 
 @dataclass
@@ -263,32 +263,5 @@ def outgoing(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
 
 
 def newest_images(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
-    """The messages with only their newest `keep` screenshots, each older one a line that
-    says it was left out (new lists: `messages` is not changed)."""
-    sent: list[dict[str, Any]] = []
-    images = 0
-    for message in reversed(messages):
-        content = message["content"]
-        if isinstance(content, list):
-            blocks = []
-            for block in reversed(content):
-                block, images = _keep_images(block, images, keep)
-                blocks.append(block)
-            content = list(reversed(blocks))
-        sent.append({**message, "content": content})
-    sent.reverse()
-    return sent
-
-
-def _keep_images(block: dict[str, Any], images: int, keep: int) -> tuple[dict[str, Any], int]:
-    if block.get("type") == "image":
-        images += 1
-        return (block if images <= keep else {"type": "text", "text": LEFT_OUT}), images
-    inner = block.get("content")
-    if block.get("type") == "tool_result" and isinstance(inner, list):
-        kept = []
-        for part in reversed(inner):
-            part, images = _keep_images(part, images, keep)
-            kept.append(part)
-        return {**block, "content": list(reversed(kept))}, images
-    return block, images
+    """The messages with only their newest `keep` screenshots (transcript.py)."""
+    return transcript.newest_images(messages, keep, lambda block: block.get("type") == "image")

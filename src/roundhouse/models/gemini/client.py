@@ -39,6 +39,7 @@ from roundhouse.models.computer.connection import Connected, Vendor, Wiring
 from roundhouse.models.computer.images import png_at
 from roundhouse.models.computer.observation import PIXEL_TOOLS, Outcome
 from roundhouse.models.computer.screen import screen_map_for
+from roundhouse.models.computer.transcript import LEFT_OUT
 from roundhouse.models.gemini.tools import (
     Pending,
     UnknownModel,
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
-LEFT_OUT = "(an earlier screenshot, left out)"
 
 
 @dataclass

@@ -33,6 +33,7 @@ from roundhouse.models.base import (
     doubts_the_last_answer,
     refuses_the_last_answer,
 )
+from roundhouse.models.computer import transcript
 from roundhouse.models.computer.connection import Connected, Vendor, Wiring
 from roundhouse.models.computer.images import png_at
 from roundhouse.models.computer.observation import PIXEL_TOOLS, Outcome
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 
 PLACEHOLDER_KEY = "EMPTY"  # a local server takes any key; the SDKs insist on one
 UNSUPPORTED = "computer_unsupported"  # no tool has this name: the answer is refused
-LEFT_OUT = "(an earlier screenshot, left out)"
 
 
 @dataclass
@@ -236,20 +236,5 @@ def broken(text: str, why: str) -> dict[str, Any]:
 
 
 def newest_images(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
-    """The messages with only their newest `keep` screenshots, each older one a line that
-    says it was left out (new lists: `messages` is not changed)."""
-    sent: list[dict[str, Any]] = []
-    images = 0
-    for message in reversed(messages):
-        content = message["content"]
-        if isinstance(content, list):
-            parts = []
-            for part in reversed(content):
-                if part.get("type") == "image_url":
-                    images += 1
-                    part = part if images <= keep else {"type": "text", "text": LEFT_OUT}
-                parts.append(part)
-            content = list(reversed(parts))
-        sent.append({**message, "content": content})
-    sent.reverse()
-    return sent
+    """The messages with only their newest `keep` screenshots (transcript.py)."""
+    return transcript.newest_images(messages, keep, lambda part: part.get("type") == "image_url")
