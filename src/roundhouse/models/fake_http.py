@@ -241,13 +241,35 @@ DATA_URL = re.compile(r"^data:(?P<media>[\w.+-]+/[\w.+-]+);base64,(?P<data>.*)$"
 
 
 class ImageProblem(ValueError):
-    """What is wrong with an image a request sent: `kind` is "base64" (the data is not),
-    "unreadable" (no image), or "mismatch" (an image of another format than it says)."""
+    """What is wrong with an image a request sent: `kind` is "url" (no data URL), "media"
+    (of a type the API takes none of), "base64" (the data is not), "unreadable" (no
+    image), or "mismatch" (an image of another format than it says)."""
 
-    def __init__(self, kind: Literal["base64", "unreadable", "mismatch"], found: str = ""):
+    def __init__(
+        self,
+        kind: Literal["url", "media", "base64", "unreadable", "mismatch"],
+        found: str = "",
+    ):
         super().__init__(kind)
         self.kind = kind
-        self.found = found  # the format the data holds (a mismatch)
+        self.found = found  # the media type given, or the format the data holds
+        self.media = ""  # the media type the data URL says (data_url_image)
+
+
+def data_url_image(url: Any, formats: Mapping[str, str]) -> tuple[str, tuple[int, int]]:
+    """The media type and the size of a data URL's image (one of `formats`); ImageProblem
+    where it is not one."""
+    matched = DATA_URL.match(url) if isinstance(url, str) else None
+    if matched is None:
+        raise ImageProblem("url")
+    media = matched["media"].lower()
+    if media not in formats:
+        raise ImageProblem("media", media)
+    try:
+        return media, decoded_image(matched["data"], media, formats)[0]
+    except ImageProblem as problem:
+        problem.media = media
+        raise
 
 
 def decoded_image(data: Any, media: str, formats: Mapping[str, str]) -> tuple[tuple[int, int], int]:

@@ -93,13 +93,7 @@ class AnthropicModel(Connected[_Conversation]):
             raise ModelError(str(error)) from None
         beta = {"anthropic-beta": self.version.beta}  # the tool version's
         vendor = replace(ANTHROPIC, headers=lambda key: {**ANTHROPIC.headers(key), **beta})
-        self._connect(
-            f"anthropic:{model}",
-            vendor,
-            settings,
-            tokens_of,
-            **wiring,
-        )
+        self._connect(f"anthropic:{model}", vendor, settings, tokens_of, **wiring)
 
     async def complete(self, request: ModelRequest) -> Completion:
         seen = self._computer(request)

@@ -90,13 +90,7 @@ class GeminiModel(Connected[_Conversation]):
             check_model(model)
         except UnknownModel as error:
             raise ModelError(str(error)) from None
-        self._connect(
-            f"gemini:{model}",
-            GEMINI,
-            settings,
-            tokens_of,
-            **wiring,
-        )
+        self._connect(f"gemini:{model}", GEMINI, settings, tokens_of, **wiring)
 
     async def complete(self, request: ModelRequest) -> Completion:
         seen = self._computer(request)

@@ -88,13 +88,7 @@ class LocalModel(Connected[_Conversation]):
             self.grammar: Grammar = grammar_for(kind, model, local)
         except ValueError as error:
             raise ModelError(str(error)) from None
-        self._connect(
-            f"{kind}:{model}",
-            LOCAL,
-            settings,
-            tokens_of,
-            **wiring,
-        )
+        self._connect(f"{kind}:{model}", LOCAL, settings, tokens_of, **wiring)
 
     async def complete(self, request: ModelRequest) -> Completion:
         seen = self._computer(request)

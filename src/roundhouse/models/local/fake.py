@@ -63,13 +63,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from roundhouse.models.fake_http import (
-    DATA_URL,
     Answer,
     FakeServer,
     ImageProblem,
     Received,
     Refused,
-    decoded_image,
+    data_url_image,
     describe_model,
     load_turns,
     parse_json,
@@ -285,19 +284,15 @@ def _image_size(url: str, number: int) -> tuple[int, int]:
     """The (width, height) of a data URL's PNG or JPEG; Refused if it is not one."""
     if urlsplit(url).scheme in ("http", "https", "file"):
         raise _bad(f"image {number}: this fake fetches nothing: send a base64 data URL")
-    matched = DATA_URL.match(url)
-    if matched is None:
-        raise _bad(f"image {number}: not a data URL of the form data:<type>;base64,<data>")
-    media = matched["media"].lower()
-    if media not in FORMATS:
-        raise _bad(f"image {number}: the media type {media} is not image/png or image/jpeg")
     try:
-        return decoded_image(matched["data"], media, FORMATS)[0]
+        return data_url_image(url, FORMATS)[1]
     except ImageProblem as problem:
         said = {
+            "url": "not a data URL of the form data:<type>;base64,<data>",
+            "media": f"the media type {problem.found} is not image/png or image/jpeg",
             "base64": "the data is not base64",
             "unreadable": "cannot identify the image",
-            "mismatch": f"the data is {problem.found}, but the data URL says {media}",
+            "mismatch": f"the data is {problem.found}, but the data URL says {problem.media}",
         }
         raise _bad(f"image {number}: {said[problem.kind]}") from None
 

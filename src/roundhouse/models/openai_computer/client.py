@@ -71,13 +71,7 @@ class OpenAIComputerModel(Connected[_Conversation]):
     ) -> None:
         self.model = model
         self.ga = uses_ga(model, settings.computer_tool)
-        self._connect(
-            f"openai-computer:{model}",
-            OPENAI,
-            settings,
-            tokens_of,
-            **wiring,
-        )
+        self._connect(f"openai-computer:{model}", OPENAI, settings, tokens_of, **wiring)
 
     async def complete(self, request: ModelRequest) -> Completion:
         seen = self._computer(request)

@@ -58,12 +58,11 @@ from typing import Any
 
 from roundhouse.models import fake_http
 from roundhouse.models.fake_http import (
-    DATA_URL,
     Answer,
     FakeServer,
     ImageProblem,
     Refused,
-    decoded_image,
+    data_url_image,
     describe_model,
     load_turns,
     parse_json,
@@ -321,19 +320,15 @@ def _check_message(item: dict[str, Any], number: int) -> list[tuple[int, int]]:
 def _image_size(url: Any, number: int) -> tuple[int, int]:
     """A data URL's image size; Refused unless it is base64 of a PNG, JPEG or WebP that is
     what the URL says."""
-    matched = DATA_URL.match(url) if isinstance(url, str) else None
-    if matched is None or not matched["media"].startswith("image/"):
-        raise _invalid(f"input[{number}]: this fake takes image data URLs only")
-    media = matched["media"]
-    if media not in IMAGE_TYPES:
-        raise _invalid(f"input[{number}]: the image type {media} is not PNG, JPEG or WebP")
     try:
-        return decoded_image(matched["data"], media, IMAGE_TYPES)[0]
+        return data_url_image(url, IMAGE_TYPES)[1]
     except ImageProblem as problem:
         said = {
+            "url": "this fake takes image data URLs only",
+            "media": f"the image type {problem.found} is not PNG, JPEG or WebP",
             "base64": "the image is not base64",
             "unreadable": "the image data is not a valid image",
-            "mismatch": f"the image is {problem.found}, but its data URL says {media}",
+            "mismatch": f"the image is {problem.found}, but its data URL says {problem.media}",
         }
         raise _invalid(f"input[{number}]: {said[problem.kind]}") from None
 
