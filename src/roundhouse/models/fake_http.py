@@ -58,6 +58,25 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Scripted:
+    """What every scripted turn may say beside its answer: an HTTP error status instead
+    (with its headers: retry-after), and the usage the answer reports."""
+
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+    usage: Mapping[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def read(data: Mapping[str, Any]) -> dict[str, Any]:
+        """These fields of a script's turn, as the turn's constructor takes them."""
+        return {
+            "status": int(data.get("status", 200)),
+            "headers": {str(k): str(v) for k, v in (data.get("headers") or {}).items()},
+            "usage": dict(data.get("usage") or {}),
+        }
+
+
+@dataclass(frozen=True)
 class Received:
     """One request as the fake saw it."""
 

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,7 @@ from roundhouse.models.fake_http import (
     ImageProblem,
     Received,
     Refused,
+    Scripted,
     decoded_image,
     describe_model,
     load_turns,
@@ -89,16 +90,13 @@ RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "tool_r
 
 
 @dataclass(frozen=True)
-class Turn:
+class Turn(Scripted):
     """One scripted answer."""
 
     actions: tuple[dict[str, Any], ...] = ()
     calls: tuple[dict[str, Any], ...] = ()  # custom tools' calls: {name, input}
     text: str = ""
     stop_reason: str | None = None  # default: tool_use with actions, else end_turn
-    status: int = 200
-    headers: Mapping[str, str] = field(default_factory=dict)
-    usage: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Turn:
@@ -107,9 +105,7 @@ class Turn:
             calls=tuple(data.get("calls") or ()),
             text=str(data.get("text", "")),
             stop_reason=data.get("stop_reason"),
-            status=int(data.get("status", 200)),
-            headers=dict(data.get("headers") or {}),
-            usage=dict(data.get("usage") or {}),
+            **Scripted.read(data),
         )
 
     def render(self, model: str, serial: int) -> Answer:

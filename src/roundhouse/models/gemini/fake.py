@@ -64,6 +64,7 @@ from roundhouse.models.fake_http import (
     FakeServer,
     Received,
     Refused,
+    Scripted,
     load_turns,
     parse_json,
     script_arguments,
@@ -94,16 +95,13 @@ class Call:
 
 
 @dataclass(frozen=True)
-class Turn:
+class Turn(Scripted):
     """One scripted answer: function calls and/or text, or an HTTP error."""
 
     calls: tuple[Call, ...] = ()
     text: str = ""
     ids: bool = False
     finish_reason: str = "STOP"
-    status: int = 200
-    headers: Mapping[str, str] = field(default_factory=dict)
-    usage: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Turn:
@@ -117,9 +115,7 @@ class Turn:
             text=str(data.get("text", "")),
             ids=bool(data.get("ids", False)),
             finish_reason=str(data.get("finish_reason", "STOP")),
-            status=int(data.get("status", 200)),
-            headers={str(k): str(v) for k, v in (data.get("headers") or {}).items()},
-            usage={str(k): int(v) for k, v in (data.get("usage") or {}).items()},
+            **Scripted.read(data),
         )
 
 

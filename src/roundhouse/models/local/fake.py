@@ -57,7 +57,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -68,6 +68,7 @@ from roundhouse.models.fake_http import (
     ImageProblem,
     Received,
     Refused,
+    Scripted,
     data_url_image,
     describe_model,
     load_turns,
@@ -132,14 +133,11 @@ MODELS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class Turn:
+class Turn(Scripted):
     """One scripted answer: the model's raw text, or an HTTP error."""
 
     text: str = ""
     finish_reason: str = "stop"
-    status: int = 200
-    headers: Mapping[str, str] = field(default_factory=dict)
-    usage: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Turn:
@@ -149,9 +147,7 @@ class Turn:
         return cls(
             text=str(data.get("text", "")),
             finish_reason=str(data.get("finish_reason", "stop")),
-            status=int(data.get("status", 200)),
-            headers={str(k): str(v) for k, v in (data.get("headers") or {}).items()},
-            usage={str(k): int(v) for k, v in (data.get("usage") or {}).items()},
+            **Scripted.read(data),
         )
 
     def render(self, model: str, serial: int) -> Answer:

@@ -62,6 +62,7 @@ from roundhouse.models.fake_http import (
     FakeServer,
     ImageProblem,
     Refused,
+    Scripted,
     data_url_image,
     describe_model,
     load_turns,
@@ -83,15 +84,12 @@ PART_KINDS = {
 
 
 @dataclass(frozen=True)
-class Turn:
+class Turn(Scripted):
     action: Mapping[str, Any] | None = None  # the preview tool's one action
     actions: tuple[Mapping[str, Any], ...] = ()  # the GA tool's batched actions
     safety_checks: tuple[Mapping[str, Any], ...] = ()
     text: str = ""
     refusal: str = ""
-    status: int = 200
-    headers: Mapping[str, str] = field(default_factory=dict)
-    usage: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Turn:
@@ -101,9 +99,7 @@ class Turn:
             safety_checks=tuple(data.get("safety_checks") or ()),
             text=str(data.get("text", "")),
             refusal=str(data.get("refusal", "")),
-            status=int(data.get("status", 200)),
-            headers=dict(data.get("headers") or {}),
-            usage=dict(data.get("usage") or {}),
+            **Scripted.read(data),
         )
 
 
