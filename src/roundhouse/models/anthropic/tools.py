@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roundhouse.devices.contract import ToolName
+from roundhouse.models.computer.calls import drag_call
 from roundhouse.models.computer.keys import press_keys_text
 from roundhouse.models.computer.screen import ScreenMap
 
@@ -161,14 +162,8 @@ def as_tool_call(
         arguments = {"x": x, "y": y, "direction": direction, "amount": amount}
         return ToolName.SCROLL, arguments | _held(action)
     if kind == "left_click_drag":
-        start_x, start_y = _point(action, "start_coordinate", screen)
-        end_x, end_y = _point(action, "coordinate", screen)
-        return ToolName.DRAG, {
-            "start_x": start_x,
-            "start_y": start_y,
-            "end_x": end_x,
-            "end_y": end_y,
-        }
+        start = _point(action, "start_coordinate", screen)
+        return drag_call(start, _point(action, "coordinate", screen))
     if kind == "wait":
         return ToolName.WAIT, {"seconds": _duration(action)}
     raise Unsupported(f"the action {kind!r} is not supported here")  # a version's new one
