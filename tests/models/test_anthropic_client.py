@@ -10,7 +10,7 @@ import dataclasses
 import io
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,7 @@ MakeModel = Callable[..., AnthropicModel]
 
 
 @pytest.fixture
-def anthropic() -> AsyncIterator[FakeAnthropic]:
+def anthropic() -> Iterator[FakeAnthropic]:
     with FakeAnthropic(key=KEY) as server:
         yield server
 
