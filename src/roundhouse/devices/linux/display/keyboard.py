@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from roundhouse.devices.linux.display.keys import InputError
+from roundhouse.devices.linux.display.keys import InputError, held_combo
 
 KEY_DELAY = 0.002  # seconds between two chords: lets a busy client keep up with a burst
 
@@ -72,7 +72,7 @@ class Keyboard(ABC):
             self._flush()
 
     def _one_chord(self, keys: str) -> Chord:
-        chords = list(self._combo_chords(keys))
+        chords = list(self._combo_chords(held_combo(keys)))
         if len(chords) != 1:
             raise InputError(f"one key combination is held at a time, not {keys!r}")
         return chords[0]
