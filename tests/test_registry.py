@@ -87,16 +87,22 @@ def test_every_tool_served_is_named_in_the_contract() -> None:
     """The contract (devices/contract.py) names each tool once; the devices serve those
     names and no other, so a renamed tool is a one-file change the type checker follows."""
     from roundhouse.config import Settings
-    from roundhouse.devices.contract import DESKTOP_ACTIONS, DESKTOP_DATA_COLLECTION, ToolName
-    from roundhouse.devices.linux.action.acting import Acting
+    from roundhouse.devices.contract import (
+        DESKTOP_ACTIONS,
+        DESKTOP_DATA_COLLECTION,
+        FINE_ACTIONS,
+        FINE_DATA_COLLECTION,
+        ToolName,
+    )
+    from roundhouse.devices.linux.action.fine import FineActing
     from roundhouse.devices.linux.action.observing import Observing
     from roundhouse.devices.shell import ShellTools
 
-    served = [tool.name for tool in ShellTools(Settings()).tools()]
-    served += [*DESKTOP_DATA_COLLECTION, *DESKTOP_ACTIONS]
+    desktop = [*DESKTOP_DATA_COLLECTION, *DESKTOP_ACTIONS, *FINE_DATA_COLLECTION, *FINE_ACTIONS]
+    served = [tool.name for tool in ShellTools(Settings()).tools()] + desktop
     assert sorted(served) == sorted(ToolName)
     # DesktopTools serves each as the method of the part that holds it.
     for name in DESKTOP_DATA_COLLECTION:
         assert callable(getattr(Observing, name)), name
-    for name in DESKTOP_ACTIONS:
-        assert callable(getattr(Acting, name)), name
+    for name in (*DESKTOP_ACTIONS, *FINE_DATA_COLLECTION, *FINE_ACTIONS):
+        assert callable(getattr(FineActing, name)), name

@@ -17,6 +17,7 @@ from tests.helpers import whole_text
 from roundhouse.core.commands import Command, Result
 from roundhouse.devices.base import ToolRegistry
 from roundhouse.devices.contract import ControlList, UiNode
+from roundhouse.devices.linux.atspi.client import AtspiClient
 from roundhouse.devices.linux.atspi.tree import walk
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.tools import DesktopTools, desktop_registry
@@ -29,6 +30,7 @@ DESIGN_TOOLS = {
         "list_windows",
         "get_controls",
         "list_applications",
+        "pointer_position",
     },
     "action": {
         "select_window",
@@ -42,6 +44,11 @@ DESIGN_TOOLS = {
         "scroll",
         "drag",
         "wait",
+        "move_pointer",
+        "click_pointer",
+        "mouse_down",
+        "mouse_up",
+        "hold_keys",
     },
 }
 
@@ -163,7 +170,7 @@ async def test_set_text_and_type_text_reach_the_control(tools: DesktopTools) -> 
     registry = desktop_registry(tools)
     await start_qt(registry)
     field = control(await ok(registry, "get_controls"), "Your name")
-    assert tools.tree is not None
+    assert isinstance(tools.tree, AtspiClient)
 
     done = await ok(registry, "set_text", label=field["label"], text="Zoë €")
     assert await whole_text(tools.tree, field["id"]) == "Zoë €"

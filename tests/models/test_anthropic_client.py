@@ -5,9 +5,12 @@ usage."""
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import io
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +31,13 @@ from roundhouse.models.anthropic.tools import (
     UnknownModel,
     Unsupported,
     as_tool_call,
+    computer_tool,
     tool_version,
+    zoom_region,
 )
-from roundhouse.models.base import REFUSAL, ModelError, ModelRequest
+from roundhouse.models.base import REFUSAL, ModelError, ModelRequest, OfferedTool
 from roundhouse.models.computer.observation import ComputerObservation, Outcome, Screenshot
-from roundhouse.models.computer.screen import ScreenMap
+from roundhouse.models.computer.screen import ScreenMap, fit_anthropic
 from tests.models.fakes import Sleeps
 
 KEY = "sk-ant-secret-test-key"
@@ -40,7 +45,7 @@ MakeModel = Callable[..., AnthropicModel]
 
 
 @pytest.fixture
-def anthropic() -> AsyncIterator[FakeAnthropic]:
+def anthropic() -> Iterator[FakeAnthropic]:
     with FakeAnthropic(key=KEY) as server:
         yield server
 
@@ -165,14 +170,16 @@ async def test_an_action_roundhouse_cannot_do_is_refused_and_said_back_by_its_id
     anthropic: FakeAnthropic, make_model: MakeModel, tmp_path: Path
 ) -> None:
     screenshot = shot(tmp_path, (1280, 800), Rect(0, 0, 1280, 800))
-    push(anthropic, Turn(actions=({"action": "left_mouse_down"},)), Turn(text="Done."))
+    # The API lets a key be held 100 s; roundhouse's hold_keys, 60.
+    hold = {"action": "hold_key", "text": "shift", "duration": 80}
+    push(anthropic, Turn(actions=(hold,)), Turn(text="Done."))
     model = make_model()
     answer = json.loads((await model.complete(ask(screenshot))).text)
     assert answer["action"][0]["function"] == "computer_unsupported"  # no tool: refused
     await model.complete(ask(screenshot, refused="unknown function 'computer_unsupported'"))
     [result] = sent(anthropic)["messages"][-1]["content"]
     assert result["is_error"] is True
-    assert "left_mouse_down" in result["content"][0]["text"]
+    assert "duration must be between 0 and 60" in result["content"][0]["text"]
 
 
 async def test_a_new_conversation_starts_a_new_transcript(
@@ -336,13 +343,109 @@ def test_each_computer_action_becomes_its_tool_call_or_is_refused_saying_why() -
     assert as_tool_call({"action": "wait", "duration": 2}, screen) == ("wait", {"seconds": 2})
     assert as_tool_call({"action": "screenshot"}, screen) is None
     for refused, words in (
-        ({"action": "left_click", "coordinate": [5, 5], "text": "shift"}, "keys held"),
-        ({**scroll, "text": "ctrl"}, "keys held"),
         ({"action": "left_click", "coordinate": [1280, 5]}, "outside the display"),
-        ({"action": "left_click"}, "needs coordinate"),
+        ({"action": "left_click_drag", "coordinate": [5, 5]}, "needs start_coordinate"),
+        ({"action": "left_click", "coordinate": [5, 5], "text": "shift a"}, "one combination"),
         ({"action": "type"}, "needs text"),
-        ({"action": "hold_key", "text": "shift", "duration": 1}, "not supported"),
+        ({"action": "hold_key", "text": "shift"}, "duration must be"),
+        ({"action": "hold_key", "duration": 1}, "needs text"),
+        ({"action": "left_mouse_down", "coordinate": [5, 5]}, "takes no coordinate"),
         ({"action": "wait", "duration": 600}, "between 0 and 60"),
+        ({"action": "fly"}, "not one of computer_20251124's"),
     ):
         with pytest.raises(Unsupported, match=words):
             as_tool_call(refused, screen)
+
+
+def test_the_finer_actions_become_the_finer_tools() -> None:
+    screen = ScreenMap(Rect(100, 50, 1380, 850), (1280, 800))
+    click = {"action": "left_click", "coordinate": [5, 5], "text": "shift"}
+    assert as_tool_call(click, screen) == (
+        "click_coordinates",
+        {"x": 105, "y": 55, "hold": "Shift_L"},  # a lone modifier is held as its key
+    )
+    triple = {"action": "triple_click", "coordinate": [5, 5], "text": "ctrl"}
+    assert as_tool_call(triple, screen) == (
+        "click_coordinates",
+        {"x": 105, "y": 55, "triple": True, "hold": "Control_L"},
+    )
+    scroll = {"action": "scroll", "coordinate": [5, 5], "scroll_direction": "up", "text": "ctrl"}
+    assert as_tool_call(scroll, screen) == (
+        "scroll",
+        {"x": 105, "y": 55, "direction": "up", "amount": 3, "hold": "Control_L"},
+    )
+    here = {"action": "double_click", "text": "shift"}  # where the pointer is
+    assert as_tool_call(here, screen) == ("click_pointer", {"double": True, "hold": "Shift_L"})
+    move = {"action": "mouse_move", "coordinate": [640, 400]}
+    assert as_tool_call(move, screen) == ("move_pointer", {"x": 740, "y": 450})
+    assert as_tool_call({"action": "left_mouse_down"}, screen) == ("mouse_down", {})
+    assert as_tool_call({"action": "left_mouse_up"}, screen) == ("mouse_up", {})
+    assert as_tool_call({"action": "cursor_position"}, screen) == ("pointer_position", {})
+    hold = {"action": "hold_key", "text": "Shift_L", "duration": 0.5}
+    assert as_tool_call(hold, screen) == ("hold_keys", {"keys": "Shift_L", "seconds": 0.5})
+    zoom = {"action": "zoom", "region": [0, 0, 640, 400]}
+    assert as_tool_call(zoom, screen) is None  # the next screenshot is cut there
+    assert zoom_region(zoom, screen) == (0.0, 0.0, 0.5, 0.5)
+    for region in ([0, 0, 1281, 10], [10, 10, 5, 20], [0, 0, 5]):
+        with pytest.raises(Unsupported, match="region"):
+            zoom_region({"action": "zoom", "region": region}, screen)
+
+
+def test_each_version_takes_its_own_actions_only() -> None:
+    screen = ScreenMap(Rect(0, 0, 1280, 800), (1280, 800))
+    zoom = {"action": "zoom", "region": [0, 0, 10, 10]}
+    with pytest.raises(Unsupported, match="not one of computer_20250124's"):
+        as_tool_call(zoom, screen, V20250124)
+    triple = {"action": "triple_click", "coordinate": [5, 5]}
+    with pytest.raises(Unsupported, match="not one of computer_20241022's"):
+        as_tool_call(triple, screen, V20241022)
+    move = {"action": "mouse_move", "coordinate": [5, 5]}
+    assert as_tool_call(move, screen, V20241022) == ("move_pointer", {"x": 5, "y": 5})
+    assert "enable_zoom" not in computer_tool(V20250124, screen)
+    assert computer_tool(V20251124, screen)["enable_zoom"] is True
+
+
+async def test_a_zoom_and_the_cursor_position_are_answered_in_the_displays_pixels(
+    anthropic: FakeAnthropic, make_model: MakeModel, tmp_path: Path
+) -> None:
+    # A 2560x1600 desktop, shown to Claude at 1356x847 (about 1.15 megapixels).
+    screenshot = shot(tmp_path, (2560, 1600), Rect(0, 0, 2560, 1600))
+    width, height = display = fit_anthropic(2560, 1600)
+    with Image.open(screenshot.file) as image:  # the top-left quarter red
+        image.paste((255, 0, 0), (0, 0, 1280, 800))
+        image.save(screenshot.file)
+    zoom = {"action": "zoom", "region": [0, 0, width // 2, height // 2]}
+    push(anthropic, Turn(actions=(zoom, {"action": "cursor_position"})), Turn(text="Done."))
+    model = make_model("claude-opus-4-5")
+    answer = json.loads((await model.complete(ask(screenshot))).text)
+    assert [a["function"] for a in answer["action"]] == ["pointer_position"]
+    point = {"x": 1000, "y": 500}  # the desktop's pixels
+    ran = (Outcome("pointer_position", True, "x 1000 y 500", output=point),)
+    await model.complete(ask(screenshot, ran))
+    assert anthropic.refusals == []
+    body = sent(anthropic)
+    assert body["tools"][0]["enable_zoom"] is True
+    zoomed, position = body["messages"][-1]["content"]
+    assert zoomed["content"][0] == {"type": "text", "text": "the zoomed region"}
+    data = base64.b64decode(zoomed["content"][1]["source"]["data"])
+    with Image.open(io.BytesIO(data)) as image:
+        assert image.size == display  # the region, enlarged to the display
+        assert image.convert("RGB").getpixel((width // 2, height // 2)) == (255, 0, 0)
+    x, y = ScreenMap(Rect(0, 0, 2560, 1600), display).to_model(1000, 500)
+    said = f"X={round(x)},Y={round(y)}"  # the desktop's point, in the display's pixels
+    assert said == "X=529,Y=264" and position["content"][0] == {"type": "text", "text": said}
+    assert position["content"][1]["type"] == "image"  # the screen, in the last result
+
+
+async def test_the_finer_tools_are_not_offered_as_custom_tools(
+    anthropic: FakeAnthropic, make_model: MakeModel, tmp_path: Path
+) -> None:
+    screenshot = shot(tmp_path, (1280, 800), Rect(0, 0, 1280, 800))
+    push(anthropic, Turn(text="Done."))
+    offered = tuple(
+        OfferedTool(name, name, {"type": "object", "properties": {}})
+        for name in ("move_pointer", "pointer_position", "get_controls")
+    )
+    request = ask(screenshot)
+    await make_model().complete(dataclasses.replace(request, tools=offered))
+    assert [t["name"] for t in sent(anthropic)["tools"]] == ["computer", "get_controls"]

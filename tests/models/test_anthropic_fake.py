@@ -331,3 +331,62 @@ def test_enable_zoom_is_the_newest_tools_only(fake: FakeAnthropic) -> None:
     )
     beta = {"anthropic-beta": "computer-use-2025-11-24"}
     assert post(fake, newest, **beta).status_code == 200
+
+
+def scripted(turn: Turn, payload: dict[str, Any], **headers: str) -> httpx.Response:
+    with FakeAnthropic([turn], key=KEY) as server:
+        return post(server, payload, **headers)
+
+
+ZOOM: dict[str, Any] = {"action": "zoom", "region": [0, 0, 100, 100]}
+OPUS: dict[str, Any] = {
+    "model": "claude-opus-4-5",
+    "tools": [{**tool("computer_20251124"), "enable_zoom": True}],
+}
+NEWEST = {"anthropic-beta": "computer-use-2025-11-24"}
+
+
+def test_a_script_answers_only_the_actions_of_the_version_declared() -> None:
+    # zoom is computer_20251124's, and only with enable_zoom.
+    refused(scripted(Turn(actions=(ZOOM,)), body()), 400, "'zoom' is not an action of")
+    no_zoom: dict[str, Any] = {**OPUS, "tools": [tool("computer_20251124")]}
+    refused(scripted(Turn(actions=(ZOOM,)), body(**no_zoom), **NEWEST), 400, "enable_zoom")
+    assert scripted(Turn(actions=(ZOOM,)), body(**OPUS), **NEWEST).status_code == 200
+    # computer_20241022 has no triple_click, and clicks where mouse_move put the pointer.
+    old: dict[str, Any] = {
+        "model": "claude-3-5-sonnet-20241022",
+        "tools": [tool("computer_20241022")],
+    }
+    beta = {"anthropic-beta": "computer-use-2024-10-22"}
+    triple = {"action": "triple_click", "coordinate": [5, 5]}
+    refused(scripted(Turn(actions=(triple,)), body(**old), **beta), 400, "not an action of")
+    click = {"action": "left_click", "coordinate": [5, 5]}
+    refused(scripted(Turn(actions=(click,)), body(**old), **beta), 400, "no input 'coordinate'")
+    assert scripted(Turn(actions=({"action": "left_click"},)), body(**old), **beta).is_success
+
+
+def test_a_script_answers_each_action_with_the_inputs_it_takes() -> None:
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"action": "left_mouse_down", "coordinate": [5, 5]}, "no input 'coordinate'"),
+        ({"action": "hold_key", "text": "shift"}, "hold_key without duration"),
+        ({"action": "scroll", "coordinate": [5, 5]}, "scroll without scroll_amount"),
+        ({"action": "mouse_move"}, "mouse_move without coordinate"),
+    ]
+    for action, words in cases:
+        refused(scripted(Turn(actions=(action,)), body()), 400, words)
+    taken: list[dict[str, Any]] = [
+        {"action": "left_mouse_down"},
+        {"action": "mouse_move", "coordinate": [5, 5]},
+        {"action": "hold_key", "text": "shift", "duration": 1},
+        {"action": "triple_click", "coordinate": [5, 5], "text": "shift"},
+        {"action": "cursor_position"},
+    ]
+    for action in taken:
+        assert scripted(Turn(actions=(action,)), body()).is_success, action
+
+
+def test_enable_zoom_is_a_boolean_of_computer_20251124_only() -> None:
+    zooming = {**tool(), "enable_zoom": True}
+    refused(scripted(Turn(text="hi"), body(tools=[zooming])), 400, "enable_zoom")
+    odd: dict[str, Any] = {**OPUS, "tools": [{**tool("computer_20251124"), "enable_zoom": "yes"}]}
+    refused(scripted(Turn(text="hi"), body(**odd), **NEWEST), 400, "valid boolean")

@@ -23,8 +23,11 @@ from roundhouse.devices.contract import Control, ToolName
 WINDOW_TOOLS = frozenset(
     {ToolName.LAUNCH_APPLICATION, ToolName.SELECT_WINDOW, ToolName.CLOSE_WINDOW}
 )
-# Acts on nothing, so shows nothing: its lack of an effect is no reason to stop.
-_NO_EFFECT_MEANT = frozenset({ToolName.WAIT})
+# Acts on nothing, or shows nothing yet (the pointer moved, a button or keys held down:
+# what they do shows at the release, the next actions'): no effect is no reason to stop.
+_NO_EFFECT_MEANT = frozenset(
+    {ToolName.WAIT, ToolName.MOVE_POINTER, ToolName.MOUSE_DOWN, ToolName.HOLD_KEYS}
+)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from roundhouse.core.context import RoundContext
 from roundhouse.core.messages import Message
 from roundhouse.core.states import AgentKind, Status
 from roundhouse.core.trajectory import StepRecord
-from roundhouse.devices.contract import Rect, ToolName
+from roundhouse.devices.contract import FINE_ACTIONS, FINE_DATA_COLLECTION, Rect, ToolName
 from roundhouse.devices.describing import ToolSpec
 from roundhouse.models.computer.observation import ComputerObservation, Outcome, Screenshot
 
@@ -60,6 +60,8 @@ class ComputerAgent(AgentCore[ComputerObservation, ComputerAnswer]):
         ToolName.SCROLL,
         ToolName.DRAG,
         ToolName.WAIT,
+        *FINE_ACTIONS,
+        *FINE_DATA_COLLECTION,
         ToolName.LAUNCH_APPLICATION,
         ToolName.SELECT_WINDOW,
         ToolName.LIST_WINDOWS,
@@ -167,7 +169,8 @@ def outcomes(step: StepRecord) -> tuple[Outcome, ...]:
             why = action.result.error or "declined"
             said.append(Outcome(action.function, False, why, declined=True))
         elif action.result.ok:
-            said.append(Outcome(action.function, True, said_of(action.result.result)))
+            output = action.result.result
+            said.append(Outcome(action.function, True, said_of(output), output=output))
         else:
             said.append(Outcome(action.function, False, action.result.error or "failed"))
     return tuple(said)

@@ -39,6 +39,13 @@ class ToolName(enum.StrEnum):
     DRAG = "drag"
     WAIT = "wait"
     RUN_SHELL = "run_shell"
+    # the pointer and the keys held, finer than a click (computer-use models' actions)
+    POINTER_POSITION = "pointer_position"
+    MOVE_POINTER = "move_pointer"
+    CLICK_POINTER = "click_pointer"
+    MOUSE_DOWN = "mouse_down"
+    MOUSE_UP = "mouse_up"
+    HOLD_KEYS = "hold_keys"
 
 
 # The desktop tools of devices/linux/tools.py, in the order they are served.
@@ -63,6 +70,16 @@ WINDOW_ACTIONS = (
     ToolName.WAIT,
 )
 DESKTOP_ACTIONS = (ToolName.SELECT_WINDOW, ToolName.LAUNCH_APPLICATION, *WINDOW_ACTIONS)
+# What only the computer agent is offered: its vendors' finer pointer and keyboard actions
+# (a mouse_move, a button held down, cursor_position), which an AppAgent never needs.
+FINE_DATA_COLLECTION = (ToolName.POINTER_POSITION,)
+FINE_ACTIONS = (
+    ToolName.MOVE_POINTER,
+    ToolName.CLICK_POINTER,
+    ToolName.MOUSE_DOWN,
+    ToolName.MOUSE_UP,
+    ToolName.HOLD_KEYS,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,8 @@
 """What every fake model server shares: real HTTP on 127.0.0.1, a script of turns taken in
-order, every request recorded (with why it was refused), a context manager, and the loop a
-fake runs by hand (`python -m roundhouse.models.X.fake --port N --script FILE`).
+order, every request recorded (with why it was refused), a context manager, the key it
+demands, the loop a fake runs by hand (`python -m roundhouse.models.X.fake --port N
+--script FILE`, script_arguments), and the decoding of a base64 image a request sends
+(decoded_image: each fake words what is wrong with it as its API does).
 
 A fake fills in one method, `answer(method, path, headers, raw)`, and returns an `Answer`;
 this module does the sockets, the JSON and the bookkeeping, and the transport's faults an
@@ -10,8 +12,13 @@ recorded headers are never logged or printed.
 
 from __future__ import annotations
 
+import argparse
+import base64
+import binascii
+import io
 import json
 import logging
+import re
 import socket
 import struct
 import threading
@@ -23,6 +30,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Generic, Literal, Self, TypeVar
 from urllib.parse import urlsplit
+
+from PIL import Image, UnidentifiedImageError
 
 from roundhouse.config import ConfigError, read_yaml
 
@@ -46,6 +55,25 @@ class Answer:
 
     def payload(self) -> bytes:
         return self.raw if self.raw is not None else json.dumps(self.body).encode()
+
+
+@dataclass(frozen=True)
+class Scripted:
+    """What every scripted turn may say beside its answer: an HTTP error status instead
+    (with its headers: retry-after), and the usage the answer reports."""
+
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+    usage: Mapping[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def read(data: Mapping[str, Any]) -> dict[str, Any]:
+        """These fields of a script's turn, as the turn's constructor takes them."""
+        return {
+            "status": int(data.get("status", 200)),
+            "headers": {str(k): str(v) for k, v in (data.get("headers") or {}).items()},
+            "usage": dict(data.get("usage") or {}),
+        }
 
 
 @dataclass(frozen=True)
@@ -99,7 +127,15 @@ class FakeServer(Generic[T]):
     methods = frozenset({"GET", "POST"})  # others get 501, unrecorded, as http.server's
     unit = "turns"  # what the banner of serve_by_hand counts
 
-    def __init__(self, turns: Iterable[T] = (), *, host: str = "127.0.0.1", port: int = 0):
+    def __init__(
+        self,
+        turns: Iterable[T] = (),
+        *,
+        key: str | None = "test-key",
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ):
+        self.key = key  # what the API demands (None: any, or none)
         self._turns: deque[T] = deque(turns)
         self._lock = threading.RLock()
         self._stopping = threading.Event()
@@ -200,6 +236,77 @@ class FakeServer(Generic[T]):
             pass  # Ctrl-C is how this server is meant to stop
         finally:
             self.stop()
+
+
+def script_arguments(
+    description: str, port: int, key: str | None = "test-key"
+) -> argparse.ArgumentParser:
+    """The command line of a fake run by hand: --port, --key and --script (YAML or JSON)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--port", type=int, default=port)
+    parser.add_argument("--key", default=key, help="the key the server demands")
+    parser.add_argument("--script", type=Path, required=True, help="YAML or JSON list of turns")
+    return parser
+
+
+def describe_model(received: Received) -> str:
+    """A request as a fake run by hand prints it: the model asked for, and any refusal."""
+    body = received.body if isinstance(received.body, dict) else {}
+    return f"model={body.get('model')} refused={received.refused}"
+
+
+# A data URL of base64 data (OpenAI's and vLLM's image_url): its media type and its data.
+DATA_URL = re.compile(r"^data:(?P<media>[\w.+-]+/[\w.+-]+);base64,(?P<data>.*)$", re.DOTALL)
+
+
+class ImageProblem(ValueError):
+    """What is wrong with an image a request sent: `kind` is "url" (no data URL), "media"
+    (of a type the API takes none of), "base64" (the data is not), "unreadable" (no
+    image), or "mismatch" (an image of another format than it says)."""
+
+    def __init__(
+        self,
+        kind: Literal["url", "media", "base64", "unreadable", "mismatch"],
+        found: str = "",
+    ):
+        super().__init__(kind)
+        self.kind = kind
+        self.found = found  # the media type given, or the format the data holds
+        self.media = ""  # the media type the data URL says (data_url_image)
+
+
+def data_url_image(url: Any, formats: Mapping[str, str]) -> tuple[str, tuple[int, int]]:
+    """The media type and the size of a data URL's image (one of `formats`); ImageProblem
+    where it is not one."""
+    matched = DATA_URL.match(url) if isinstance(url, str) else None
+    if matched is None:
+        raise ImageProblem("url")
+    media = matched["media"].lower()
+    if media not in formats:
+        raise ImageProblem("media", media)
+    try:
+        return media, decoded_image(matched["data"], media, formats)[0]
+    except ImageProblem as problem:
+        problem.media = media
+        raise
+
+
+def decoded_image(data: Any, media: str, formats: Mapping[str, str]) -> tuple[tuple[int, int], int]:
+    """The size and the byte length of base64 `data` said to be of `media` (one of
+    `formats`, media type -> PIL format); ImageProblem where it is not that."""
+    try:
+        raw = base64.b64decode(data if isinstance(data, str | bytes) else "", validate=True)
+    except (binascii.Error, ValueError):
+        raise ImageProblem("base64") from None
+    try:
+        with Image.open(io.BytesIO(raw)) as image:
+            image.verify()
+            found, (width, height) = image.format, image.size
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+        raise ImageProblem("unreadable") from None
+    if found != formats[media]:
+        raise ImageProblem("mismatch", str(found))
+    return (int(width), int(height)), len(raw)
 
 
 def _handler_for(fake: FakeServer[Any]) -> type[BaseHTTPRequestHandler]:

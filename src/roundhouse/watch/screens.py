@@ -59,5 +59,20 @@ class InputWhenUsed:
     def press_keys(self, keys: str) -> None:
         self._opened().press_keys(keys)
 
+    def button_down(self, button: Button = "left") -> None:
+        self._opened().button_down(button)
+
+    def button_up(self, button: Button = "left") -> None:
+        self._opened().button_up(button)
+
+    def position(self) -> tuple[int, int] | None:
+        return self._opened().position()
+
+    def keys_down(self, keys: str) -> None:
+        self._opened().keys_down(keys)
+
+    def keys_up(self, keys: str) -> None:
+        self._opened().keys_up(keys)
+
     def close(self) -> None:
         return None  # the display it came with is closed by whoever opened it

@@ -142,6 +142,33 @@ class SentAsOurs:
         finally:
             self._desk.after_action()
 
+    def button_down(self, button: Button = "left") -> None:
+        try:
+            self._input.button_down(button)
+        finally:
+            self._desk.after_action()
+
+    def button_up(self, button: Button = "left") -> None:
+        try:
+            self._input.button_up(button)
+        finally:
+            self._desk.after_action()
+
+    def position(self) -> tuple[int, int] | None:
+        return self._input.position()  # sends nothing
+
+    def keys_down(self, keys: str) -> None:
+        try:
+            self._input.keys_down(keys)
+        finally:
+            self._desk.after_action()
+
+    def keys_up(self, keys: str) -> None:
+        try:
+            self._input.keys_up(keys)
+        finally:
+            self._desk.after_action()
+
     def close(self) -> None:
         self._input.close()
 

@@ -19,7 +19,8 @@ back inline as base64 (for MCP clients on another machine).
 DesktopTools is made of three parts, each in its own module of action/: `around` (the
 connections, and the look and settle around each action that says what it did),
 `observing` (the data-collection tools) and `acting` (the actions, run through `around` on
-the controls `observing` listed). This assembles them on a desktop's display server and
+the controls `observing` listed; fine.py adds the finer pointer and keyboard ones that
+computer-use models take). This assembles them on a desktop's display server and
 accessibility bus, and serves them as registry entries. DesktopTools runs as well on the
 fake display (testing/display.py, testing/tools.py).
 """
@@ -36,9 +37,15 @@ from typing import Any
 from roundhouse.config import Settings
 from roundhouse.core.commands import ToolType
 from roundhouse.devices.base import Closing, DeviceLost, Tool, ToolRegistry, make_tool
-from roundhouse.devices.contract import DESKTOP_ACTIONS, DESKTOP_DATA_COLLECTION, ToolName
-from roundhouse.devices.linux.action.acting import Acting
+from roundhouse.devices.contract import (
+    DESKTOP_ACTIONS,
+    DESKTOP_DATA_COLLECTION,
+    FINE_ACTIONS,
+    FINE_DATA_COLLECTION,
+    ToolName,
+)
 from roundhouse.devices.linux.action.around import Around
+from roundhouse.devices.linux.action.fine import FineActing
 from roundhouse.devices.linux.action.observing import Observing, ToolError
 from roundhouse.devices.linux.atspi.client import AtspiClient, AtspiError
 from roundhouse.devices.linux.atspi.seam import AccessibleTree
@@ -83,7 +90,7 @@ class DesktopTools(Closing):
     def __init__(self, around: Around) -> None:
         self.around = around
         self.observing = Observing(around)
-        self.acting = Acting(around, self.observing)
+        self.acting = FineActing(around, self.observing)
         observing, acting = self.observing, self.acting
         # The connections (fixed for the tools' life).
         self.desktop, self.settings, self.display = around.desktop, around.settings, around.display
@@ -108,6 +115,13 @@ class DesktopTools(Closing):
         self.scroll = acting.scroll
         self.drag = acting.drag
         self.wait = acting.wait
+        # The finer actions (computer-use models only: contract.FINE_ACTIONS).
+        self.pointer_position = acting.pointer_position
+        self.move_pointer = acting.move_pointer
+        self.click_pointer = acting.click_pointer
+        self.mouse_down = acting.mouse_down
+        self.mouse_up = acting.mouse_up
+        self.hold_keys = acting.hold_keys
 
     # The switches bench sessions and bench actions turn to measure before against after
     # (around.py says what each does): set here, kept by `around`, whose parts read them
@@ -158,6 +172,12 @@ def desktop_tools(tools: DesktopTools) -> list[Tool]:
         ToolName.SCROLL: tools.scroll,
         ToolName.DRAG: tools.drag,
         ToolName.WAIT: tools.wait,
+        ToolName.POINTER_POSITION: tools.pointer_position,
+        ToolName.MOVE_POINTER: tools.move_pointer,
+        ToolName.CLICK_POINTER: tools.click_pointer,
+        ToolName.MOUSE_DOWN: tools.mouse_down,
+        ToolName.MOUSE_UP: tools.mouse_up,
+        ToolName.HOLD_KEYS: tools.hold_keys,
     }
     display, lost = tools.desktop.display, tools.display.lost
 
@@ -168,7 +188,8 @@ def desktop_tools(tools: DesktopTools) -> list[Tool]:
         return make_tool(function, kind, name=name)
 
     data = [tool(name, "data_collection") for name in DESKTOP_DATA_COLLECTION]
-    return data + [tool(name, "action") for name in DESKTOP_ACTIONS]
+    data += [tool(name, "data_collection") for name in FINE_DATA_COLLECTION]
+    return data + [tool(name, "action") for name in (*DESKTOP_ACTIONS, *FINE_ACTIONS)]
 
 
 def _display_guarded(

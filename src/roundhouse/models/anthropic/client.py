@@ -22,15 +22,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from roundhouse.config import AnthropicSettings
 from roundhouse.core.usage import Usage
+from roundhouse.devices.contract import ToolName
 from roundhouse.models.anthropic.tools import (
     Pending,
     UnknownModel,
@@ -45,16 +43,18 @@ from roundhouse.models.base import (
     ModelRequest,
     refuses_the_last_answer,
 )
-from roundhouse.models.computer.connection import Connected, api_key, connect, endpoint
-from roundhouse.models.computer.images import png_at
-from roundhouse.models.computer.observation import Outcome, Screenshot
+from roundhouse.models.computer import transcript
+from roundhouse.models.computer.connection import Connected, Vendor, Wiring
+from roundhouse.models.computer.images import png_at, png_of_part
+from roundhouse.models.computer.observation import FINE_TOOLS, Outcome, Screenshot
 from roundhouse.models.computer.screen import ScreenMap, screen_map_for
-from roundhouse.models.retrying import Clock, Sleep
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 CACHED = {"type": "ephemeral"}
-LEFT_OUT = "(an earlier screenshot, left out)"
 
 
 @dataclass
@@ -64,66 +64,53 @@ class _Conversation:
     pending: tuple[Pending, ...] = ()
 
 
-class AnthropicModel(Connected):
+ANTHROPIC = Vendor(
+    "anthropic",
+    ("ANTHROPIC_BASE_URL",),
+    DEFAULT_BASE_URL,
+    ("ANTHROPIC_API_KEY",),
+    lambda key: {"x-api-key": key, "anthropic-version": API_VERSION},
+    "Check ANTHROPIC_API_KEY or anthropic.api_key in roundhouse.yaml.",
+    missing_key="no API key for Anthropic: set ANTHROPIC_API_KEY or anthropic.api_key "
+    "in roundhouse.yaml",
+)
+
+
+class AnthropicModel(Connected[_Conversation]):
     """A LanguageModel for --agent computer over Anthropic's Messages API."""
 
     def __init__(
         self,
         model: str,
         settings: AnthropicSettings,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        env: Mapping[str, str] | None = None,
-        sleep: Sleep = asyncio.sleep,
-        clock: Clock | None = None,
+        **wiring: Unpack[Wiring],
     ) -> None:
-        env = os.environ if env is None else env
-        self.name = f"anthropic:{model}"
         self.model = model
         self.settings = settings
         try:
             self.version = tool_version(model)
         except UnknownModel as error:
             raise ModelError(str(error)) from None
-        self.base_url = endpoint(settings.base_url, ("ANTHROPIC_BASE_URL",), DEFAULT_BASE_URL, env)
-        key = api_key(
-            settings.api_key,
-            ("ANTHROPIC_API_KEY",),
-            env,
-            "no API key for Anthropic: set ANTHROPIC_API_KEY or anthropic.api_key "
-            "in roundhouse.yaml",
-        )
-        headers = {"x-api-key": key, "anthropic-version": API_VERSION}
-        self._poster = connect(
-            self.name,
-            self.base_url,
-            {**headers, "anthropic-beta": self.version.beta},
-            settings,
-            "anthropic",
-            "Check ANTHROPIC_API_KEY or anthropic.api_key in roundhouse.yaml.",
-            tokens_of,
-            transport=transport,
-            sleep=sleep,
-            clock=clock,
-        )
-        self._chat: _Conversation | None = None
+        beta = {"anthropic-beta": self.version.beta}  # the tool version's
+        vendor = replace(ANTHROPIC, headers=lambda key: {**ANTHROPIC.headers(key), **beta})
+        self._connect(f"anthropic:{model}", vendor, settings, tokens_of, **wiring)
 
     async def complete(self, request: ModelRequest) -> Completion:
         seen = self._computer(request)
+        customs = [t for t in request.tools if t.name not in FINE_TOOLS]  # the tool's own
         shot = seen.screenshot
         screen = screen_map_for(shot.region, shot.pixels, "anthropic")
-        if self._chat is None or self._chat.key != seen.conversation:
-            self._chat = _Conversation(seen.conversation)
-        chat = self._chat
+        chat = self._chat_for(seen, _Conversation)
         image = await asyncio.to_thread(image_block, shot, screen)
-        turn = user_turn(request, chat, seen.outcomes, image)
+        zooms = await asyncio.to_thread(zoom_blocks, shot, screen, chat.pending)
+        turn = user_turn(request, chat, seen.outcomes, image, Shown(screen, zooms))
         body = {
             "model": self.model,
             "max_tokens": self.settings.max_tokens,
             "system": [{"type": "text", "text": system_text(request), "cache_control": CACHED}],
             "tools": [
                 computer_tool(self.version, screen),
-                *(custom_tool(t.name, t.description, t.parameters) for t in request.tools),
+                *(custom_tool(t.name, t.description, t.parameters) for t in customs),
             ],
             "messages": outgoing([*chat.messages, turn], self.settings.keep_screenshots),
         }
@@ -134,8 +121,10 @@ class AnthropicModel(Connected):
         # Kept as sent: a screenshot never sent again is not held in memory either.
         kept = [*chat.messages, turn, {"role": "assistant", "content": content}]
         chat.messages = newest_images(kept, self.settings.keep_screenshots)
-        custom = frozenset(tool.name for tool in request.tools)
-        answer, chat.pending = read_answer(content, answered.get("stop_reason"), screen, custom)
+        custom = frozenset(tool.name for tool in customs)
+        answer, chat.pending = read_answer(
+            content, answered.get("stop_reason"), screen, custom, self.version
+        )
         return Completion(
             text=json.dumps(answer, ensure_ascii=False),
             usage=attempts.usage,
@@ -175,8 +164,33 @@ def system_text(request: ModelRequest) -> str:
 
 def image_block(shot: Screenshot, screen: ScreenMap) -> dict[str, Any]:
     """The screenshot at the size the display is declared, as a base64 PNG block."""
-    data = base64.b64encode(png_at(shot.file, screen.sent)).decode("ascii")
+    return _png_block(png_at(shot.file, screen.sent))
+
+
+def zoom_blocks(
+    shot: Screenshot, screen: ScreenMap, pending: tuple[Pending, ...]
+) -> dict[str, dict[str, Any]]:
+    """Each zoom's answer, by its tool_use id: its region of the screenshot, enlarged to
+    the display's size (as Anthropic's reference tool answers a zoom)."""
+    return {
+        one.id: _png_block(png_of_part(shot.file, one.zoom, screen.sent))
+        for one in pending
+        if one.zoom is not None
+    }
+
+
+def _png_block(png: bytes) -> dict[str, Any]:
+    data = base64.b64encode(png).decode("ascii")
     return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the results of the last answer show: the screen's map (a cursor_position is
+    said in the display's pixels) and each zoom's image, by its tool_use id."""
+
+    screen: ScreenMap
+    zooms: Mapping[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def user_turn(
@@ -184,6 +198,7 @@ def user_turn(
     chat: _Conversation,
     outcomes: tuple[Outcome, ...],
     image: dict[str, Any],
+    shown: Shown,
 ) -> dict[str, Any]:
     """The next user message: the request and the screen (a conversation's first), or a
     tool_result for each tool_use of the last answer, the screen in the last. When the
@@ -199,20 +214,36 @@ def user_turn(
             why = pending.why or f"not run: {refused}"
             result |= {"is_error": True, "content": [{"type": "text", "text": why}]}
         else:
-            said = outcome_text(pending, outcomes)
+            said = outcome_text(pending, outcomes, shown.screen)
             blocks: list[dict[str, Any]] = [{"type": "text", "text": said}]
+            if pending.id in shown.zooms:
+                blocks.append(shown.zooms[pending.id])
             result["content"] = [*blocks, image] if number == len(chat.pending) else blocks
         results.append(result)
     return {"role": "user", "content": results}
 
 
-def outcome_text(pending: Pending, outcomes: tuple[Outcome, ...]) -> str:
+def outcome_text(pending: Pending, outcomes: tuple[Outcome, ...], screen: ScreenMap) -> str:
     if pending.index is None:
-        return "the screen now"
+        return "the zoomed region" if pending.zoom is not None else "the screen now"
     if pending.index >= len(outcomes):
         return "not run"
     outcome = outcomes[pending.index]
-    return outcome.text if outcome.ok else f"failed: {outcome.text}"
+    if not outcome.ok:
+        return f"failed: {outcome.text}"
+    if outcome.function == ToolName.POINTER_POSITION and isinstance(outcome.output, dict):
+        return cursor_text(outcome.output, screen)
+    return outcome.text
+
+
+def cursor_text(point: dict[str, Any], screen: ScreenMap) -> str:
+    """Where the pointer is, in the display's pixels, as the reference tool says it
+    ("X=512,Y=384"): the desktop's point mapped back onto the image sent."""
+    x, y = screen.to_model(float(point["x"]), float(point["y"]))
+    width, height = screen.sent
+    column = min(max(round(x), 0), width - 1)
+    row = min(max(round(y), 0), height - 1)
+    return f"X={column},Y={row}"
 
 
 def outgoing(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
@@ -226,32 +257,5 @@ def outgoing(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
 
 
 def newest_images(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
-    """The messages with only their newest `keep` screenshots, each older one a line that
-    says it was left out (new lists: `messages` is not changed)."""
-    sent: list[dict[str, Any]] = []
-    images = 0
-    for message in reversed(messages):
-        content = message["content"]
-        if isinstance(content, list):
-            blocks = []
-            for block in reversed(content):
-                block, images = _keep_images(block, images, keep)
-                blocks.append(block)
-            content = list(reversed(blocks))
-        sent.append({**message, "content": content})
-    sent.reverse()
-    return sent
-
-
-def _keep_images(block: dict[str, Any], images: int, keep: int) -> tuple[dict[str, Any], int]:
-    if block.get("type") == "image":
-        images += 1
-        return (block if images <= keep else {"type": "text", "text": LEFT_OUT}), images
-    inner = block.get("content")
-    if block.get("type") == "tool_result" and isinstance(inner, list):
-        kept = []
-        for part in reversed(inner):
-            part, images = _keep_images(part, images, keep)
-            kept.append(part)
-        return {**block, "content": list(reversed(kept))}, images
-    return block, images
+    """The messages with only their newest `keep` screenshots (transcript.py)."""
+    return transcript.newest_images(messages, keep, lambda block: block.get("type") == "image")

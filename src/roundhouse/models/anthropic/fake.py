@@ -9,7 +9,7 @@ the API answers it (400 invalid_request_error, 401 authentication_error):
 - max_tokens and model are given; messages alternate, from the user;
 - the computer tool's version is one the model takes, and anthropic-beta names its beta;
   the tool has no field its version lacks (enable_zoom is computer_20251124's); custom
-  tools have unique names and an object input_schema;
+  tools have unique names and an object input_schema (the tables: fake_tables.py);
 - display_width_px x display_height_px is the size of the last screenshot sent, and no
   image is over 1568 pixels on its long side or about 1600 tokens (this fake's own rule:
   the API would shrink it, and the clicks would miss);
@@ -41,30 +41,37 @@ The script is YAML or JSON: a list of turns (or a mapping with `turns:`), each o
     - calls: [{name: launch_application, input: {name: gedit}}]  # a custom tool's call
 
 Each turn may give `usage:` (input_tokens, output_tokens, cache_read_input_tokens,
-cache_creation_input_tokens). A valid request that finds the script empty gets a 400.
+cache_creation_input_tokens). A valid request that finds the script empty gets a 400;
+so does one whose turn answers an action its computer tool lacks (zoom under
+computer_20250124, or without enable_zoom) or with an input the action never has.
 """
 
 from __future__ import annotations
 
-import argparse
-import base64
-import binascii
-import io
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, UnidentifiedImageError
-
+from roundhouse.models.anthropic.fake_tables import (
+    COMPUTER_FIELDS,
+    TOOLS,
+    ZOOMING,
+    action_problem,
+)
 from roundhouse.models.fake_http import (
     Answer,
     FakeServer,
+    ImageProblem,
     Received,
     Refused,
+    Scripted,
+    decoded_image,
+    describe_model,
     load_turns,
     parse_json,
+    script_arguments,
 )
 
 VERSION = "2023-06-01"
@@ -80,45 +87,16 @@ MAX_SIDE = 8000
 MAX_IMAGES = 100
 MEDIA_TYPES = {"image/jpeg": "JPEG", "image/png": "PNG", "image/gif": "GIF", "image/webp": "WEBP"}
 RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "tool_reference"})
-# The computer tool's fields (anthropic-sdk-python's BetaToolComputerUse20250124Param);
-# computer_20251124 adds enable_zoom.
-COMPUTER_FIELDS = frozenset(
-    {"type", "name", "display_width_px", "display_height_px", "display_number",
-     "cache_control", "allowed_callers", "defer_loading", "input_examples", "strict"}
-)  # fmt: skip
-# Tool type → its beta header, and the models that take it (by name prefix), as the
-# documentation's table of computer-use models lists them.
-TOOLS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "computer_20251124": (
-        "computer-use-2025-11-24",
-        ("claude-opus-4-5", "claude-opus-4-6", "claude-opus-4-7", "claude-sonnet-4-6"),
-    ),
-    "computer_20250124": (
-        "computer-use-2025-01-24",
-        (
-            "claude-sonnet-4-5",
-            "claude-haiku-4-5",
-            "claude-opus-4-1",
-            "claude-opus-4-2025",
-            "claude-sonnet-4-2025",
-            "claude-3-7-sonnet",
-        ),
-    ),
-    "computer_20241022": ("computer-use-2024-10-22", ("claude-3-5-sonnet",)),
-}
 
 
 @dataclass(frozen=True)
-class Turn:
+class Turn(Scripted):
     """One scripted answer."""
 
     actions: tuple[dict[str, Any], ...] = ()
     calls: tuple[dict[str, Any], ...] = ()  # custom tools' calls: {name, input}
     text: str = ""
     stop_reason: str | None = None  # default: tool_use with actions, else end_turn
-    status: int = 200
-    headers: Mapping[str, str] = field(default_factory=dict)
-    usage: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Turn:
@@ -127,9 +105,7 @@ class Turn:
             calls=tuple(data.get("calls") or ()),
             text=str(data.get("text", "")),
             stop_reason=data.get("stop_reason"),
-            status=int(data.get("status", 200)),
-            headers=dict(data.get("headers") or {}),
-            usage=dict(data.get("usage") or {}),
+            **Scripted.read(data),
         )
 
     def render(self, model: str, serial: int) -> Answer:
@@ -176,8 +152,17 @@ def _invalid(message: str) -> Refused:
     return _refused(400, "invalid_request_error", message)
 
 
-def check_request(headers: Mapping[str, str], body: Any, key: str) -> None:
-    """Refused with the first problem the API would answer this request with."""
+@dataclass(frozen=True)
+class Declared:
+    """The computer tool a request declared: its version, and whether it may zoom."""
+
+    kind: str
+    zoom: bool = False
+
+
+def check_request(headers: Mapping[str, str], body: Any, key: str | None) -> Declared | None:
+    """Refused with the first problem the API would answer this request with; else the
+    computer tool it declared (None: none)."""
     if headers.get("x-api-key") != key:
         raise _refused(401, "authentication_error", "invalid x-api-key")
     if headers.get("anthropic-version") != VERSION:
@@ -195,10 +180,11 @@ def check_request(headers: Mapping[str, str], body: Any, key: str) -> None:
     if not isinstance(messages, list) or not messages:
         raise _invalid("messages: at least one message is required")
     _check_system(body.get("system"))
-    display = _check_tool(body.get("tools"), model, headers.get("anthropic-beta", ""))
+    declared = _check_tool(body.get("tools"), model, headers.get("anthropic-beta", ""))
     sizes = _check_messages(messages)
     _check_cache_control(body)
-    if display is not None:
+    if declared is not None:
+        tool, display = declared
         if not sizes:
             raise _invalid("the computer tool is declared but no screenshot was sent")
         if sizes[-1] != display:
@@ -206,6 +192,8 @@ def check_request(headers: Mapping[str, str], body: Any, key: str) -> None:
                 f"display_width_px x display_height_px is {display[0]}x{display[1]}, but the "
                 f"last screenshot sent is {sizes[-1][0]}x{sizes[-1][1]}"
             )
+        return tool
+    return None
 
 
 def _check_system(system: Any) -> None:
@@ -219,12 +207,13 @@ def _check_system(system: Any) -> None:
         _check_text(block, "system")
 
 
-def _check_tool(tools: Any, model: str, beta: str) -> tuple[int, int] | None:
+def _check_tool(tools: Any, model: str, beta: str) -> tuple[Declared, tuple[int, int]] | None:
+    """The computer tool declared, and its display's size; refused where a tool is wrong."""
     if tools is None:
         return None
     if not isinstance(tools, list):
         raise _invalid("tools: must be a list")
-    display = None
+    declared = None
     names: set[str] = set()
     for number, tool in enumerate(tools):
         if not isinstance(tool, dict):
@@ -253,14 +242,16 @@ def _check_tool(tools: Any, model: str, beta: str) -> tuple[int, int] | None:
             raise _invalid(f"the tool type {kind} needs the beta header {needed} (got {beta!r})")
         if name != "computer":
             raise _invalid("the computer tool must be named 'computer'")
-        known = COMPUTER_FIELDS | ({"enable_zoom"} if kind == "computer_20251124" else set())
+        known = COMPUTER_FIELDS | ({"enable_zoom"} if kind == ZOOMING else set())
         if extra := sorted(set(tool) - known):
             raise _invalid(f"tools.{number}.{kind}.{extra[0]}: Extra inputs are not permitted")
+        if not isinstance(tool.get("enable_zoom", False), bool):
+            raise _invalid(f"tools.{number}.enable_zoom: Input should be a valid boolean")
         width, height = tool.get("display_width_px"), tool.get("display_height_px")
         if not isinstance(width, int) or not isinstance(height, int) or width < 1 or height < 1:
             raise _invalid("display_width_px and display_height_px must be positive integers")
-        display = (width, height)
-    return display
+        declared = (Declared(kind, tool.get("enable_zoom") is True), (width, height))
+    return declared
 
 
 def _check_messages(messages: list[Any]) -> list[tuple[int, int]]:
@@ -408,22 +399,19 @@ def _image_size(block: dict[str, Any], number: int) -> list[tuple[tuple[int, int
             f"{', '.join(sorted(MEDIA_TYPES))} (got {media!r})"
         )
     try:
-        data = base64.b64decode(source.get("data", ""), validate=True)
-    except (binascii.Error, ValueError):
-        raise _invalid(f"messages.{number}: the image data is not base64") from None
-    if len(data) > MAX_IMAGE_BYTES:
+        (width, height), length = decoded_image(source.get("data", ""), media, MEDIA_TYPES)
+    except ImageProblem as problem:
+        said = {
+            "base64": "the image data is not base64",
+            "unreadable": "Could not process image",
+            "mismatch": f"Image does not match the provided media type {media}",
+        }
+        raise _invalid(f"messages.{number}: {said[problem.kind]}") from None
+    if length > MAX_IMAGE_BYTES:
         raise _invalid(
-            f"messages.{number}: image exceeds 5 MB maximum: {len(data)} bytes > "
+            f"messages.{number}: image exceeds 5 MB maximum: {length} bytes > "
             f"{MAX_IMAGE_BYTES} bytes"
         )
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            image.verify()
-            found, (width, height) = image.format, image.size
-    except (UnidentifiedImageError, OSError, SyntaxError):
-        raise _invalid(f"messages.{number}: Could not process image") from None
-    if found != MEDIA_TYPES[media]:
-        raise _invalid(f"messages.{number}: Image does not match the provided media type {media}")
     if max(width, height) > MAX_SIDE:
         raise _invalid(
             f"messages.{number}: image dimensions exceed max allowed size: {MAX_SIDE} pixels"
@@ -439,7 +427,7 @@ def _image_size(block: dict[str, Any], number: int) -> list[tuple[tuple[int, int
             f"{width * height // 750} tokens, over {MAX_TOKENS_UNSHRUNK} (the API would shrink "
             "it, and the clicks would miss)"
         )
-    return [((int(width), int(height)), len(data))]
+    return [((width, height), length)]
 
 
 def _check_image_count(images: list[tuple[tuple[int, int], int]]) -> None:
@@ -456,23 +444,12 @@ class FakeAnthropic(FakeServer[Turn]):
     name = "fake Anthropic"
     methods = frozenset({"POST"})
 
-    def __init__(
-        self,
-        turns: Iterable[Turn] = (),
-        *,
-        key: str = "test-key",
-        host: str = "127.0.0.1",
-        port: int = 0,
-    ) -> None:
-        super().__init__(turns, host=host, port=port)
-        self.key = key
-
     def answer(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> Answer:
         body = parse_json(raw)
         try:
             if path != "/v1/messages":
                 raise _refused(404, "not_found_error", f"unknown path {path}")
-            check_request(headers, body, self.key)
+            declared = check_request(headers, body, self.key)
         except Refused as refused:
             self.record(Received(method, path, headers, body, str(refused)))
             return Answer(refused.status, refused.body)
@@ -480,24 +457,35 @@ class FakeAnthropic(FakeServer[Turn]):
             serial = self.record(Received(method, path, headers, body, None))
             turn = self.take()
         if turn is None:
-            message = f"fake Anthropic: the script has no turn left (request {serial})"
-            return Answer(400, {"type": "error", "error": {"type": "invalid_request_error",
-                                                           "message": message}})  # fmt: skip
+            return _script_error(f"the script has no turn left (request {serial})")
+        if problem := _turn_problem(turn, declared):
+            return _script_error(f"the script answers what the API never would: {problem}")
         return turn.render(str(body.get("model")), serial)
 
 
-def _describe(received: Received) -> str:
-    body = received.body if isinstance(received.body, dict) else {}
-    return f"model={body.get('model')} refused={received.refused}"
+def _turn_problem(turn: Turn, declared: Declared | None) -> str | None:
+    """Why the API would never give this answer to the request (an action its computer
+    tool lacks, or an input that action never has), or None."""
+    if turn.actions and declared is None:
+        return "computer actions, but the request declared no computer tool"
+    for action in turn.actions:
+        assert declared is not None
+        if problem := action_problem(action, declared.kind, declared.zoom):
+            return problem
+    return None
+
+
+def _script_error(message: str) -> Answer:
+    """A 400 that says the script, not the client, went wrong."""
+    error = {"type": "invalid_request_error", "message": f"fake Anthropic: {message}"}
+    return Answer(400, {"type": "error", "error": error})
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="A fake Anthropic Messages API.")
-    parser.add_argument("--port", type=int, default=8766)
-    parser.add_argument("--key", default="test-key")
-    parser.add_argument("--script", type=Path, required=True, help="YAML or JSON list of turns")
-    args = parser.parse_args(argv)
-    FakeAnthropic(load_script(args.script), key=args.key, port=args.port).serve_by_hand(_describe)
+    args = script_arguments("A fake Anthropic Messages API.", 8766).parse_args(argv)
+    FakeAnthropic(load_script(args.script), key=args.key, port=args.port).serve_by_hand(
+        describe_model
+    )
 
 
 if __name__ == "__main__":

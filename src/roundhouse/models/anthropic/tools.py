@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roundhouse.devices.contract import ToolName
+from roundhouse.models.computer.calls import drag_call
 from roundhouse.models.computer.keys import press_keys_text
 from roundhouse.models.computer.screen import ScreenMap
 
@@ -85,14 +86,18 @@ def tool_version(model: str) -> ToolVersion:
 
 
 def computer_tool(version: ToolVersion, screen: ScreenMap) -> dict[str, Any]:
-    """The tool as the request declares it: the display is the image sent."""
+    """The tool as the request declares it: the display is the image sent; zoom is there
+    only when asked for (enable_zoom, computer_20251124's)."""
     width, height = screen.sent
-    return {
+    tool: dict[str, Any] = {
         "type": version.type,
         "name": "computer",
         "display_width_px": width,
         "display_height_px": height,
     }
+    if "zoom" in version.actions:
+        tool["enable_zoom"] = True
+    return tool
 
 
 # ------------------------------------------------------------------ actions
@@ -102,31 +107,49 @@ class Unsupported(ValueError):
     """An action roundhouse's tools cannot do (yet): said back to the model as the result."""
 
 
-def as_tool_call(action: dict[str, Any], screen: ScreenMap) -> tuple[str, dict[str, Any]] | None:
+def as_tool_call(
+    action: dict[str, Any], screen: ScreenMap, version: ToolVersion = V20251124
+) -> tuple[str, dict[str, Any]] | None:
     """One computer action as a roundhouse tool call (function, arguments), its points on
-    the desktop; None for a screenshot, which the next step's screenshot answers.
-    Unsupported for what no tool does, with why."""
+    the desktop; None for a screenshot or a zoom, which the next step's screenshot answers
+    (zoom_region). Unsupported for what `version` lacks or no tool does, with why."""
     kind = str(action.get("action", ""))
-    if kind == "screenshot":
+    if kind not in version.actions:
+        raise Unsupported(
+            f"the action {kind!r} is not one of {version.type}'s: "
+            + ", ".join(sorted(version.actions))
+        )
+    if kind in ("screenshot", "zoom"):
         return None
     if kind in _CLICKS:
-        if action.get("text"):
-            raise Unsupported(f"{kind} with keys held ({action['text']!r}) is not supported")
-        x, y = _point(action, "coordinate", screen)
-        button, double = _CLICKS[kind]
-        arguments: dict[str, Any] = {"x": x, "y": y}
+        button, count = _CLICKS[kind]
+        arguments: dict[str, Any] = {}
         if button != "left":
             arguments["button"] = button
-        if double:
-            arguments["double"] = True
-        return ToolName.CLICK_COORDINATES, arguments
+        if count > 1:
+            arguments["double" if count == 2 else "triple"] = True
+        arguments |= _held(action)
+        if action.get("coordinate") is None:  # where mouse_move put the pointer
+            return ToolName.CLICK_POINTER, arguments
+        x, y = _point(action, "coordinate", screen)
+        return ToolName.CLICK_COORDINATES, {"x": x, "y": y, **arguments}
+    if kind == "mouse_move":
+        x, y = _point(action, "coordinate", screen)
+        return ToolName.MOVE_POINTER, {"x": x, "y": y}
+    if kind in ("left_mouse_down", "left_mouse_up"):
+        if action.get("coordinate") is not None:
+            raise Unsupported(f"{kind} acts where the pointer is: it takes no coordinate")
+        return (ToolName.MOUSE_DOWN if kind == "left_mouse_down" else ToolName.MOUSE_UP), {}
+    if kind == "cursor_position":
+        return ToolName.POINTER_POSITION, {}
     if kind == "type":
         return ToolName.TYPE_TEXT, {"text": _text(action)}
     if kind == "key":
         return ToolName.PRESS_KEYS, {"keys": press_keys_text(_text(action))}
+    if kind == "hold_key":
+        seconds = _duration(action)
+        return ToolName.HOLD_KEYS, {"keys": press_keys_text(_text(action)), "seconds": seconds}
     if kind == "scroll":
-        if action.get("text"):
-            raise Unsupported(f"scroll with keys held ({action['text']!r}) is not supported")
         x, y = _point(action, "coordinate", screen)
         direction = action.get("scroll_direction")
         if direction not in ("up", "down", "left", "right"):
@@ -136,33 +159,67 @@ def as_tool_call(action: dict[str, Any], screen: ScreenMap) -> tuple[str, dict[s
         amount = action.get("scroll_amount", 3)
         if not isinstance(amount, int) or amount < 1:
             raise Unsupported(f"scroll_amount must be a positive whole number, not {amount!r}")
-        return ToolName.SCROLL, {"x": x, "y": y, "direction": direction, "amount": amount}
+        arguments = {"x": x, "y": y, "direction": direction, "amount": amount}
+        return ToolName.SCROLL, arguments | _held(action)
     if kind == "left_click_drag":
-        start_x, start_y = _point(action, "start_coordinate", screen)
-        end_x, end_y = _point(action, "coordinate", screen)
-        return ToolName.DRAG, {
-            "start_x": start_x,
-            "start_y": start_y,
-            "end_x": end_x,
-            "end_y": end_y,
-        }
+        start = _point(action, "start_coordinate", screen)
+        return drag_call(start, _point(action, "coordinate", screen))
     if kind == "wait":
-        duration = action.get("duration", 1)
-        if not isinstance(duration, int | float) or not 0 <= duration <= 60:
-            raise Unsupported(f"duration must be between 0 and 60 seconds, not {duration!r}")
-        return ToolName.WAIT, {"seconds": duration}
-    raise Unsupported(
-        f"the action {kind!r} is not supported here; use key, type, left_click, right_click, "
-        "middle_click, double_click, left_click_drag, scroll, wait or screenshot"
-    )
+        return ToolName.WAIT, {"seconds": _duration(action)}
+    raise Unsupported(f"the action {kind!r} is not supported here")  # a version's new one
 
 
-_CLICKS: dict[str, tuple[str, bool]] = {
-    "left_click": ("left", False),
-    "right_click": ("right", False),
-    "middle_click": ("middle", False),
-    "double_click": ("left", True),
+# Each click: its button, and how many times it is pressed.
+_CLICKS: dict[str, tuple[str, int]] = {
+    "left_click": ("left", 1),
+    "right_click": ("right", 1),
+    "middle_click": ("middle", 1),
+    "double_click": ("left", 2),
+    "triple_click": ("left", 3),
 }
+HOLD_LIMIT = 60  # seconds a wait or a hold_key may last here (the API allows 100)
+
+
+def zoom_region(action: dict[str, Any], screen: ScreenMap) -> tuple[float, ...]:
+    """A zoom's region [x0, y0, x1, y1] (pixels of the display declared) as fractions of
+    the display: the next screenshot, whatever its size, is cut there."""
+    region = action.get("region")
+    if (
+        not isinstance(region, list)
+        or len(region) != 4
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in region)
+    ):
+        raise Unsupported(f"zoom needs region [x0, y0, x1, y1], not {region!r}")
+    width, height = screen.sent
+    x0, y0, x1, y1 = region
+    if not (0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height):
+        raise Unsupported(
+            f"region {region} must be a rectangle [x0, y0, x1, y1] inside the display of "
+            f"{width}x{height}, x0 < x1 and y0 < y1"
+        )
+    return (x0 / width, y0 / height, x1 / width, y1 / height)
+
+
+def _held(action: dict[str, Any]) -> dict[str, Any]:
+    """The keys a click or a scroll holds down (its `text`: "shift", "ctrl"), as the tool's
+    `hold`; nothing when it holds none."""
+    text = action.get("text")
+    if text is None or text == "":
+        return {}
+    if not isinstance(text, str) or len(text.split()) != 1:
+        raise Unsupported(f"text (the keys held) must be one combination, not {text!r}")
+    return {"hold": press_keys_text(text)}
+
+
+def _duration(action: dict[str, Any]) -> float:
+    duration = action.get("duration", 1 if action.get("action") == "wait" else None)
+    if (
+        not isinstance(duration, int | float)
+        or isinstance(duration, bool)
+        or not 0 <= duration <= HOLD_LIMIT
+    ):
+        raise Unsupported(f"duration must be between 0 and {HOLD_LIMIT} seconds, not {duration!r}")
+    return duration
 
 
 def _point(action: dict[str, Any], key: str, screen: ScreenMap) -> tuple[int, int]:
@@ -196,11 +253,13 @@ UNSUPPORTED = "computer_unsupported"  # no tool has this name: the answer is ref
 @dataclass(frozen=True)
 class Pending:
     """A tool_use the next request must answer: its id, where its action stands in the
-    answer's list (None: it ran none, a screenshot), and why it cannot run (if so)."""
+    answer's list (None: it ran none, a screenshot or a zoom), why it cannot run (if so),
+    and a zoom's region, as fractions of the display (zoom_region)."""
 
     id: str
     index: int | None = None
     why: str | None = None
+    zoom: tuple[float, ...] | None = None
 
 
 def custom_tool(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
@@ -213,6 +272,7 @@ def read_answer(
     stop_reason: str | None,
     screen: ScreenMap,
     custom: frozenset[str] = frozenset(),
+    version: ToolVersion = V20251124,
 ) -> tuple[dict[str, Any], tuple[Pending, ...]]:
     """The model's content as roundhouse's answer (the JSON the agents' one parser reads)
     and the tool_use blocks the next request answers.
@@ -250,13 +310,15 @@ def read_answer(
         try:
             if name != "computer":
                 raise Unsupported(f"there is no tool {name!r}")
-            call = as_tool_call(given if isinstance(given, dict) else {}, screen)
+            action = given if isinstance(given, dict) else {}
+            call = as_tool_call(action, screen, version)
+            zoom = zoom_region(action, screen) if action.get("action") == "zoom" else None
         except Unsupported as error:
             pending.append(Pending(use_id, len(actions), str(error)))
             actions.append({"function": UNSUPPORTED, "arguments": {"why": str(error)}})
             continue
         if call is None:
-            pending.append(Pending(use_id))
+            pending.append(Pending(use_id, zoom=zoom))
             continue
         pending.append(Pending(use_id, len(actions)))
         actions.append({"function": call[0], "arguments": call[1]})

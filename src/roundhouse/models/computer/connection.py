@@ -1,21 +1,28 @@
 """What every computer-use model's client does before its protocol begins: find its endpoint
 (a setting, else the vendor's variables, else its default; only loopback under
 RH_LOOPBACK_ONLY), find its key (a setting, else the vendor's variables: never logged), open
-one HTTP client with the vendor's headers behind a Poster, and close it with the model.
+one HTTP client with the vendor's headers behind a Poster, and close it with the model; and
+keep one transcript per conversation (the round), started afresh when it changes.
 
-    class AnthropicModel(Connected):
+    ANTHROPIC = Vendor("anthropic", ("ANTHROPIC_BASE_URL",), DEFAULT, ("ANTHROPIC_API_KEY",),
+                       lambda key: {"x-api-key": key}, missing_key="no API key ...", ...)
+
+    class AnthropicModel(Connected[_Conversation]):
         def __init__(self, model, settings, ...):
-            self.name = f"anthropic:{model}"
-            self.base_url = endpoint(settings.base_url, ("ANTHROPIC_BASE_URL",), DEFAULT, env)
-            key = api_key(settings.api_key, ("ANTHROPIC_API_KEY",), env, "no API key ...")
-            self._poster = connect(self.name, self.base_url, {"x-api-key": key}, ...)
+            self._connect(f"anthropic:{model}", ANTHROPIC, settings, tokens_of, ...)
+
+        async def complete(self, request):
+            chat = self._chat_for(self._computer(request), _Conversation)
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypedDict, TypeVar
 
 import httpx
 
@@ -26,6 +33,9 @@ from roundhouse.models.computer.observation import ComputerObservation
 from roundhouse.models.computer.posting import Poster, Retrying
 from roundhouse.models.retrying import Clock, Sleep
 
+if TYPE_CHECKING:  # the annotations only: no import when running
+    from typing_extensions import Unpack
+
 
 class ClientSettings(Protocol):
     """What each vendor's settings section holds for its HTTP client."""
@@ -33,6 +43,35 @@ class ClientSettings(Protocol):
     timeout: float
     max_retries: int
     retry_budget: float
+
+
+class VendorSettings(ClientSettings, Protocol):
+    """A vendor's settings section: its client's, and where and with what key to connect."""
+
+    base_url: str | None
+    api_key: str | None
+
+
+@dataclass(frozen=True)
+class Vendor:
+    """How one vendor's API is reached: its settings section (named in what is said), the
+    variables that may name its endpoint and key, in the order its own client reads them,
+    and the headers that carry the key.
+
+    default_url None: there is none, and `missing_url` says what to set. placeholder_key: a
+    server that takes any key (vLLM) is sent this one when none is set; without one, a key
+    is needed and `missing_key` says so."""
+
+    section: str
+    url_variables: tuple[str, ...]
+    default_url: str | None
+    key_variables: tuple[str, ...]
+    headers: Callable[[str], dict[str, str]]
+    key_hint: str  # said when the key is refused (401, 403)
+    missing_key: str = ""
+    missing_url: str = ""  # "{name}" is the model's spec
+    placeholder_key: str | None = None
+    usage_key: str = "usage"  # where the answer's usage is
 
 
 def endpoint(
@@ -92,12 +131,72 @@ def connect(
     )
 
 
-class Connected:
-    """A computer-use model's client: its Poster, closed with it, and the one observation
-    it serves (the computer agent's)."""
+class Wiring(TypedDict, total=False):
+    """What a test (or a caller) may put in place of the defaults: the HTTP transport, the
+    environment read for the endpoint and key, the retries' sleep and clock."""
+
+    transport: httpx.AsyncBaseTransport | None
+    env: Mapping[str, str] | None
+    sleep: Sleep
+    clock: Clock | None
+
+
+class Keyed(Protocol):
+    key: str  # the conversation a transcript belongs to
+
+
+ChatT = TypeVar("ChatT", bound=Keyed)
+
+
+class Connected(Generic[ChatT]):
+    """A computer-use model's client: its Poster, closed with it, the one observation it
+    serves (the computer agent's), and the transcript of the conversation under way."""
 
     name: str
+    base_url: str
     _poster: Poster
+    _chat: ChatT | None = None
+
+    def _connect(
+        self,
+        name: str,
+        vendor: Vendor,
+        settings: VendorSettings,
+        tokens: Callable[[Any], Usage],
+        **wiring: Unpack[Wiring],
+    ) -> None:
+        """Find the endpoint and the key as `vendor` says, and open the Poster."""
+        given = wiring.get("env")
+        env = os.environ if given is None else given  # {}: no variable is set
+        self.name = name
+        self.base_url = endpoint(settings.base_url, vendor.url_variables, vendor.default_url, env)
+        if not self.base_url:
+            raise ModelError(vendor.missing_url.format(name=name))
+        if vendor.placeholder_key is not None:
+            found = next((env[n] for n in vendor.key_variables if env.get(n)), None)
+            key = settings.api_key or found or vendor.placeholder_key
+        else:
+            key = api_key(settings.api_key, vendor.key_variables, env, vendor.missing_key)
+        self._poster = connect(
+            name,
+            self.base_url,
+            vendor.headers(key),
+            settings,
+            vendor.section,
+            vendor.key_hint,
+            tokens,
+            transport=wiring.get("transport"),
+            sleep=wiring.get("sleep", asyncio.sleep),
+            clock=wiring.get("clock"),
+            usage_key=vendor.usage_key,
+        )
+
+    def _chat_for(self, seen: ComputerObservation, new: Callable[[str], ChatT]) -> ChatT:
+        """The transcript of the observation's conversation: a new one (`new(key)`) when
+        the conversation changed (a new round, or one resumed)."""
+        if self._chat is None or self._chat.key != seen.conversation:
+            self._chat = new(seen.conversation)
+        return self._chat
 
     async def aclose(self) -> None:
         await self._poster.client.aclose()

@@ -7,22 +7,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from roundhouse.devices.contract import Rect, ToolName
+from roundhouse.devices.contract import FINE_ACTIONS, FINE_DATA_COLLECTION, Rect, ToolName
 from roundhouse.models.observation import PastStep
 
+# The finer pointer and keyboard tools: a vendor's computer tool asks for them (Anthropic's
+# mouse_move, left_mouse_down, hold_key, cursor_position); no model is offered them as
+# functions of its own.
+FINE_TOOLS = frozenset({*FINE_ACTIONS, *FINE_DATA_COLLECTION})
 # roundhouse's pixel tools: what a family's computer tool or grammar already does. The
 # families that take functions of their own (Gemini, Qwen-VL) are offered the rest beside.
-PIXEL_TOOLS = frozenset(
-    {
-        ToolName.CLICK_COORDINATES,
-        ToolName.TYPE_TEXT,
-        ToolName.PRESS_KEYS,
-        ToolName.SCROLL,
-        ToolName.DRAG,
-        ToolName.WAIT,
-    }
-)
+PIXEL_TOOLS = FINE_TOOLS | {
+    ToolName.CLICK_COORDINATES,
+    ToolName.TYPE_TEXT,
+    ToolName.PRESS_KEYS,
+    ToolName.SCROLL,
+    ToolName.DRAG,
+    ToolName.WAIT,
+}
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class Outcome:
     ok: bool
     text: str  # the error, why it did not run, or a short word that it ran
     declined: bool = False  # the person (or the policy without --yes) said no to it
+    output: Any = None  # what the tool returned, when it ran (pointer_position's point)
 
 
 @dataclass(frozen=True)

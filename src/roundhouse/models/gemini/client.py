@@ -23,12 +23,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from roundhouse.config import GeminiSettings
 from roundhouse.core.usage import Usage
@@ -39,10 +35,11 @@ from roundhouse.models.base import (
     doubts_the_last_answer,
     refuses_the_last_answer,
 )
-from roundhouse.models.computer.connection import Connected, api_key, connect, endpoint
+from roundhouse.models.computer.connection import Connected, Vendor, Wiring
 from roundhouse.models.computer.images import png_at
 from roundhouse.models.computer.observation import PIXEL_TOOLS, Outcome
 from roundhouse.models.computer.screen import screen_map_for
+from roundhouse.models.computer.transcript import LEFT_OUT
 from roundhouse.models.gemini.tools import (
     Pending,
     UnknownModel,
@@ -51,10 +48,11 @@ from roundhouse.models.gemini.tools import (
     declaration,
     read_answer,
 )
-from roundhouse.models.retrying import Clock, Sleep
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
-LEFT_OUT = "(an earlier screenshot, left out)"
 
 
 @dataclass
@@ -64,59 +62,41 @@ class _Conversation:
     pending: tuple[Pending, ...] = ()
 
 
-class GeminiModel(Connected):
+GEMINI = Vendor(
+    "gemini",
+    ("GOOGLE_GEMINI_BASE_URL", "GEMINI_BASE_URL"),
+    DEFAULT_BASE_URL,
+    ("GOOGLE_API_KEY", "GEMINI_API_KEY"),  # google-genai's order
+    lambda key: {"x-goog-api-key": key},
+    "Check GEMINI_API_KEY (or GOOGLE_API_KEY) or gemini.api_key in roundhouse.yaml.",
+    missing_key="no API key for Gemini: set GEMINI_API_KEY (or GOOGLE_API_KEY) or "
+    "gemini.api_key in roundhouse.yaml",
+    usage_key="usageMetadata",
+)
+
+
+class GeminiModel(Connected[_Conversation]):
     """A LanguageModel for --agent computer over the Gemini API."""
 
     def __init__(
         self,
         model: str,
         settings: GeminiSettings,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        env: Mapping[str, str] | None = None,
-        sleep: Sleep = asyncio.sleep,
-        clock: Clock | None = None,
+        **wiring: Unpack[Wiring],
     ) -> None:
-        env = os.environ if env is None else env
-        self.name = f"gemini:{model}"
         self.model = model
         self.settings = settings
         try:
             check_model(model)
         except UnknownModel as error:
             raise ModelError(str(error)) from None
-        self.base_url = endpoint(
-            settings.base_url, ("GOOGLE_GEMINI_BASE_URL", "GEMINI_BASE_URL"), DEFAULT_BASE_URL, env
-        )
-        key = api_key(
-            settings.api_key,
-            ("GOOGLE_API_KEY", "GEMINI_API_KEY"),  # google-genai's order
-            env,
-            "no API key for Gemini: set GEMINI_API_KEY (or GOOGLE_API_KEY) or gemini.api_key "
-            "in roundhouse.yaml",
-        )
-        self._poster = connect(
-            self.name,
-            self.base_url,
-            {"x-goog-api-key": key},
-            settings,
-            "gemini",
-            "Check GEMINI_API_KEY (or GOOGLE_API_KEY) or gemini.api_key in roundhouse.yaml.",
-            tokens_of,
-            transport=transport,
-            sleep=sleep,
-            clock=clock,
-            usage_key="usageMetadata",
-        )
-        self._chat: _Conversation | None = None
+        self._connect(f"gemini:{model}", GEMINI, settings, tokens_of, **wiring)
 
     async def complete(self, request: ModelRequest) -> Completion:
         seen = self._computer(request)
         shot = seen.screenshot
         screen = screen_map_for(shot.region, shot.pixels, "gemini", grid=1000)
-        if self._chat is None or self._chat.key != seen.conversation:
-            self._chat = _Conversation(seen.conversation)
-        chat = self._chat
+        chat = self._chat_for(seen, _Conversation)
         png = await asyncio.to_thread(png_at, shot.file, screen.sent)
         image = {"inlineData": {"mimeType": "image/png", "data": base64.b64encode(png).decode()}}
         turn = user_turn(request, chat, seen.outcomes, image)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roundhouse.devices.contract import ToolName
+from roundhouse.models.computer.calls import drag_call
 from roundhouse.models.computer.keys import chord
 from roundhouse.models.computer.screen import ScreenMap
 
@@ -114,12 +115,7 @@ def as_tool_calls(
     if name == "drag_and_drop":
         start = _point(args, "x", "y", screen)
         end = _point(args, "destination_x", "destination_y", screen)
-        return [
-            (
-                ToolName.DRAG,
-                {"start_x": start[0], "start_y": start[1], "end_x": end[0], "end_y": end[1]},
-            )
-        ]
+        return [drag_call(start, end)]
     if name == "wait_5_seconds":
         return [(ToolName.WAIT, {"seconds": 5.0})]
     raise Unsupported(f"{name} is not available on this desktop")

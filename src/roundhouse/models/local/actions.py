@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from roundhouse.devices.contract import ToolName
+from roundhouse.models.computer.calls import drag_call
 from roundhouse.models.computer.keys import chord
 from roundhouse.models.computer.screen import ScreenMap
 
@@ -98,12 +99,7 @@ def click(
 def drag(start: tuple[int, int], end: tuple[int, int], pointer: Pointer | None = None) -> Call:
     if pointer is not None:
         pointer.at = end
-    return ToolName.DRAG, {
-        "start_x": start[0],
-        "start_y": start[1],
-        "end_x": end[0],
-        "end_y": end[1],
-    }
+    return drag_call(start, end)
 
 
 def scroll(at: tuple[int, int], direction: str, notches: int) -> Call:

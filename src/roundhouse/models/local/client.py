@@ -21,12 +21,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from roundhouse.config import LocalSettings, OpenAISettings
 from roundhouse.core.usage import Usage
@@ -37,17 +33,20 @@ from roundhouse.models.base import (
     doubts_the_last_answer,
     refuses_the_last_answer,
 )
-from roundhouse.models.computer.connection import Connected, connect, endpoint
+from roundhouse.models.computer import transcript
+from roundhouse.models.computer.connection import Connected, Vendor, Wiring
 from roundhouse.models.computer.images import png_at
 from roundhouse.models.computer.observation import PIXEL_TOOLS, Outcome
 from roundhouse.models.computer.screen import screen_map_for
 from roundhouse.models.local.actions import GrammarError, Parsed, Pointer, Points
 from roundhouse.models.local.family import Grammar, grammar_for
-from roundhouse.models.retrying import Clock, Sleep
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 
 PLACEHOLDER_KEY = "EMPTY"  # a local server takes any key; the SDKs insist on one
 UNSUPPORTED = "computer_unsupported"  # no tool has this name: the answer is refused
-LEFT_OUT = "(an earlier screenshot, left out)"
 
 
 @dataclass
@@ -58,7 +57,21 @@ class _Conversation:
     broken: str | None = None  # why the last answer broke the grammar
 
 
-class LocalModel(Connected):
+# A server of one's own (vLLM, SGLang, LM Studio): no default endpoint, and any key.
+LOCAL = Vendor(
+    "openai",
+    ("OPENAI_BASE_URL",),
+    None,
+    ("OPENAI_API_KEY",),
+    lambda key: {"authorization": f"Bearer {key}"},
+    "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml.",
+    missing_url="{name} runs on a server of your own: set openai.base_url "
+    "(ROUNDHOUSE_OPENAI__BASE_URL) or OPENAI_BASE_URL, e.g. http://localhost:8000/v1",
+    placeholder_key=PLACEHOLDER_KEY,
+)
+
+
+class LocalModel(Connected[_Conversation]):
     """A LanguageModel for --agent computer over an open model's chat completions."""
 
     def __init__(
@@ -67,49 +80,22 @@ class LocalModel(Connected):
         model: str,
         settings: OpenAISettings,
         local: LocalSettings,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        env: Mapping[str, str] | None = None,
-        sleep: Sleep = asyncio.sleep,
-        clock: Clock | None = None,
+        **wiring: Unpack[Wiring],
     ) -> None:
-        env = os.environ if env is None else env
-        self.name = f"{kind}:{model}"
         self.model = model
         self.local = local
         try:
             self.grammar: Grammar = grammar_for(kind, model, local)
         except ValueError as error:
             raise ModelError(str(error)) from None
-        self.base_url = endpoint(settings.base_url, ("OPENAI_BASE_URL",), None, env)
-        if not self.base_url:
-            raise ModelError(
-                f"{self.name} runs on a server of your own: set openai.base_url "
-                "(ROUNDHOUSE_OPENAI__BASE_URL) or OPENAI_BASE_URL, e.g. http://localhost:8000/v1"
-            )
-        key = settings.api_key or env.get("OPENAI_API_KEY") or PLACEHOLDER_KEY
-        self._poster = connect(
-            self.name,
-            self.base_url,
-            {"authorization": f"Bearer {key}"},
-            settings,
-            "openai",
-            "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml.",
-            tokens_of,
-            transport=transport,
-            sleep=sleep,
-            clock=clock,
-        )
-        self._chat: _Conversation | None = None
+        self._connect(f"{kind}:{model}", LOCAL, settings, tokens_of, **wiring)
 
     async def complete(self, request: ModelRequest) -> Completion:
         seen = self._computer(request)
         shot = seen.screenshot
         grammar = self.grammar
         screen = screen_map_for(shot.region, shot.pixels, grammar.target, grid=grammar.grid)
-        if self._chat is None or self._chat.key != seen.conversation:
-            self._chat = _Conversation(seen.conversation)
-        chat = self._chat
+        chat = self._chat_for(seen, _Conversation)
         png = await asyncio.to_thread(png_at, shot.file, screen.sent)
         image = {
             "type": "image_url",
@@ -244,20 +230,5 @@ def broken(text: str, why: str) -> dict[str, Any]:
 
 
 def newest_images(messages: list[dict[str, Any]], keep: int) -> list[dict[str, Any]]:
-    """The messages with only their newest `keep` screenshots, each older one a line that
-    says it was left out (new lists: `messages` is not changed)."""
-    sent: list[dict[str, Any]] = []
-    images = 0
-    for message in reversed(messages):
-        content = message["content"]
-        if isinstance(content, list):
-            parts = []
-            for part in reversed(content):
-                if part.get("type") == "image_url":
-                    images += 1
-                    part = part if images <= keep else {"type": "text", "text": LEFT_OUT}
-                parts.append(part)
-            content = list(reversed(parts))
-        sent.append({**message, "content": content})
-    sent.reverse()
-    return sent
+    """The messages with only their newest `keep` screenshots (transcript.py)."""
+    return transcript.newest_images(messages, keep, lambda part: part.get("type") == "image_url")

@@ -54,32 +54,29 @@ A valid request that finds the script empty gets a 400 saying so.
 
 from __future__ import annotations
 
-import argparse
-import base64
-import binascii
-import io
 import math
-import re
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from PIL import Image, UnidentifiedImageError
-
 from roundhouse.models.fake_http import (
     Answer,
     FakeServer,
+    ImageProblem,
     Received,
     Refused,
+    Scripted,
+    data_url_image,
+    describe_model,
     load_turns,
     parse_json,
+    script_arguments,
 )
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
-DATA_URL = re.compile(r"^data:(?P<media>[\w.+-]+/[\w.+-]+);base64,(?P<data>.*)$", re.DOTALL)
 FORMATS = {"image/png": "PNG", "image/jpeg": "JPEG", "image/jpg": "JPEG"}
 
 
@@ -136,14 +133,11 @@ MODELS: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class Turn:
+class Turn(Scripted):
     """One scripted answer: the model's raw text, or an HTTP error."""
 
     text: str = ""
     finish_reason: str = "stop"
-    status: int = 200
-    headers: Mapping[str, str] = field(default_factory=dict)
-    usage: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Turn:
@@ -153,9 +147,7 @@ class Turn:
         return cls(
             text=str(data.get("text", "")),
             finish_reason=str(data.get("finish_reason", "stop")),
-            status=int(data.get("status", 200)),
-            headers={str(k): str(v) for k, v in (data.get("headers") or {}).items()},
-            usage={str(k): int(v) for k, v in (data.get("usage") or {}).items()},
+            **Scripted.read(data),
         )
 
     def render(self, model: str, serial: int) -> Answer:
@@ -288,25 +280,17 @@ def _image_size(url: str, number: int) -> tuple[int, int]:
     """The (width, height) of a data URL's PNG or JPEG; Refused if it is not one."""
     if urlsplit(url).scheme in ("http", "https", "file"):
         raise _bad(f"image {number}: this fake fetches nothing: send a base64 data URL")
-    matched = DATA_URL.match(url)
-    if matched is None:
-        raise _bad(f"image {number}: not a data URL of the form data:<type>;base64,<data>")
-    media = matched["media"].lower()
-    if media not in FORMATS:
-        raise _bad(f"image {number}: the media type {media} is not image/png or image/jpeg")
     try:
-        data = base64.b64decode(matched["data"], validate=True)
-    except (binascii.Error, ValueError):
-        raise _bad(f"image {number}: the data is not base64") from None
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            image.verify()
-            found, size = image.format, image.size
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as error:
-        raise _bad(f"image {number}: cannot identify the image ({error})") from None
-    if found != FORMATS[media]:
-        raise _bad(f"image {number}: the data is {found}, but the data URL says {media}")
-    return int(size[0]), int(size[1])
+        return data_url_image(url, FORMATS)[1]
+    except ImageProblem as problem:
+        said = {
+            "url": "not a data URL of the form data:<type>;base64,<data>",
+            "media": f"the media type {problem.found} is not image/png or image/jpeg",
+            "base64": "the data is not base64",
+            "unreadable": "cannot identify the image",
+            "mismatch": f"the data is {problem.found}, but the data URL says {problem.media}",
+        }
+        raise _bad(f"image {number}: {said[problem.kind]}") from None
 
 
 # ------------------------------------------------------------------ the server
@@ -328,7 +312,7 @@ class FakeLocal(FakeServer[Turn]):
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
-        super().__init__(turns, host=host, port=port)
+        super().__init__(turns, key=key, host=host, port=port)
         chosen = MODELS if models is None else models
         if not chosen:
             raise ValueError("a fake vLLM serves at least one model")
@@ -336,7 +320,6 @@ class FakeLocal(FakeServer[Turn]):
             name: family if isinstance(family, Vision) else FAMILIES[family]
             for name, family in chosen.items()
         }
-        self.key = key
         self.max_images = max_images
 
     def answer(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> Answer:
@@ -386,15 +369,11 @@ class FakeLocal(FakeServer[Turn]):
 
 
 def _describe(received: Received) -> str:
-    body = received.body if isinstance(received.body, dict) else {}
-    return f"{received.method} {received.path} model={body.get('model')} refused={received.refused}"
+    return f"{received.method} {received.path} {describe_model(received)}"
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="A fake vLLM server for computer-use models.")
-    parser.add_argument("--port", type=int, default=8768)
-    parser.add_argument("--key", default=None, help="the --api-key the server demands")
-    parser.add_argument("--script", type=Path, required=True, help="YAML or JSON list of turns")
+    parser = script_arguments("A fake vLLM server for computer-use models.", 8768, key=None)
     parser.add_argument(
         "--model",
         action="append",

@@ -15,20 +15,8 @@ import ast
 import re
 from typing import Any, Literal
 
-from roundhouse.models.local.actions import (
-    Call,
-    GrammarError,
-    Parsed,
-    Pointer,
-    Points,
-    click,
-    drag,
-    keys,
-    keys_in_turn,
-    scroll,
-    type_text,
-    wait,
-)
+from roundhouse.models.local import actions as act
+from roundhouse.models.local.actions import Call, GrammarError, Parsed, Pointer, Points
 
 Coordinates = Literal["relative", "qwen25", "absolute"]
 WAIT_SECONDS = 3.0  # computer.wait() names no time
@@ -173,17 +161,17 @@ def _call(name: str, arguments: dict[str, Any], points: Points, pointer: Pointer
         if clicks not in (1, 2):
             raise GrammarError(f"a click of {clicks!r} clicks cannot be done here: 1 or 2")
         at = _point(arguments, points, pointer, name)
-        return click(at, str(arguments.get("button", "left")), clicks == 2, pointer)
+        return act.click(at, str(arguments.get("button", "left")), clicks == 2, pointer)
     if name in _CLICKS:
         button, double = _CLICKS[name]
-        return click(_point(arguments, points, pointer, name), button, double, pointer)
+        return act.click(_point(arguments, points, pointer, name), button, double, pointer)
     if name == "pyautogui.moveTo":
         pointer.at = _point(arguments, points, None, name)
         return None  # no tool moves the pointer alone: the next drag starts here
     if name == "pyautogui.dragTo":
         if pointer.at is None:
             raise GrammarError("dragTo starts where the pointer is: moveTo first")
-        return drag(pointer.at, _point(arguments, points, None, name), pointer)
+        return act.drag(pointer.at, _point(arguments, points, None, name), pointer)
     if name in ("pyautogui.scroll", "pyautogui.hscroll"):
         amount = arguments.get("clicks")
         if not isinstance(amount, int | float) or isinstance(amount, bool) or amount == 0:
@@ -191,21 +179,21 @@ def _call(name: str, arguments: dict[str, Any], points: Points, pointer: Pointer
         middle = points.screen.to_logical(*(v / 2 for v in points.screen.space))
         at = _point(arguments, points, Pointer(pointer.at or middle), name)
         if name == "pyautogui.scroll":
-            return scroll(at, "up" if amount > 0 else "down", round(amount))
-        return scroll(at, "right" if amount > 0 else "left", round(amount))
+            return act.scroll(at, "up" if amount > 0 else "down", round(amount))
+        return act.scroll(at, "right" if amount > 0 else "left", round(amount))
     if name in ("pyautogui.write", "pyautogui.typewrite"):
-        return type_text(arguments.get("message"))
+        return act.type_text(arguments.get("message"))
     if name == "pyautogui.press":
         said = arguments.get("keys")
         presses = arguments.get("presses", 1)
         if not isinstance(presses, int) or not 1 <= presses <= 20:
             raise GrammarError(f"presses must be 1 to 20, not {presses!r}")
         # press(['down', 'down']): one after another, as press('down', presses=2)
-        return keys_in_turn((said if isinstance(said, list) else [said]) * presses)
+        return act.keys_in_turn((said if isinstance(said, list) else [said]) * presses)
     if name == "pyautogui.hotkey":
-        return keys(list(arguments["keys"]))
+        return act.keys(list(arguments["keys"]))
     if name == "computer.wait":
-        return wait(arguments.get("seconds", WAIT_SECONDS))
+        return act.wait(arguments.get("seconds", WAIT_SECONDS))
     raise GrammarError(
         f"{name} cannot be done on this desktop: use pyautogui.doubleClick, or a drag"
     )

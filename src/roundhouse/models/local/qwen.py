@@ -18,19 +18,8 @@ import re
 from typing import Any, Literal
 
 from roundhouse.models.base import OfferedTool
-from roundhouse.models.local.actions import (
-    Call,
-    GrammarError,
-    Parsed,
-    Pointer,
-    Points,
-    click,
-    drag,
-    keys,
-    scroll,
-    type_text,
-    wait,
-)
+from roundhouse.models.local import actions as act
+from roundhouse.models.local.actions import Call, GrammarError, Parsed, Pointer, Points
 
 Version = Literal["2.5", "3"]
 GRID = 1000  # Qwen3-VL's screen, whatever the image
@@ -228,16 +217,16 @@ def _call(action: str, arguments: dict[str, Any], points: Points, pointer: Point
         return None  # no tool moves the pointer alone: the next click or drag starts here
     if action in _CLICKS:
         button, double = _CLICKS[action]
-        return click(_point(arguments, points, pointer.at, action), button, double, pointer)
+        return act.click(_point(arguments, points, pointer.at, action), button, double, pointer)
     if action == "left_click_drag":
         if pointer.at is None:
             raise GrammarError("left_click_drag starts where the pointer is: mouse_move first")
-        return drag(pointer.at, _point(arguments, points, None, action), pointer)
+        return act.drag(pointer.at, _point(arguments, points, None, action), pointer)
     if action == "key":
         said = arguments.get("keys")
-        return keys(said if isinstance(said, list) else [said])
+        return act.keys(said if isinstance(said, list) else [said])
     if action == "type":
-        return type_text(arguments.get("text"))
+        return act.type_text(arguments.get("text"))
     if action in ("scroll", "hscroll"):
         amount = arguments.get("pixels")
         if not isinstance(amount, int | float) or isinstance(amount, bool) or amount == 0:
@@ -245,10 +234,10 @@ def _call(action: str, arguments: dict[str, Any], points: Points, pointer: Point
         middle = points.screen.to_logical(*(v / 2 for v in points.screen.space))
         at = _point(arguments, points, pointer.at or middle, action)
         if action == "scroll":
-            return scroll(at, "up" if amount > 0 else "down", round(amount))
-        return scroll(at, "right" if amount > 0 else "left", round(amount))
+            return act.scroll(at, "up" if amount > 0 else "down", round(amount))
+        return act.scroll(at, "right" if amount > 0 else "left", round(amount))
     if action == "wait":
-        return wait(arguments.get("time", 1))
+        return act.wait(arguments.get("time", 1))
     raise GrammarError(
         f"{action} cannot be done on this desktop; use double_click, or a drag to select"
     )

@@ -15,19 +15,8 @@ import ast
 import re
 from typing import Any
 
-from roundhouse.models.local.actions import (
-    Call,
-    GrammarError,
-    Parsed,
-    Pointer,
-    Points,
-    click,
-    drag,
-    keys,
-    scroll,
-    type_text,
-    wait,
-)
+from roundhouse.models.local import actions as act
+from roundhouse.models.local.actions import Call, GrammarError, Parsed, Pointer, Points
 
 WAIT_SECONDS = 5.0  # "Sleep for 5s and take a screenshot", as the grammar says
 SCROLL_NOTCHES = 5
@@ -178,26 +167,26 @@ def _call(name: str, arguments: dict[str, Any], points: Points, pointer: Pointer
     if name in ("click", "left_single", "left_double", "right_single"):
         at = _point(arguments, "start_box", name, points)
         button = "right" if name == "right_single" else "left"
-        return click(at, button, double=name == "left_double", pointer=pointer)
+        return act.click(at, button, double=name == "left_double", pointer=pointer)
     if name in ("drag", "select"):
         start = _point(arguments, "start_box", name, points)
-        return drag(start, _point(arguments, "end_box", name, points), pointer)
+        return act.drag(start, _point(arguments, "end_box", name, points), pointer)
     if name == "hotkey":
         said = arguments.get("key")
         if not isinstance(said, str) or not said.split():
             raise GrammarError(f"hotkey needs key='ctrl s', not {said!r}")
-        return keys(said.split())
+        return act.keys(said.split())
     if name == "type":
-        return type_text(arguments.get("content"))
+        return act.type_text(arguments.get("content"))
     if name == "scroll":
         direction = arguments.get("direction")
         if "start_box" in arguments:
             at = _point(arguments, "start_box", name, points)
         else:  # where the pointer was, else the middle of the screen
             at = pointer.at or points.screen.to_logical(*(v / 2 for v in points.screen.space))
-        return scroll(at, str(direction), SCROLL_NOTCHES)
+        return act.scroll(at, str(direction), SCROLL_NOTCHES)
     if name == "wait":
-        return wait(WAIT_SECONDS)
+        return act.wait(WAIT_SECONDS)
     raise GrammarError(f"{name!r} is not an action")  # _calls let through only known names
 
 

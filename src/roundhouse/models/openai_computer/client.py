@@ -19,17 +19,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from roundhouse.config import OpenAISettings
 from roundhouse.core.usage import Usage
 from roundhouse.models.base import Completion, ModelRequest, refuses_the_last_answer
-from roundhouse.models.computer.connection import Connected, api_key, connect, endpoint
+from roundhouse.models.computer.connection import Connected, Vendor, Wiring
 from roundhouse.models.computer.images import png_at
 from roundhouse.models.computer.observation import Outcome
 from roundhouse.models.computer.screen import screen_map_for
@@ -39,7 +35,9 @@ from roundhouse.models.openai_computer.tools import (
     read_answer,
     uses_ga,
 )
-from roundhouse.models.retrying import Clock, Sleep
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -51,51 +49,35 @@ class _Conversation:
     pending: tuple[PendingCall, ...] = ()
 
 
-class OpenAIComputerModel(Connected):
+OPENAI = Vendor(
+    "openai",
+    ("OPENAI_BASE_URL",),
+    DEFAULT_BASE_URL,
+    ("OPENAI_API_KEY",),
+    lambda key: {"authorization": f"Bearer {key}"},
+    "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml.",
+    missing_key="no API key for OpenAI: set OPENAI_API_KEY or openai.api_key in roundhouse.yaml",
+)
+
+
+class OpenAIComputerModel(Connected[_Conversation]):
     """A LanguageModel for --agent computer over OpenAI's Responses API."""
 
     def __init__(
         self,
         model: str,
         settings: OpenAISettings,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        env: Mapping[str, str] | None = None,
-        sleep: Sleep = asyncio.sleep,
-        clock: Clock | None = None,
+        **wiring: Unpack[Wiring],
     ) -> None:
-        env = os.environ if env is None else env
-        self.name = f"openai-computer:{model}"
         self.model = model
         self.ga = uses_ga(model, settings.computer_tool)
-        self.base_url = endpoint(settings.base_url, ("OPENAI_BASE_URL",), DEFAULT_BASE_URL, env)
-        key = api_key(
-            settings.api_key,
-            ("OPENAI_API_KEY",),
-            env,
-            "no API key for OpenAI: set OPENAI_API_KEY or openai.api_key in roundhouse.yaml",
-        )
-        self._poster = connect(
-            self.name,
-            self.base_url,
-            {"authorization": f"Bearer {key}"},
-            settings,
-            "openai",
-            "Check OPENAI_API_KEY or openai.api_key in roundhouse.yaml.",
-            tokens_of,
-            transport=transport,
-            sleep=sleep,
-            clock=clock,
-        )
-        self._chat: _Conversation | None = None
+        self._connect(f"openai-computer:{model}", OPENAI, settings, tokens_of, **wiring)
 
     async def complete(self, request: ModelRequest) -> Completion:
         seen = self._computer(request)
         shot = seen.screenshot
         screen = screen_map_for(shot.region, shot.pixels, "openai")
-        if self._chat is None or self._chat.key != seen.conversation:
-            self._chat = _Conversation(seen.conversation)
-        chat = self._chat
+        chat = self._chat_for(seen, _Conversation)
         png = await asyncio.to_thread(png_at, shot.file, screen.sent)
         image = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
         body: dict[str, Any] = {

@@ -50,26 +50,30 @@ The script is YAML or JSON: a list of turns (or a mapping with `turns:`), each o
 
 from __future__ import annotations
 
-import argparse
-import base64
-import binascii
-import io
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, UnidentifiedImageError
-
 from roundhouse.models import fake_http
-from roundhouse.models.fake_http import Answer, FakeServer, Refused, load_turns, parse_json
+from roundhouse.models.fake_http import (
+    Answer,
+    FakeServer,
+    ImageProblem,
+    Refused,
+    Scripted,
+    data_url_image,
+    describe_model,
+    load_turns,
+    parse_json,
+    script_arguments,
+)
 
 ENVIRONMENTS = frozenset({"browser", "mac", "windows", "ubuntu", "linux"})
 PREVIEW_MODELS = ("computer-use-preview",)
 # The GA `computer` tool came with gpt-5.4 (2026-03); the models after it take it too.
 GA_MODEL = re.compile(r"^gpt-(5\.([4-9]|\d\d)|[6-9])")
-DATA_URL = re.compile(r"^data:(?P<media>image/[\w.+-]+);base64,(?P<data>.*)$", re.DOTALL)
 IMAGE_TYPES = {"image/png": "PNG", "image/jpeg": "JPEG", "image/webp": "WEBP"}
 PART_KINDS = {
     "user": {"input_text", "input_image", "input_file"},
@@ -80,15 +84,12 @@ PART_KINDS = {
 
 
 @dataclass(frozen=True)
-class Turn:
+class Turn(Scripted):
     action: Mapping[str, Any] | None = None  # the preview tool's one action
     actions: tuple[Mapping[str, Any], ...] = ()  # the GA tool's batched actions
     safety_checks: tuple[Mapping[str, Any], ...] = ()
     text: str = ""
     refusal: str = ""
-    status: int = 200
-    headers: Mapping[str, str] = field(default_factory=dict)
-    usage: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Turn:
@@ -98,9 +99,7 @@ class Turn:
             safety_checks=tuple(data.get("safety_checks") or ()),
             text=str(data.get("text", "")),
             refusal=str(data.get("refusal", "")),
-            status=int(data.get("status", 200)),
-            headers=dict(data.get("headers") or {}),
-            usage=dict(data.get("usage") or {}),
+            **Scripted.read(data),
         )
 
 
@@ -134,7 +133,7 @@ class _Given:
 
 
 def check_request(
-    headers: Mapping[str, str], body: Any, key: str, given: Mapping[str, _Given]
+    headers: Mapping[str, str], body: Any, key: str | None, given: Mapping[str, _Given]
 ) -> None:
     if headers.get("authorization") != f"Bearer {key}":
         raise _refused(
@@ -317,25 +316,17 @@ def _check_message(item: dict[str, Any], number: int) -> list[tuple[int, int]]:
 def _image_size(url: Any, number: int) -> tuple[int, int]:
     """A data URL's image size; Refused unless it is base64 of a PNG, JPEG or WebP that is
     what the URL says."""
-    matched = DATA_URL.match(url) if isinstance(url, str) else None
-    if matched is None:
-        raise _invalid(f"input[{number}]: this fake takes image data URLs only")
-    media = matched["media"]
-    if media not in IMAGE_TYPES:
-        raise _invalid(f"input[{number}]: the image type {media} is not PNG, JPEG or WebP")
     try:
-        data = base64.b64decode(matched["data"], validate=True)
-    except (binascii.Error, ValueError):
-        raise _invalid(f"input[{number}]: the image is not base64") from None
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            image.verify()
-            found, size = image.format, image.size
-    except (UnidentifiedImageError, OSError, SyntaxError):
-        raise _invalid(f"input[{number}]: the image data is not a valid image") from None
-    if found != IMAGE_TYPES[media]:
-        raise _invalid(f"input[{number}]: the image is {found}, but its data URL says {media}")
-    return int(size[0]), int(size[1])
+        return data_url_image(url, IMAGE_TYPES)[1]
+    except ImageProblem as problem:
+        said = {
+            "url": "this fake takes image data URLs only",
+            "media": f"the image type {problem.found} is not PNG, JPEG or WebP",
+            "base64": "the image is not base64",
+            "unreadable": "the image data is not a valid image",
+            "mismatch": f"the image is {problem.found}, but its data URL says {problem.media}",
+        }
+        raise _invalid(f"input[{number}]: {said[problem.kind]}") from None
 
 
 @dataclass(frozen=True)
@@ -355,16 +346,8 @@ class FakeOpenAIComputer(FakeServer[Turn]):
     url_suffix = "/v1"
     methods = frozenset({"POST"})
 
-    def __init__(
-        self,
-        turns: Iterable[Turn] = (),
-        *,
-        key: str = "test-key",
-        host: str = "127.0.0.1",
-        port: int = 0,
-    ) -> None:
-        super().__init__(turns, host=host, port=port)
-        self.key = key
+    def __init__(self, turns: Iterable[Turn] = (), **where: Any) -> None:
+        super().__init__(turns, **where)  # key, host, port
         self._given: dict[str, _Given] = {}
 
     def answer(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> Answer:
@@ -461,19 +444,11 @@ def _render(turn: Turn, model: str, serial: int) -> dict[str, Any]:
     }
 
 
-def _describe(received: fake_http.Received) -> str:
-    model = received.body.get("model") if isinstance(received.body, dict) else None
-    return f"model={model} refused={received.refused}"
-
-
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="A fake OpenAI Responses API for computer use.")
-    parser.add_argument("--port", type=int, default=8767)
-    parser.add_argument("--key", default="test-key")
-    parser.add_argument("--script", type=Path, required=True, help="YAML or JSON list of turns")
+    parser = script_arguments("A fake OpenAI Responses API for computer use.", 8767)
     args = parser.parse_args(argv)
     fake = FakeOpenAIComputer(load_script(args.script), key=args.key, port=args.port)
-    fake.serve_by_hand(_describe)
+    fake.serve_by_hand(describe_model)
 
 
 if __name__ == "__main__":

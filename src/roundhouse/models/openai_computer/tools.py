@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from roundhouse.devices.contract import ToolName
+from roundhouse.models.computer.calls import drag_call
 from roundhouse.models.computer.keys import chord
 from roundhouse.models.computer.screen import ScreenMap
 
@@ -102,14 +103,7 @@ def as_tool_call(action: dict[str, Any], screen: ScreenMap) -> tuple[str, dict[s
         path = action.get("path")
         if not isinstance(path, list) or len(path) < 2:
             raise Unsupported("drag needs a path of at least two points")
-        start_x, start_y = _point(path[0], screen)
-        end_x, end_y = _point(path[-1], screen)
-        return ToolName.DRAG, {
-            "start_x": start_x,
-            "start_y": start_y,
-            "end_x": end_x,
-            "end_y": end_y,
-        }
+        return drag_call(_point(path[0], screen), _point(path[-1], screen))
     if kind == "wait":
         return ToolName.WAIT, {"seconds": WAIT_SECONDS}
     raise Unsupported(

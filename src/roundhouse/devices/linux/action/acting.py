@@ -151,13 +151,22 @@ class Acting:
         return {"control": brief(control), "route": route, **done}
 
     async def click_coordinates(
-        self, x: int, y: int, button: Button = "left", double: bool = False
+        self,
+        x: int,
+        y: int,
+        button: Button = "left",
+        double: bool = False,
+        triple: bool = False,
+        hold: str = "",
     ) -> dict[str, Any]:
-        """Click at screen coordinates (pixels from the desktop's top-left corner)."""
+        """Click at screen coordinates (pixels from the desktop's top-left corner).
+        triple: three clicks (a line or paragraph selected); hold: keys held down through
+        the click ("shift", "ctrl")."""
+        count = 3 if triple else 2 if double else 1
         sight = self.around.sight()
         done = await self.around.observed(
             sight,
-            lambda: asyncio.to_thread(self.around.input.click, x, y, button, 2 if double else 1),
+            lambda: asyncio.to_thread(self._holding, hold, self.around.input.click, x, y, button, count),
             None,
             clicked=self._clicked_at(sight, x, y),
         )
@@ -246,12 +255,15 @@ class Acting:
         return {"window": window.title, "route": "window-manager", **done}
 
     async def scroll(
-        self, x: int, y: int, direction: Direction = "down", amount: int = 3
+        self, x: int, y: int, direction: Direction = "down", amount: int = 3, hold: str = ""
     ) -> dict[str, Any]:
-        """Scroll the mouse wheel `amount` notches at screen coordinates (x, y)."""
+        """Scroll the mouse wheel `amount` notches at screen coordinates (x, y); hold: keys
+        held down meanwhile ("ctrl" zooms in many applications)."""
         dx = {"left": -amount, "right": amount}.get(direction, 0)
         dy = {"up": -amount, "down": amount}.get(direction, 0)
-        return await self._act(lambda: self.around.input.scroll(x, y, dx=dx, dy=dy), "pointer")
+        return await self._act(
+            lambda: self._holding(hold, self.around.input.scroll, x, y, dx, dy), "pointer"
+        )
 
     async def drag(
         self, start_x: int, start_y: int, end_x: int, end_y: int, button: Button = "left"
@@ -286,6 +298,18 @@ class Acting:
             self.around.sight(), lambda: asyncio.to_thread(action), None, focused_text=focused_text
         )
         return {"route": route, **done}
+
+    def _holding(self, keys: str, action: Callable[..., None], *arguments: Any) -> None:
+        """`action(*arguments)` with `keys` (one combination, or none) held down around it:
+        released even when the action fails, so no key stays down."""
+        if not keys:
+            action(*arguments)
+            return
+        self.around.input.keys_down(keys)
+        try:
+            action(*arguments)
+        finally:
+            self.around.input.keys_up(keys)
 
     def _clicked_at(self, sight: Sight, x: int, y: int) -> Rect | None:
         """The rectangle of the button-like control a click at (x, y) lands on, as the

@@ -65,6 +65,19 @@ class Input(Protocol):
     def press_keys(self, keys: str) -> None:
         """Press combinations ("ctrl+s"), several separated by spaces, in turn."""
 
+    def button_down(self, button: Button = "left") -> None:
+        """Press a button where the pointer is, and keep it down."""
+
+    def button_up(self, button: Button = "left") -> None: ...
+
+    def position(self) -> tuple[int, int] | None:
+        """Where the pointer is (None: not known, before it was ever moved)."""
+
+    def keys_down(self, keys: str) -> None:
+        """Press one combination ("shift") and keep it down."""
+
+    def keys_up(self, keys: str) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -408,6 +421,22 @@ class RefusedInput(Closing):
         self._refuse()
 
     def press_keys(self, keys: str) -> None:
+        self._refuse()
+
+    def button_down(self, button: Button = "left") -> None:
+        self._refuse()
+
+    def button_up(self, button: Button = "left") -> None:
+        self._refuse()
+
+    def position(self) -> tuple[int, int] | None:
+        self._refuse()
+        return None
+
+    def keys_down(self, keys: str) -> None:
+        self._refuse()
+
+    def keys_up(self, keys: str) -> None:
         self._refuse()
 
     def close(self) -> None:

@@ -1,5 +1,5 @@
 """The keyboard, written once: a text or key combinations become chords (keys held around
-one key), played alike on every display server.
+one key), played alike on every display server; a chord may also be kept down a while.
 
 A backend says how its chords are found (`_text_chords`, `_combo_chords`: X11 by keysym
 through the server's own keymap, x11/input.py; the Wayland backends in an XKB keymap,
@@ -16,6 +16,8 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from roundhouse.devices.linux.display.keys import InputError, held_combo
 
 KEY_DELAY = 0.002  # seconds between two chords: lets a busy client keep up with a burst
 
@@ -46,6 +48,34 @@ class Keyboard(ABC):
         in turn."""
         with self._lock:
             self._play(self._combo_chords(keys))
+
+    def keys_down(self, keys: str) -> None:
+        """Press one combination ("shift", "ctrl+shift") and keep it down, until keys_up:
+        keys held through a click or for a while."""
+        chord = self._one_chord(keys)
+        with self._lock:
+            self._wake()
+            for keycode in chord.held:
+                self._key(keycode, True)
+            self._hold(chord, True)
+            self._key(chord.key, True)
+            self._flush()
+
+    def keys_up(self, keys: str) -> None:
+        """Release what keys_down(keys) pressed, in the reverse order."""
+        chord = self._one_chord(keys)
+        with self._lock:
+            self._key(chord.key, False)
+            self._hold(chord, False)
+            for keycode in reversed(chord.held):
+                self._key(keycode, False)
+            self._flush()
+
+    def _one_chord(self, keys: str) -> Chord:
+        chords = list(self._combo_chords(held_combo(keys)))
+        if len(chords) != 1:
+            raise InputError(f"one key combination is held at a time, not {keys!r}")
+        return chords[0]
 
     def _play(self, chords: Iterable[Chord]) -> None:
         """Press each chord in turn: its held keys, its key, then the held keys released."""

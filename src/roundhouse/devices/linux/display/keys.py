@@ -107,6 +107,14 @@ def parse_combo(combo: str) -> tuple[list[str], str]:
     return names, key
 
 
+def held_combo(keys: str) -> str:
+    """A combination to hold down, its last modifier named as its key: "shift" is Shift_L,
+    "ctrl+shift" ctrl held around Shift_L (a modifier alone names no key to press)."""
+    *held, last = keys.split("+") if keys != "+" else ["+"]
+    key = _MODIFIERS.get(last.strip().lower(), last)
+    return "+".join([*held, key])
+
+
 def is_letter(keysym: int) -> bool:
     """An ASCII letter: "ctrl+S" means ctrl and the S key, without Shift."""
     return 0x41 <= keysym <= 0x5A or 0x61 <= keysym <= 0x7A

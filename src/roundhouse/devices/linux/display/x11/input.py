@@ -71,6 +71,12 @@ class XInput(Pointer, Keyboard, Closing):
     def _screen_size(self) -> tuple[int, int]:
         return self._size
 
+    def position(self) -> tuple[int, int]:
+        """Where the pointer is now, as the server says (a person's moves too)."""
+        with self._lock:
+            found = self._display.screen().root.query_pointer()
+        return int(found.root_x), int(found.root_y)
+
     def _motion(self, x: int, y: int) -> None:
         xtest.fake_input(self._display, X.MotionNotify, x=x, y=y)
 
