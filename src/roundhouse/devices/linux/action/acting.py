@@ -166,7 +166,9 @@ class Acting:
         sight = self.around.sight()
         done = await self.around.observed(
             sight,
-            lambda: asyncio.to_thread(self._holding, hold, self.around.input.click, x, y, button, count),
+            lambda: asyncio.to_thread(
+                self._holding, hold, self.around.input.click, x, y, button, count
+            ),
             None,
             clicked=self._clicked_at(sight, x, y),
         )
