@@ -32,9 +32,17 @@ from roundhouse.core.context import RoundContext
 from roundhouse.core.messages import Message
 from roundhouse.core.states import AgentKind, Status
 from roundhouse.core.trajectory import StepRecord
-from roundhouse.devices.contract import FINE_ACTIONS, FINE_DATA_COLLECTION, Rect, ToolName
+from roundhouse.devices.contract import Rect, ToolName
 from roundhouse.devices.describing import ToolSpec
-from roundhouse.models.computer.observation import ComputerObservation, Outcome, Screenshot
+from roundhouse.models.computer.observation import (
+    PIXEL_ACTIONS,
+    ComputerObservation,
+    Outcome,
+    Screenshot,
+)
+
+# roundhouse's own tools on the controls of the window in front, beside the pixels.
+IN_A_WINDOW = (ToolName.GET_CONTROLS, ToolName.CLICK_CONTROL, ToolName.SET_TEXT)
 
 OUTPUT_LIMIT = 4000  # characters of a tool's result said back to the model
 
@@ -54,20 +62,11 @@ class ComputerAgent(AgentCore[ComputerObservation, ComputerAnswer]):
     # The pixel tools the vendors' computer actions become, and roundhouse's own beside
     # them (a model that takes custom tools is offered those: models/anthropic/).
     functions: ClassVar[tuple[str, ...]] = (
-        ToolName.CLICK_COORDINATES,
-        ToolName.TYPE_TEXT,
-        ToolName.PRESS_KEYS,
-        ToolName.SCROLL,
-        ToolName.DRAG,
-        ToolName.WAIT,
-        *FINE_ACTIONS,
-        *FINE_DATA_COLLECTION,
+        *PIXEL_ACTIONS,
         ToolName.LAUNCH_APPLICATION,
         ToolName.SELECT_WINDOW,
         ToolName.LIST_WINDOWS,
-        ToolName.GET_CONTROLS,
-        ToolName.CLICK_CONTROL,
-        ToolName.SET_TEXT,
+        *IN_A_WINDOW,
         ToolName.RUN_SHELL,
     )
 

@@ -23,10 +23,11 @@ from typing import Any, ClassVar
 
 from roundhouse.agents.action_list import Acted
 from roundhouse.agents.base import Conclusion, Seen
-from roundhouse.agents.computer import ComputerAgent, ComputerAnswer
+from roundhouse.agents.computer import IN_A_WINDOW, ComputerAgent, ComputerAnswer
 from roundhouse.core.context import RoundContext
 from roundhouse.core.states import AgentKind, Status
-from roundhouse.devices.contract import ToolName, WindowInfo
+from roundhouse.devices.contract import WindowInfo
+from roundhouse.models.computer.observation import PIXEL_ACTIONS
 
 
 @dataclass(kw_only=True)
@@ -34,17 +35,8 @@ class ComputerAppAgent(ComputerAgent):
     window: WindowInfo
     subtask: str = ""
     kind: AgentKind = AgentKind.APP
-    functions: ClassVar[tuple[str, ...]] = (
-        ToolName.CLICK_COORDINATES,
-        ToolName.TYPE_TEXT,
-        ToolName.PRESS_KEYS,
-        ToolName.SCROLL,
-        ToolName.DRAG,
-        ToolName.WAIT,
-        ToolName.GET_CONTROLS,
-        ToolName.CLICK_CONTROL,
-        ToolName.SET_TEXT,
-    )
+    # The computer agent's, but for what picks or starts an application: the host's part.
+    functions: ClassVar[tuple[str, ...]] = (*PIXEL_ACTIONS, *IN_A_WINDOW)
 
     def assign(self, window: WindowInfo, subtask: str, since: int) -> None:
         """A (new) subtask from the host at round step `since`: its history, and its

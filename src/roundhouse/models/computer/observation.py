@@ -16,16 +16,20 @@ from roundhouse.models.observation import PastStep
 # mouse_move, left_mouse_down, hold_key, cursor_position); no model is offered them as
 # functions of its own.
 FINE_TOOLS = frozenset({*FINE_ACTIONS, *FINE_DATA_COLLECTION})
-# roundhouse's pixel tools: what a family's computer tool or grammar already does. The
-# families that take functions of their own (Gemini, Qwen-VL) are offered the rest beside.
-PIXEL_TOOLS = FINE_TOOLS | {
+# roundhouse's pixel tools, in the order agents offer them: what a family's computer tool
+# or grammar already does. The families that take functions of their own (Gemini, Qwen-VL)
+# are offered the rest beside.
+PIXEL_ACTIONS: tuple[ToolName, ...] = (
     ToolName.CLICK_COORDINATES,
     ToolName.TYPE_TEXT,
     ToolName.PRESS_KEYS,
     ToolName.SCROLL,
     ToolName.DRAG,
     ToolName.WAIT,
-}
+    *FINE_ACTIONS,
+    *FINE_DATA_COLLECTION,
+)
+PIXEL_TOOLS = frozenset(PIXEL_ACTIONS)
 
 
 @dataclass(frozen=True)
