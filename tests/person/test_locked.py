@@ -290,7 +290,9 @@ async def test_doctor_says_how_a_shipped_gnome_or_kde_sees_the_person(kind: str)
     `roundhouse setup`: the idle monitor or protocol and the locker answer any client."""
     with VirtualDesktop(settings_for(kind, shipped=True).desktop) as shipped:
         report = await diagnose(dataclasses.replace(shipped, virtual=False))
-    [person] = [check for check in report.checks if check.name == "person"]
+    persons = [check for check in report.checks if check.name == "person"]
+    assert len(persons) == 1, report.checks  # none: the display did not open, and says why
+    [person] = persons
     assert person.ok, person.detail
     if kind == "gnome":
         assert "Mutter's idle monitor" in person.detail and "screen shield" in person.detail

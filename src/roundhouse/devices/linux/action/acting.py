@@ -259,8 +259,8 @@ class Acting:
     async def scroll(
         self, x: int, y: int, direction: Direction = "down", amount: int = 3, hold: str = ""
     ) -> dict[str, Any]:
-        """Scroll the mouse wheel `amount` notches at screen coordinates (x, y); hold: keys
-        held down meanwhile ("ctrl" zooms in many applications)."""
+        """Scroll the mouse wheel `amount` notches at (x, y); hold: keys held down
+        meanwhile ("ctrl" zooms in many applications)."""
         dx = {"left": -amount, "right": amount}.get(direction, 0)
         dy = {"up": -amount, "down": amount}.get(direction, 0)
         return await self._act(
