@@ -18,13 +18,12 @@ from roundhouse.core.polling import within_async
 from roundhouse.devices.contract import Control, Rect, WindowInfo
 from roundhouse.devices.linux.action.around import Around, Sight
 from roundhouse.devices.linux.action.observing import Observing, ToolError, brief
-from roundhouse.devices.linux.action.pointing import holds_press, pointer_refusal, under
+from roundhouse.devices.linux.action.pointing import under
+from roundhouse.devices.linux.action.routes import Routes
 from roundhouse.devices.linux.apps.launch import LAUNCH_TIMEOUT
-from roundhouse.devices.linux.atspi.bus import AtspiError
-from roundhouse.devices.linux.atspi.constants import COMPONENT, EDITABLE_TEXT, TEXT, VALUE
+from roundhouse.devices.linux.atspi.constants import EDITABLE_TEXT, VALUE
 from roundhouse.devices.linux.display.base import (
     Button,
-    PositionsUnknown,
     RouteRefused,
     WindowError,
     find_window,
@@ -39,8 +38,6 @@ Direction = Literal["up", "down", "left", "right"]
 _CLICK_ACTIONS = ("click", "press", "activate", "toggle", "jump", "open", "select")
 # Text fields: a click places the caret; their "activate" action would press Enter.
 _TEXT_ROLES = {"text", "entry", "password text", "terminal", "document text", "paragraph"}
-FOCUS_WAIT = 1.0  # seconds type_text waits for the control it clicked to take the focus
-CARET_WAIT = 0.5  # seconds it waits for the click to move the caret of a text
 CLOSE_WAIT = 1.0  # seconds close_window waits for the window to go (one that asks first stays)
 LOADING_WAIT = 10.0  # seconds launch_application waits for a window titled "Loading…" to load
 
@@ -52,6 +49,7 @@ class Acting:
     def __init__(self, around: Around, observing: Observing) -> None:
         self.around = around
         self.observing = observing
+        self.routes = Routes(around, observing)
 
     async def select_window(
         self, window_id: int | None = None, title: str | None = None
@@ -128,21 +126,23 @@ class Acting:
         window = sight.window(window_id)
         control = await self.observing.control(label, control_id, window)
         action = _click_action(control) if button == "left" and not double else None
-        pointer_first = action is not None and await self._pointer_first(control, window, sight)
+        pointer_first = action is not None and await self.routes.pointer_first(
+            control, window, sight
+        )
         route = "pointer"
 
         async def act() -> None:
             nonlocal route
             if pointer_first:
                 try:
-                    await asyncio.to_thread(self.around.input.click, *self._position(control))
+                    await asyncio.to_thread(self.around.input.click, *self.routes.position(control))
                     return
                 except RouteRefused as refused:  # a session that refuses our input
                     log.info("%s: pointer refused (%s); action next", brief(control), refused)
-            if action is not None and await self._do_action(control, action):
+            if action is not None and await self.routes.do_action(control, action):
                 route = f"action:{action}"
                 return
-            x, y = self._position(control)
+            x, y = self.routes.position(control)
             await asyncio.to_thread(self.around.input.click, x, y, button, 2 if double else 1)
 
         # A button's hover and press are drawn on it alone; a text field's caret is no such.
@@ -194,14 +194,14 @@ class Acting:
 
         async def act() -> None:
             nonlocal route
-            found = await self._interfaces(control)
-            if EDITABLE_TEXT in found and await self._set_editable(control, text):
+            found = await self.routes.interfaces(control)
+            if EDITABLE_TEXT in found and await self.routes.set_editable(control, text):
                 route = "editable-text"
             elif VALUE in found and (number := _number(text)) is not None:
-                if await self._set_value(control, number):
+                if await self.routes.set_value(control, number):
                     route = "value"
             if route == "keyboard":
-                route = f"{await self._focus(control, found)}+keyboard"
+                route = f"{await self.routes.focus(control, found)}+keyboard"
                 await asyncio.to_thread(self.around.input.press_keys, "ctrl+a")
                 await asyncio.to_thread(self.around.input.type_text, text)
 
@@ -222,11 +222,12 @@ class Acting:
         async def act() -> None:
             nonlocal route
             if control is not None:
-                route = f"{await self._focus(control, await self._interfaces(control))}+keyboard"
+                found = await self.routes.interfaces(control)
+                route = f"{await self.routes.focus(control, found)}+keyboard"
             try:
                 await asyncio.to_thread(self.around.input.type_text, text)
             except LayoutError:
-                route = await self._insert(sight, text, control)
+                route = await self.routes.insert(sight, text, control)
 
         done = await self.around.observed(sight, act, None, target=control, typed=text)
         return {"route": route, **done}
@@ -327,173 +328,6 @@ class Acting:
         buttons = [control for control in listed.controls if _click_action(control) is not None]
         found = under(buttons, x, y)
         return found.rect if found is not None else None
-
-    # ------------------------------------------------------------ the routes
-
-    async def _pointer_first(self, control: Control, window: WindowInfo, sight: Sight) -> bool:
-        """Whether the pointer clicks the control in place of its action: where the action
-        holds a press first and the pointer is sure to land on it (pointing.py)."""
-        if (
-            not self.around.pointer_clicks
-            or self.around.tree is None
-            or not self.around.positions_known()
-        ):
-            return False
-        try:
-            toolkit = await self.around.tree.toolkit(control.id)
-        except AtspiError as error:
-            log.info("%s: toolkit not known (%s); its action clicks", brief(control), error)
-            return False
-        if not holds_press(toolkit.name, toolkit.version):
-            return False
-        above = await asyncio.to_thread(self.around.windows.above, window.xid)
-        refused = pointer_refusal(control, window, sight.listed(), self.around.screen.size, above)
-        if refused is not None:
-            log.info("%s: clicked by its action: %s", brief(control), refused)
-        return refused is None
-
-    async def _do_action(self, control: Control, action: str) -> bool:
-        """Whether the control's named action was done; one it refuses (or lacks) is
-        logged, and the pointer clicks instead."""
-        if self.around.tree is None:
-            return False
-        try:
-            return await self.around.tree.do_action(control.id, action)
-        except AtspiError as error:
-            log.info("%s: action %r failed (%s); clicking instead", brief(control), action, error)
-            return False
-
-    async def _insert(self, sight: Sight, text: str, control: Control | None) -> str:
-        """Text the session's keyboard layout cannot type (a Wayland session reads keys
-        with its own keymap), inserted at the caret of the control (else of the focused
-        one) through the accessibility tree: the route taken. LayoutError again where
-        there is none."""
-        if control is None and self.around.tree is not None:
-            listed = await self.observing.read_controls(sight.window(None))
-            control = next((c for c in listed.controls if "focused" in c.states), None)
-        if control is None or self.around.tree is None:
-            raise LayoutError(
-                f"the keyboard layout cannot type {text!r}, and no focused text field takes "
-                "it otherwise: name the field, or use set_text"
-            )
-        try:
-            inserted = await self.around.tree.insert_text(control.id, text)
-        except AtspiError as error:
-            raise LayoutError(
-                f"the keyboard layout cannot type {text!r}, and {brief(control)} takes no "
-                f"inserted text ({error}): use set_text"
-            ) from None
-        if not inserted:
-            raise LayoutError(f"{brief(control)} refused the text {text!r}: use set_text")
-        return "editable-text"
-
-    async def _interfaces(self, control: Control) -> frozenset[str]:
-        if self.around.tree is None:
-            return frozenset()
-        try:
-            return await self.around.tree.interfaces(control.id)
-        except AtspiError as error:
-            log.info("%s: interfaces not read (%s)", brief(control), error)
-            return frozenset()
-
-    async def _set_editable(self, control: Control, text: str) -> bool:
-        assert self.around.tree is not None  # (it had interfaces)
-        try:
-            return await self.around.tree.set_text(control.id, text)
-        except AtspiError as error:
-            log.info("%s: EditableText refused (%s); typing instead", brief(control), error)
-            return False
-
-    async def _set_value(self, control: Control, value: float) -> bool:
-        assert self.around.tree is not None  # (it had interfaces)
-        try:
-            await self.around.tree.set_value(control.id, value)
-        except AtspiError as error:
-            log.info("%s: Value not set (%s); typing instead", brief(control), error)
-            return False
-        return True
-
-    async def _focus(self, control: Control, found: frozenset[str]) -> Literal["focus", "pointer"]:
-        """Give the control the keyboard focus: none to give where it has it already (the
-        caret stays where it is, and no pointer is needed: a person's GNOME before `setup`
-        has none), through Component.GrabFocus where it offers it and then says it is
-        focused (the caret stays where it was), else with a click on its centre (GTK 4
-        refuses GrabFocus)."""
-        if await self._has_focus(control):
-            return "focus"
-        if self.around.tree is not None and COMPONENT in found:
-            try:
-                grabbed = await self.around.tree.grab_focus(control.id)
-            except AtspiError as error:
-                log.info("%s: GrabFocus refused (%s); clicking it", brief(control), error)
-                grabbed = False
-            if grabbed and await self._focus_taken(control):
-                return "focus"
-        caret = await self._caret(control) if TEXT in found else None
-        await asyncio.to_thread(self.around.input.click, *self._position(control))
-        await self._focus_taken(control)
-        if caret is not None:
-            await self._caret_moved(control, caret)
-        return "pointer"
-
-    def _position(self, control: Control) -> tuple[int, int]:
-        """Where the pointer acts on a control: its centre on the screen. Refused at once,
-        naming the fix, where the session does not say where its windows are (a person's
-        GNOME before `roundhouse setup gnome`): the rectangle is then the application's
-        own, and a click there would land anywhere."""
-        for missing in self.around.display.missing:
-            if isinstance(missing, PositionsUnknown):
-                raise PositionsUnknown(
-                    f"{brief(control)} cannot be clicked by the pointer: {missing} (its "
-                    "accessibility action, set_text and keys still work)",
-                    missing.fix,
-                )
-        return control.rect.center
-
-    async def _caret(self, control: Control) -> int | None:
-        assert self.around.tree is not None  # (it had interfaces)
-        try:
-            return await self.around.tree.caret(control.id)
-        except AtspiError as error:
-            log.info("%s: no caret to watch (%s)", brief(control), error)
-            return None
-
-    async def _caret_moved(self, control: Control, before: int) -> None:
-        """Wait (up to CARET_WAIT s) for a click in a text to move its caret: GTK 4 places it
-        a moment after the click, and keys typed at once went where it was before ("more"
-        typed into GNOME Text Editor became "m" at the start and "ore" at the end). A click
-        where the caret already was moves nothing: then the time is up."""
-
-        async def moved() -> bool:
-            return await self._caret(control) != before
-
-        await within_async(moved, CARET_WAIT)
-
-    async def _has_focus(self, control: Control) -> bool:
-        if self.around.tree is None:
-            return False
-        try:
-            return "focused" in await self.around.tree.states(control.id)
-        except AtspiError:
-            return False  # then it is given the focus, as a control that never says so is
-
-    async def _focus_taken(self, control: Control) -> bool:
-        """Wait (up to FOCUS_WAIT s) for a control given the focus to say it has it: whether
-        it did. Chromium moves the focus a moment after the click: keys typed at once went
-        to the field focused before ("Ada" lost its "Ad"). A control that never says so (or
-        has no states to ask) is typed into when the time is up."""
-        tree = self.around.tree
-        if tree is None:
-            return False
-
-        async def said() -> Literal["focused", "unknown"] | None:
-            try:
-                return "focused" if "focused" in await tree.states(control.id) else None
-            except AtspiError as error:
-                log.info("typing into %s without knowing its focus: %s", brief(control), error)
-                return "unknown"  # asking again would not tell
-
-        return await within_async(said, FOCUS_WAIT) == "focused"
 
 
 def _number(text: str) -> float | None:
