@@ -127,6 +127,12 @@ def test_combinations_hold_their_modifiers_and_a_letter_needs_no_shift() -> None
     assert question.held == (CONTROL, SHIFT) and question.modifiers == ("Control", "Shift")
     with pytest.raises(InputError, match="unknown key"):
         combo_chords("ctrl+nosuchkey", keymap)
+    # A modifier key pressed or held alone (hold_keys "shift") sets its own modifier: a
+    # wlroots compositor takes a virtual keyboard's modifiers from the client, not its keys.
+    (shift,) = combo_chords("Shift_L", keymap)
+    assert shift.held == () and shift.key == SHIFT and shift.modifiers == ("Shift",)
+    (held,) = combo_chords("ctrl+Shift_L", keymap)
+    assert held.held == (CONTROL,) and held.modifiers == ("Control", "Shift")
 
 
 def test_a_drag_moves_in_even_steps_and_ends_where_it_was_aimed() -> None:

@@ -141,3 +141,30 @@ async def test_close_window_closes_a_window_or_lets_it_ask_first(
 
     await wait_until_async(asks, 10, "gedit to ask about saving")
     assert typed["xid"] in [w["xid"] for w in await tools.list_windows()]
+
+
+@pytest.mark.usefixtures("screen")
+async def test_shift_held_alone_selects_as_a_persons_shift_does(
+    tools: DesktopTools, tmp_path: Path
+) -> None:
+    """hold_keys and a click's `hold` press a modifier alone and keep it down: a key
+    pressed meanwhile is shifted (Home selects to the line's start). wlroots takes a virtual
+    keyboard's modifiers from what the client says, not from its keys: a Shift held alone
+    was a key down that set no modifier there. GNOME's keyboard is woken before each key
+    (a Shift pressed and released), which released a Shift held. On both, Home only moved
+    the caret."""
+    target = tmp_path / "held.txt"
+    await tools.launch_application(f"gedit --standalone {target}")
+    listed = await tools.get_controls()
+    field = next(c for c in listed["controls"] if c["role"] == "text")
+    done = await tools.type_text("alpha beta", label=field["label"])
+    assert done["effect"] == "confirmed", done
+    tools.input.keys_down("shift")
+    try:
+        tools.input.press_keys("Home")
+    finally:
+        tools.input.keys_up("shift")
+    await tools.type_text("W")
+    await tools.press_keys("ctrl+s")
+    wait_until(target.exists, 20, "the save")  # gedit saves whole, by a rename
+    assert target.read_text() == "W\n"  # "Walpha beta": Home moved the caret, unshifted

@@ -37,6 +37,7 @@ class Keyboard(ABC):
 
     _lock: threading.Lock
     key_delay: float = KEY_DELAY
+    _held: Chord | None = None  # what keys_down holds, until keys_up
 
     def type_text(self, text: str) -> None:
         """Type any Unicode text ("\\n" is Return, "\\t" is Tab)."""
@@ -60,6 +61,7 @@ class Keyboard(ABC):
             self._hold(chord, True)
             self._key(chord.key, True)
             self._flush()
+            self._held = chord
 
     def keys_up(self, keys: str) -> None:
         """Release what keys_down(keys) pressed, in the reverse order."""
@@ -70,6 +72,7 @@ class Keyboard(ABC):
             for keycode in reversed(chord.held):
                 self._key(keycode, False)
             self._flush()
+            self._held = None
 
     def _one_chord(self, keys: str) -> Chord:
         chords = list(self._combo_chords(held_combo(keys)))
@@ -78,8 +81,11 @@ class Keyboard(ABC):
         return chords[0]
 
     def _play(self, chords: Iterable[Chord]) -> None:
-        """Press each chord in turn: its held keys, its key, then the held keys released."""
-        self._wake()
+        """Press each chord in turn: its held keys, its key, then the held keys released.
+        Not woken while keys_down holds keys: they woke it, and GNOME's wake (a Shift
+        pressed and released) would release a Shift held."""
+        if self._held is None:
+            self._wake()
         for chord in chords:
             for keycode in chord.held:
                 self._key(keycode, True)

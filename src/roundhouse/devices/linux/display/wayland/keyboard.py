@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 
 from roundhouse.devices.linux.display.keyboard import Chord, Keyboard
 from roundhouse.devices.linux.display.keys import (
@@ -122,6 +123,8 @@ def combo_chords(keys: str, keymap: Keymap) -> list[Chord]:
         chord = chord_for(keymap, keysym, held)
         if chord is None:
             raise InputError(f"the keyboard layout has no key for {name!r}")
+        if name in MODIFIER_NAMES:  # a modifier key itself ("shift" held): it sets its own
+            chord = replace(chord, modifiers=(*chord.modifiers, MODIFIER_NAMES[name]))
         chords.append(chord)
     return chords
 
