@@ -241,8 +241,13 @@ async def read_details(
             await _details(bus, node, limits.text_limit)
 
     reads = [asyncio.ensure_future(one(node)) for node in wanted]
+    gathered = asyncio.gather(*reads)
+    # Taken however it ends: cancelled from outside, Python 3.11's wait_for waits for the
+    # gather without taking its CancelledError, and asyncio printed "_GatheringFuture
+    # exception was never retrieved" to the person.
+    gathered.add_done_callback(_taken)
     try:
-        await within_deadline(deadline, lambda: asyncio.gather(*reads))
+        await within_deadline(deadline, lambda: gathered)
     except TimeoutError:
         return "time limit"
     except AtspiTimeout as error:
@@ -255,6 +260,11 @@ async def read_details(
             read.cancel()
         await asyncio.gather(*reads, return_exceptions=True)
     return None
+
+
+def _taken(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 async def _details(bus: AtspiBus, node: RawNode, text_limit: int) -> None:
