@@ -91,17 +91,20 @@ class A11yWindows(WindowList):
         found = []
         width, height = self._size
         for _, path in tops:
+            # A window may close between any two of these calls (a Save dialog answered):
+            # GTK 4 then answers UnknownMethod for its path. It is then not listed.
             try:
                 (role,) = self._bus.call(app, path, ACCESSIBLE, "GetRole")
                 (words,) = self._bus.call(app, path, ACCESSIBLE, "GetState")
+                states = int(words[0]) if words else 0
+                if role not in TOP_ROLES or not states & (1 << SHOWING | 1 << VISIBLE):
+                    continue
+                title = self._name(app, str(path))
             except DBusCallError:
-                continue
-            states = int(words[0]) if words else 0
-            if role not in TOP_ROLES or not states & (1 << SHOWING | 1 << VISIBLE):
                 continue
             window = WindowInfo(
                 xid=self._id(app, str(path)),
-                title=self._name(app, str(path)),
+                title=title,
                 application=name,
                 pid=int(pid),
                 rect=Rect(left=0, top=0, right=width, bottom=height),  # not known
