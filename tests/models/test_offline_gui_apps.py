@@ -247,6 +247,22 @@ def test_save_as_keeps_the_format_asked_for_and_never_finds_and_replaces() -> No
     assert action(done)[0] == "FINISH" and done["result"] == "saved as /tmp/w/trains.docx"
 
 
+def test_a_save_whose_title_never_names_the_file_fails_saying_the_title_seen() -> None:
+    subtask = "save it as /tmp/w/two.txt"
+    work = Handed((Op("save_as", subtask, "/tmp/w/two.txt"),))
+    history = [step(work.next(app(subtask, [])))]  # ctrl+shift+s
+    dialog = [control(2, "text", "Name", (0, 0, 100, 20))]
+    for _ in range(2):  # the name, then Return
+        history.append(step(work.next(app(subtask, dialog, history, title="Save", in_dialog=True))))
+    seen = "New Document (Draft) - Text Editor"
+    said = work.next(app(subtask, [], history, title=seen))
+    while action(said)[0] == "SCREENSHOT":
+        history.append(step(said))
+        said = work.next(app(subtask, [], history, title=seen))
+    assert action(said)[0] == "FAIL"
+    assert f"name two.txt (it is {seen!r})" in json.dumps(said, ensure_ascii=False)
+
+
 def test_a_folder_is_made_and_a_file_renamed_through_the_dialogs() -> None:
     entry = [control(1, "text", "", (886, 542, 1100, 576), text="New Folder")]
     subtask = "create a folder named reports"

@@ -145,7 +145,14 @@ def two_lines_saved_by_keys(shipped: Session, tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     try:
-        assert done.returncode == 0, done.stdout + done.stderr
+        # Seen once under load, cause unknown: the Save dialog's Return "opened a new window"
+        # and the title never named the file. What the session lists then, and whether the
+        # file was written, go with the failure.
+        listed = (
+            "" if done.returncode == 0 else shipped.run("windows", "--desktop", "current").stdout
+        )
+        said = f"{done.stdout}{done.stderr}\nwindows now:\n{listed}\nsaved: {target.exists()}"
+        assert done.returncode == 0, said
         assert "Traceback" not in done.stderr, done.stderr
         wait_until(target.exists, 10, "the saved file")
         assert target.read_text() == "first line\nsecond line\n"

@@ -88,7 +88,12 @@ def save_as(op: Op, mine: list[PastStep], obs: AppObservation) -> Decision:
     if in_dialog:  # it may be closing still; a dialog that stays means the save failed
         still_open = f"the Save dialog is still open ({obs.window.title!r}); controls: {names(obs)}"
         return reobserve(waited, "the Save dialog to close", still_open)
-    return reobserve(waited, f"the window title to name {posixpath.basename(path)}")
+    name = posixpath.basename(path)
+    return reobserve(
+        waited,
+        f"the window title to name {name}",
+        f"waited in vain for the window title to name {name} (it is {obs.window.title!r})",
+    )
 
 
 def _save_as_phase(mine: list[PastStep]) -> Literal["open", "named", "submitted"]:
