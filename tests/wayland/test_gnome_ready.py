@@ -6,6 +6,7 @@ it did not answer in time asked again."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import signal
@@ -24,13 +25,14 @@ from roundhouse.config import DesktopSettings
 from roundhouse.devices.linux.desktops.desktop import Desktop
 from roundhouse.devices.linux.desktops.reaper import TAG_ENV
 from roundhouse.devices.linux.desktops.virtual import VirtualDesktop
-from roundhouse.devices.linux.display.backends import named
+from roundhouse.devices.linux.display.backends import named, open_display
+from roundhouse.devices.linux.display.base import DisplayUnavailable
 from roundhouse.devices.linux.display.compositor import (
     READY_TIMEOUT,
     CompositorUnavailable,
     forks_never_execed,
 )
-from roundhouse.devices.linux.display.gnome import shell
+from roundhouse.devices.linux.display.gnome import backend, cast, shell
 from roundhouse.devices.linux.display.gnome.backend import DBUS_DAEMON, end_stuck_forks
 from roundhouse.devices.linux.display.wayland.dbus import SyncBus
 
@@ -142,3 +144,28 @@ def _execed(children: list[int]) -> bool:
     """Whether there are two, and one runs sleep already (its exec is done)."""
     names = [Path(f"/proc/{pid}/comm").read_text().strip() for pid in children]
     return len(names) == 2 and "sleep" in names
+
+
+def test_a_screen_cast_that_sends_no_frame_falls_back_to_the_shells_screenshots(
+    gnome: Desktop, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    """Seen on GNOME 48 under the suite's load: two pipelines, no frame. Where the Shell
+    serves screenshots (unsafe mode) the display still opens, its screenshots the Shell's;
+    as shipped it cannot, and the display is refused naming the cast."""
+    monkeypatch.setattr(cast, "FIRST_FRAME_QUIET", 0.3)
+    monkeypatch.setattr(cast, "FIRST_FRAME_TIMEOUT", 0.5)
+    silent = functools.partial(cast.CastScreen, argv=["sleep", "30"])  # a stream with no frame
+    monkeypatch.setattr(backend, "CastScreen", silent)
+    if request.node.callspec.params["gnome"]:  # as shipped
+        with pytest.raises(DisplayUnavailable, match="screen cast sent no frame"):
+            with open_display(gnome):
+                pass
+        return
+    with open_display(gnome) as display:
+        assert display.routes["screenshots"] == backend.SHELL_SCREENSHOT.name
+        shot = display.screen.desktop()
+    assert shot.size == (gnome.width, gnome.height) and shot.getextrema() != (
+        (0, 0),
+        (0, 0),
+        (0, 0),
+    )

@@ -136,7 +136,17 @@ def open_gnome(env: Mapping[str, str], *, virtual: bool = False) -> DisplayServe
             )
         screen: CastScreen | ShellScreen
         if cast.available():
-            screen, shots = CastScreen(pointer.node, env, size), SCREEN_CAST
+            try:
+                screen, shots = CastScreen(pointer.node, env, size), SCREEN_CAST
+            except TimeoutError as error:
+                # GNOME 48 (Debian 13) under a test suite's load: no frame from two
+                # pipelines, 2 runs in ~1,500, cause not found. The Shell's screenshots
+                # serve where it allows them (unsafe mode: a virtual desktop).
+                if not isinstance(shell, EvalShell):
+                    raise
+                log.warning("%s: screenshots through GNOME Shell instead", error)
+                screen = ShellScreen(shell, bus, size, env.get("XDG_RUNTIME_DIR", ""))
+                shots = SHELL_SCREENSHOT
         elif isinstance(shell, EvalShell):  # ~100 ms a PNG, where GStreamer's source is not
             screen = ShellScreen(shell, bus, size, env.get("XDG_RUNTIME_DIR", ""))
             shots = SHELL_SCREENSHOT
