@@ -118,6 +118,17 @@ def until(check: Callable[[], Any], timeout: float, what: str) -> Any:
     raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
 
 
+def until_page_says(browser: WebDriver, wanted: str, timeout: float) -> None:
+    """Wait until the page's status line starts with `wanted`; else fail saying what it
+    said instead, and how many step cards it showed (once, on sway, a finished round's page
+    never said "finished", and the failure told nothing more)."""
+    try:
+        until(lambda: status(browser).startswith(wanted), timeout, f"the page to say {wanted}")
+    except AssertionError as error:
+        said = f"it says {status(browser)!r}, with {len(step_cards(browser))} step cards"
+        raise AssertionError(f"{error}: {said}") from None
+
+
 def step_cards(browser: WebDriver) -> list[str]:
     cards: list[str] = browser.execute_script(
         "return Array.from(document.querySelectorAll('#steps .step'))"
@@ -167,9 +178,7 @@ async def take_control(browser: WebDriver, desk: Desktop, watch: Watch) -> int:
     rect = gedit["rect"]
     x, y = (rect["left"] + rect["right"]) // 2, (rect["top"] + rect["bottom"]) // 2
     await asyncio.to_thread(click_in_page, browser, desk, x, y)
-    await asyncio.to_thread(
-        until, lambda: status(browser).startswith("paused"), 30, "the page to say paused"
-    )
+    await asyncio.to_thread(until_page_says, browser, "paused", 30)
     return len(step_cards(browser))
 
 
@@ -193,9 +202,7 @@ async def test_a_click_in_the_page_pauses_the_run_until_it_is_handed_back(
         assert not running.done()
         await asyncio.to_thread(browser.find_element(By.ID, "hand-back").click)
         outcome = await asyncio.wait_for(running, 120)
-        await asyncio.to_thread(
-            until, lambda: status(browser) == "finished", 30, "the page to say finished"
-        )
+        await asyncio.to_thread(until_page_says, browser, "finished", 30)
         final = step_cards(browser)
         images = await asyncio.to_thread(card_images, browser)
     assert outcome.finished, (outcome.error, outcome.result)
@@ -223,9 +230,7 @@ async def test_stop_leaves_a_cancelled_round_that_resume_finishes(
         await asyncio.to_thread(browser.find_element(By.ID, "stop").click)
         with pytest.raises(StoppedByPerson):
             await asyncio.wait_for(running, 60)
-        await asyncio.to_thread(
-            until, lambda: status(browser) == "cancelled", 30, "the page to say cancelled"
-        )
+        await asyncio.to_thread(until_page_says, browser, "cancelled", 30)
         folder = watch.session.store.folder
     assert not target.exists()
     rounds = [json.loads(line) for line in (folder / "rounds.jsonl").read_text().splitlines()]
